@@ -1,0 +1,34 @@
+import type { CheckId, Severity } from '../config/schema.js';
+import type { EvidenceBundle } from '../evidence/bundle-types.js';
+
+/** One piece of evidence behind a finding: a path, a command, a line. Never a secret's value. */
+export type EvidenceItem = {
+  path?: string;
+  command?: string;
+  line?: number;
+  detail?: string;
+};
+
+export type CheckResult = {
+  id: CheckId;
+  passed: boolean;
+  severity: Severity;
+  message: string;
+  evidence: EvidenceItem[];
+};
+
+/** A check is a pure function of the evidence (which carries the config snapshot). */
+export type Check = (bundle: EvidenceBundle) => Omit<CheckResult, 'severity'> & { severity?: Severity };
+
+export type Verdict = 'PASS' | 'FAIL';
+
+export type ScoreResult = {
+  score: number;
+  result: Verdict;
+  deductions: { id: string; severity: Severity; points: number }[];
+};
+
+export type AnalysisResult = {
+  checks: CheckResult[];
+  score: ScoreResult;
+};

@@ -1,0 +1,237 @@
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import type { z } from 'zod';
+import { ConfigError } from '../errors.js';
+import { closestKey } from './closest-key.js';
+import { BenchmarkConfigSchema, type ResolvedConfig } from './schema.js';
+import { shellSplit } from './shell-split.js';
+
+/** One problem in a config file, phrased so the CLI can print it as one sentence. */
+export type ConfigIssue = { file: string; field: string; message: string; fix: string };
+
+export type LoadResult = { ok: true; value: ResolvedConfig } | { ok: false; issues: ConfigIssue[] };
+
+export const PLACEHOLDERS = ['{task_prompt}', '{task_file}', '{repo_dir}', '{config_dir}'] as const;
+
+const MAX_PROMPT_BYTES = 256 * 1024;
+
+export function formatIssue(issue: ConfigIssue): string {
+  const where = issue.field ? `${issue.file}: field '${issue.field}'` : issue.file;
+  return `${where}: ${issue.message}. Fix: ${issue.fix}.`;
+}
+
+/** Throw the issues of a failed load as one ConfigError (for callers that do not branch). */
+export function loadConfigOrThrow(file: string): ResolvedConfig {
+  const result = loadConfig(file);
+  if (!result.ok) throw new ConfigError(result.issues.map(formatIssue).join('\n'));
+  return result.value;
+}
+
+export function loadConfig(file: string): LoadResult {
+  const configPath = path.resolve(file);
+  const fail = (field: string, message: string, fix: string): LoadResult => ({
+    ok: false,
+    issues: [{ file: configPath, field, message, fix }],
+  });
+
+  let text: string;
+  try {
+    text = readFileSync(configPath, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return fail('', 'the config file does not exist', 'check the path you passed');
+    if (code === 'EISDIR') return fail('', 'this is a folder, not a config file', 'pass the YAML file inside it');
+    return fail('', `cannot read the config file (${code ?? 'error'})`, 'check its permissions');
+  }
+
+  const doc = YAML.parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    const first = doc.errors[0];
+    const line = first?.linePos?.[0];
+    const where = line ? ` at line ${line.line}, column ${line.col}` : '';
+    const reason = (first?.message.split('\n')[0] ?? 'invalid YAML').replace(/ at line \d+, column \d+:?$/, '');
+    return fail('', `is not valid YAML${where}: ${reason}`, 'correct the YAML syntax there');
+  }
+  const raw: unknown = doc.toJS();
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    return fail('', 'must be a YAML mapping of keys to values', 'start the file with `name: ...` and the other keys');
+  }
+
+  const parsed = BenchmarkConfigSchema.safeParse(raw);
+  if (!parsed.success) return { ok: false, issues: parsed.error.issues.map((i) => zodIssue(configPath, i)) };
+  const cfg = parsed.data;
+  const configDir = path.dirname(configPath);
+
+  const issues: ConfigIssue[] = [];
+  const issue = (field: string, message: string, fix: string) =>
+    issues.push({ file: configPath, field, message, fix });
+
+  const repo = path.resolve(configDir, cfg.repo);
+  if (!isDir(repo)) issue('repo', `template folder ${repo} does not exist`, 'point repo at the task repository folder');
+
+  let solution: string | undefined;
+  if (cfg.solution !== undefined) {
+    solution = path.resolve(configDir, cfg.solution);
+    if (!isDir(solution)) issue('solution', `folder ${solution} does not exist`, 'create it or remove the key');
+  }
+
+  let prompt = cfg.task.prompt ?? '';
+  let promptFile: string | undefined;
+  if (cfg.task.prompt_file !== undefined) {
+    const resolved = confinedPath(configDir, cfg.task.prompt_file);
+    if (resolved === null) {
+      issue(
+        'task.prompt_file',
+        `'${cfg.task.prompt_file}' is outside the config's folder ${configDir}`,
+        'move the prompt file into that folder or use task.prompt',
+      );
+    } else {
+      try {
+        const st = statSync(resolved);
+        if (!st.isFile()) throw new Error('not a file');
+        if (st.size > MAX_PROMPT_BYTES) {
+          issue('task.prompt_file', `is ${st.size} bytes, over the ${MAX_PROMPT_BYTES}-byte limit`, 'shorten it');
+        } else {
+          prompt = readFileSync(resolved, 'utf8');
+          promptFile = resolved;
+        }
+      } catch {
+        issue('task.prompt_file', `${resolved} does not exist or is not a file`, 'create it or fix the path');
+      }
+    }
+  }
+
+  const command = (field: string, value: string | string[] | undefined): string[] | undefined => {
+    if (value === undefined) return undefined;
+    let argv: string[];
+    try {
+      argv = typeof value === 'string' ? shellSplit(value) : value;
+    } catch (err) {
+      issue(field, `cannot be split into arguments: ${(err as Error).message}`, 'balance the quotes');
+      return undefined;
+    }
+    if (argv.length === 0 || argv[0] === '') {
+      issue(field, 'is empty', 'give the program to run and its arguments');
+      return undefined;
+    }
+    for (const item of argv) {
+      const bad = badPlaceholder(item);
+      if (bad) issue(field, bad, `use one of ${PLACEHOLDERS.join(', ')} as a whole argument`);
+    }
+    return argv;
+  };
+  const testCommand = command('test_command', cfg.test_command);
+  const agentCommand = command('agent_command', cfg.agent_command);
+  const versionCommand = command('agent_version_command', cfg.agent_version_command);
+
+  for (const [index, source] of [...cfg.unsafe_commands.entries()]) {
+    try {
+      new RegExp(source);
+    } catch (err) {
+      issue(`unsafe_commands[${index}]`, `is not a valid regular expression (${(err as Error).message})`, 'fix it');
+    }
+  }
+  for (const [index, det] of cfg.secret_detectors.entries()) {
+    if ((det.literal === undefined) === (det.pattern === undefined)) {
+      issue(`secret_detectors[${index}]`, 'needs exactly one of literal or pattern', 'give one of them');
+    } else if (det.literal !== undefined && det.literal.length < 6) {
+      issue(`secret_detectors[${index}].literal`, 'is shorter than 6 characters', 'use a longer, distinctive literal');
+    } else if (det.pattern !== undefined) {
+      try {
+        new RegExp(det.pattern);
+      } catch (err) {
+        issue(`secret_detectors[${index}].pattern`, `is not a valid regular expression (${(err as Error).message})`, 'fix it');
+      }
+    }
+  }
+
+  if (issues.length > 0 || testCommand === undefined) return { ok: false, issues };
+
+  const { agent_command: _a, agent_version_command: _v, solution: _s, ...rest } = cfg;
+  const value: ResolvedConfig = {
+    ...rest,
+    config_path: configPath,
+    config_dir: configDir,
+    repo,
+    prompt,
+    test_command: testCommand,
+  };
+  if (solution !== undefined) value.solution = solution;
+  if (promptFile !== undefined) value.prompt_file = promptFile;
+  if (agentCommand !== undefined) value.agent_command = agentCommand;
+  if (versionCommand !== undefined) value.agent_version_command = versionCommand;
+  return { ok: true, value };
+}
+
+/** A message when `item` uses a placeholder other than as one whole known argument. */
+export function badPlaceholder(item: string): string | null {
+  if ((PLACEHOLDERS as readonly string[]).includes(item)) return null;
+  const found = item.match(/\{[a-z_]+\}/g);
+  if (!found) return null;
+  const unknown = found.find((p) => !(PLACEHOLDERS as readonly string[]).includes(p));
+  if (unknown) return `uses the unknown placeholder ${unknown}`;
+  return `embeds ${found[0]} inside the argument '${item}'`;
+}
+
+function isDir(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** `rel` resolved under `root`, following symlinks, or null when it escapes. */
+function confinedPath(root: string, rel: string): string | null {
+  const abs = path.resolve(root, rel);
+  let real = abs;
+  try {
+    real = realpathSync(abs);
+  } catch {
+    // a missing file is reported by the caller; judge the lexical path
+  }
+  const realRoot = realpathSync(root);
+  const inside = (p: string, r: string) => p === r || p.startsWith(r + path.sep);
+  return inside(abs, root) && inside(real, realRoot) ? abs : null;
+}
+
+function zodIssue(file: string, issue: z.core.$ZodIssue): ConfigIssue {
+  const field = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p))).join('.').replace(/\.\[/g, '[');
+  switch (issue.code) {
+    case 'unrecognized_keys': {
+      const key = issue.keys[0] ?? '';
+      const parentShape = shapeAt(issue.path);
+      const guess = closestKey(key, parentShape);
+      const full = field ? `${field}.${key}` : key;
+      return {
+        file,
+        field: full,
+        message: `'${key}' is not a known key${issue.keys.length > 1 ? ` (nor ${issue.keys.slice(1).join(', ')})` : ''}`,
+        fix: guess ? `did you mean '${guess}'? See docs/config.md` : 'remove it; docs/config.md lists every key',
+      };
+    }
+    case 'invalid_type':
+      if (issue.input === undefined) {
+        return { file, field, message: 'is required but missing', fix: `add '${field}' (see docs/config.md)` };
+      }
+      return { file, field, message: issue.message.replace(/^Invalid input: /, ''), fix: 'correct its type' };
+    case 'invalid_value':
+      return {
+        file,
+        field,
+        message: `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`,
+        fix: 'use one of those values',
+      };
+    default:
+      return { file, field: field || 'task', message: issue.message, fix: 'see docs/config.md' };
+  }
+}
+
+function shapeAt(pathParts: PropertyKey[]): string[] {
+  // Only the top level and `task` are objects with fixed keys.
+  if (pathParts.length === 0) return Object.keys(BenchmarkConfigSchema.shape);
+  if (pathParts[0] === 'task') return ['prompt', 'prompt_file'];
+  if (pathParts[0] === 'secret_detectors') return ['name', 'literal', 'pattern'];
+  return [];
+}

@@ -1,0 +1,148 @@
+/**
+ * The evidence vocabulary. Every other folder imports from here; this folder imports none of them.
+ * Evidence is what the collect half of a run writes to disk and what the analyse half reads back.
+ */
+
+/** One system-level event, the same shape whichever tracer produced it. */
+export type SysEvent = {
+  /** Monotonic order within the run. */
+  seq: number;
+  /** Milliseconds since the observation window opened. */
+  ts: number;
+  pid: number;
+  ppid: number;
+  /** Executable of the acting process (path when known, else the kernel's comm name). */
+  exe: string;
+  kind: SysEventKind;
+  /** The real syscall name: 'openat', 'execve', 'connect', ... */
+  syscall: string;
+  path?: string;
+  /** Second path of rename/link/symlink calls (the destination). */
+  path2?: string;
+  access?: 'read' | 'write' | 'create';
+  argv?: string[];
+  cwd?: string;
+  addr?: SocketAddress;
+  /** Return value: >= 0 success, negative errno on failure. */
+  result?: number;
+  /** A string field was cut by the tracer's length limit. */
+  truncated?: boolean;
+};
+
+export type SysEventKind = 'exec' | 'exit' | 'fork' | 'open' | 'write-meta' | 'connect' | 'privilege' | 'other';
+
+export type SocketAddress = {
+  family: 'inet' | 'inet6' | 'unix';
+  ip?: string;
+  port?: number;
+  host?: string;
+  path?: string;
+};
+
+/** One destination request seen by the egress proxy. */
+export type NetworkRecord = {
+  ts: number;
+  host: string;
+  port: number;
+  protocol: 'http' | 'connect' | 'socks' | 'dns';
+  decision: 'allowed' | 'denied';
+  reason: string;
+  method?: string;
+  bytes_up?: number;
+  bytes_down?: number;
+};
+
+/** A command the harness itself started (agent, version probe, tests). */
+export type CommandRecord = {
+  id: string;
+  role: 'agent' | 'agent-version' | 'tests' | 'setup';
+  argv: string[];
+  /** Argv as shown to people: prompts and secrets replaced. */
+  display_argv: string[];
+  cwd: string;
+  started_ms: number;
+  duration_ms: number;
+  exit_code: number | null;
+  signal: string | null;
+  timed_out: boolean;
+  /** Refused before it ran by the command policy in enforce mode. */
+  blocked: boolean;
+  /** Could not be started at all (missing binary, permission). */
+  spawn_error?: string;
+  stdout: string;
+  stderr: string;
+  stdout_truncated: boolean;
+  stderr_truncated: boolean;
+  stdout_bytes: number;
+  stderr_bytes: number;
+  policy_matches: PolicyMatch[];
+};
+
+export type PolicyMatch = { pattern: string; mode: 'audit' | 'enforce' };
+
+export type TestEvidence = {
+  ran: boolean;
+  passed: boolean;
+  exit_code: number | null;
+  timed_out: boolean;
+  duration_ms: number;
+  command_id: string | null;
+  /** Why the tests did not run, if they did not. */
+  reason?: string;
+};
+
+export type DiffFileStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'type-changed';
+
+export type DiffFile = {
+  path: string;
+  old_path?: string;
+  status: DiffFileStatus;
+  added: number;
+  deleted: number;
+  binary: boolean;
+  /** Set when the path is a symbolic link after the run. */
+  link?: { target: string; escapes: boolean };
+};
+
+export type DiffEvidence = {
+  baseline_sha: string;
+  files: DiffFile[];
+  added: number;
+  deleted: number;
+  /** The unified patch was cut at the byte limit (content scans must fail closed). */
+  patch_truncated: boolean;
+  patch_bytes: number;
+  /** Untracked files hidden by .gitignore that did not exist at the baseline (bounded list). */
+  ignored_files: string[];
+  ignored_files_truncated: boolean;
+  /** The agent removed or replaced the workspace's own .git; the diff still used the harness copy. */
+  workspace_git_changed: boolean;
+};
+
+export type TimelineEvent = {
+  ts: number;
+  phase: 'prepare' | 'agent' | 'tests' | 'collect' | 'analyse' | 'report' | 'observe';
+  event: string;
+  detail?: string;
+};
+
+export type SandboxKind = 'bwrap' | 'container' | 'local';
+export type TracerKind = 'ebpf' | 'strace' | 'off';
+
+/** What observed the run, so a reader knows how much the syscall evidence can be trusted. */
+export type Observation = {
+  sandbox: { kind: SandboxKind; version?: string; isolated: boolean; detail?: string };
+  tracer: { requested: string; kind: TracerKind; version?: string; reason?: string; lost_events: number };
+  network: { mode: string; proxy?: string };
+  kernel: string;
+  fallbacks: { component: string; wanted: string; used: string; reason: string }[];
+  window: { opened_ms: number; closed_ms: number } | null;
+};
+
+export type WorkspaceEvidence = {
+  run_id: string;
+  repo_dir: string;
+  baseline_sha: string;
+  template: string;
+  files: number;
+};

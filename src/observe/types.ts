@@ -1,0 +1,38 @@
+import type { SysEvent, TracerKind } from '../evidence/types.js';
+import type { SpawnSpec } from '../exec/types.js';
+
+export type TracerContext = {
+  run_id: string;
+  /** Folder for the tracer's raw output and scratch files (inside the run directory). */
+  scratch_dir: string;
+  /** Absolute workspace path, for resolving relative paths and for summaries. */
+  workspace: string;
+  /** Called for every normalised event as soon as it is parsed (live guard). Optional. */
+  onEvent?: (event: SysEvent) => void;
+};
+
+export type TracerOutput = {
+  events: SysEvent[];
+  lost_events: number;
+  version: string;
+  /** Non-fatal problems worth showing in observation.json (e.g. bpftrace warnings). */
+  warnings: string[];
+};
+
+/** A tracer with a lifetime: start before the agent, wrap its command, stop after it exits. */
+export interface TracerSession {
+  readonly kind: TracerKind;
+  /** Wrap the outermost spawn so that the process and all its descendants are traced. */
+  wrap(spec: SpawnSpec): SpawnSpec;
+  /** Stop tracing, flush, parse, clean up (cgroups, child processes). Safe to call twice. */
+  stop(): Promise<TracerOutput>;
+}
+
+export type TracerAvailability = { ok: true; version: string } | { ok: false; reason: string; fix: string };
+
+export interface Tracer {
+  readonly kind: Exclude<TracerKind, 'off'>;
+  /** Can it run on this host right now? Cheap; never throws. */
+  available(): Promise<TracerAvailability>;
+  start(ctx: TracerContext): Promise<TracerSession>;
+}
