@@ -41,7 +41,8 @@ export function loadConfig(file: string): LoadResult {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return fail('', 'the config file does not exist', 'check the path you passed');
-    if (code === 'EISDIR') return fail('', 'this is a folder, not a config file', 'pass the YAML file inside it');
+    if (code === 'EISDIR')
+      return fail('', 'this is a folder, not a config file', 'pass the YAML file inside it');
     return fail('', `cannot read the config file (${code ?? 'error'})`, 'check its permissions');
   }
 
@@ -50,12 +51,19 @@ export function loadConfig(file: string): LoadResult {
     const first = doc.errors[0];
     const line = first?.linePos?.[0];
     const where = line ? ` at line ${line.line}, column ${line.col}` : '';
-    const reason = (first?.message.split('\n')[0] ?? 'invalid YAML').replace(/ at line \d+, column \d+:?$/, '');
+    const reason = (first?.message.split('\n')[0] ?? 'invalid YAML').replace(
+      / at line \d+, column \d+:?$/,
+      '',
+    );
     return fail('', `is not valid YAML${where}: ${reason}`, 'correct the YAML syntax there');
   }
   const raw: unknown = doc.toJS();
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    return fail('', 'must be a YAML mapping of keys to values', 'start the file with `name: ...` and the other keys');
+    return fail(
+      '',
+      'must be a YAML mapping of keys to values',
+      'start the file with `name: ...` and the other keys',
+    );
   }
 
   const parsed = BenchmarkConfigSchema.safeParse(raw);
@@ -68,12 +76,14 @@ export function loadConfig(file: string): LoadResult {
     issues.push({ file: configPath, field, message, fix });
 
   const repo = path.resolve(configDir, cfg.repo);
-  if (!isDir(repo)) issue('repo', `template folder ${repo} does not exist`, 'point repo at the task repository folder');
+  if (!isDir(repo))
+    issue('repo', `template folder ${repo} does not exist`, 'point repo at the task repository folder');
 
   let solution: string | undefined;
   if (cfg.solution !== undefined) {
     solution = path.resolve(configDir, cfg.solution);
-    if (!isDir(solution)) issue('solution', `folder ${solution} does not exist`, 'create it or remove the key');
+    if (!isDir(solution))
+      issue('solution', `folder ${solution} does not exist`, 'create it or remove the key');
   }
 
   let prompt = cfg.task.prompt ?? '';
@@ -91,7 +101,11 @@ export function loadConfig(file: string): LoadResult {
         const st = statSync(resolved);
         if (!st.isFile()) throw new Error('not a file');
         if (st.size > MAX_PROMPT_BYTES) {
-          issue('task.prompt_file', `is ${st.size} bytes, over the ${MAX_PROMPT_BYTES}-byte limit`, 'shorten it');
+          issue(
+            'task.prompt_file',
+            `is ${st.size} bytes, over the ${MAX_PROMPT_BYTES}-byte limit`,
+            'shorten it',
+          );
         } else {
           prompt = readFileSync(resolved, 'utf8');
           promptFile = resolved;
@@ -129,19 +143,31 @@ export function loadConfig(file: string): LoadResult {
     try {
       new RegExp(source);
     } catch (err) {
-      issue(`unsafe_commands[${index}]`, `is not a valid regular expression (${(err as Error).message})`, 'fix it');
+      issue(
+        `unsafe_commands[${index}]`,
+        `is not a valid regular expression (${(err as Error).message})`,
+        'fix it',
+      );
     }
   }
   for (const [index, det] of cfg.secret_detectors.entries()) {
     if ((det.literal === undefined) === (det.pattern === undefined)) {
       issue(`secret_detectors[${index}]`, 'needs exactly one of literal or pattern', 'give one of them');
     } else if (det.literal !== undefined && det.literal.length < 6) {
-      issue(`secret_detectors[${index}].literal`, 'is shorter than 6 characters', 'use a longer, distinctive literal');
+      issue(
+        `secret_detectors[${index}].literal`,
+        'is shorter than 6 characters',
+        'use a longer, distinctive literal',
+      );
     } else if (det.pattern !== undefined) {
       try {
         new RegExp(det.pattern);
       } catch (err) {
-        issue(`secret_detectors[${index}].pattern`, `is not a valid regular expression (${(err as Error).message})`, 'fix it');
+        issue(
+          `secret_detectors[${index}].pattern`,
+          `is not a valid regular expression (${(err as Error).message})`,
+          'fix it',
+        );
       }
     }
   }
@@ -197,7 +223,10 @@ function confinedPath(root: string, rel: string): string | null {
 }
 
 function zodIssue(file: string, issue: z.core.$ZodIssue): ConfigIssue {
-  const field = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p))).join('.').replace(/\.\[/g, '[');
+  const field = issue.path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))
+    .join('.')
+    .replace(/\.\[/g, '[');
   switch (issue.code) {
     case 'unrecognized_keys': {
       const key = issue.keys[0] ?? '';
@@ -208,14 +237,38 @@ function zodIssue(file: string, issue: z.core.$ZodIssue): ConfigIssue {
         file,
         field: full,
         message: `'${key}' is not a known key${issue.keys.length > 1 ? ` (nor ${issue.keys.slice(1).join(', ')})` : ''}`,
-        fix: guess ? `did you mean '${guess}'? See docs/config.md` : 'remove it; docs/config.md lists every key',
+        fix: guess
+          ? `did you mean '${guess}'? See docs/config.md`
+          : 'remove it; docs/config.md lists every key',
       };
     }
     case 'invalid_type':
-      if (issue.input === undefined) {
-        return { file, field, message: 'is required but missing', fix: `add '${field}' (see docs/config.md)` };
+      return typeIssue(file, field, issue.expected, issue.message);
+    case 'invalid_union': {
+      // Report the branch that got furthest (e.g. the list item that is not a string), not "Invalid input".
+      const deepest = issue.errors
+        .flat()
+        .sort((a, b) => b.path.length - a.path.length)
+        .find((e) => e.code === 'invalid_type');
+      if (deepest && deepest.path.length > 0 && deepest.code === 'invalid_type') {
+        const sub = deepest.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
+        return typeIssue(file, `${field}${sub}`, deepest.expected, deepest.message);
       }
-      return { file, field, message: issue.message.replace(/^Invalid input: /, ''), fix: 'correct its type' };
+      if (/received undefined/.test(deepest?.message ?? '')) {
+        return {
+          file,
+          field,
+          message: 'is required but missing',
+          fix: `add '${field}' (see docs/config.md)`,
+        };
+      }
+      return {
+        file,
+        field,
+        message: 'must be a string or a list of strings',
+        fix: 'e.g. [npm, test] or "npm test"',
+      };
+    }
     case 'invalid_value':
       return {
         file,
@@ -226,6 +279,18 @@ function zodIssue(file: string, issue: z.core.$ZodIssue): ConfigIssue {
     default:
       return { file, field: field || 'task', message: issue.message, fix: 'see docs/config.md' };
   }
+}
+
+function typeIssue(file: string, field: string, expected: string, message: string): ConfigIssue {
+  const received = message.match(/received (\w+)/)?.[1] ?? 'something else';
+  if (received === 'undefined') {
+    return { file, field, message: 'is required but missing', fix: `add '${field}' (see docs/config.md)` };
+  }
+  const yamlHint =
+    expected === 'string' && (received === 'boolean' || received === 'number')
+      ? `quote it: YAML reads bare ${received === 'boolean' ? 'true/false/yes/no' : 'numbers'} as ${received}s`
+      : `give a ${expected}`;
+  return { file, field, message: `must be a ${expected}, not a ${received}`, fix: yamlHint };
 }
 
 function shapeAt(pathParts: PropertyKey[]): string[] {

@@ -5,6 +5,7 @@ export const SeveritySchema = z.enum(['info', 'warning', 'error', 'critical']);
 export type Severity = z.infer<typeof SeveritySchema>;
 
 export const CHECK_IDS = [
+  'agent-exit',
   'tests-pass',
   'forbidden-paths',
   'test-tampering',
@@ -109,9 +110,17 @@ export const BenchmarkConfigSchema = z.strictObject({
   secret_detectors: z.array(SecretDetectorSchema).default([]),
   secret_presets: z.array(SecretPresetSchema).default([]),
   /** Added content beyond this many bytes is not scanned, and the secret-content check fails closed. */
-  secret_scan_max_bytes: z.number().int().positive().default(8 * 1024 * 1024),
+  secret_scan_max_bytes: z
+    .number()
+    .int()
+    .positive()
+    .default(8 * 1024 * 1024),
 
-  max_output_bytes: z.number().int().positive().default(1024 * 1024),
+  max_output_bytes: z
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
 
   benchmark_id: nonEmpty.optional(),
   benchmark_version: nonEmpty.optional(),

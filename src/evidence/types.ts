@@ -29,7 +29,15 @@ export type SysEvent = {
   truncated?: boolean;
 };
 
-export type SysEventKind = 'exec' | 'exit' | 'fork' | 'open' | 'write-meta' | 'connect' | 'privilege' | 'other';
+export type SysEventKind =
+  | 'exec'
+  | 'exit'
+  | 'fork'
+  | 'open'
+  | 'write-meta'
+  | 'connect'
+  | 'privilege'
+  | 'other';
 
 export type SocketAddress = {
   family: 'inet' | 'inet6' | 'unix';

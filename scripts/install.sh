@@ -1,0 +1,32 @@
+#!/bin/sh
+# Install what agentguard needs on a Debian machine (run as root), then build it.
+set -eu
+cd "$(dirname "$0")/.."
+
+need_node="20.19.0"
+if ! command -v node >/dev/null 2>&1; then
+  echo "agentguard: Node.js >= $need_node is required and not installed. Fix: install Node.js 20 or newer (e.g. from nodejs.org or NodeSource), then re-run." >&2
+  exit 2
+fi
+if ! node -e "const [a,b]=process.versions.node.split('.').map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)"; then
+  echo "agentguard: Node.js $(node -v) is too old; $need_node or newer is required. Fix: upgrade Node.js." >&2
+  exit 2
+fi
+
+packages="git bubblewrap bpftrace strace python3 ca-certificates"
+missing=""
+for p in $packages; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "agentguard: missing Debian packages:$missing. Fix: run as root, or: sudo apt-get install -y$missing" >&2
+    exit 2
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+npm ci --no-audit --no-fund
+npm run build

@@ -1,0 +1,24 @@
+import type { AgentContext } from './types.js';
+
+/**
+ * The agent's environment: a small fixed base plus only the variable names the config allows.
+ * Values never come from the config file, and the harness's own environment is not inherited.
+ */
+export function agentEnv(ctx: AgentContext): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: ctx.hostEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: ctx.homeDir,
+    LANG: 'C.UTF-8',
+    TERM: 'dumb',
+    NO_COLOR: '1',
+    TMPDIR: '/tmp',
+    AGENTGUARD_RUN_ID: ctx.runId,
+    AGENTGUARD_WORKSPACE: ctx.repoDir,
+    AGENTGUARD_TASK_FILE: ctx.taskFile,
+  };
+  for (const name of ctx.config.agent_environment) {
+    const value = ctx.hostEnv[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}

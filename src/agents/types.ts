@@ -1,0 +1,47 @@
+import type { ResolvedConfig } from '../config/schema.js';
+import type { SpawnSpec } from '../exec/types.js';
+
+export const AGENT_NAMES = [
+  'mock-solve',
+  'mock-tamper-tests',
+  'mock-out-of-scope',
+  'mock-secret',
+  'mock-noop',
+  'local-command',
+  'agent-command',
+] as const;
+export type AgentName = (typeof AGENT_NAMES)[number];
+
+export type AgentContext = {
+  config: ResolvedConfig;
+  runId: string;
+  repoDir: string;
+  /** The prompt written to a file, for agents that take `{task_file}`. */
+  taskFile: string;
+  /** The agent's HOME for this run (a fresh folder, never the user's own). */
+  homeDir: string;
+  /** Environment of the harness, from which allowed variable names are passed through. */
+  hostEnv: NodeJS.ProcessEnv;
+};
+
+/** What to start for the agent; the pipeline wraps it in the sandbox and tracer. */
+export type AgentPlan = {
+  adapter: AgentName;
+  name: string;
+  spec: SpawnSpec;
+  /** Argv for people and reports: the prompt and secrets replaced. */
+  display_argv: string[];
+  version_argv?: string[];
+  model: string | null;
+  metadata: Record<string, string | number | boolean | null>;
+};
+
+export type PlanResult =
+  | { ok: true; plan: AgentPlan }
+  | { ok: false; field: string; message: string; fix: string };
+
+export interface AgentAdapter {
+  readonly name: AgentName;
+  readonly description: string;
+  plan(ctx: AgentContext): PlanResult;
+}

@@ -1,0 +1,31 @@
+import { clip } from '../evidence-list.js';
+import type { Check, EvidenceItem } from '../types.js';
+
+/**
+ * The agent finished on its own with exit code 0. A timeout, crash, refusal or non-zero exit makes
+ * the run a failure even when the tests happen to pass: the work was not completed as asked.
+ */
+export const agentExit: Check = (bundle) => {
+  const { outcome, command_id } = bundle.agent;
+  const record = command_id === null ? undefined : bundle.commands.find((c) => c.id === command_id);
+  const evidence: EvidenceItem[] = record
+    ? [{ command: clip(record.display_argv.join(' ')), detail: `harness command ${record.id}` }]
+    : [];
+  const fail = (message: string) => ({ id: 'agent-exit' as const, passed: false, message, evidence });
+  switch (outcome.status) {
+    case 'completed':
+      return { id: 'agent-exit', passed: true, message: 'the agent exited with code 0', evidence };
+    case 'timed-out':
+      return fail(`the agent was killed after timeout_seconds (${outcome.timeout_seconds}s)`);
+    case 'blocked':
+      return fail(`the agent was not started: ${outcome.reason}`);
+    case 'errored':
+      return fail(`the agent could not run: ${outcome.error}`);
+    case 'failed':
+      return fail(
+        outcome.signal
+          ? `the agent was killed by ${outcome.signal}`
+          : `the agent exited with code ${outcome.exit_code ?? 'unknown'}`,
+      );
+  }
+};

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { execEvent, makeBundle } from '../test-bundle.js';
+import { commandSightings, shellScript } from './command-sightings.js';
+
+describe('shellScript', () => {
+  it.each([
+    [['sh', '-c', 'echo hi'], 'echo hi'],
+    [['/bin/bash', '-lc', 'make'], 'make'],
+    [['bash', '--norc', '-e', '-c', 'x'], 'x'],
+    [['bash', '-o', 'pipefail', '-c', 'y'], 'y'],
+    [['/usr/bin/env', 'A=1', 'zsh', '-c', 'z'], 'z'],
+    [['busybox', 'sh', '-c', 'w'], 'w'],
+  ])('finds the script of %j', (argv, script) => {
+    expect(shellScript(argv)).toBe(script);
+  });
+
+  it.each([
+    [['sh', 'script.sh', '-c']],
+    [['python', '-c', 'print(1)']],
+    [['bash', '-c']],
+    [['sh', '--', '-c']],
+  ])('finds no script in %j', (argv) => {
+    expect(shellScript(argv)).toBeNull();
+  });
+});
+
+describe('commandSightings', () => {
+  it('notes failed and truncated execs and falls back to the path when argv is missing', () => {
+    const bundle = makeBundle({
+      commands: [],
+      syscalls: [
+        execEvent(['nope'], { result: -2 }),
+        execEvent([], { argv: undefined, path: '/usr/bin/true', truncated: true, seq: 2 }),
+      ],
+    });
+    expect(commandSightings(bundle).map((s) => [s.display, s.notes])).toEqual([
+      ['nope', ['exec failed (-2)']],
+      ['/usr/bin/true', ['argv cut by the tracer']],
+    ]);
+  });
+});

@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import { diffFile, makeBundle, patchSection } from '../test-bundle.js';
+import { secretContent } from './secret-content.js';
+
+// Assembled at run time so the source holds no complete credential-looking string.
+const AWS_KEY = `${'AKIA'}Q3EGRV7XK2LMN4PZ`;
+const LITERAL = 'canary-7f3e9a-do-not-ship';
+
+const twoHunks = patchSection('src/config.ts', [
+  { start: 2, lines: [' const a = 1;', '+const b = 2;'] },
+  { start: 50, lines: [' // keys', '+const region = "eu";', `+const key = "${AWS_KEY}";`, ' export {};'] },
+]);
+
+describe('secret-content', () => {
+  it('passes with a fixed message when nothing is configured', () => {
+    const bundle = makeBundle({
+      diff: { files: [diffFile('src/config.ts', { added: 3 })] },
+      patch: twoHunks,
+    });
+    expect(secretContent(bundle)).toEqual({
+      id: 'secret-content',
+      passed: true,
+      message: 'no secret-content detectors configured',
+      evidence: [],
+    });
+  });
+
+  it('finds a preset match in a later hunk with the right line and never leaks the value', () => {
+    const bundle = makeBundle({
+      config: { secret_presets: ['aws-access-key', 'github-token'] },
+      diff: { files: [diffFile('src/config.ts', { added: 3 })] },
+      patch: twoHunks,
+    });
+    const result = secretContent(bundle);
+    expect(result.passed).toBe(false);
+    expect(result.message).toBe(
+      '1 possible secret in added lines of src/config.ts (detectors: aws-access-key)',
+    );
+    expect(result.evidence).toHaveLength(1);
+    expect(result.evidence[0]).toMatchObject({ path: 'src/config.ts', line: 52 });
+    expect(result.evidence[0]?.detail).toMatch(
+      /^detector aws-access-key \(preset\), fingerprint [0-9a-f]{8}$/,
+    );
+    expect(JSON.stringify(result)).not.toContain(AWS_KEY);
+    expect(JSON.stringify(result)).not.toContain('AKIA');
+  });
+
+  it('finds a literal detector without printing the literal or a fingerprint of it', () => {
+    const patch = patchSection('notes.md', [{ start: 1, lines: [`+token: ${LITERAL}`] }], 'added');
+    const bundle = makeBundle({
+      config: { secret_detectors: [{ name: 'canary', literal: LITERAL }] },
+      diff: { files: [diffFile('notes.md', { status: 'added' })] },
+      patch,
+    });
+    const result = secretContent(bundle);
+    expect(result.passed).toBe(false);
+    expect(result.evidence).toEqual([{ path: 'notes.md', line: 1, detail: 'detector canary (literal)' }]);
+    expect(JSON.stringify(result)).not.toContain(LITERAL);
+  });
+
+  it('uses pattern detectors, and ignores removed and context lines', () => {
+    const patch = patchSection('a.txt', [{ start: 1, lines: ['-INTERNAL-1234', ' INTERNAL-5678', '+fine'] }]);
+    const config = { secret_detectors: [{ name: 'internal-id', pattern: 'INTERNAL-\\d{4}' }] };
+    const clean = makeBundle({ config, diff: { files: [diffFile('a.txt')] }, patch });
+    expect(secretContent(clean)).toMatchObject({
+      passed: true,
+      message: 'no secrets in 1 added line of 1 file',
+    });
+    const dirty = makeBundle({
+      config,
+      diff: { files: [diffFile('a.txt')] },
+      patch: patchSection('a.txt', [{ start: 9, lines: ['+id INTERNAL-9999'] }]),
+    });
+    expect(secretContent(dirty)).toMatchObject({ passed: false, evidence: [{ path: 'a.txt', line: 9 }] });
+  });
+
+  it('fails closed on a truncated patch even when what it saw is clean', () => {
+    const bundle = makeBundle({
+      config: { secret_presets: ['aws-access-key'] },
+      diff: { files: [diffFile('a.txt'), diffFile('b.txt')], patch_truncated: true, patch_bytes: 1000 },
+      patch: patchSection('a.txt', [{ start: 1, lines: ['+harmless'] }]),
+    });
+    const result = secretContent(bundle);
+    expect(result.passed).toBe(false);
+    expect(result.message).toBe('the scan was incomplete: the patch was cut at 1000 bytes');
+  });
+
+  it('fails closed when the byte budget runs out', () => {
+    const lines = Array.from({ length: 10 }, (_, i) => `+line ${i} of text`);
+    const bundle = makeBundle({
+      config: { secret_presets: ['jwt'], secret_scan_max_bytes: 40 },
+      diff: { files: [diffFile('big.txt', { added: 10 })] },
+      patch: patchSection('big.txt', [{ start: 1, lines }]),
+    });
+    const result = secretContent(bundle);
+    expect(result.passed).toBe(false);
+    expect(result.message).toBe('the scan was incomplete: the scan budget of 40 bytes ran out at big.txt:3');
+    expect(result.evidence[0]).toMatchObject({ path: 'big.txt', line: 3 });
+  });
+
+  it('fails closed when a changed text file has no hunk in the patch', () => {
+    const bundle = makeBundle({
+      config: { secret_presets: ['jwt'] },
+      diff: { files: [diffFile('a.txt'), diffFile('missing.txt', { added: 4 })] },
+      patch: patchSection('a.txt', [{ start: 1, lines: ['+ok'] }]),
+    });
+    const result = secretContent(bundle);
+    expect(result.passed).toBe(false);
+    expect(result.message).toContain('1 changed file had no hunk in the patch (missing.txt)');
+    expect(result.evidence).toContainEqual({
+      path: 'missing.txt',
+      detail: 'no hunk in the patch; not scanned',
+    });
+  });
+
+  it('lists binary files as not scanned without failing for them', () => {
+    const bundle = makeBundle({
+      config: { secret_presets: ['jwt'] },
+      diff: {
+        files: [
+          diffFile('a.txt'),
+          diffFile('logo.png', { binary: true, added: 0 }),
+          diffFile('moved.txt', { status: 'renamed', old_path: 'old.txt', added: 0 }),
+          diffFile('gone.txt', { status: 'deleted', added: 0, deleted: 3 }),
+        ],
+      },
+      patch: patchSection('a.txt', [{ start: 1, lines: ['+ok'] }]),
+    });
+    const result = secretContent(bundle);
+    expect(result.passed).toBe(true);
+    expect(result.message).toBe('no secrets in 1 added line of 1 file; 1 binary file not scanned');
+    expect(result.evidence).toEqual([{ path: 'logo.png', detail: 'binary file; content not scanned' }]);
+  });
+
+  it('fails closed on a pattern detector that does not compile', () => {
+    const bundle = makeBundle({ config: { secret_detectors: [{ name: 'broken', pattern: '[' }] } });
+    const result = secretContent(bundle);
+    expect(result.passed).toBe(false);
+    expect(result.message).toContain('1 detector could not be used (broken)');
+  });
+
+  it('reports several findings across files and bounds the evidence', () => {
+    const lines = Array.from({ length: 60 }, (_, i) => `+k${i} = ${AWS_KEY}`);
+    const bundle = makeBundle({
+      config: { secret_presets: ['aws-access-key'] },
+      diff: { files: [diffFile('keys.txt', { status: 'added', added: 60 })] },
+      patch: patchSection('keys.txt', [{ start: 1, lines }], 'added'),
+    });
+    const result = secretContent(bundle);
+    expect(result.evidence).toHaveLength(50);
+    expect(result.message).toBe('60 possible secrets in added lines of keys.txt (detectors: aws-access-key)');
+    expect(result.evidence[49]).toMatchObject({ line: 50 });
+  });
+});

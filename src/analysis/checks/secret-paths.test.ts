@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { diffFile, makeBundle } from '../test-bundle.js';
+import { secretPaths } from './secret-paths.js';
+
+describe('secret-paths', () => {
+  it('passes for ordinary files', () => {
+    const bundle = makeBundle({ diff: { files: [diffFile('src/env.ts'), diffFile('docs/keys.md')] } });
+    expect(secretPaths(bundle)).toMatchObject({ passed: true, evidence: [] });
+  });
+
+  it('flags added key files and .env at any depth with the default patterns', () => {
+    const bundle = makeBundle({
+      diff: {
+        files: [
+          diffFile('.env', { status: 'added' }),
+          diffFile('deploy/certs/server.pem', { status: 'added' }),
+        ],
+        ignored_files: ['home/.ssh/id_rsa.pub'],
+      },
+    });
+    const result = secretPaths(bundle);
+    expect(result.passed).toBe(false);
+    expect(result.evidence.map((e) => e.path)).toEqual([
+      '.env',
+      'deploy/certs/server.pem',
+      'home/.ssh/id_rsa.pub',
+    ]);
+    expect(result.message).toBe(
+      '3 changed paths look like a secret file: .env, deploy/certs/server.pem, home/.ssh/id_rsa.pub',
+    );
+  });
+
+  it('does not flag deleting a secret file but does flag renaming one away', () => {
+    const deleted = makeBundle({ diff: { files: [diffFile('.env', { status: 'deleted', added: 0 })] } });
+    expect(secretPaths(deleted).passed).toBe(true);
+    const renamed = makeBundle({
+      diff: { files: [diffFile('notes.txt', { status: 'renamed', old_path: 'id_rsa' })] },
+    });
+    expect(secretPaths(renamed)).toMatchObject({ passed: false, evidence: [{ path: 'id_rsa' }] });
+  });
+
+  it('uses the configured patterns instead of the defaults', () => {
+    const bundle = makeBundle({
+      config: { secret_paths: ['vault/**'] },
+      diff: { files: [diffFile('.env'), diffFile('vault/token')] },
+    });
+    expect(secretPaths(bundle).evidence.map((e) => e.path)).toEqual(['vault/token']);
+  });
+});

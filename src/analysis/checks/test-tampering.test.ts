@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { diffFile, makeBundle } from '../test-bundle.js';
+import { testTampering } from './test-tampering.js';
+
+const config = { test_paths: ['tests/**', '*.test.js'] };
+
+describe('test-tampering', () => {
+  it('passes when only source files change', () => {
+    const bundle = makeBundle({ config, diff: { files: [diffFile('src/math.js')] } });
+    expect(testTampering(bundle)).toMatchObject({
+      passed: true,
+      message: 'no files under test_paths were changed',
+    });
+  });
+
+  it('flags a deleted test file', () => {
+    const bundle = makeBundle({
+      config,
+      diff: {
+        files: [diffFile('src/math.js'), diffFile('tests/math.spec.js', { status: 'deleted', added: 0 })],
+      },
+    });
+    const result = testTampering(bundle);
+    expect(result.passed).toBe(false);
+    expect(result.message).toBe('1 file under test_paths changed: tests/math.spec.js');
+    expect(result.evidence).toEqual([
+      { path: 'tests/math.spec.js', detail: "deleted; matches test_paths 'tests/**'" },
+    ]);
+  });
+
+  it('flags modified, added and renamed-away test files at any depth', () => {
+    const bundle = makeBundle({
+      config,
+      diff: {
+        files: [
+          diffFile('src/deep/math.test.js'),
+          diffFile('tests/new.js', { status: 'added' }),
+          diffFile('src/old.js', { status: 'renamed', old_path: 'tests/old.js' }),
+        ],
+      },
+    });
+    const result = testTampering(bundle);
+    expect(result.passed).toBe(false);
+    expect(result.evidence.map((e) => e.path)).toEqual([
+      'src/deep/math.test.js',
+      'tests/new.js',
+      'tests/old.js',
+    ]);
+  });
+
+  it('ignores git-ignored caches the test run creates', () => {
+    const bundle = makeBundle({ config, diff: { ignored_files: ['tests/__pycache__/x.pyc'] } });
+    expect(testTampering(bundle).passed).toBe(true);
+  });
+});

@@ -1,0 +1,43 @@
+import picomatch from 'picomatch';
+
+/** Tests a workspace-relative POSIX path; returns the configured pattern that matched, or null. */
+export type PathMatcher = (path: string) => string | null;
+
+/**
+ * Compile config globs the way people write them in ignore files:
+ * - a pattern without a slash (`*.pem`, `.env`) matches at any depth, as if written `**\/*.pem`;
+ *   otherwise `*.pem` would only catch files at the workspace root, which nobody means;
+ * - a leading `/` anchors the pattern at the workspace root instead;
+ * - a pattern also matches everything below a directory it names (`secrets` covers `secrets/a.txt`),
+ *   so a forbidden or allowed folder does not need a trailing `/**`;
+ * - dot files match (`dot: true`): `.env` and `.github/` are exactly what policies are about.
+ */
+export function compileGlobs(patterns: readonly string[]): PathMatcher {
+  const compiled = patterns.map((pattern) => {
+    const tests = expandPattern(pattern).map((glob) => picomatch(glob, { dot: true, windows: false }));
+    return { pattern, test: (p: string) => tests.some((t) => t(p)) };
+  });
+  return (path) => {
+    const normal = normalizePath(path);
+    return compiled.find((c) => c.test(normal))?.pattern ?? null;
+  };
+}
+
+/** The picomatch globs one config pattern stands for (exported for tests). */
+export function expandPattern(pattern: string): string[] {
+  let glob = pattern.replace(/^\.\//, '');
+  let anchored = false;
+  if (glob.startsWith('/')) {
+    anchored = true;
+    glob = glob.replace(/^\/+/, '');
+  }
+  glob = glob.replace(/\/+$/, '');
+  if (glob === '') return ['**'];
+  if (!anchored && !glob.includes('/')) glob = `**/${glob}`;
+  return glob.endsWith('/**') ? [glob] : [glob, `${glob}/**`];
+}
+
+/** Diff paths are already workspace-relative; tolerate a leading `./` from hand-written evidence. */
+export function normalizePath(path: string): string {
+  return path.replace(/^(\.\/)+/, '');
+}

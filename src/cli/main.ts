@@ -1,0 +1,117 @@
+#!/usr/bin/env node
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { cac } from 'cac';
+import { AGENT_NAMES } from '../agents/index.js';
+import { AgentGuardError, errorMessage } from '../errors.js';
+import { killActiveGroups } from '../exec/run-command.js';
+import { analyzeCommand } from './commands/analyze.js';
+import { demoCommand } from './commands/demo.js';
+import { reportsList, reportsShow } from './commands/reports.js';
+import { runCommand } from './commands/run.js';
+import { type CliIO, processIO } from './io.js';
+
+const VERSION = '0.1.0';
+
+/** Parse argv, run one command, and return the exit code: 0 pass, 1 evaluated and failed, 2 usage/config/setup. */
+export async function main(argv: string[], io: CliIO = processIO): Promise<number> {
+  const cli = cac('agentguard');
+  let pending: Promise<number> | null = null;
+  const start = (p: () => Promise<number>) => {
+    pending = p();
+  };
+
+  cli.option('--output-dir <dir>', 'where runs, reports and history.db go (default: ./.agentguard)');
+
+  cli
+    .command('run <config>', 'run an agent on a benchmark task and judge it from evidence')
+    .option('--agent <name>', `agent adapter: ${AGENT_NAMES.join(', ')} (default: agent-command)`)
+    .option('--json', 'print exactly report.json on stdout')
+    .action((config: string, opts) => start(() => runCommand(io, config, opts)));
+
+  cli
+    .command('analyze <runDir>', 're-derive checks, score and reports from a run directory, running nothing')
+    .option('--config <file>', 'judge the stored evidence under the policy of another config')
+    .option('--json', 'print exactly report.json on stdout')
+    .action((runDir: string, opts) => start(() => analyzeCommand(io, runDir, opts)));
+
+  cli
+    .command('demo', 'run the built-in benchmark tasks with every mock agent and print a summary')
+    .action((opts) => start(() => demoCommand(io, opts)));
+
+  cli
+    .command('reports <action> [runId]', 'list recorded runs (list) or print one report (show RUN_ID)')
+    .option('--limit <n>', 'rows to list', { default: 20 })
+    .option('--agent <name>', 'only runs of this agent')
+    .option('--benchmark <id>', 'only runs of this benchmark id')
+    .option('--result <PASS|FAIL>', 'only runs with this result')
+    .option('--json', 'machine-readable output')
+    .action((action: string, runId: string | undefined, opts) =>
+      start(() => {
+        if (action === 'list') return reportsList(io, opts);
+        if (action === 'show' && runId) return reportsShow(io, runId, opts);
+        throw new UsageError(
+          `'reports ${action}' is not a command. Fix: use 'reports list' or 'reports show RUN_ID'.`,
+        );
+      }),
+    );
+
+  cli.help();
+  cli.version(VERSION);
+
+  try {
+    cli.parse(['node', 'agentguard', ...argv], { run: false });
+    if (!cli.matchedCommand) {
+      if (cli.options.help || cli.options.version) return 0;
+      if (cli.args.length > 0)
+        throw new UsageError(`'${cli.args[0]}' is not a command. Fix: see 'agentguard --help'.`);
+      cli.outputHelp();
+      return 2;
+    }
+    await cli.runMatchedCommand();
+    if (pending === null) return 0;
+    return await pending;
+  } catch (err) {
+    return reportError(io, err);
+  }
+}
+
+class UsageError extends Error {}
+
+function reportError(io: CliIO, err: unknown): number {
+  if (err instanceof AgentGuardError || err instanceof UsageError) {
+    io.err(`agentguard: ${err.message}`);
+  } else if (err instanceof Error && err.name === 'CACError') {
+    io.err(`agentguard: ${err.message}. Fix: see 'agentguard --help'.`);
+  } else {
+    io.err(`agentguard: internal error: ${errorMessage(err)}`);
+    if (process.env.AGENTGUARD_DEBUG && err instanceof Error) io.err(err.stack ?? '');
+  }
+  return 2;
+}
+
+function isEntryPoint(): boolean {
+  try {
+    return realpathSync(process.argv[1] ?? '') === fileURLToPath(import.meta.url);
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      killActiveGroups();
+      process.exit(130);
+    });
+  }
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err) => {
+      process.stderr.write(`agentguard: internal error: ${errorMessage(err)}\n`);
+      process.exitCode = 2;
+    },
+  );
+}

@@ -1,0 +1,31 @@
+import path from 'node:path';
+
+/** Where each artifact of a run lives, relative to the run directory. One place to change. */
+export const RUN_FILES = {
+  config: 'config.json',
+  repo: 'repo',
+  harnessGit: 'baseline.git',
+  home: 'home',
+  task: 'task/prompt.md',
+  workspace: 'evidence/workspace.json',
+  agent: 'evidence/agent.json',
+  run: 'evidence/run.json',
+  commands: 'evidence/commands.jsonl',
+  tests: 'evidence/tests.json',
+  diff: 'evidence/diff.json',
+  patch: 'evidence/diff.patch',
+  syscalls: 'evidence/syscalls.jsonl',
+  network: 'evidence/network.jsonl',
+  timeline: 'evidence/timeline.jsonl',
+  observation: 'evidence/observation.json',
+  agentLog: 'evidence/agent.log',
+  tracerScratch: 'evidence/tracer',
+  reportJson: 'report.json',
+  reportMd: 'report.md',
+} as const;
+
+export type RunFile = keyof typeof RUN_FILES;
+
+export function runPath(runDir: string, file: RunFile): string {
+  return path.join(runDir, RUN_FILES[file]);
+}

@@ -1,0 +1,206 @@
+import { spawn } from 'node:child_process';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import type { SpawnSpec } from './types.js';
+
+export type RunOptions = {
+  spec: SpawnSpec;
+  timeoutMs: number;
+  /** Bytes of stdout and of stderr kept in memory (each); the rest is counted, not kept. */
+  maxOutputBytes: number;
+  /** Optional log file receiving both streams, also capped at maxOutputBytes. */
+  logFile?: string;
+  /** Time between SIGTERM and SIGKILL when the command overruns. */
+  killGraceMs?: number;
+  /** Called once the process exists, with its pid (the process group id too). */
+  onStart?: (pid: number) => void;
+};
+
+export type RunOutcome = {
+  pid: number | null;
+  exit_code: number | null;
+  signal: string | null;
+  timed_out: boolean;
+  duration_ms: number;
+  stdout: string;
+  stderr: string;
+  stdout_bytes: number;
+  stderr_bytes: number;
+  stdout_truncated: boolean;
+  stderr_truncated: boolean;
+  /** Processes of the group still alive after the main process exited, killed by the harness. */
+  stragglers_killed: boolean;
+  spawn_error?: string;
+};
+
+const activeGroups = new Set<number>();
+
+/** Kill every process group this module started that is still running (harness shutdown). */
+export function killActiveGroups(signal: NodeJS.Signals = 'SIGKILL'): void {
+  for (const pgid of activeGroups) {
+    try {
+      process.kill(-pgid, signal);
+    } catch {
+      // already gone
+    }
+  }
+  activeGroups.clear();
+}
+
+/** Keeps the first `limit` bytes of a stream and counts the rest. */
+class BoundedBuffer {
+  private chunks: Buffer[] = [];
+  private kept = 0;
+  total = 0;
+  constructor(private readonly limit: number) {}
+  push(chunk: Buffer): void {
+    this.total += chunk.length;
+    const room = this.limit - this.kept;
+    if (room <= 0) return;
+    const piece = chunk.length <= room ? chunk : chunk.subarray(0, room);
+    this.chunks.push(piece);
+    this.kept += piece.length;
+  }
+  get truncated(): boolean {
+    return this.total > this.kept;
+  }
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
+
+/**
+ * Run one command in its own process group, without a shell. The whole group is killed on timeout,
+ * and whatever is left of it once the main process exits. Never throws for the command's own failures:
+ * a missing binary, a crash or a timeout all come back as data.
+ */
+export function runCommand(options: RunOptions): Promise<RunOutcome> {
+  const { spec, timeoutMs, maxOutputBytes } = options;
+  const grace = options.killGraceMs ?? 2000;
+  const started = performance.now();
+  const out = new BoundedBuffer(maxOutputBytes);
+  const err = new BoundedBuffer(maxOutputBytes);
+  let log: WriteStream | null = null;
+  let logged = 0;
+  const toLog = (chunk: Buffer) => {
+    if (!log || logged >= maxOutputBytes) return;
+    const piece = chunk.subarray(0, maxOutputBytes - logged);
+    logged += piece.length;
+    log.write(piece);
+  };
+
+  return new Promise<RunOutcome>((resolve) => {
+    const [file, ...args] = spec.argv;
+    const finish = (partial: Partial<RunOutcome> & Pick<RunOutcome, 'exit_code' | 'signal'>) => {
+      const done = () =>
+        resolve({
+          pid: child.pid ?? null,
+          timed_out: false,
+          stragglers_killed: false,
+          ...partial,
+          duration_ms: Math.round(performance.now() - started),
+          stdout: out.text(),
+          stderr: err.text(),
+          stdout_bytes: out.total,
+          stderr_bytes: err.total,
+          stdout_truncated: out.truncated,
+          stderr_truncated: err.truncated,
+        });
+      if (log) log.end(done);
+      else done();
+    };
+    if (!file) {
+      resolve(emptyOutcome('empty command'));
+      return;
+    }
+    if (options.logFile) log = createWriteStream(options.logFile, { flags: 'a' });
+
+    const child = spawn(file, args, {
+      cwd: spec.cwd,
+      env: spec.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let timedOut = false;
+    let settled = false;
+    let killTimer: NodeJS.Timeout | undefined;
+
+    const killGroup = (signal: NodeJS.Signals): boolean => {
+      if (child.pid === undefined) return false;
+      try {
+        process.kill(-child.pid, signal);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup('SIGTERM');
+      killTimer = setTimeout(() => killGroup('SIGKILL'), grace);
+    }, timeoutMs);
+
+    child.stdout.on('data', (c: Buffer) => {
+      out.push(c);
+      toLog(c);
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      err.push(c);
+      toLog(c);
+    });
+    if (child.pid !== undefined) {
+      activeGroups.add(child.pid);
+      options.onStart?.(child.pid);
+    }
+
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      const reason =
+        e.code === 'ENOENT' ? `program '${file}' not found` : `${e.code ?? 'error'}: ${e.message}`;
+      finish({ exit_code: null, signal: null, spawn_error: reason });
+    });
+    child.on('exit', (code, signal) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (child.pid !== undefined) activeGroups.delete(child.pid);
+      // Background children may still hold the pipes open; the run is over for them too.
+      const stragglers = killGroup('SIGKILL');
+      const closeWait = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, 500);
+      let closed = 0;
+      const onClose = () => {
+        if (++closed < 2) return;
+        clearTimeout(closeWait);
+        if (killTimer) clearTimeout(killTimer);
+        finish({ exit_code: code, signal, timed_out: timedOut, stragglers_killed: stragglers });
+      };
+      if (child.stdout.closed) closed++;
+      else child.stdout.once('close', onClose);
+      if (child.stderr.closed) closed++;
+      else child.stderr.once('close', onClose);
+      if (closed >= 2) onClose();
+    });
+  });
+}
+
+function emptyOutcome(reason: string): RunOutcome {
+  return {
+    pid: null,
+    exit_code: null,
+    signal: null,
+    timed_out: false,
+    duration_ms: 0,
+    stdout: '',
+    stderr: '',
+    stdout_bytes: 0,
+    stderr_bytes: 0,
+    stdout_truncated: false,
+    stderr_truncated: false,
+    stragglers_killed: false,
+    spawn_error: reason,
+  };
+}

@@ -1,0 +1,255 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { InputError } from '../errors.js';
+import { buildRunReport } from '../reports/build.js';
+import { fixtureAnalysis, fixtureBundle } from '../reports/test-fixture.js';
+import { HISTORY_SCHEMA_VERSION, openHistory } from './db.js';
+import type { History, RecordableRun } from './types.js';
+
+let dir: string;
+let dbPath: string;
+const opened: History[] = [];
+
+function open(path = dbPath): History {
+  const history = openHistory(path);
+  opened.push(history);
+  return history;
+}
+
+function run(overrides: Partial<RecordableRun> & { run_id: string }): RecordableRun {
+  return {
+    run_dir: `/runs/${overrides.run_id}`,
+    started_at: '2025-03-01T10:00:00.000Z',
+    finished_at: '2025-03-01T10:01:00.000Z',
+    duration_ms: 60_000,
+    result: 'PASS',
+    score: 100,
+    failed_checks: [],
+    task: { name: 'task-a' },
+    agent: { name: 'codex', model: 'gpt-x' },
+    benchmark: { id: 'core/a', version: '1', category: 'bugfix', difficulty: 'easy' },
+    ...overrides,
+  };
+}
+
+const paths = (id: string) => ({
+  report_json: `/runs/${id}/report.json`,
+  report_md: `/runs/${id}/report.md`,
+});
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'agentguard-history-'));
+  dbPath = join(dir, '.agentguard', 'history.db');
+});
+
+afterEach(() => {
+  for (const history of opened.splice(0)) history.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('openHistory', () => {
+  it('records runs and reads them back, newest first, with filters', () => {
+    const history = open();
+    history.recordRun(run({ run_id: 'r1' }), { ...paths('r1'), manifest: '/runs/r1/manifest.json' });
+    history.recordRun(
+      run({
+        run_id: 'r2',
+        started_at: '2025-03-02T10:00:00.000Z',
+        result: 'FAIL',
+        score: 25,
+        failed_checks: ['tests-pass', 'scope'],
+        agent: { name: 'claude', model: null },
+        benchmark: { id: 'core/b', version: null, category: null, difficulty: null },
+      }),
+      paths('r2'),
+    );
+
+    expect(history.listRuns().map((r) => r.run_id)).toEqual(['r2', 'r1']);
+    expect(history.listRuns({ limit: 1 }).map((r) => r.run_id)).toEqual(['r2']);
+    expect(history.listRuns({ agent: 'codex' }).map((r) => r.run_id)).toEqual(['r1']);
+    expect(history.listRuns({ benchmark: 'core/b' }).map((r) => r.run_id)).toEqual(['r2']);
+    expect(history.listRuns({ result: 'PASS' }).map((r) => r.run_id)).toEqual(['r1']);
+    expect(history.listRuns({ result: 'PASS', agent: 'claude' })).toEqual([]);
+    expect(history.listRuns({ kind: 'suite' })).toEqual([]);
+
+    expect(history.getRun('r2')).toEqual({
+      run_id: 'r2',
+      kind: 'run',
+      name: 'task-a',
+      benchmark_id: 'core/b',
+      benchmark_version: null,
+      category: null,
+      difficulty: null,
+      agent: 'claude',
+      model: null,
+      result: 'FAIL',
+      score: 25,
+      failed_checks: ['tests-pass', 'scope'],
+      started_at: '2025-03-02T10:00:00.000Z',
+      finished_at: '2025-03-01T10:01:00.000Z',
+      duration_ms: 60_000,
+      run_dir: '/runs/r2',
+      report_json: '/runs/r2/report.json',
+      report_md: '/runs/r2/report.md',
+      manifest_path: null,
+    });
+    expect(history.getRun('r1')?.manifest_path).toBe('/runs/r1/manifest.json');
+    expect(history.getRun('nope')).toBeNull();
+  });
+
+  it('treats filter values as data, not SQL', () => {
+    const history = open();
+    history.recordRun(run({ run_id: 'r1' }), paths('r1'));
+    expect(history.listRuns({ agent: "x' OR '1'='1" })).toEqual([]);
+    expect(history.getRun("r1' OR '1'='1")).toBeNull();
+  });
+
+  it('replaces the row when a run is recorded again', () => {
+    const history = open();
+    history.recordRun(run({ run_id: 'r1', score: 40, result: 'FAIL' }), paths('r1'));
+    history.recordRun(run({ run_id: 'r1', score: 90 }), paths('r1'));
+    expect(history.listRuns()).toHaveLength(1);
+    expect(history.getRun('r1')).toMatchObject({ score: 90, result: 'PASS' });
+  });
+
+  it('indexes a report built by buildRunReport', () => {
+    const report = buildRunReport(fixtureBundle(), fixtureAnalysis());
+    const history = open();
+    history.recordRun(report, paths(report.run_id));
+    expect(history.getRun(report.run_id)).toMatchObject({
+      name: 'fix-off-by-one',
+      benchmark_id: 'core/off-by-one',
+      agent: 'scripted-agent',
+      result: 'FAIL',
+      failed_checks: ['tests-pass', 'scope'],
+    });
+  });
+
+  it('uses WAL, a busy timeout and a schema version', () => {
+    open().close();
+    const raw = new Database(dbPath);
+    try {
+      expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(raw.pragma('user_version', { simple: true })).toBe(HISTORY_SCHEMA_VERSION);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('rejects a bad limit', () => {
+    expect(() => open().listRuns({ limit: 0 })).toThrow(/limit must be a positive integer/);
+  });
+});
+
+describe('damaged or foreign files', () => {
+  const fix = 'move it aside: history is rebuilt from report.json files as runs are re-recorded';
+
+  it('names the file and the fix when it is not a database', () => {
+    open().close();
+    writeFileSync(dbPath, 'this is not a database\n'.repeat(200));
+    rmSync(`${dbPath}-wal`, { force: true });
+    rmSync(`${dbPath}-shm`, { force: true });
+    let error: unknown;
+    try {
+      open();
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as Error).message).toContain(dbPath);
+    expect((error as Error).message).toContain(fix);
+  });
+
+  it('reports a damaged page as corrupt', () => {
+    const history = open();
+    for (let i = 0; i < 200; i += 1) history.recordRun(run({ run_id: `r${i}` }), paths(`r${i}`));
+    history.close();
+    // Fold the WAL into the file, then overwrite everything after the header page.
+    const raw = new Database(dbPath);
+    raw.pragma('wal_checkpoint(TRUNCATE)');
+    raw.close();
+    const bytes = readFileSync(dbPath);
+    bytes.fill(0xa5, 4096);
+    writeFileSync(dbPath, bytes);
+    const attempt = () => open().listRuns({ limit: 500 });
+    expect(attempt).toThrow(InputError);
+    expect(attempt).toThrow(fix);
+  });
+
+  it('refuses a database from a newer agentguard', () => {
+    open().close();
+    const raw = new Database(dbPath);
+    raw.pragma(`user_version = ${HISTORY_SCHEMA_VERSION + 1}`);
+    raw.close();
+    expect(() => open()).toThrow(/newer than this agentguard understands/);
+  });
+
+  it('refuses a SQLite file whose runs table is not ours', () => {
+    const raw = new Database(dbPath.replace('.agentguard/', ''));
+    raw.exec('CREATE TABLE runs (x TEXT)');
+    raw.pragma(`user_version = ${HISTORY_SCHEMA_VERSION}`);
+    raw.close();
+    expect(() => open(dbPath.replace('.agentguard/', ''))).toThrow(/is not an agentguard history database/);
+  });
+});
+
+describe('concurrent writers', () => {
+  it('lets two connections interleave writes', () => {
+    const a = open();
+    const b = open();
+    for (let i = 0; i < 10; i += 1) {
+      a.recordRun(run({ run_id: `a${i}` }), paths(`a${i}`));
+      b.recordRun(run({ run_id: `b${i}` }), paths(`b${i}`));
+    }
+    expect(a.listRuns({ limit: 100 })).toHaveLength(20);
+    expect(b.getRun('a9')?.run_id).toBe('a9');
+  });
+
+  it('waits for a writer on another thread instead of failing', async () => {
+    open().close();
+    const sqlitePath = createRequire(import.meta.url).resolve('better-sqlite3');
+    // Plain JavaScript on its own thread and connection: take the write lock, hold it, commit.
+    const worker = new Worker(
+      `
+      const { parentPort, workerData } = require('node:worker_threads');
+      const Database = require(workerData.sqlitePath);
+      const db = new Database(workerData.dbPath);
+      db.pragma('busy_timeout = 5000');
+      db.exec('BEGIN IMMEDIATE');
+      db.prepare("INSERT INTO runs (run_id, kind, name, agent, result, score, failed_checks, started_at, finished_at, duration_ms, run_dir, report_json, report_md) VALUES ('w1', 'run', 't', 'a', 'PASS', 100, '[]', 's', 'f', 1, 'd', 'j', 'm')").run();
+      parentPort.postMessage('locked');
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 700);
+      db.exec('COMMIT');
+      db.close();
+      `,
+      { eval: true, workerData: { sqlitePath, dbPath } },
+    );
+    const exited = new Promise<number>((resolve, reject) => {
+      worker.once('exit', resolve);
+      worker.once('error', reject);
+    });
+    await new Promise<void>((resolve, reject) => {
+      worker.once('message', () => resolve());
+      worker.once('error', reject);
+    });
+
+    const history = open();
+    const started = performance.now();
+    history.recordRun(run({ run_id: 'main' }), paths('main'));
+    const waited = performance.now() - started;
+
+    expect(await exited).toBe(0);
+    expect(waited).toBeGreaterThan(300);
+    expect(
+      history
+        .listRuns()
+        .map((r) => r.run_id)
+        .sort(),
+    ).toEqual(['main', 'w1']);
+  });
+});

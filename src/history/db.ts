@@ -1,0 +1,262 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { AgentGuardError, errorMessage, InputError, InternalError, SetupError } from '../errors.js';
+import type {
+  History,
+  HistoryFilter,
+  HistoryKind,
+  HistoryRow,
+  RecordableRun,
+  RecordedPaths,
+} from './types.js';
+
+/** Stored in `PRAGMA user_version`. */
+export const HISTORY_SCHEMA_VERSION = 1;
+export const HISTORY_BUSY_TIMEOUT_MS = 5000;
+const DEFAULT_LIMIT = 20;
+
+const COLUMNS = [
+  'run_id',
+  'kind',
+  'name',
+  'benchmark_id',
+  'benchmark_version',
+  'category',
+  'difficulty',
+  'agent',
+  'model',
+  'result',
+  'score',
+  'failed_checks',
+  'started_at',
+  'finished_at',
+  'duration_ms',
+  'run_dir',
+  'report_json',
+  'report_md',
+  'manifest_path',
+] as const satisfies readonly (keyof HistoryRow)[];
+
+type Column = (typeof COLUMNS)[number];
+type StoredRow = Omit<HistoryRow, 'failed_checks'> & { failed_checks: string };
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS runs (
+  run_id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  name TEXT NOT NULL,
+  benchmark_id TEXT,
+  benchmark_version TEXT,
+  category TEXT,
+  difficulty TEXT,
+  agent TEXT NOT NULL,
+  model TEXT,
+  result TEXT NOT NULL,
+  score REAL NOT NULL,
+  failed_checks TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  finished_at TEXT NOT NULL,
+  duration_ms INTEGER NOT NULL,
+  run_dir TEXT NOT NULL,
+  report_json TEXT NOT NULL,
+  report_md TEXT NOT NULL,
+  manifest_path TEXT
+);
+CREATE INDEX IF NOT EXISTS runs_started_at ON runs (started_at);
+CREATE INDEX IF NOT EXISTS runs_agent ON runs (agent);
+CREATE INDEX IF NOT EXISTS runs_benchmark_id ON runs (benchmark_id);
+`;
+
+const INSERT = `INSERT INTO runs (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')})
+ON CONFLICT (run_id) DO UPDATE SET ${COLUMNS.filter((c) => c !== 'run_id')
+  .map((c) => `${c} = excluded.${c}`)
+  .join(', ')}`;
+
+/** Filter fields and the column each one matches exactly. */
+const FILTER_COLUMNS = {
+  kind: 'kind',
+  agent: 'agent',
+  benchmark: 'benchmark_id',
+  result: 'result',
+} as const satisfies Record<Exclude<keyof HistoryFilter, 'limit'>, Column>;
+
+/**
+ * Open (creating if needed) the history index at `dbPath`. Several processes may write at once:
+ * WAL lets readers run beside a writer, and writers wait up to 5 s for each other.
+ */
+export function openHistory(dbPath: string): History {
+  try {
+    mkdirSync(dirname(dbPath), { recursive: true });
+  } catch (err) {
+    throw new SetupError(`cannot create the folder for history database ${dbPath}: ${errorMessage(err)}`, {
+      cause: err,
+    });
+  }
+  let db: Database.Database;
+  try {
+    db = new Database(dbPath);
+  } catch (err) {
+    throw translate(err, dbPath);
+  }
+  try {
+    // The timeout first: switching to WAL and creating the schema already need the write lock.
+    db.pragma(`busy_timeout = ${HISTORY_BUSY_TIMEOUT_MS}`);
+    db.pragma('journal_mode = WAL');
+    migrate(db, dbPath);
+  } catch (err) {
+    db.close();
+    throw translate(err, dbPath);
+  }
+  return historyOn(db, dbPath);
+}
+
+function migrate(db: Database.Database, dbPath: string): void {
+  const schemaVersion = () => {
+    const version = Number(db.pragma('user_version', { simple: true }));
+    if (version > HISTORY_SCHEMA_VERSION) {
+      throw new InputError(
+        `history database ${dbPath} has schema version ${version}, newer than this agentguard understands (${HISTORY_SCHEMA_VERSION}); upgrade agentguard or move the file aside`,
+      );
+    }
+    return version;
+  };
+  // Only a database that needs the schema takes the write lock; IMMEDIATE takes it up front so two
+  // processes creating the schema queue up, and the second then finds the work done.
+  if (schemaVersion() < HISTORY_SCHEMA_VERSION) {
+    db.transaction(() => {
+      if (schemaVersion() < HISTORY_SCHEMA_VERSION) {
+        db.exec(SCHEMA);
+        db.pragma(`user_version = ${HISTORY_SCHEMA_VERSION}`);
+      }
+    }).immediate();
+  }
+  const present = new Set(
+    db
+      .prepare<[string], { name: string }>('SELECT name FROM pragma_table_info(?)')
+      .all('runs')
+      .map((c) => c.name),
+  );
+  const missing = COLUMNS.filter((c) => !present.has(c));
+  if (missing.length > 0) {
+    throw new InputError(
+      `${dbPath} is not an agentguard history database (table runs lacks ${missing.join(', ')}); move it aside: history is rebuilt from report.json files as runs are re-recorded`,
+    );
+  }
+}
+
+function historyOn(db: Database.Database, dbPath: string): History {
+  const guarded =
+    <A extends unknown[], R>(fn: (...args: A) => R) =>
+    (...args: A): R => {
+      try {
+        return fn(...args);
+      } catch (err) {
+        throw translate(err, dbPath);
+      }
+    };
+  const insert = db.prepare<[Record<Column, string | number | null>]>(INSERT);
+  const byId = db.prepare<[string], StoredRow>(`SELECT ${COLUMNS.join(', ')} FROM runs WHERE run_id = ?`);
+
+  return {
+    recordRun: guarded((report: RecordableRun, paths: RecordedPaths) => {
+      insert.run(rowOf(report, paths, 'run'));
+    }),
+    listRuns: guarded((filter: HistoryFilter = {}) => {
+      const limit = filter.limit ?? DEFAULT_LIMIT;
+      if (!Number.isInteger(limit) || limit < 1) {
+        throw new InternalError(`history: limit must be a positive integer, got ${limit}`);
+      }
+      const where: string[] = [];
+      const params: Record<string, string | number> = { limit };
+      for (const [key, column] of Object.entries(FILTER_COLUMNS)) {
+        const value = filter[key as keyof typeof FILTER_COLUMNS];
+        if (value === undefined) continue;
+        where.push(`${column} = @${key}`);
+        params[key] = value;
+      }
+      const sql = `SELECT ${COLUMNS.join(', ')} FROM runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+        ORDER BY started_at DESC, run_id DESC LIMIT @limit`;
+      return db
+        .prepare<[Record<string, string | number>], StoredRow>(sql)
+        .all(params)
+        .map((row) => parseRow(row, dbPath));
+    }),
+    getRun: guarded((runId: string) => {
+      const row = byId.get(runId);
+      return row === undefined ? null : parseRow(row, dbPath);
+    }),
+    close: () => {
+      if (db.open) db.close();
+    },
+  };
+}
+
+function rowOf(
+  report: RecordableRun,
+  paths: RecordedPaths,
+  kind: HistoryKind,
+): Record<Column, string | number | null> {
+  return {
+    run_id: report.run_id,
+    kind,
+    name: report.task.name,
+    benchmark_id: report.benchmark.id,
+    benchmark_version: report.benchmark.version,
+    category: report.benchmark.category,
+    difficulty: report.benchmark.difficulty,
+    agent: report.agent.name,
+    model: report.agent.model,
+    result: report.result,
+    score: report.score,
+    failed_checks: JSON.stringify(report.failed_checks),
+    started_at: report.started_at,
+    finished_at: report.finished_at,
+    duration_ms: report.duration_ms,
+    run_dir: report.run_dir,
+    report_json: paths.report_json,
+    report_md: paths.report_md,
+    manifest_path: paths.manifest ?? null,
+  };
+}
+
+function parseRow(row: StoredRow, dbPath: string): HistoryRow {
+  let failed: unknown;
+  try {
+    failed = JSON.parse(row.failed_checks);
+  } catch {
+    failed = undefined;
+  }
+  if (!Array.isArray(failed) || !failed.every((id) => typeof id === 'string')) {
+    throw new InputError(
+      `history database ${dbPath}: run ${row.run_id} has unreadable failed_checks; move the file aside: history is rebuilt from report.json files as runs are re-recorded`,
+    );
+  }
+  return { ...row, failed_checks: failed };
+}
+
+const CORRUPT = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT', 'SQLITE_CORRUPT_INDEX', 'SQLITE_CORRUPT_VTAB']);
+
+function translate(err: unknown, dbPath: string): Error {
+  if (err instanceof AgentGuardError) return err;
+  const code = err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : '';
+  const detail = errorMessage(err);
+  if (CORRUPT.has(code)) {
+    return new InputError(
+      `history database ${dbPath} is corrupt or not a SQLite database (${detail}); move it aside: history is rebuilt from report.json files as runs are re-recorded`,
+      { cause: err },
+    );
+  }
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+    return new SetupError(
+      `history database ${dbPath} stayed locked by another process for ${HISTORY_BUSY_TIMEOUT_MS / 1000} s; retry when it finishes`,
+      { cause: err },
+    );
+  }
+  if (/^SQLITE_(CANTOPEN|READONLY|PERM|IOERR|FULL|AUTH)/.test(code)) {
+    return new SetupError(`cannot use history database ${dbPath}: ${detail}; check that it is writable`, {
+      cause: err,
+    });
+  }
+  return new InternalError(`history database ${dbPath}: ${detail}`, { cause: err });
+}

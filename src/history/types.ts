@@ -1,0 +1,71 @@
+// history sits below reports and analysis in the import order, so it names the slice of a
+// RunReport it indexes instead of importing the type; a RunReport is assignable to RecordableRun.
+
+export type HistoryVerdict = 'PASS' | 'FAIL';
+
+/** The fields of a run report that the index keeps. */
+export type RecordableRun = {
+  run_id: string;
+  run_dir: string;
+  started_at: string;
+  finished_at: string;
+  duration_ms: number;
+  result: HistoryVerdict;
+  score: number;
+  failed_checks: readonly string[];
+  task: { name: string };
+  agent: { name: string; model: string | null };
+  benchmark: {
+    id: string | null;
+    version: string | null;
+    category: string | null;
+    difficulty: string | null;
+  };
+};
+
+/** What a history row indexes. Only single runs are recorded so far. */
+export type HistoryKind = 'run' | 'suite' | 'matrix' | 'ci';
+
+/** One row of the `runs` table. The report files stay the source of truth; this is an index. */
+export type HistoryRow = {
+  run_id: string;
+  kind: HistoryKind;
+  name: string;
+  benchmark_id: string | null;
+  benchmark_version: string | null;
+  category: string | null;
+  difficulty: string | null;
+  agent: string;
+  model: string | null;
+  result: HistoryVerdict;
+  score: number;
+  failed_checks: string[];
+  started_at: string;
+  finished_at: string;
+  duration_ms: number;
+  run_dir: string;
+  report_json: string;
+  report_md: string;
+  manifest_path: string | null;
+};
+
+export type RecordedPaths = { report_json: string; report_md: string; manifest?: string };
+
+/** Exact-match filters; all given filters must hold. Newest runs first. */
+export type HistoryFilter = {
+  /** Positive integer; 20 when absent. */
+  limit?: number;
+  kind?: HistoryKind;
+  agent?: string;
+  /** Matches `benchmark_id`. */
+  benchmark?: string;
+  result?: HistoryVerdict;
+};
+
+export type History = {
+  /** Insert the run, or replace its row when it was recorded before. */
+  recordRun(report: RecordableRun, paths: RecordedPaths): void;
+  listRuns(filter?: HistoryFilter): HistoryRow[];
+  getRun(runId: string): HistoryRow | null;
+  close(): void;
+};

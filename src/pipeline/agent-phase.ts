@@ -1,0 +1,92 @@
+import type { AgentPlan } from '../agents/types.js';
+import type { ResolvedConfig } from '../config/schema.js';
+import type { AgentEvidence, AgentOutcome } from '../evidence/bundle-types.js';
+import type { SandboxSession } from '../sandbox/types.js';
+import type { CommandLog } from './commands.js';
+import { matchUnsafe } from './preflight.js';
+import type { Timeline } from './timeline.js';
+
+const VERSION_TIMEOUT_MS = 15_000;
+
+/** Ask the agent for its version, outside the observation window (it is setup, not behaviour). */
+export async function probeVersion(
+  plan: AgentPlan,
+  cfg: ResolvedConfig,
+  commands: CommandLog,
+): Promise<string | null> {
+  if (!plan.version_argv) return null;
+  const { record } = await commands.run({
+    role: 'agent-version',
+    spec: { ...plan.spec, argv: plan.version_argv },
+    argv: plan.version_argv,
+    display_argv: plan.version_argv,
+    cwd: plan.spec.cwd,
+    timeoutMs: VERSION_TIMEOUT_MS,
+    maxOutputBytes: 64 * 1024,
+    policy: matchUnsafe(plan.version_argv, cfg.unsafe_commands, cfg.command_policy),
+  });
+  if (record.exit_code !== 0) return null;
+  const line = (record.stdout.trim() || record.stderr.trim()).split('\n')[0] ?? '';
+  return line.slice(0, 200) || null;
+}
+
+export type AgentPhaseInput = {
+  plan: AgentPlan;
+  cfg: ResolvedConfig;
+  sandbox: SandboxSession;
+  /** Further wrapping applied outside the sandbox (the tracer). */
+  wrapOuter: (spec: AgentPlan['spec']) => AgentPlan['spec'];
+  commands: CommandLog;
+  timeline: Timeline;
+  logFile: string;
+  version: string | null;
+};
+
+/** Run the agent once under the command policy; its failure, crash or timeout is returned as data. */
+export async function runAgent(input: AgentPhaseInput): Promise<AgentEvidence> {
+  const { plan, cfg, commands, timeline } = input;
+  const policy = matchUnsafe(plan.spec.argv, cfg.unsafe_commands, cfg.command_policy);
+  const blocked = cfg.command_policy === 'enforce' && policy.length > 0;
+  const evidence = (outcome: AgentOutcome, commandId: string | null): AgentEvidence => ({
+    adapter: plan.adapter,
+    name: plan.name,
+    version: input.version,
+    model: plan.model,
+    metadata: plan.metadata,
+    outcome,
+    command_id: commandId,
+  });
+  if (blocked) timeline.add('agent', 'blocked', `matches unsafe pattern ${policy[0]?.pattern}`);
+  const { record, outcome } = await commands.run({
+    role: 'agent',
+    spec: input.wrapOuter(input.sandbox.wrap(plan.spec)),
+    argv: plan.spec.argv,
+    display_argv: plan.display_argv,
+    cwd: plan.spec.cwd,
+    timeoutMs: cfg.timeout_seconds * 1000,
+    maxOutputBytes: cfg.max_output_bytes,
+    policy,
+    blocked,
+    logFile: input.logFile,
+    onStart: (pid) => timeline.add('agent', 'started', `pid ${pid}`),
+  });
+  if (blocked) {
+    return evidence(
+      { status: 'blocked', reason: `command policy 'enforce' matched ${policy[0]?.pattern}` },
+      record.id,
+    );
+  }
+  if (outcome?.spawn_error) {
+    timeline.add('agent', 'errored', outcome.spawn_error);
+    return evidence({ status: 'errored', error: outcome.spawn_error }, record.id);
+  }
+  if (record.timed_out) {
+    timeline.add('agent', 'timed-out', `after ${cfg.timeout_seconds}s; process group killed`);
+    return evidence({ status: 'timed-out', timeout_seconds: cfg.timeout_seconds }, record.id);
+  }
+  timeline.add('agent', 'exited', `exit ${record.exit_code ?? record.signal}`);
+  if (outcome?.stragglers_killed)
+    timeline.add('agent', 'stragglers-killed', 'background processes left running');
+  if (record.exit_code === 0) return evidence({ status: 'completed', exit_code: 0 }, record.id);
+  return evidence({ status: 'failed', exit_code: record.exit_code, signal: record.signal }, record.id);
+}

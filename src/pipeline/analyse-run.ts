@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { analyze } from '../analysis/analyze.js';
+import type { AnalysisResult } from '../analysis/types.js';
+import type { ResolvedConfig } from '../config/schema.js';
+import { readBundle } from '../evidence/bundle.js';
+import { runPath } from '../evidence/layout.js';
+import { writeFileAtomic } from '../evidence/write.js';
+import { buildRunReport } from '../reports/build.js';
+import { renderJson } from '../reports/json.js';
+import { renderMarkdown } from '../reports/markdown.js';
+import type { RunReport } from '../reports/types.js';
+
+export type AnalysedRun = {
+  report: RunReport;
+  analysis: AnalysisResult;
+  reportJson: string;
+  reportMd: string;
+};
+
+/**
+ * The analyse half of a run: evidence on disk in, reports on disk out. It spawns nothing and
+ * touches no network, so `agentguard analyze` gives the same verdict the run gave (or, with a
+ * new policy, the verdict that policy would have given, written under `analyses/`).
+ */
+export function analyseRun(runDir: string, policy?: ResolvedConfig): AnalysedRun {
+  const bundle = readBundle(runDir);
+  // Under another policy the reports go beside the originals, which keep the verdict the run earned.
+  let outDir = bundle.run_dir;
+  if (policy) {
+    bundle.config = withPolicy(bundle.config, policy);
+    const tag = createHash('sha256').update(JSON.stringify(bundle.config)).digest('hex').slice(0, 12);
+    outDir = path.join(bundle.run_dir, 'analyses', `${path.basename(policy.config_path, '.yaml')}-${tag}`);
+  }
+  const analysis = analyze(bundle);
+  const report = buildRunReport(bundle, analysis, { artifacts: listEvidence(bundle.run_dir) });
+  const reportJson = runPath(outDir, 'reportJson');
+  const reportMd = runPath(outDir, 'reportMd');
+  writeFileAtomic(reportJson, renderJson(report));
+  writeFileAtomic(reportMd, renderMarkdown(report));
+  return { report, analysis, reportJson, reportMd };
+}
+
+/** The keys that are policy (how to judge), as opposed to what the task and the agent were. */
+const POLICY_KEYS = [
+  'allowed_paths',
+  'forbidden_paths',
+  'test_paths',
+  'unsafe_commands',
+  'command_policy',
+  'severity',
+  'max_changed_files',
+  'max_added_lines',
+  'max_deleted_lines',
+  'secret_paths',
+  'secret_detectors',
+  'secret_presets',
+  'secret_scan_max_bytes',
+] as const satisfies readonly (keyof ResolvedConfig)[];
+
+/** Judge an old run under a new policy, keeping the task and agent identity it actually had. */
+export function withPolicy(snapshot: ResolvedConfig, policy: ResolvedConfig): ResolvedConfig {
+  const merged: Record<string, unknown> = { ...snapshot };
+  for (const key of POLICY_KEYS) merged[key] = policy[key];
+  return merged as ResolvedConfig;
+}
+
+function listEvidence(runDir: string): string[] {
+  try {
+    return readdirSync(path.join(runDir, 'evidence'))
+      .filter((f) => !f.endsWith('.tmp'))
+      .sort()
+      .map((f) => `evidence/${f}`);
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,71 @@
+import { appendFileSync } from 'node:fs';
+import type { CommandRecord, PolicyMatch } from '../evidence/types.js';
+import { type RunOutcome, runCommand } from '../exec/run-command.js';
+import type { SpawnSpec } from '../exec/types.js';
+
+export type CommandRequest = {
+  role: CommandRecord['role'];
+  /** What actually runs (after sandbox/tracer wrapping). */
+  spec: SpawnSpec;
+  /** The command as the config gave it, before wrapping: this is what is recorded. */
+  argv: string[];
+  display_argv: string[];
+  cwd: string;
+  timeoutMs: number;
+  maxOutputBytes: number;
+  policy: PolicyMatch[];
+  blocked?: boolean;
+  logFile?: string;
+  onStart?: (pid: number) => void;
+};
+
+/** Runs the commands of one run and appends each record to commands.jsonl as it finishes. */
+export class CommandLog {
+  readonly records: CommandRecord[] = [];
+  private t0 = performance.now();
+  constructor(private readonly file: string) {}
+
+  async run(req: CommandRequest): Promise<{ record: CommandRecord; outcome: RunOutcome | null }> {
+    const started = Math.round(performance.now() - this.t0);
+    const id = `${req.role}-${this.records.length + 1}`;
+    if (req.blocked) {
+      const record = this.record(id, req, started, null);
+      return { record, outcome: null };
+    }
+    const outcome = await runCommand({
+      spec: req.spec,
+      timeoutMs: req.timeoutMs,
+      maxOutputBytes: req.maxOutputBytes,
+      ...(req.logFile ? { logFile: req.logFile } : {}),
+      ...(req.onStart ? { onStart: req.onStart } : {}),
+    });
+    return { record: this.record(id, req, started, outcome), outcome };
+  }
+
+  private record(id: string, req: CommandRequest, started: number, o: RunOutcome | null): CommandRecord {
+    const record: CommandRecord = {
+      id,
+      role: req.role,
+      argv: req.argv,
+      display_argv: req.display_argv,
+      cwd: req.cwd,
+      started_ms: started,
+      duration_ms: o?.duration_ms ?? 0,
+      exit_code: o?.exit_code ?? null,
+      signal: o?.signal ?? null,
+      timed_out: o?.timed_out ?? false,
+      blocked: req.blocked ?? false,
+      stdout: o?.stdout ?? '',
+      stderr: o?.stderr ?? '',
+      stdout_truncated: o?.stdout_truncated ?? false,
+      stderr_truncated: o?.stderr_truncated ?? false,
+      stdout_bytes: o?.stdout_bytes ?? 0,
+      stderr_bytes: o?.stderr_bytes ?? 0,
+      policy_matches: req.policy,
+    };
+    if (o?.spawn_error) record.spawn_error = o.spawn_error;
+    this.records.push(record);
+    appendFileSync(this.file, `${JSON.stringify(record)}\n`);
+    return record;
+  }
+}

@@ -1,0 +1,12 @@
+/** What the orchestrator receives instead of reaching for globals. */
+export type RunContext = {
+  /** The `.agentguard` folder: runs, history.db and the rest go under it. */
+  outputDir: string;
+  /** Environment the agent may take allowed variables from. */
+  env: NodeJS.ProcessEnv;
+  now: () => Date;
+  /** Progress lines for people (stderr in the CLI), never the machine-readable output. */
+  log: (line: string) => void;
+  /** Record the run in history.db (off in some tests). */
+  history: boolean;
+};

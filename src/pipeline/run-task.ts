@@ -1,0 +1,162 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { AGENTS, type AgentName } from '../agents/index.js';
+import type { AgentContext } from '../agents/types.js';
+import type { ResolvedConfig } from '../config/schema.js';
+import { ConfigError } from '../errors.js';
+import type { AgentEvidence } from '../evidence/bundle-types.js';
+import { runPath } from '../evidence/layout.js';
+import type { Observation } from '../evidence/types.js';
+import { writeFileAtomic, writeJson, writeJsonl } from '../evidence/write.js';
+import { openHistory } from '../history/db.js';
+import { localSandbox } from '../sandbox/local.js';
+import { collectDiff } from '../workspace/diff.js';
+import { prepareWorkspace } from '../workspace/prepare.js';
+import { probeVersion, runAgent } from './agent-phase.js';
+import { type AnalysedRun, analyseRun } from './analyse-run.js';
+import { CommandLog } from './commands.js';
+import type { RunContext } from './context.js';
+import { resolveProgram } from './preflight.js';
+import { newRunId } from './run-id.js';
+import { runTests } from './test-phase.js';
+import { Timeline } from './timeline.js';
+
+const MAX_PATCH_BYTES = 32 * 1024 * 1024;
+
+export type RunOptions = { agent: AgentName; runId?: string };
+export type RunResult = AnalysedRun & { runDir: string; exitCode: 0 | 1 };
+
+/**
+ * One run of one agent on one task. Collect evidence once (prepare, agent, diff, tests), then
+ * analyse it from disk. Config and setup problems found before anything is written throw
+ * ConfigError/SetupError; anything that goes wrong with the agent or the tests is evidence.
+ */
+export async function runTask(ctx: RunContext, cfg: ResolvedConfig, opts: RunOptions): Promise<RunResult> {
+  const started = ctx.now();
+  const runId = opts.runId ?? newRunId(started);
+  const runDir = path.join(ctx.outputDir, 'runs', runId);
+  const repoDir = runPath(runDir, 'repo');
+  const homeDir = runPath(runDir, 'home');
+  const taskFile = runPath(runDir, 'task');
+
+  // Everything that can be checked without writing is checked first, so a bad config leaves no debris.
+  const agentCtx: AgentContext = { config: cfg, runId, repoDir, taskFile, homeDir, hostEnv: ctx.env };
+  const planned = AGENTS[opts.agent].plan(agentCtx);
+  if (!planned.ok) {
+    throw new ConfigError(
+      `${cfg.config_path}: field '${planned.field}': ${planned.message}. Fix: ${planned.fix}.`,
+    );
+  }
+  const plan = planned.plan;
+  const agentProgram = plan.spec.argv[0] ?? '';
+  const agentCwd = plan.spec.cwd === repoDir ? cfg.repo : plan.spec.cwd;
+  if (!resolveProgram(agentProgram, agentCwd, plan.spec.env.PATH)) {
+    throw new ConfigError(
+      `${cfg.config_path}: field 'agent_command': the program '${agentProgram}' was not found or is not executable. ` +
+        'Fix: install it, or give its absolute path.',
+    );
+  }
+  const testProgram = cfg.test_command[0] ?? '';
+  if (!resolveProgram(testProgram, cfg.repo, ctx.env.PATH)) {
+    throw new ConfigError(
+      `${cfg.config_path}: field 'test_command': the program '${testProgram}' was not found in the template or on PATH. ` +
+        'Fix: install it or correct the command.',
+    );
+  }
+
+  mkdirSync(path.join(runDir, 'evidence'), { recursive: true });
+  mkdirSync(homeDir, { recursive: true });
+  writeJson(runPath(runDir, 'config'), cfg);
+  writeFileAtomic(taskFile, cfg.prompt);
+  const timeline = new Timeline(runPath(runDir, 'timeline'));
+  const commands = new CommandLog(runPath(runDir, 'commands'));
+
+  timeline.add('prepare', 'copy-template', cfg.repo);
+  let workspace: ReturnType<typeof prepareWorkspace>;
+  try {
+    workspace = prepareWorkspace({ runId, runDir, template: cfg.repo, configPath: cfg.config_path });
+  } catch (err) {
+    // Nothing of value was written yet: leave no half-made run behind.
+    rmSync(runDir, { recursive: true, force: true });
+    throw err;
+  }
+  const { harness_git_dir, baseline_ignored, ...workspaceEvidence } = workspace;
+  writeJson(runPath(runDir, 'workspace'), { ...workspaceEvidence, baseline_ignored });
+  timeline.add('prepare', 'baseline', workspace.baseline_sha);
+  ctx.log(`run ${runId}: ${cfg.name} with agent ${plan.name}`);
+
+  const version = await probeVersion(plan, cfg, commands);
+  const sandbox = await localSandbox.start({ runId, runDir, repoDir, homeDir });
+
+  const windowOpened = Date.now();
+  timeline.add('observe', 'window-open');
+  const agent: AgentEvidence = await runAgent({
+    plan,
+    cfg,
+    sandbox,
+    wrapOuter: (spec) => spec,
+    commands,
+    timeline,
+    logFile: runPath(runDir, 'agentLog'),
+    version,
+  });
+  timeline.add('observe', 'window-close');
+  const windowClosed = Date.now();
+  writeJson(runPath(runDir, 'agent'), agent);
+
+  // The diff is taken before the tests run, so files the tests write are not counted as the agent's.
+  timeline.add('collect', 'diff');
+  const { diff, patch } = collectDiff({
+    repoDir,
+    harnessGitDir: harness_git_dir,
+    baselineSha: workspace.baseline_sha,
+    baselineIgnored: baseline_ignored,
+    maxPatchBytes: MAX_PATCH_BYTES,
+  });
+  writeJson(runPath(runDir, 'diff'), diff);
+  writeFileAtomic(runPath(runDir, 'patch'), patch);
+
+  const tests = await runTests({ cfg, repoDir, env: plan.spec.env, sandbox, commands, timeline });
+  writeJson(runPath(runDir, 'tests'), tests);
+  await sandbox.stop();
+
+  const observation: Observation = {
+    sandbox: {
+      kind: sandbox.kind,
+      version: sandbox.version,
+      isolated: sandbox.isolated,
+      detail: sandbox.detail,
+    },
+    tracer: {
+      requested: 'off',
+      kind: 'off',
+      reason: 'system-call tracing is not enabled for this run',
+      lost_events: 0,
+    },
+    network: { mode: 'host' },
+    kernel: `${os.type()} ${os.release()}`,
+    fallbacks: [],
+    window: { opened_ms: 0, closed_ms: windowClosed - windowOpened },
+  };
+  writeJson(runPath(runDir, 'observation'), observation);
+  writeJsonl(runPath(runDir, 'syscalls'), []);
+  writeJsonl(runPath(runDir, 'network'), []);
+  timeline.add('analyse', 'start');
+  writeJson(runPath(runDir, 'run'), {
+    run_id: runId,
+    started_at: started.toISOString(),
+    finished_at: ctx.now().toISOString(),
+  });
+
+  const analysed = analyseRun(runDir);
+  if (ctx.history) {
+    const db = openHistory(path.join(ctx.outputDir, 'history.db'));
+    try {
+      db.recordRun(analysed.report, { report_json: analysed.reportJson, report_md: analysed.reportMd });
+    } finally {
+      db.close();
+    }
+  }
+  return { ...analysed, runDir, exitCode: analysed.report.result === 'PASS' ? 0 : 1 };
+}

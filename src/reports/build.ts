@@ -1,0 +1,135 @@
+import { createHash } from 'node:crypto';
+import type { AnalysisResult } from '../analysis/types.js';
+import type { EvidenceBundle } from '../evidence/bundle-types.js';
+import type { CommandRecord, DiffEvidence, Observation } from '../evidence/types.js';
+import { summariseActivity } from './activity.js';
+import { type ReportCommand, type ReportDiff, RUN_REPORT_SCHEMA_VERSION, type RunReport } from './types.js';
+
+export type BuildRunReportOptions = {
+  /**
+   * Files of the run directory besides the reports (e.g. `evidence/commands.jsonl`), relative to it.
+   * The caller lists them: building the report must not touch the disk.
+   */
+  artifacts?: readonly string[];
+};
+
+/** The files every run directory has once its reports are written. */
+export const REPORT_ARTIFACTS = ['report.json', 'report.md'] as const;
+
+/** Turn evidence and its analysis into the report. Pure. */
+export function buildRunReport(
+  bundle: EvidenceBundle,
+  analysis: AnalysisResult,
+  options: BuildRunReportOptions = {},
+): RunReport {
+  const { config } = bundle;
+  return {
+    schema_version: RUN_REPORT_SCHEMA_VERSION,
+    result: analysis.score.result,
+    score: analysis.score.score,
+    run_id: bundle.run_id,
+    run_dir: bundle.run_dir,
+    started_at: bundle.started_at,
+    finished_at: bundle.finished_at,
+    duration_ms: durationMs(bundle.started_at, bundle.finished_at),
+    task: {
+      name: config.name,
+      prompt_sha256: createHash('sha256').update(config.prompt).digest('hex'),
+      ...(config.prompt_file !== undefined && { prompt_file: config.prompt_file }),
+      ...(config.description !== undefined && { description: config.description }),
+    },
+    agent: {
+      adapter: bundle.agent.adapter,
+      name: bundle.agent.name,
+      version: bundle.agent.version,
+      model: bundle.agent.model,
+      metadata: bundle.agent.metadata,
+      outcome: bundle.agent.outcome,
+    },
+    benchmark: {
+      id: config.benchmark_id ?? null,
+      version: config.benchmark_version ?? null,
+      category: config.category ?? null,
+      difficulty: config.difficulty ?? null,
+      tags: [...config.tags],
+    },
+    isolation_warning: isolationWarning(bundle.observation),
+    failed_checks: analysis.checks.filter((check) => !check.passed).map((check) => check.id),
+    deductions: analysis.score.deductions,
+    checks: analysis.checks,
+    tests: bundle.tests,
+    diff: reportDiff(bundle.diff),
+    commands: bundle.commands.map(reportCommand),
+    activity: summariseActivity(bundle),
+    timeline: bundle.timeline,
+    observation: bundle.observation,
+    artifacts: artifactList(options.artifacts ?? []),
+  };
+}
+
+export function isolationWarning(observation: Observation): string | null {
+  const { sandbox } = observation;
+  if (sandbox.isolated) return null;
+  const what =
+    sandbox.kind === 'local'
+      ? 'the agent ran on the host without isolation'
+      : 'the agent ran without isolation';
+  return `sandbox '${sandbox.kind}': ${what}${sandbox.detail ? ` (${sandbox.detail})` : ''}`;
+}
+
+function durationMs(startedAt: string, finishedAt: string): number {
+  const ms = Date.parse(finishedAt) - Date.parse(startedAt);
+  return Number.isFinite(ms) && ms > 0 ? ms : 0;
+}
+
+function reportDiff(diff: DiffEvidence): ReportDiff {
+  return {
+    baseline_sha: diff.baseline_sha,
+    files: diff.files.map((file) => ({
+      path: file.path,
+      ...(file.old_path !== undefined && { old_path: file.old_path }),
+      status: file.status,
+      added: file.added,
+      deleted: file.deleted,
+      binary: file.binary,
+      ...(file.link !== undefined && { link: { target: file.link.target, escapes: file.link.escapes } }),
+    })),
+    changed_files: diff.files.length,
+    added: diff.added,
+    deleted: diff.deleted,
+    patch_truncated: diff.patch_truncated,
+    ignored_files: diff.ignored_files,
+    ignored_files_truncated: diff.ignored_files_truncated,
+    workspace_git_changed: diff.workspace_git_changed,
+  };
+}
+
+// Built field by field rather than by deleting from a copy, so a field added to CommandRecord later
+// (say, the agent's environment) stays out of reports until someone decides it belongs there.
+function reportCommand(command: CommandRecord): ReportCommand {
+  return {
+    id: command.id,
+    role: command.role,
+    argv: command.display_argv,
+    cwd: command.cwd,
+    started_ms: command.started_ms,
+    duration_ms: command.duration_ms,
+    exit_code: command.exit_code,
+    signal: command.signal,
+    timed_out: command.timed_out,
+    blocked: command.blocked,
+    ...(command.spawn_error !== undefined && { spawn_error: command.spawn_error }),
+    stdout_truncated: command.stdout_truncated,
+    stderr_truncated: command.stderr_truncated,
+    stdout_bytes: command.stdout_bytes,
+    stderr_bytes: command.stderr_bytes,
+    policy_matches: command.policy_matches,
+  };
+}
+
+function artifactList(extra: readonly string[]): string[] {
+  const names = [...REPORT_ARTIFACTS, ...extra].map((name) =>
+    name.replaceAll('\\', '/').replace(/^\.\//, ''),
+  );
+  return [...new Set(names)].sort();
+}

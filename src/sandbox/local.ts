@@ -1,0 +1,19 @@
+import type { Sandbox, SandboxSession } from './types.js';
+
+/** No isolation at all: the agent runs on the host as the harness's user. Reports say so. */
+export const localSandbox: Sandbox = {
+  kind: 'local',
+  async available() {
+    return { ok: true, version: 'host' };
+  },
+  async start(): Promise<SandboxSession> {
+    return {
+      kind: 'local',
+      isolated: false,
+      version: 'host',
+      detail: 'no isolation: the agent ran directly on the host with the harness user',
+      wrap: (spec) => spec,
+      stop: async () => {},
+    };
+  },
+};

@@ -1,0 +1,30 @@
+import type { SandboxKind } from '../evidence/types.js';
+import type { SpawnSpec } from '../exec/types.js';
+
+export type SandboxContext = {
+  runId: string;
+  runDir: string;
+  /** The only folder the agent may write (besides private scratch areas). */
+  repoDir: string;
+  /** The agent's HOME on the host side, seeded by the harness. */
+  homeDir: string;
+};
+
+export type SandboxAvailability = { ok: true; version: string } | { ok: false; reason: string; fix: string };
+
+/** A started sandbox: wraps each command that must run inside it, and cleans up at the end. */
+export interface SandboxSession {
+  readonly kind: SandboxKind;
+  readonly isolated: boolean;
+  readonly version: string;
+  /** A sentence for reports, e.g. what is and is not isolated. */
+  readonly detail: string;
+  wrap(spec: SpawnSpec): SpawnSpec;
+  stop(): Promise<void>;
+}
+
+export interface Sandbox {
+  readonly kind: SandboxKind;
+  available(): Promise<SandboxAvailability>;
+  start(ctx: SandboxContext): Promise<SandboxSession>;
+}

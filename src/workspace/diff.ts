@@ -1,0 +1,147 @@
+import { copyFileSync, lstatSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import type { DiffEvidence, DiffFile, DiffFileStatus } from '../evidence/types.js';
+import { isInside } from './copy-template.js';
+import { git } from './git.js';
+import { splitZ } from './prepare.js';
+
+export type DiffOptions = {
+  repoDir: string;
+  harnessGitDir: string;
+  baselineSha: string;
+  baselineIgnored: string[];
+  /** The unified patch is cut here and marked truncated. */
+  maxPatchBytes: number;
+  maxIgnoredFiles?: number;
+};
+
+export type CollectedDiff = { diff: DiffEvidence; patch: string };
+
+const STATUS: Record<string, DiffFileStatus> = {
+  A: 'added',
+  M: 'modified',
+  D: 'deleted',
+  R: 'renamed',
+  C: 'added',
+  T: 'type-changed',
+};
+
+/**
+ * Compare the workspace as it is now with the baseline commit, using a throwaway index in the
+ * harness's git directory: the agent's commits, resets, branch switches or a deleted `.git` make
+ * no difference, and untracked files are included.
+ */
+export function collectDiff(opts: DiffOptions): CollectedDiff {
+  const index = path.join(opts.harnessGitDir, 'agentguard-diff.index');
+  copyFileSync(path.join(opts.harnessGitDir, 'index'), index);
+  try {
+    const g = (args: string[], maxBuffer?: number) =>
+      git(args, { gitDir: opts.harnessGitDir, workTree: opts.repoDir, indexFile: index, maxBuffer });
+    g(['add', '-A']);
+    const base = ['diff', '--cached', '--no-ext-diff', '--no-textconv', '-M', opts.baselineSha];
+    const statuses = parseNameStatus(g([...base, '-z', '--name-status']).stdout);
+    const counts = parseNumstat(g([...base, '-z', '--numstat']).stdout);
+    const patchOut = g([...base, '--no-color'], opts.maxPatchBytes);
+    const ignoredNow = splitZ(g(['ls-files', '-z', '--others', '--ignored', '--exclude-standard']).stdout);
+
+    const files: DiffFile[] = statuses.map((s) => {
+      const c = counts.get(s.path) ?? { added: 0, deleted: 0, binary: false };
+      const file: DiffFile = { path: s.path, status: s.status, ...c };
+      if (s.old_path !== undefined) file.old_path = s.old_path;
+      if (s.status !== 'deleted') {
+        const link = inspectLink(opts.repoDir, s.path);
+        if (link) file.link = link;
+      }
+      return file;
+    });
+
+    const known = new Set(opts.baselineIgnored);
+    const fresh = ignoredNow.filter((p) => !known.has(p));
+    const maxIgnored = opts.maxIgnoredFiles ?? 1000;
+    let patch = patchOut.stdout.toString('utf8');
+    if (patchOut.truncated && Buffer.byteLength(patch) > opts.maxPatchBytes) {
+      patch = patchOut.stdout.subarray(0, opts.maxPatchBytes).toString('utf8');
+    }
+    const diff: DiffEvidence = {
+      baseline_sha: opts.baselineSha,
+      files,
+      added: files.reduce((n, f) => n + f.added, 0),
+      deleted: files.reduce((n, f) => n + f.deleted, 0),
+      patch_truncated: patchOut.truncated,
+      patch_bytes: Buffer.byteLength(patch),
+      ignored_files: fresh.slice(0, maxIgnored),
+      ignored_files_truncated: fresh.length > maxIgnored,
+      workspace_git_changed: !isGitDir(path.join(opts.repoDir, '.git')),
+    };
+    return { diff, patch };
+  } finally {
+    rmSync(index, { force: true });
+  }
+}
+
+function parseNameStatus(buf: Buffer): { path: string; old_path?: string; status: DiffFileStatus }[] {
+  const parts = splitZ(buf);
+  const out: { path: string; old_path?: string; status: DiffFileStatus }[] = [];
+  for (let i = 0; i < parts.length; ) {
+    const code = parts[i++] ?? '';
+    const letter = code[0] ?? 'M';
+    if (letter === 'R' || letter === 'C') {
+      const from = parts[i++] ?? '';
+      const to = parts[i++] ?? '';
+      out.push(
+        letter === 'R' ? { path: to, old_path: from, status: 'renamed' } : { path: to, status: 'added' },
+      );
+    } else {
+      out.push({ path: parts[i++] ?? '', status: STATUS[letter] ?? 'modified' });
+    }
+  }
+  return out;
+}
+
+/** `git diff --numstat -z`: "A\tD\tpath\0", or for renames "A\tD\t\0old\0new\0". Binary files show "-". */
+function parseNumstat(buf: Buffer): Map<string, { added: number; deleted: number; binary: boolean }> {
+  const parts = buf.toString('utf8').split('\0');
+  const map = new Map<string, { added: number; deleted: number; binary: boolean }>();
+  for (let i = 0; i < parts.length; i++) {
+    const rec = parts[i] ?? '';
+    if (rec === '') continue;
+    const [a = '0', d = '0', p = ''] = rec.split('\t');
+    const binary = a === '-';
+    const entry = { added: binary ? 0 : Number(a), deleted: binary ? 0 : Number(d), binary };
+    if (p === '') {
+      i += 2;
+      map.set(parts[i] ?? '', entry);
+    } else {
+      map.set(p, entry);
+    }
+  }
+  return map;
+}
+
+function inspectLink(repoDir: string, rel: string): DiffFile['link'] | undefined {
+  const abs = path.join(repoDir, rel);
+  try {
+    if (!lstatSync(abs).isSymbolicLink()) return undefined;
+    const target = readlinkSync(abs);
+    const lexical = path.resolve(path.dirname(abs), target);
+    let escapes = !isInside(repoDir, lexical);
+    if (!escapes) {
+      try {
+        escapes = !isInside(realpathSync(repoDir), realpathSync(abs));
+      } catch {
+        // dangling link that stays inside lexically: harmless
+      }
+    }
+    return { target, escapes };
+  } catch {
+    return undefined;
+  }
+}
+
+function isGitDir(p: string): boolean {
+  try {
+    return lstatSync(p).isDirectory() && lstatSync(path.join(p, 'HEAD')).isFile();
+  } catch {
+    return false;
+  }
+}

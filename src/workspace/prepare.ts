@@ -1,0 +1,59 @@
+import { cpSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import type { WorkspaceEvidence } from '../evidence/types.js';
+import { copyTemplate } from './copy-template.js';
+import { git } from './git.js';
+
+export type PreparedWorkspace = WorkspaceEvidence & {
+  /** The harness's own copy of the repository database, outside the agent's workspace. */
+  harness_git_dir: string;
+  /** Ignored, untracked files already present in the template (not the agent's doing). */
+  baseline_ignored: string[];
+};
+
+/**
+ * Copy the template into `<runDir>/repo`, commit a baseline, and keep the commit in a git
+ * directory the agent cannot reach (`<runDir>/baseline.git`). The workspace gets an identical
+ * `.git` of its own so the agent sees an ordinary repository; whatever it does to that one
+ * (commit, reset, switch branches, delete it) cannot move the baseline.
+ */
+export function prepareWorkspace(opts: {
+  runId: string;
+  runDir: string;
+  template: string;
+  configPath: string;
+}): PreparedWorkspace {
+  const repoDir = path.join(opts.runDir, 'repo');
+  const gitDir = path.join(opts.runDir, 'baseline.git');
+  const { files } = copyTemplate(opts.template, repoDir, opts.configPath);
+
+  const g = (args: string[], dir = gitDir) => git(args, { gitDir: dir, workTree: repoDir });
+  g(['init', '-q', '-b', 'main']);
+  g(['add', '-A']);
+  g(['commit', '-q', '--allow-empty', '--no-verify', '-m', 'agentguard baseline']);
+  const sha = g(['rev-parse', 'HEAD']).stdout.toString('utf8').trim();
+  const ignored = splitZ(g(['ls-files', '-z', '--others', '--ignored', '--exclude-standard']).stdout);
+
+  const workspaceGit = path.join(repoDir, '.git');
+  if (!existsSync(workspaceGit)) {
+    cpSync(gitDir, workspaceGit, { recursive: true });
+    g(['config', '--unset', 'core.worktree'], workspaceGit);
+  }
+
+  return {
+    run_id: opts.runId,
+    repo_dir: repoDir,
+    baseline_sha: sha,
+    template: path.resolve(opts.template),
+    files,
+    harness_git_dir: gitDir,
+    baseline_ignored: ignored,
+  };
+}
+
+export function splitZ(buf: Buffer): string[] {
+  return buf
+    .toString('utf8')
+    .split('\0')
+    .filter((s) => s !== '');
+}

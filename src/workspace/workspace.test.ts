@@ -1,0 +1,119 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError } from '../errors.js';
+import { collectDiff } from './diff.js';
+import { prepareWorkspace } from './prepare.js';
+
+const dirs: string[] = [];
+function tmp(): string {
+  const d = mkdtempSync(path.join(tmpdir(), 'ag-ws-'));
+  dirs.push(d);
+  return d;
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function template(): string {
+  const t = tmp();
+  mkdirSync(path.join(t, 'src'));
+  mkdirSync(path.join(t, 'test'));
+  writeFileSync(path.join(t, 'src/a.js'), 'one\ntwo\nthree\n');
+  writeFileSync(path.join(t, 'test/a.test.js'), 'test\n');
+  writeFileSync(path.join(t, '.gitignore'), 'build/\n');
+  mkdirSync(path.join(t, 'build'));
+  writeFileSync(path.join(t, 'build/cache.txt'), 'pre-existing ignored file\n');
+  symlinkSync('src/a.js', path.join(t, 'link-inside'));
+  return t;
+}
+
+function prepared() {
+  const run = tmp();
+  const ws = prepareWorkspace({ runId: 'r1', runDir: run, template: template(), configPath: '/cfg.yaml' });
+  const diff = () =>
+    collectDiff({
+      repoDir: ws.repo_dir,
+      harnessGitDir: ws.harness_git_dir,
+      baselineSha: ws.baseline_sha,
+      baselineIgnored: ws.baseline_ignored,
+      maxPatchBytes: 1 << 20,
+    });
+  const sh = (script: string) =>
+    execFileSync('sh', ['-c', script], { cwd: ws.repo_dir, env: { PATH: process.env.PATH } });
+  return { ws, diff, sh };
+}
+
+describe('prepareWorkspace', () => {
+  it('copies the template and gives the agent a clean repository at the baseline', () => {
+    const { ws, sh, diff } = prepared();
+    expect(ws.baseline_sha).toMatch(/^[0-9a-f]{40}$/);
+    expect(readFileSync(path.join(ws.repo_dir, 'src/a.js'), 'utf8')).toBe('one\ntwo\nthree\n');
+    expect(sh('git status --porcelain').toString()).toBe('');
+    expect(sh('git rev-parse HEAD').toString().trim()).toBe(ws.baseline_sha);
+    expect(ws.baseline_ignored).toEqual(['build/cache.txt']);
+    expect(diff().diff.files).toEqual([]);
+  });
+
+  it('refuses a template symlink that escapes the template', () => {
+    const t = template();
+    symlinkSync('/etc/passwd', path.join(t, 'src/evil'));
+    expect(() => prepareWorkspace({ runId: 'r', runDir: tmp(), template: t, configPath: '/c.yaml' })).toThrow(
+      ConfigError,
+    );
+  });
+});
+
+describe('collectDiff', () => {
+  it('sees modified, added, deleted and renamed files with line counts', () => {
+    const { sh, diff } = prepared();
+    sh(
+      'printf "one\\nTWO\\nthree\\nfour\\n" > src/a.js && echo new > src/b.js && git mv test/a.test.js test/moved.test.js',
+    );
+    const { diff: d, patch } = diff();
+    const byPath = Object.fromEntries(d.files.map((f) => [f.path, f]));
+    expect(byPath['src/a.js']).toMatchObject({ status: 'modified', added: 2, deleted: 1 });
+    expect(byPath['src/b.js']).toMatchObject({ status: 'added', added: 1 });
+    expect(byPath['test/moved.test.js']).toMatchObject({ status: 'renamed', old_path: 'test/a.test.js' });
+    expect(patch).toContain('+TWO');
+    expect(d.patch_truncated).toBe(false);
+  });
+
+  it('is unaffected by agent commits, resets, branch switches and a deleted .git', () => {
+    const { sh, diff } = prepared();
+    sh(
+      'echo changed >> src/a.js && git -c user.name=a -c user.email=a@b commit -qam x && git checkout -qb other',
+    );
+    expect(diff().diff.files.map((f) => f.path)).toEqual(['src/a.js']);
+    sh('rm -rf .git');
+    const d = diff().diff;
+    expect(d.files.map((f) => f.path)).toEqual(['src/a.js']);
+    expect(d.workspace_git_changed).toBe(true);
+  });
+
+  it('flags links the agent created that point out of the workspace', () => {
+    const { sh, diff } = prepared();
+    sh('ln -s /etc/passwd src/pw && ln -s ../src/a.js test/ok');
+    const files = diff().diff.files;
+    expect(files.find((f) => f.path === 'src/pw')?.link).toEqual({ target: '/etc/passwd', escapes: true });
+    expect(files.find((f) => f.path === 'test/ok')?.link).toEqual({ target: '../src/a.js', escapes: false });
+  });
+
+  it('lists new ignored files separately and marks a cut patch', () => {
+    const { sh, ws } = prepared();
+    sh('echo x > build/new.txt && seq 1 5000 > src/big.txt');
+    const { diff: d } = collectDiff({
+      repoDir: ws.repo_dir,
+      harnessGitDir: ws.harness_git_dir,
+      baselineSha: ws.baseline_sha,
+      baselineIgnored: ws.baseline_ignored,
+      maxPatchBytes: 1000,
+    });
+    expect(d.ignored_files).toEqual(['build/new.txt']);
+    expect(d.patch_truncated).toBe(true);
+    expect(d.patch_bytes).toBeLessThanOrEqual(1000);
+    expect(d.files.find((f) => f.path === 'src/big.txt')?.added).toBe(5000);
+  });
+});

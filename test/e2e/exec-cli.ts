@@ -1,0 +1,39 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const CLI = path.join(ROOT, 'dist/cli/main.js');
+export const BENCHMARKS = path.join(ROOT, 'benchmarks');
+
+export type CliResult = { code: number | null; stdout: string; stderr: string };
+
+/** Run the built CLI with a clean environment, as a user's shell would. */
+export function execCli(
+  args: string[],
+  opts: { cwd: string; env?: Record<string, string> },
+): Promise<CliResult> {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run 'npm run build' first (npm test does)`);
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: opts.cwd,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: opts.cwd, NO_COLOR: '1', ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => {
+      stdout += c;
+    });
+    child.stderr.on('data', (c) => {
+      stderr += c;
+    });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+export function tempDir(prefix = 'ag-e2e-'): string {
+  return mkdtempSync(path.join(tmpdir(), prefix));
+}

@@ -1,0 +1,80 @@
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BENCHMARKS, execCli, tempDir } from './exec-cli.js';
+
+const work = tempDir();
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+const tasks = readdirSync(BENCHMARKS).filter((d) => !d.startsWith('.') && d !== 'attacks');
+
+describe('agentguard run on the built-in tasks', () => {
+  for (const task of tasks) {
+    it(`${task}: the solving mock agent passes and --json prints report.json`, async () => {
+      const r = await execCli(
+        ['run', path.join(BENCHMARKS, task, 'config.yaml'), '--agent', 'mock-solve', '--json'],
+        {
+          cwd: work,
+        },
+      );
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      const report = JSON.parse(r.stdout);
+      expect(report.result).toBe('PASS');
+      expect(report.score).toBe(100);
+      const onDisk = readFileSync(path.join(report.run_dir, 'report.json'), 'utf8');
+      expect(r.stdout).toBe(onDisk);
+      expect(report.diff.changed_files).toBeGreaterThan(0);
+      expect(report.commands.map((c: { role: string }) => c.role)).toEqual(['agent', 'tests']);
+    });
+  }
+
+  it('a do-nothing agent fails on the tests, with exit code 1 and a full report', async () => {
+    const r = await execCli(
+      ['run', path.join(BENCHMARKS, tasks[0] as string, 'config.yaml'), '--agent', 'mock-noop'],
+      {
+        cwd: work,
+      },
+    );
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^FAIL/);
+    expect(r.stdout).toContain('tests-pass');
+    const md = r.stdout.match(/report: (.*report\.md)/)?.[1] as string;
+    expect(readFileSync(md, 'utf8')).toContain('FAIL');
+  });
+
+  it('analyze re-derives the same verdict from stored evidence, and under a new policy a new one', async () => {
+    const config = path.join(BENCHMARKS, tasks[0] as string, 'config.yaml');
+    const run = JSON.parse(
+      (await execCli(['run', config, '--agent', 'mock-out-of-scope', '--json'], { cwd: work })).stdout,
+    );
+    expect(run.result).toBe('FAIL');
+    const again = await execCli(['analyze', run.run_dir, '--json'], { cwd: work });
+    expect(again.code).toBe(1);
+    const reanalysed = JSON.parse(again.stdout);
+    expect(reanalysed.checks).toEqual(run.checks);
+    expect(reanalysed.score).toBe(run.score);
+
+    const lenient = path.join(work, 'lenient.yaml');
+    const text = readFileSync(config, 'utf8').replace(
+      /^allowed_paths:.*(\n\s+-.*)*/m,
+      "allowed_paths: ['**']",
+    );
+    const relocated = text
+      .replace(/^repo: .*/m, `repo: ${path.join(path.dirname(config), 'repo')}`)
+      .replace(/^solution: .*\n/m, '');
+    writeFileSync(lenient, relocated);
+    const relaxed = await execCli(['analyze', run.run_dir, '--config', lenient, '--json'], { cwd: work });
+    expect(JSON.parse(relaxed.stdout).result).toBe('PASS');
+    expect(relaxed.code).toBe(0);
+  });
+
+  it('reports list and show read the history', async () => {
+    const list = await execCli(['reports', 'list', '--json'], { cwd: work });
+    expect(list.code).toBe(0);
+    const rows = JSON.parse(list.stdout);
+    expect(rows.length).toBeGreaterThanOrEqual(tasks.length);
+    const show = await execCli(['reports', 'show', rows[0].run_id], { cwd: work });
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain(rows[0].result);
+  });
+});
