@@ -73,9 +73,9 @@ export async function runTask(ctx: RunContext, cfg: ResolvedConfig, opts: RunOpt
   const commands = new CommandLog(runPath(runDir, 'commands'));
 
   timeline.add('prepare', 'copy-template', cfg.repo);
-  let workspace: ReturnType<typeof prepareWorkspace>;
+  let workspace: Awaited<ReturnType<typeof prepareWorkspace>>;
   try {
-    workspace = prepareWorkspace({ runId, runDir, template: cfg.repo, configPath: cfg.config_path });
+    workspace = await prepareWorkspace({ runId, runDir, template: cfg.repo, configPath: cfg.config_path });
   } catch (err) {
     // Nothing of value was written yet: leave no half-made run behind.
     rmSync(runDir, { recursive: true, force: true });

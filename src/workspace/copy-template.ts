@@ -11,7 +11,7 @@ export function isInside(root: string, target: string): boolean {
 /**
  * Copy a task template into a fresh workspace. Symlinks are copied as links, but only when they
  * stay inside the template: a hostile template must not smuggle a link to the host into the
- * agent's workspace. Sockets, fifos and devices are refused. The template's own `.git` is skipped
+ * agent's workspace. Sockets, fifos and devices are refused. Any `.git` folder is skipped
  * because the harness creates the baseline repository itself.
  */
 export function copyTemplate(template: string, dest: string, configPath: string): { files: number } {
@@ -20,7 +20,7 @@ export function copyTemplate(template: string, dest: string, configPath: string)
   const walk = (from: string, to: string) => {
     mkdirSync(to, { recursive: true });
     for (const name of readdirSync(from)) {
-      if (from === root && name === '.git') continue;
+      if (name === '.git') continue;
       const src = path.join(from, name);
       const dst = path.join(to, name);
       const st = lstatSync(src);

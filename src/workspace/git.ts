@@ -1,19 +1,18 @@
 import { spawnSync } from 'node:child_process';
 import { SetupError } from '../errors.js';
 
+export type GitTarget = { gitDir: string; workTree: string; indexFile?: string };
+
 /**
- * Run git with no user or system config and no hooks, so that nothing in the task repository or
- * on the host changes what the harness sees. The harness only ever uses its own git directory
- * (outside the agent's reach); it never reads the workspace's `.git`, which the agent controls.
+ * Environment for every git the harness runs: no user or system config, fixed identity and dates
+ * (so baselines are reproducible), and glibc told not to hand memory back after each object —
+ * on these VMs git spent most of its time in brk() otherwise.
  */
-export function git(
-  args: string[],
-  opts: { gitDir: string; workTree: string; indexFile?: string; maxBuffer?: number },
-): { stdout: Buffer; truncated: boolean } {
+export function gitEnv(target: GitTarget): Record<string, string> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
-    GIT_DIR: opts.gitDir,
-    GIT_WORK_TREE: opts.workTree,
+    GIT_DIR: target.gitDir,
+    GIT_WORK_TREE: target.workTree,
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_CONFIG_GLOBAL: '/dev/null',
     GIT_TERMINAL_PROMPT: '0',
@@ -24,12 +23,26 @@ export function git(
     GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z',
     GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z',
     LC_ALL: 'C',
+    MALLOC_TRIM_THRESHOLD_: String(256 * 1024 * 1024),
+    MALLOC_TOP_PAD_: String(64 * 1024 * 1024),
   };
-  if (opts.indexFile) env.GIT_INDEX_FILE = opts.indexFile;
+  if (target.indexFile) env.GIT_INDEX_FILE = target.indexFile;
+  return env;
+}
+
+/**
+ * Run git with no hooks and no fsmonitor, so that nothing in the task repository or on the host
+ * changes what the harness sees. The harness only ever uses its own git directory (outside the
+ * agent's reach); it never reads the workspace's `.git`, which the agent controls.
+ */
+export function git(
+  args: string[],
+  opts: GitTarget & { maxBuffer?: number },
+): { stdout: Buffer; truncated: boolean } {
   const r = spawnSync(
     'git',
     ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'core.quotePath=false', ...args],
-    { env, maxBuffer: opts.maxBuffer ?? 512 * 1024 * 1024, cwd: opts.workTree },
+    { env: gitEnv(opts), maxBuffer: opts.maxBuffer ?? 512 * 1024 * 1024, cwd: opts.workTree },
   );
   if (r.error) {
     const code = (r.error as NodeJS.ErrnoException).code;

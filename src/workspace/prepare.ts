@@ -2,6 +2,7 @@ import { cpSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import type { WorkspaceEvidence } from '../evidence/types.js';
 import { copyTemplate } from './copy-template.js';
+import { commitTree } from './fast-import.js';
 import { git } from './git.js';
 
 export type PreparedWorkspace = WorkspaceEvidence & {
@@ -17,22 +18,24 @@ export type PreparedWorkspace = WorkspaceEvidence & {
  * `.git` of its own so the agent sees an ordinary repository; whatever it does to that one
  * (commit, reset, switch branches, delete it) cannot move the baseline.
  */
-export function prepareWorkspace(opts: {
+export async function prepareWorkspace(opts: {
   runId: string;
   runDir: string;
   template: string;
   configPath: string;
-}): PreparedWorkspace {
+}): Promise<PreparedWorkspace> {
   const repoDir = path.join(opts.runDir, 'repo');
   const gitDir = path.join(opts.runDir, 'baseline.git');
   const { files } = copyTemplate(opts.template, repoDir, opts.configPath);
 
   const g = (args: string[], dir = gitDir) => git(args, { gitDir: dir, workTree: repoDir });
   g(['init', '-q', '-b', 'main']);
-  g(['add', '-A']);
-  g(['commit', '-q', '--allow-empty', '--no-verify', '-m', 'agentguard baseline']);
-  const sha = g(['rev-parse', 'HEAD']).stdout.toString('utf8').trim();
+  // Files the template's own .gitignore excludes stay untracked, as in a real checkout.
   const ignored = splitZ(g(['ls-files', '-z', '--others', '--ignored', '--exclude-standard']).stdout);
+  await commitTree({ gitDir, workTree: repoDir, skip: new Set(ignored) });
+  g(['read-tree', 'main']);
+  g(['update-index', '-q', '--refresh']);
+  const sha = g(['rev-parse', 'HEAD']).stdout.toString('utf8').trim();
 
   const workspaceGit = path.join(repoDir, '.git');
   if (!existsSync(workspaceGit)) {

@@ -27,12 +27,20 @@ function template(): string {
   mkdirSync(path.join(t, 'build'));
   writeFileSync(path.join(t, 'build/cache.txt'), 'pre-existing ignored file\n');
   symlinkSync('src/a.js', path.join(t, 'link-inside'));
+  mkdirSync(path.join(t, 'bin'));
+  writeFileSync(path.join(t, 'bin/run.sh'), '#!/bin/sh\necho run\n', { mode: 0o755 });
+  writeFileSync(path.join(t, 'we"ird\nname é.txt'), 'odd\n');
   return t;
 }
 
-function prepared() {
+async function prepared() {
   const run = tmp();
-  const ws = prepareWorkspace({ runId: 'r1', runDir: run, template: template(), configPath: '/cfg.yaml' });
+  const ws = await prepareWorkspace({
+    runId: 'r1',
+    runDir: run,
+    template: template(),
+    configPath: '/cfg.yaml',
+  });
   const diff = () =>
     collectDiff({
       repoDir: ws.repo_dir,
@@ -47,28 +55,30 @@ function prepared() {
 }
 
 describe('prepareWorkspace', () => {
-  it('copies the template and gives the agent a clean repository at the baseline', () => {
-    const { ws, sh, diff } = prepared();
+  it('copies the template and gives the agent a clean repository at the baseline', async () => {
+    const { ws, sh, diff } = await prepared();
     expect(ws.baseline_sha).toMatch(/^[0-9a-f]{40}$/);
     expect(readFileSync(path.join(ws.repo_dir, 'src/a.js'), 'utf8')).toBe('one\ntwo\nthree\n');
+    // Executable bits, symlinks and odd names all survive the baseline: the agent sees a clean tree.
     expect(sh('git status --porcelain').toString()).toBe('');
+    expect(sh('git ls-files -s bin/run.sh link-inside').toString()).toMatch(/^100755 .*\n120000 /);
     expect(sh('git rev-parse HEAD').toString().trim()).toBe(ws.baseline_sha);
     expect(ws.baseline_ignored).toEqual(['build/cache.txt']);
     expect(diff().diff.files).toEqual([]);
   });
 
-  it('refuses a template symlink that escapes the template', () => {
+  it('refuses a template symlink that escapes the template', async () => {
     const t = template();
     symlinkSync('/etc/passwd', path.join(t, 'src/evil'));
-    expect(() => prepareWorkspace({ runId: 'r', runDir: tmp(), template: t, configPath: '/c.yaml' })).toThrow(
-      ConfigError,
-    );
+    await expect(
+      prepareWorkspace({ runId: 'r', runDir: tmp(), template: t, configPath: '/c.yaml' }),
+    ).rejects.toThrow(ConfigError);
   });
 });
 
 describe('collectDiff', () => {
-  it('sees modified, added, deleted and renamed files with line counts', () => {
-    const { sh, diff } = prepared();
+  it('sees modified, added, deleted and renamed files with line counts', async () => {
+    const { sh, diff } = await prepared();
     sh(
       'printf "one\\nTWO\\nthree\\nfour\\n" > src/a.js && echo new > src/b.js && git mv test/a.test.js test/moved.test.js',
     );
@@ -81,8 +91,8 @@ describe('collectDiff', () => {
     expect(d.patch_truncated).toBe(false);
   });
 
-  it('is unaffected by agent commits, resets, branch switches and a deleted .git', () => {
-    const { sh, diff } = prepared();
+  it('is unaffected by agent commits, resets, branch switches and a deleted .git', async () => {
+    const { sh, diff } = await prepared();
     sh(
       'echo changed >> src/a.js && git -c user.name=a -c user.email=a@b commit -qam x && git checkout -qb other',
     );
@@ -93,16 +103,16 @@ describe('collectDiff', () => {
     expect(d.workspace_git_changed).toBe(true);
   });
 
-  it('flags links the agent created that point out of the workspace', () => {
-    const { sh, diff } = prepared();
+  it('flags links the agent created that point out of the workspace', async () => {
+    const { sh, diff } = await prepared();
     sh('ln -s /etc/passwd src/pw && ln -s ../src/a.js test/ok');
     const files = diff().diff.files;
     expect(files.find((f) => f.path === 'src/pw')?.link).toEqual({ target: '/etc/passwd', escapes: true });
     expect(files.find((f) => f.path === 'test/ok')?.link).toEqual({ target: '../src/a.js', escapes: false });
   });
 
-  it('lists new ignored files separately and marks a cut patch', () => {
-    const { sh, ws } = prepared();
+  it('lists new ignored files separately and marks a cut patch', async () => {
+    const { sh, ws } = await prepared();
     sh('echo x > build/new.txt && seq 1 5000 > src/big.txt');
     const { diff: d } = collectDiff({
       repoDir: ws.repo_dir,
