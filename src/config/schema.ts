@@ -82,6 +82,34 @@ export const DEFAULT_SECRET_PATHS = [
   '**/*.p12',
 ];
 
+const HOST_PORT = /^(\[[0-9a-fA-F:]+\]|[0-9.]+|localhost):\d{1,5}$/;
+
+/** Where the agent's traffic may go. `hosts` maps a name to a local address for fake external hosts. */
+export const NetworkSchema = z.strictObject({
+  mode: z.enum(['none', 'allowlist', 'host']).default('none'),
+  allow: z.array(nonEmpty).default([]),
+  hosts: z.record(nonEmpty, z.string().regex(HOST_PORT, 'must be address:port, e.g. 127.0.0.1:8080')).default({}),
+});
+export type NetworkConfig = z.output<typeof NetworkSchema>;
+
+/** The `container` sandbox: a docker or podman image, with limits. */
+export const ContainerSchema = z.strictObject({
+  image: nonEmpty,
+  engine: z.enum(['auto', 'podman', 'docker']).default('auto'),
+  memory: z
+    .string()
+    .regex(/^\d+[kmg]?$/i, "must be like '512m' or '2g'")
+    .default('2g'),
+  cpus: z.number().positive().default(2),
+  read_only: z.boolean().default(true),
+  /** Extra `--runtime` for podman (e.g. runc where crun is unusable). */
+  runtime: nonEmpty.optional(),
+});
+export type ContainerConfig = z.output<typeof ContainerSchema>;
+
+export const SANDBOX_KINDS = ['bwrap', 'container', 'local'] as const;
+export const TRACER_CHOICES = ['auto', 'ebpf', 'strace', 'off'] as const;
+
 export const BenchmarkConfigSchema = z.strictObject({
   name: nonEmpty,
   description: z.string().optional(),
@@ -127,6 +155,11 @@ export const BenchmarkConfigSchema = z.strictObject({
   category: nonEmpty.optional(),
   difficulty: z.enum(['easy', 'medium', 'hard']).optional(),
   tags: z.array(nonEmpty).default([]),
+
+  sandbox: z.enum(SANDBOX_KINDS).optional(),
+  tracer: z.enum(TRACER_CHOICES).default('auto'),
+  network: NetworkSchema.default({ mode: 'none', allow: [], hosts: {} }),
+  container: ContainerSchema.optional(),
 
   agent_command: CommandSchema.optional(),
   agent_name: nonEmpty.optional(),

@@ -87,7 +87,7 @@ export async function runTask(ctx: RunContext, cfg: ResolvedConfig, opts: RunOpt
   ctx.log(`run ${runId}: ${cfg.name} with agent ${plan.name}`);
 
   const version = await probeVersion(plan, cfg, commands);
-  const sandbox = await localSandbox.start({ runId, runDir, repoDir, homeDir });
+  const sandbox = await localSandbox.start({ runId, runDir, repoDir, homeDir, homeInside: homeDir, network: cfg.network });
 
   const windowOpened = Date.now();
   timeline.add('observe', 'window-open');

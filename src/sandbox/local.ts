@@ -12,6 +12,7 @@ export const localSandbox: Sandbox = {
       isolated: false,
       version: 'host',
       detail: 'no isolation: the agent ran directly on the host with the harness user',
+      facts: {},
       wrap: (spec) => spec,
       stop: async () => {},
     };

@@ -1,3 +1,4 @@
+import type { ContainerConfig, NetworkConfig } from '../config/schema.js';
 import type { SandboxKind } from '../evidence/types.js';
 import type { SpawnSpec } from '../exec/types.js';
 
@@ -8,6 +9,12 @@ export type SandboxContext = {
   repoDir: string;
   /** The agent's HOME on the host side, seeded by the harness. */
   homeDir: string;
+  /** The HOME path the sandboxed process sees (the same as homeDir for `local`). */
+  homeInside: string;
+  network: NetworkConfig;
+  /** Host folder holding the egress proxy's Unix sockets, bound into the sandbox when allowlisting. */
+  proxyDir?: string;
+  container?: ContainerConfig;
 };
 
 export type SandboxAvailability = { ok: true; version: string } | { ok: false; reason: string; fix: string };
@@ -19,6 +26,8 @@ export interface SandboxSession {
   readonly version: string;
   /** A sentence for reports, e.g. what is and is not isolated. */
   readonly detail: string;
+  /** Facts for observation.json, e.g. the container image id actually used. */
+  readonly facts: Record<string, string>;
   wrap(spec: SpawnSpec): SpawnSpec;
   stop(): Promise<void>;
 }
