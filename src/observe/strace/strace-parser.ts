@@ -1,0 +1,232 @@
+import type { SysEvent } from '../../evidence/types.js';
+import { CallJoiner } from './call-joiner.js';
+import { type CloneIndex, type CloneRecord, cloneFlags } from './clone-index.js';
+import { type ProcessState, ProcessTable } from './process-table.js';
+import { type ParsedCall, parseCall, parseStraceLine, signalExitCode } from './strace-line.js';
+import { parseFd, parseQuoted } from './strace-syntax.js';
+import { CLONE_CALLS, CWD_CALLS, draftEvent, type EventDraft, resolvePath } from './syscall-events.js';
+
+export type StraceParserOptions = {
+  /** Working directory of the traced root process (the spawn's cwd). */
+  rootCwd: string;
+  /** Wall-clock ms when the observation window opened; defaults to the time of the first line. */
+  startMs?: number;
+  /** Who created whom, from a first pass over the whole log; without it parents are inferred. */
+  clones?: CloneIndex;
+  /** Called with each event as soon as it is complete. */
+  onEvent?: (event: SysEvent) => void;
+};
+
+export type StraceParseResult = { events: SysEvent[]; lost_events: number; warnings: string[] };
+
+const MAX_WARNINGS = 20;
+
+/**
+ * Turns strace lines into SysEvents, one line at a time, keeping the process tree, each process's
+ * cwd and exe, and the unfinished calls waiting for their second half.
+ */
+export class StraceParser {
+  private readonly events: SysEvent[] = [];
+  private readonly warnings: string[] = [];
+  private readonly procs = new ProcessTable();
+  private readonly joiner = new CallJoiner();
+  /** Thread ids registered from their own first line, before their creator's clone returned. */
+  private readonly announced = new Set<number>();
+  /** Leaders whose pending execve came from another thread (strace then prints `= ?` on success). */
+  private readonly movedExecs = new Set<number>();
+  private lost = 0;
+  private seq = 0;
+  private startMs: number | undefined;
+  private lastTime = 0;
+  private sawRoot = false;
+
+  constructor(private readonly options: StraceParserOptions) {
+    this.startMs = options.startMs;
+  }
+
+  push(raw: string): void {
+    if (raw.trim() === '') return;
+    const line = parseStraceLine(raw);
+    if (!line) {
+      this.lose('unrecognised line', raw);
+      return;
+    }
+    if (line.time !== undefined) {
+      this.startMs ??= line.time;
+      this.lastTime = line.time;
+    }
+    const time = line.time ?? this.lastTime;
+    switch (line.kind) {
+      case 'signal':
+        break;
+      case 'exited':
+        this.exited(line.tid, time, line.code);
+        break;
+      case 'killed':
+        this.exited(line.tid, time, signalExitCode(line.signal));
+        break;
+      case 'superseded':
+        // The thread that ran execve took over the leader's id; its own id is gone.
+        this.processOf(line.tid, time);
+        if (line.oldTid !== line.tid) this.procs.remove(line.oldTid);
+        break;
+      case 'unfinished':
+        this.unfinished(line.tid, time, line.name, line.text, line.movedTo);
+        break;
+      case 'resumed': {
+        const text = this.joiner.resume(line.tid, line.name, line.rest);
+        if (text === null) this.lose('resumed call without its start', raw);
+        else this.finishCall(line.tid, time, line.name, text, raw);
+        break;
+      }
+      case 'call':
+        this.finishCall(line.tid, time, line.name, line.text, raw);
+        break;
+    }
+  }
+
+  /** Flushes calls that never resumed (their process died mid-call) as events without a result. */
+  finish(): StraceParseResult {
+    const stranded = this.joiner.drain().filter((call) => !CLONE_CALLS.has(call.name));
+    for (const call of stranded)
+      this.finishCall(call.tid, this.lastTime, call.name, `${call.text}) = ?`, call.text);
+    if (stranded.length > 0)
+      this.warn(`${stranded.length} call(s) never returned; recorded without a result`);
+    return this.result();
+  }
+
+  result(): StraceParseResult {
+    return { events: this.events, lost_events: this.lost, warnings: [...this.warnings] };
+  }
+
+  private unfinished(tid: number, time: number, name: string, text: string, movedTo?: number): void {
+    const proc = this.processOf(tid, time);
+    let owner = tid;
+    if (movedTo !== undefined) {
+      owner = movedTo;
+      this.procs.alias(owner, proc);
+      this.movedExecs.add(owner);
+    }
+    const displaced = this.joiner.begin(owner, name, text);
+    if (displaced) this.lose('call never resumed', displaced.text);
+  }
+
+  private finishCall(tid: number, time: number, name: string, text: string, raw: string): void {
+    const call = parseCall(name, text);
+    if (!call) {
+      this.lose('unparseable call', raw);
+      return;
+    }
+    // The kernel will run an interrupted call again; that run is the event.
+    if (call.result.restart) return;
+    const proc = this.processOf(tid, time);
+    if (CLONE_CALLS.has(name)) {
+      this.cloned(proc, time, call, text);
+      return;
+    }
+    if (CWD_CALLS.has(name)) {
+      this.changedDir(proc, call);
+      return;
+    }
+    if (name.startsWith('execve') && call.result.value === undefined && this.movedExecs.delete(tid)) {
+      call.result.value = 0;
+    }
+    const draft = draftEvent(call, proc.cwd.path);
+    if (!draft) return;
+    if (draft.kind === 'exec' && draft.result === 0 && draft.path !== undefined) proc.exe = draft.path;
+    this.emit(proc, time, draft);
+  }
+
+  /** The process a thread id belongs to, registering it (and announcing its fork) on first sight. */
+  private processOf(tid: number, time: number): ProcessState {
+    const known = this.procs.get(tid);
+    if (known) return known;
+    const origin = this.options.clones?.take(tid) ?? this.pendingCreator();
+    if (origin && origin.parentTid !== tid) {
+      const parent = this.processOf(origin.parentTid, time);
+      const child = this.procs.addChild(parent, tid, origin.flags);
+      this.announced.add(tid);
+      if (child) this.emitFork(parent, child, time, origin.syscall);
+      return child ?? parent;
+    }
+    if (this.sawRoot)
+      this.warn(`process ${tid} appeared without a traced parent; cwd assumed to be the root's`);
+    this.sawRoot = true;
+    return this.procs.addOrphan(tid, this.options.rootCwd);
+  }
+
+  /** Without the clone index: the newest clone call still waiting to return is the likely parent. */
+  private pendingCreator(): CloneRecord | undefined {
+    const call = this.joiner.latest(CLONE_CALLS);
+    return call && { parentTid: call.tid, flags: cloneFlags(call.name, call.text), syscall: call.name };
+  }
+
+  private cloned(parent: ProcessState, time: number, call: ParsedCall, text: string): void {
+    const value = call.result.value;
+    if (value === undefined || value === 0) return;
+    if (value < 0) {
+      // A failed fork names no child; the event is the caller's (fork bombs, EAGAIN at limits).
+      this.emit(parent, time, { kind: 'fork', syscall: call.name, result: value });
+      return;
+    }
+    const tid = call.result.hostPid ?? value;
+    const flags = cloneFlags(call.name, text);
+    if (this.announced.delete(tid)) {
+      // Registered from its own first line; a guessed parent is corrected now that the call says.
+      const child = this.procs.get(tid);
+      if (child && child.pid === tid && !flags.has('CLONE_PARENT')) child.ppid = parent.pid;
+      return;
+    }
+    this.options.clones?.take(tid);
+    const child = this.procs.addChild(parent, tid, flags);
+    if (child) this.emitFork(parent, child, time, call.name);
+  }
+
+  private changedDir(proc: ProcessState, call: ParsedCall): void {
+    if (call.result.value !== 0) return;
+    if (call.name === 'chdir') {
+      const target = parseQuoted(call.args[0]);
+      if (target) proc.cwd.path = resolvePath(proc.cwd.path, target.value);
+    } else {
+      const fd = parseFd(call.args[0]);
+      if (fd?.path?.startsWith('/')) proc.cwd.path = fd.path;
+    }
+  }
+
+  private exited(tid: number, time: number, code: number): void {
+    const proc = this.processOf(tid, time);
+    if (tid === proc.pid) this.emit(proc, time, { kind: 'exit', syscall: 'exit', result: code });
+    this.procs.remove(tid);
+  }
+
+  private emitFork(parent: ProcessState, child: ProcessState, time: number, syscall: string): void {
+    this.emit(child, time, { kind: 'fork', syscall, result: child.pid }, parent.exe);
+  }
+
+  private emit(proc: ProcessState, time: number, draft: EventDraft, exe = proc.exe): void {
+    const ts = Math.round((time - (this.startMs ?? time)) * 1000) / 1000;
+    const { kind, syscall, ...details } = draft;
+    const event: SysEvent = {
+      seq: this.seq++,
+      ts,
+      pid: proc.pid,
+      ppid: proc.ppid,
+      exe,
+      kind,
+      syscall,
+      ...details,
+    };
+    this.events.push(event);
+    this.options.onEvent?.(event);
+  }
+
+  private lose(reason: string, raw: string): void {
+    this.lost++;
+    this.warn(`${reason}: ${raw.slice(0, 200)}`);
+  }
+
+  private warn(message: string): void {
+    if (this.warnings.length < MAX_WARNINGS) this.warnings.push(message);
+    else if (this.warnings.length === MAX_WARNINGS) this.warnings.push('further warnings suppressed');
+  }
+}

@@ -1,0 +1,153 @@
+import { rmSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { errorMessage, InternalError, SetupError } from '../../errors.js';
+import type { SysEvent } from '../../evidence/types.js';
+import type { SpawnSpec } from '../../exec/types.js';
+import type { Tracer, TracerContext, TracerOutput, TracerSession } from '../types.js';
+import { CloneIndexer } from './clone-index.js';
+import { LogTail, readLines } from './log-tail.js';
+import { findExecutable, INSTALL_FIX, probeStrace, straceOptions, straceVersion } from './strace-command.js';
+import { type StraceParseResult, StraceParser } from './strace-parser.js';
+
+export type StraceTracerOptions = {
+  /** strace binary name or path; looked up on PATH. */
+  bin?: string;
+  /** `-s`: longest string strace prints in full (argv items, sendto data); longer ones are marked truncated. */
+  stringLimit?: number;
+  /** How often the log is read for live events, when the context wants them. */
+  pollMs?: number;
+};
+
+const LOG_FILE = 'strace.log';
+
+/** The `strace -f --seccomp-bpf` tracer. */
+export function createStraceTracer(options: StraceTracerOptions = {}): Tracer {
+  const binName = options.bin ?? 'strace';
+  return {
+    kind: 'strace',
+    available: () => probeStrace(binName),
+    async start(ctx) {
+      const startMs = Date.now();
+      const bin = findExecutable(binName);
+      if (!bin) throw new SetupError(`strace tracer: ${binName} not found on PATH; fix: ${INSTALL_FIX}`);
+      const version = (await straceVersion(bin)) ?? 'unknown';
+      await mkdir(ctx.scratch_dir, { recursive: true });
+      return new StraceSession(ctx, {
+        bin,
+        version,
+        startMs,
+        stringLimit: options.stringLimit ?? 4096,
+        pollMs: options.pollMs ?? 200,
+      });
+    },
+  };
+}
+
+export const straceTracer: Tracer = createStraceTracer();
+
+type SessionSettings = { bin: string; version: string; startMs: number; stringLimit: number; pollMs: number };
+
+class StraceSession implements TracerSession {
+  readonly kind = 'strace' as const;
+  private readonly logPath: string;
+  private rootCwd: string | undefined;
+  private live: { tail: LogTail; parser: StraceParser; timer: NodeJS.Timeout } | undefined;
+  private polling: Promise<void> = Promise.resolve();
+  private stopping: Promise<TracerOutput> | undefined;
+  private readonly liveWarnings: string[] = [];
+
+  constructor(
+    private readonly ctx: TracerContext,
+    private readonly settings: SessionSettings,
+  ) {
+    this.logPath = join(ctx.scratch_dir, LOG_FILE);
+  }
+
+  wrap(spec: SpawnSpec): SpawnSpec {
+    // One log, one root: the parser's process tree and cwd tracking start from this spawn.
+    if (this.rootCwd !== undefined)
+      throw new InternalError('strace tracer: wrap() was called twice in one session');
+    if (this.stopping) throw new InternalError('strace tracer: wrap() after stop()');
+    this.rootCwd = spec.cwd;
+    // A stale log from an earlier attempt would be read as this run's first lines.
+    rmSync(this.logPath, { force: true });
+    if (this.ctx.onEvent) this.startLive(spec.cwd);
+    const { bin, stringLimit } = this.settings;
+    return { ...spec, argv: [bin, ...straceOptions(this.logPath, stringLimit), ...spec.argv] };
+  }
+
+  stop(): Promise<TracerOutput> {
+    this.stopping ??= this.finish();
+    return this.stopping;
+  }
+
+  private startLive(rootCwd: string): void {
+    const onEvent = this.ctx.onEvent as (event: SysEvent) => void;
+    const deliver = (event: SysEvent) => {
+      try {
+        onEvent(event);
+      } catch (err) {
+        if (this.liveWarnings.length === 0)
+          this.liveWarnings.push(`live event consumer failed: ${errorMessage(err)}`);
+      }
+    };
+    // Live events infer parents from pending clone calls; stop() re-reads the log with the full index.
+    const parser = new StraceParser({ rootCwd, startMs: this.settings.startMs, onEvent: deliver });
+    const tail = new LogTail(this.logPath, (line) => parser.push(line));
+    const timer = setInterval(() => this.poll(), this.settings.pollMs);
+    timer.unref();
+    this.live = { tail, parser, timer };
+  }
+
+  private poll(): Promise<void> {
+    const live = this.live;
+    if (!live) return this.polling;
+    this.polling = this.polling
+      .then(() => live.tail.poll())
+      .then(
+        () => undefined,
+        (err: unknown) => {
+          if (this.liveWarnings.length < 5)
+            this.liveWarnings.push(`reading ${this.logPath}: ${errorMessage(err)}`);
+        },
+      );
+    return this.polling;
+  }
+
+  private async finish(): Promise<TracerOutput> {
+    const { version, startMs } = this.settings;
+    let liveResult: StraceParseResult | undefined;
+    if (this.live) {
+      clearInterval(this.live.timer);
+      await this.poll();
+      await this.live.tail.close();
+      liveResult = this.live.parser.finish();
+      this.live = undefined;
+    }
+    const rootCwd = this.rootCwd;
+    if (rootCwd === undefined) {
+      return { version, events: [], lost_events: 0, warnings: ['strace tracer: nothing was wrapped'] };
+    }
+    try {
+      const indexer = new CloneIndexer();
+      if (!(await readLines(this.logPath, (line) => indexer.push(line)))) {
+        const warning = `strace wrote no log at ${this.logPath}`;
+        return { version, events: [], lost_events: 0, warnings: [warning, ...this.liveWarnings] };
+      }
+      const parser = new StraceParser({ rootCwd, startMs, clones: indexer.index });
+      await readLines(this.logPath, (line) => parser.push(line));
+      const { events, lost_events, warnings } = parser.finish();
+      return { version, events, lost_events, warnings: [...warnings, ...this.liveWarnings] };
+    } catch (err) {
+      // The live parse saw the same lines (with inferred parents): better than nothing.
+      const warning = `reading ${this.logPath} failed: ${errorMessage(err)}`;
+      return {
+        version,
+        events: liveResult?.events ?? [],
+        lost_events: liveResult?.lost_events ?? 0,
+        warnings: [warning, ...(liveResult?.warnings ?? []), ...this.liveWarnings],
+      };
+    }
+  }
+}

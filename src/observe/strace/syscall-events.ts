@@ -1,0 +1,237 @@
+import { posix } from 'node:path';
+import type { SocketAddress, SysEvent } from '../../evidence/types.js';
+import type { ParsedCall } from './strace-line.js';
+import {
+  decodeEscapes,
+  parseFd,
+  parseFlags,
+  parseQuoted,
+  parseStringArray,
+  structFlags,
+} from './strace-syntax.js';
+
+/** What a call says about a resource; the parser adds seq, time and the acting process. */
+export type EventDraft = Omit<SysEvent, 'seq' | 'ts' | 'pid' | 'ppid' | 'exe'>;
+
+type Resolved = { path?: string; truncated: boolean };
+
+/** The process-changing calls the parser handles itself, and those it turns into events below. */
+export const CLONE_CALLS = new Set(['clone', 'clone3', 'fork', 'vfork']);
+export const CWD_CALLS = new Set(['chdir', 'fchdir']);
+
+const OPEN_CALLS = new Set(['open', 'creat', 'openat', 'openat2']);
+
+// [dirfd index, path index, second dirfd index, second path index]; null where the call has none.
+const WRITE_META: Record<string, [number | null, number, (number | null)?, number?]> = {
+  unlink: [null, 0],
+  unlinkat: [0, 1],
+  rmdir: [null, 0],
+  mkdir: [null, 0],
+  mkdirat: [0, 1],
+  chmod: [null, 0],
+  fchmodat: [0, 1],
+  fchmodat2: [0, 1],
+  chown: [null, 0],
+  lchown: [null, 0],
+  fchownat: [0, 1],
+  truncate: [null, 0],
+  rename: [null, 0, null, 1],
+  renameat: [0, 1, 2, 3],
+  renameat2: [0, 1, 2, 3],
+  link: [null, 0, null, 1],
+  linkat: [0, 1, 2, 3],
+};
+
+const PRIVILEGE_CALLS = new Set([
+  'setuid',
+  'setgid',
+  'setreuid',
+  'setregid',
+  'setresuid',
+  'setresgid',
+  'setgroups',
+  'capset',
+  'ptrace',
+  'mount',
+  'umount2',
+  'init_module',
+  'finit_module',
+  'bpf',
+  'unshare',
+  'setns',
+]);
+
+// Legacy calls absent on some architectures (arm64 has only the *at forms) and calls newer than
+// strace 6.1: a leading `?` tells strace not to fail when it does not know one.
+const OPTIONAL_CALLS = new Set([
+  'fork',
+  'vfork',
+  'open',
+  'creat',
+  'unlink',
+  'rename',
+  'renameat',
+  'mkdir',
+  'rmdir',
+  'chmod',
+  'chown',
+  'lchown',
+  'link',
+  'symlink',
+  'fchmodat2',
+]);
+
+/** Every call the strace command line asks for. */
+export const TRACED_SYSCALLS = [
+  'execve',
+  'execveat',
+  ...CLONE_CALLS,
+  ...CWD_CALLS,
+  ...OPEN_CALLS,
+  ...Object.keys(WRITE_META),
+  'symlink',
+  'symlinkat',
+  'connect',
+  'sendto',
+  ...PRIVILEGE_CALLS,
+].map((name) => (OPTIONAL_CALLS.has(name) ? `?${name}` : name));
+
+/** Resolves a path argument against a dirfd argument (or the cwd) to an absolute, normalised path. */
+export function resolveAt(
+  dirToken: string | undefined | null,
+  pathToken: string | undefined,
+  cwd: string,
+): Resolved {
+  const quoted = parseQuoted(pathToken);
+  if (!quoted) return { truncated: false };
+  const base = dirToken === undefined || dirToken === null ? cwd : dirBase(dirToken, cwd);
+  return { path: resolvePath(base, quoted.value), truncated: quoted.truncated };
+}
+
+function dirBase(token: string, cwd: string): string | undefined {
+  if (token.startsWith('AT_FDCWD')) return cwd;
+  const fd = parseFd(token);
+  if (!fd) return undefined;
+  return fd.fd === 'AT_FDCWD' ? cwd : fd.path;
+}
+
+/** Absolute paths stand alone; relative ones need an absolute base, else they stay as written. */
+export function resolvePath(base: string | undefined, path: string): string {
+  if (path.startsWith('/')) {
+    // Already normal unless it has //, a . or .. segment, or a trailing slash.
+    if (!/\/\/|\/\.\.?(\/|$)|.\/$/.test(path)) return path;
+    return posix.normalize(path).replace(/(.)\/$/, '$1');
+  }
+  if (base === undefined || !base.startsWith('/')) return path;
+  return posix.resolve(base, path);
+}
+
+/** Maps a finished call to an event draft; null for calls that name no resource. */
+export function draftEvent(call: ParsedCall, cwd: string): EventDraft | null {
+  const { name, args } = call;
+  const base = { syscall: name, ...(call.result.value === undefined ? {} : { result: call.result.value }) };
+  if (name === 'execve' || name === 'execveat') return execDraft(call, cwd, base);
+  if (OPEN_CALLS.has(name)) return openDraft(call, cwd, base);
+  if (name === 'symlink' || name === 'symlinkat') return symlinkDraft(call, cwd, base);
+  const meta = WRITE_META[name];
+  if (meta) {
+    const [dir, path, dir2, path2] = meta;
+    const first = resolveAt(dir === null ? null : args[dir], args[path], cwd);
+    const second =
+      path2 === undefined ? undefined : resolveAt(dir2 == null ? null : args[dir2], args[path2], cwd);
+    return withPaths({ ...base, kind: 'write-meta' }, first, second);
+  }
+  if (name === 'connect' || name === 'sendto') {
+    const addr = parseSockaddr(args[name === 'connect' ? 1 : 4], cwd);
+    return addr ? { ...base, kind: 'connect', addr } : null;
+  }
+  if (PRIVILEGE_CALLS.has(name)) return privilegeDraft(call, cwd, base);
+  return null;
+}
+
+type Base = { syscall: string; result?: number };
+
+function execDraft(call: ParsedCall, cwd: string, base: Base): EventDraft {
+  const at = call.name === 'execveat';
+  const target = resolveAt(at ? call.args[0] : null, call.args[at ? 1 : 0], cwd);
+  const argv = parseStringArray(call.args[at ? 2 : 1]);
+  const draft: EventDraft = { ...base, kind: 'exec', cwd };
+  if (argv) draft.argv = argv.values;
+  return withPaths(draft, { path: target.path, truncated: target.truncated || (argv?.truncated ?? false) });
+}
+
+function openDraft(call: ParsedCall, cwd: string, base: Base): EventDraft {
+  const { name, args } = call;
+  const at = name === 'openat' || name === 'openat2';
+  const target = resolveAt(at ? args[0] : null, args[at ? 1 : 0], cwd);
+  let access: 'read' | 'write' | 'create' = 'create';
+  if (name !== 'creat') {
+    const flags = name === 'openat2' ? structFlags(args[2]) : parseFlags(args[at ? 2 : 1]);
+    access = openAccess(flags);
+  }
+  return withPaths({ ...base, kind: 'open', access }, target);
+}
+
+/** O_CREAT wins over the access mode: a call that may create a file is a create. */
+export function openAccess(flags: Set<string>): 'read' | 'write' | 'create' {
+  if (flags.has('O_CREAT')) return 'create';
+  if (flags.has('O_WRONLY') || flags.has('O_RDWR')) return 'write';
+  return 'read';
+}
+
+function symlinkDraft(call: ParsedCall, cwd: string, base: Base): EventDraft {
+  const at = call.name === 'symlinkat';
+  const link = resolveAt(at ? call.args[1] : null, call.args[at ? 2 : 1], cwd);
+  // A relative target is relative to the link's own directory, not to the caller's cwd.
+  const target = resolveAt(null, call.args[0], link.path ? posix.dirname(link.path) : cwd);
+  return withPaths({ ...base, kind: 'write-meta' }, target, link);
+}
+
+function privilegeDraft(call: ParsedCall, cwd: string, base: Base): EventDraft {
+  const draft: EventDraft = { ...base, kind: 'privilege' };
+  if (call.name === 'mount') return withPaths(draft, resolveAt(null, call.args[1], cwd));
+  if (call.name === 'umount2') return withPaths(draft, resolveAt(null, call.args[0], cwd));
+  if (call.name === 'finit_module' || call.name === 'setns') {
+    const fd = parseFd(call.args[0]);
+    if (fd?.path) draft.path = fd.path;
+  }
+  return draft;
+}
+
+function withPaths(draft: EventDraft, first: Resolved, second?: Resolved): EventDraft {
+  if (first.path !== undefined) draft.path = first.path;
+  if (second?.path !== undefined) draft.path2 = second.path;
+  if (first.truncated || second?.truncated) draft.truncated = true;
+  return draft;
+}
+
+/** `{sa_family=AF_INET, sin_port=htons(9), sin_addr=inet_addr("127.0.0.1")}` and its inet6/unix kin. */
+export function parseSockaddr(token: string | undefined, cwd: string): SocketAddress | null {
+  if (token === undefined || !token.startsWith('{')) return null;
+  const family = /sa_family=(AF_\w+)/.exec(token)?.[1];
+  const port = /sin6?_port=htons\((\d+)\)/.exec(token)?.[1];
+  if (family === 'AF_INET') {
+    const ip = /sin_addr=inet_addr\("([^"]*)"\)/.exec(token)?.[1];
+    return {
+      family: 'inet',
+      ...(ip === undefined ? {} : { ip }),
+      ...(port === undefined ? {} : { port: Number(port) }),
+    };
+  }
+  if (family === 'AF_INET6') {
+    const ip = /inet_pton\(AF_INET6,\s*"([^"]*)"/.exec(token)?.[1];
+    return {
+      family: 'inet6',
+      ...(ip === undefined ? {} : { ip }),
+      ...(port === undefined ? {} : { port: Number(port) }),
+    };
+  }
+  if (family === 'AF_UNIX') {
+    const sun = /sun_path=(@?)"((?:[^"\\]|\\.)*)"/s.exec(token);
+    if (!sun) return { family: 'unix' };
+    const name = decodeEscapes(sun[2] as string);
+    // Abstract sockets live in no directory: keep strace's leading @ as their name.
+    return { family: 'unix', path: sun[1] === '@' ? `@${name}` : resolvePath(cwd, name) };
+  }
+  return null;
+}
