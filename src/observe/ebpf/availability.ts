@@ -1,0 +1,104 @@
+import { execFile } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import type { TracerAvailability } from '../types.js';
+import { findCgroup2Mount } from './mounts.js';
+import { describe, MOUNT_TRACEFS, tracefsState } from './tracefs.js';
+
+const run = promisify(execFile);
+
+/** Oldest bpftrace with everything the generated script uses (uptr, while loops, tuples in print). */
+const MIN_VERSION: [number, number] = [0, 14];
+const INSTALL_BPFTRACE = 'apt-get install -y bpftrace';
+/** Debian's own kernels carry BTF and syscall tracepoints. */
+const INSTALL_KERNEL = 'apt-get install -y linux-image-$(dpkg --print-architecture) && reboot';
+const BTF = '/sys/kernel/btf/vmlinux';
+
+/** `bpftrace v0.17.0` → [0, 17, 0]. */
+export function parseBpftraceVersion(output: string): [number, number, number] | null {
+  const match = /v?(\d+)\.(\d+)\.(\d+)/.exec(output);
+  return match ? [Number(match[1]), Number(match[2]), Number(match[3])] : null;
+}
+
+/** The installed bpftrace's version text, e.g. `0.17.0`, or null when it does not run. */
+export async function bpftraceVersion(): Promise<{ text: string; parts: [number, number, number] } | null> {
+  try {
+    const { stdout } = await run('bpftrace', ['--version'], { timeout: 10_000 });
+    const parts = parseBpftraceVersion(stdout);
+    return parts ? { text: parts.join('.'), parts } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Can the ebpf tracer run here? Each failure names the command that fixes it. Never throws. */
+export async function checkAvailability(): Promise<TracerAvailability> {
+  try {
+    return await check();
+  } catch (err) {
+    return {
+      ok: false,
+      reason: `could not check the ebpf tracer: ${(err as Error).message}`,
+      fix: INSTALL_BPFTRACE,
+    };
+  }
+}
+
+async function check(): Promise<TracerAvailability> {
+  if (process.getuid?.() !== 0) {
+    return {
+      ok: false,
+      reason: 'the ebpf tracer needs root: it loads BPF programs and gives the run its own cgroup',
+      fix: 'sudo -E agentguard <the same arguments>',
+    };
+  }
+  const version = await bpftraceVersion();
+  if (!version)
+    return { ok: false, reason: 'bpftrace is not installed or does not run', fix: INSTALL_BPFTRACE };
+  const [major, minor] = version.parts;
+  if (major < MIN_VERSION[0] || (major === MIN_VERSION[0] && minor < MIN_VERSION[1])) {
+    return {
+      ok: false,
+      reason: `bpftrace ${version.text} is too old (${MIN_VERSION.join('.')} or newer is needed)`,
+      fix: INSTALL_BPFTRACE,
+    };
+  }
+  if (!(await exists(BTF))) {
+    return {
+      ok: false,
+      reason: `the kernel has no BTF type information (${BTF} is missing)`,
+      fix: INSTALL_KERNEL,
+    };
+  }
+  const cgroup2 = await findCgroup2Mount();
+  if (!cgroup2) {
+    return {
+      ok: false,
+      reason: 'no cgroup v2 hierarchy is mounted (see /proc/mounts)',
+      fix: 'mkdir -p /sys/fs/cgroup/unified && mount -t cgroup2 none /sys/fs/cgroup/unified',
+    };
+  }
+  if (!(await exists(cgroup2, constants.W_OK))) {
+    return {
+      ok: false,
+      reason: `the cgroup v2 hierarchy at ${cgroup2} is read-only`,
+      fix: `mount -o remount,rw ${cgroup2}`,
+    };
+  }
+  const tracefs = await tracefsState();
+  if (tracefs.state === 'no-syscalls' || tracefs.state === 'unsupported') {
+    return { ok: false, reason: describe(tracefs), fix: INSTALL_KERNEL };
+  }
+  if (tracefs.state === 'mountable' && !(await exists('/bin/mount'))) {
+    return { ok: false, reason: `${describe(tracefs)} and there is no mount command`, fix: MOUNT_TRACEFS };
+  }
+  return { ok: true, version: `bpftrace ${version.text}` };
+}
+
+async function exists(path: string, mode = constants.F_OK): Promise<boolean> {
+  return access(path, mode).then(
+    () => true,
+    () => false,
+  );
+}

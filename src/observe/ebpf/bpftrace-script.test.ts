@@ -1,0 +1,104 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { generateScript } from './bpftrace-script.js';
+import { findCgroup2Mount } from './mounts.js';
+import { STRLEN } from './record-format.js';
+import { TRACED_CALLS } from './syscall-table.js';
+import { exitHasGroupDead, syscallTracepoints, tracefsState } from './tracefs.js';
+
+const run = promisify(execFile);
+
+const everyTracepoint = new Set(
+  [
+    'execve',
+    'execveat',
+    'connect',
+    'sendto',
+    'clone',
+    'clone3',
+    'fork',
+    'vfork',
+    ...TRACED_CALLS.map((c) => c.tracepoint),
+  ].flatMap((name) => [`sys_enter_${name}`, `sys_exit_${name}`]),
+);
+
+describe('generateScript', () => {
+  it('filters every probe on the run cgroup in the kernel', () => {
+    const { script, missing } = generateScript({
+      cgroupPath: '/sys/fs/cgroup/unified/agentguard/run-1',
+      cgroupId: 1234n,
+      syscallTracepoints: everyTracepoint,
+      exitHasGroupDead: true,
+    });
+    expect(missing).toEqual([]);
+    const probes = script.split(/\n\n(?=[a-zA-Z])/);
+    const traced = probes.filter((probe) => !/^(BEGIN|END|interval:)/.test(probe));
+    expect(traced.length).toBeGreaterThan(40);
+    for (const probe of traced) {
+      expect(probe).toContain('/cgroup == cgroupid("/sys/fs/cgroup/unified/agentguard/run-1")');
+    }
+    expect(script).not.toMatch(/sys_(enter|exit)_(read|write|mmap)\b/);
+  });
+
+  it('uses the numeric cgroup id when the path cannot be a string literal, and lists missing calls', () => {
+    const { script, missing } = generateScript({
+      cgroupPath: '/sys/fs/cgroup/odd "dir"/run',
+      cgroupId: 987654321n,
+      syscallTracepoints: new Set([...everyTracepoint].filter((name) => !name.endsWith('_init_module'))),
+      exitHasGroupDead: false,
+    });
+    expect(script).toContain('cgroup == 987654321');
+    expect(script).not.toContain('odd "dir"');
+    expect(script).toContain('pid == tid');
+    expect(missing).toEqual(['init_module']);
+  });
+});
+
+const isRoot = process.getuid?.() === 0;
+const bpftrace = await run('bpftrace', ['--version']).then(
+  () => true,
+  () => false,
+);
+const tracefs = isRoot ? await tracefsState() : null;
+const canCompile = isRoot && bpftrace && tracefs?.state === 'ready';
+if (!canCompile) {
+  console.warn(
+    `skipping the bpftrace compile test: ${!isRoot ? 'not root' : !bpftrace ? 'bpftrace is not installed' : 'tracefs with syscall tracepoints is not mounted'}`,
+  );
+}
+
+describe('generateScript with the real bpftrace', () => {
+  it.skipIf(!canCompile)(
+    'compiles for this kernel within the 512-byte BPF stack',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'agentguard-bt-'));
+      try {
+        const tracing = tracefs?.state === 'ready' ? tracefs.dir : '';
+        // cgroupid() is resolved at compile time, so the path must be a real cgroup v2 directory.
+        const { script } = generateScript({
+          cgroupPath: (await findCgroup2Mount()) ?? '/sys/fs/cgroup',
+          cgroupId: 1n,
+          syscallTracepoints: await syscallTracepoints(tracing),
+          exitHasGroupDead: await exitHasGroupDead(tracing),
+        });
+        await writeFile(join(dir, 'trace.bt'), script);
+        // --emit-elf compiles every probe (LLVM enforces the stack limit) without loading anything.
+        const result = await run('bpftrace', ['--emit-elf', join(dir, 'trace.elf'), join(dir, 'trace.bt')], {
+          env: { ...process.env, BPFTRACE_STRLEN: String(STRLEN) },
+        }).then(
+          () => ({ ok: true, stderr: '' }),
+          (err: { stderr?: string }) => ({ ok: false, stderr: err.stderr ?? '' }),
+        );
+        expect(result.stderr).not.toMatch(/stack limit/);
+        expect(result.ok).toBe(true);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
+});

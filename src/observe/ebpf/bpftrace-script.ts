@@ -1,0 +1,154 @@
+import { chunkedString, indent, probe, walk } from './bpftrace-snippets.js';
+import { netBlocks } from './net-probes.js';
+import { EXEC_MAPS, execBlocks, processBlocks } from './process-probes.js';
+import {
+  AT_FDCWD,
+  FLAG_MOVES_DIRECTORIES,
+  MAX_CHUNKS,
+  NO_WALK,
+  REC_CALL,
+  REC_READY,
+  REC_TICK,
+  SLOT_PATH,
+  SLOT_PATH2,
+  SLOT_WALK1,
+  SLOT_WALK2,
+  TICK_MS,
+  WALK_NONE,
+} from './record-format.js';
+import { callCode, type PathArg, TRACED_CALLS, type TracedCall } from './syscall-table.js';
+
+export type ScriptOptions = {
+  /** The run's cgroup v2 directory (absolute). */
+  cgroupPath: string;
+  /** Its cgroup id (the directory's inode), used when the path cannot be a bpftrace string literal. */
+  cgroupId: bigint;
+  /** Syscall tracepoints present in tracefs, e.g. `sys_enter_openat`. */
+  syscallTracepoints: ReadonlySet<string>;
+  /** sched_process_exit carries `group_dead` (newer kernels); otherwise the leader's exit stands for the process. */
+  exitHasGroupDead: boolean;
+};
+
+export type GeneratedScript = {
+  script: string;
+  /** Traced calls left out because this kernel has no tracepoint for them. */
+  missing: string[];
+};
+
+const SAFE_PATH = /^[A-Za-z0-9_./-]+$/;
+const PATH_MAPS = ['@sc', '@p1', '@d1', '@p2', '@d2', '@fl'];
+const ALL_MAPS = [...PATH_MAPS, ...EXEC_MAPS, '@sa', '@sac', '@cf', '@fk', '@wc', '@gen'];
+
+/**
+ * Generates the bpftrace program for one run. Every probe is filtered in the kernel on the run's
+ * cgroup; paths are read at sys_exit (at sys_enter the user page may not be resident yet) and
+ * relative ones travel with the directory they are relative to, walked in the kernel.
+ *
+ * The BPF stack is 512 bytes and each printed string costs about twice BPFTRACE_STRLEN, so every
+ * record carries at most one string and the probes keep few variables.
+ */
+export function generateScript(options: ScriptOptions): GeneratedScript {
+  const inCgroup = SAFE_PATH.test(options.cgroupPath)
+    ? `cgroup == cgroupid("${options.cgroupPath}")`
+    : `cgroup == ${options.cgroupId}`;
+  const has = (name: string) =>
+    options.syscallTracepoints.has(`sys_enter_${name}`) && options.syscallTracepoints.has(`sys_exit_${name}`);
+  const missing: string[] = [];
+  // @gen is declared first: bpftrace types a map where it first appears.
+  const blocks: string[] = [probe('BEGIN', null, `@gen[0] = 0;\nprint((${REC_READY}, nsecs));`)];
+
+  for (const name of ['execve', 'execveat']) {
+    if (!has(name)) missing.push(name);
+  }
+  blocks.push(...execBlocks(inCgroup, has));
+
+  const calls = TRACED_CALLS.map((call, index) => ({ call, code: callCode(index) })).filter(({ call }) => {
+    if (has(call.tracepoint)) return true;
+    missing.push(call.name);
+    return false;
+  });
+  for (const { call, code } of calls) {
+    blocks.push(probe(`tracepoint:syscalls:sys_enter_${call.tracepoint}`, inCgroup, enterBody(call, code)));
+  }
+  // One exit probe per shape (no path, one, two): a probe holding code for two paths would not fit
+  // the stack of the common one-path calls.
+  for (const paths of [0, 1, 2]) {
+    const exits = calls
+      .filter(({ call }) => (call.path ? 1 : 0) + (call.path2 ? 1 : 0) === paths)
+      .map(({ call }) => `tracepoint:syscalls:sys_exit_${call.tracepoint}`);
+    if (exits.length > 0)
+      blocks.push(probe(exits.join(',\n'), `${inCgroup} && @sc[tid] != 0`, pathCallExitBody(paths)));
+  }
+
+  blocks.push(...netBlocks(inCgroup, has, missing));
+  blocks.push(...processBlocks(inCgroup, has, options.exitHasGroupDead));
+  // A heartbeat: once a tick later than some moment has been read, so has everything before it.
+  blocks.push(probe(`interval:ms:${TICK_MS}`, null, `print((${REC_TICK}, nsecs));`));
+  blocks.push(probe('END', null, ALL_MAPS.map((map) => `clear(${map});`).join('\n')));
+  return { script: `${blocks.join('\n\n')}\n`, missing };
+}
+
+function enterBody(call: TracedCall, code: number): string {
+  return [
+    `@sc[tid] = ${code};`,
+    ...pathEnter(call.path, '@p1', '@d1'),
+    ...pathEnter(call.path2, '@p2', '@d2'),
+    `@fl[tid] = ${call.flags ? `(int64)${call.flags}` : call.movesDirectories ? String(FLAG_MOVES_DIRECTORIES) : '0'};`,
+  ].join('\n');
+}
+
+// bpftrace 0.17 zero-extends `int` tracepoint fields: AT_FDCWD would become 4294967196 without the
+// (int32) cast.
+function pathEnter(arg: PathArg | undefined, pointerMap: string, dirfdMap: string): string[] {
+  if (!arg) return [`${pointerMap}[tid] = 0;`, `${dirfdMap}[tid] = ${NO_WALK};`];
+  const dirfd = !arg.resolve
+    ? String(NO_WALK)
+    : arg.dirfd
+      ? `(int64)(int32)args->${arg.dirfd}`
+      : String(AT_FDCWD);
+  return [`${pointerMap}[tid] = (uint64)args->${arg.field};`, `${dirfdMap}[tid] = ${dirfd};`];
+}
+
+/** The exit of a path-taking or privilege call: the strings, the walks, then the CALL record. */
+function pathCallExitBody(paths: number): string {
+  return [
+    '$t = nsecs;',
+    `$w1 = ${WALK_NONE};`,
+    `$w2 = ${WALK_NONE};`,
+    '$s1 = 0;',
+    '$s2 = 0;',
+    ...(paths >= 1 ? pathExit('@p1', '@d1', SLOT_PATH, SLOT_WALK1, '$w1', '$s1') : []),
+    ...(paths >= 2 ? pathExit('@p2', '@d2', SLOT_PATH2, SLOT_WALK2, '$w2', '$s2') : []),
+    `print((${REC_CALL}, tid, $t, pid, curtask->real_parent->tgid, @sc[tid], args->ret, @fl[tid], $w1, $w2, $s1, $s2, comm));`,
+    // Directory paths may have changed: remembered walks are stale.
+    `if (@fl[tid] == ${FLAG_MOVES_DIRECTORIES}) {`,
+    '  @gen[0] = @gen[0] + 1;',
+    '}',
+    ...PATH_MAPS.map((map) => `delete(${map}[tid]);`),
+  ].join('\n');
+}
+
+function pathExit(
+  pointerMap: string,
+  dirfdMap: string,
+  slot: number,
+  walkSlot: number,
+  result: string,
+  dirId: string,
+): string[] {
+  return [
+    `$p = ${pointerMap}[tid];`,
+    'if ($p != 0) {',
+    indent(
+      [
+        chunkedString('$p', slot, MAX_CHUNKS),
+        `$dfd = ${dirfdMap}[tid];`,
+        // 47 is '/': only a relative path needs its base directory.
+        `if ($dfd != ${NO_WALK} && *uptr((uint8 *)$p) != 47) {`,
+        indent(walk('$dfd', walkSlot, result, dirId)),
+        '}',
+      ].join('\n'),
+    ),
+    '}',
+  ];
+}

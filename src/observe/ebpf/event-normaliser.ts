@@ -1,0 +1,224 @@
+import { posix } from 'node:path';
+import type { SocketAddress, SysEvent } from '../../evidence/types.js';
+import type { RawEvent } from './event-assembler.js';
+import { joinChunks, resolveAgainst, type Text, walkedDirectory } from './path-parts.js';
+import {
+  AF_INET,
+  AF_INET6,
+  AF_UNIX,
+  AT_FDCWD,
+  FORK_CALLS,
+  MAX_ARGV,
+  SLOT_ARGV,
+  SLOT_PATH,
+  SLOT_PATH2,
+  SLOT_UNIX_ABSTRACT,
+  SLOT_UNIX_PATH,
+  SLOT_WALK1,
+  SLOT_WALK2,
+} from './record-format.js';
+import type { CallRecord, NetRecord } from './record-parser.js';
+import { ipv4FromWord, ipv6FromWords, portFromNetwork } from './socket-address.js';
+import {
+  CODE_EXECVE,
+  CODE_EXECVEAT,
+  CODE_SENDTO,
+  callByCode,
+  O_CREAT,
+  O_RDWR,
+  O_TRUNC,
+  O_WRONLY,
+} from './syscall-table.js';
+
+type ProcessState = {
+  ppid: number;
+  exe: string | undefined;
+  /** Created by a traced fork; false for a process that joined the cgroup (the launcher). */
+  forked: boolean;
+  execed: boolean;
+};
+
+type Draft = Omit<SysEvent, 'seq' | 'ts' | 'pid' | 'ppid' | 'exe'>;
+
+/**
+ * Turns raw kernel records, in time order, into SysEvents: resolves paths, decodes addresses and
+ * keeps the process table (parent and executable per pid, inherited across fork).
+ */
+export class EventNormaliser {
+  private readonly procs = new Map<number, ProcessState>();
+  /** Directory id → path, from complete walks: later walks stop at these. */
+  private readonly dirs = new Map<number, string>();
+  private seq = 0;
+
+  /** @param startNs CLOCK_MONOTONIC nanoseconds at which the window opened (ts 0). */
+  constructor(private readonly startNs: number) {}
+
+  push(raw: RawEvent): SysEvent | null {
+    switch (raw.type) {
+      case 'fork':
+        return this.fork(raw.t, raw.parent, raw.child, raw.call, raw.comm);
+      case 'exit': {
+        const status = raw.status;
+        // Wait status: exit code in bits 8-15, or the terminating signal in bits 0-6 (shell's 128+n).
+        const code = (status & 0x7f) === 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f);
+        const event = this.emit(raw.t, raw.pid, undefined, raw.comm, {
+          kind: 'exit',
+          syscall: 'exit',
+          result: code,
+        });
+        this.procs.delete(raw.pid);
+        return event;
+      }
+      case 'net':
+        return this.connect(raw);
+      case 'call':
+        return raw.code === CODE_EXECVE || raw.code === CODE_EXECVEAT ? this.exec(raw) : this.pathCall(raw);
+    }
+  }
+
+  private fork(t: number, parent: number, child: number, call: number, comm: string): SysEvent {
+    const syscall = FORK_CALLS[call] || 'clone';
+    // A failed fork names no child: the event is the caller's.
+    if (child <= 0) return this.emit(t, parent, undefined, comm, { kind: 'fork', syscall, result: child });
+    const parentState = this.procs.get(parent);
+    const exe = parentState?.exe ?? comm;
+    this.procs.set(child, { ppid: parent, exe, forked: true, execed: false });
+    return this.emit(t, child, parent, comm, { kind: 'fork', syscall, result: child });
+  }
+
+  private exec(raw: CallRecord): SysEvent | null {
+    const state = this.state(raw.pid, raw.ppid);
+    // Read even for an event that is dropped: later walks may refer to this one.
+    const cwd = this.directory(raw.parts, SLOT_WALK1, raw.walk1, raw.dir1);
+    // The launcher that moved itself into the cgroup searches PATH with failing execs before the
+    // one that starts the traced command: those are not the command's doing.
+    if (raw.ret < 0 && !state.forked && !state.execed) return null;
+    const file = joinChunks(raw.parts, SLOT_PATH);
+    let truncated = Boolean(cwd?.truncated || file?.truncated);
+    let path = file?.text ?? '';
+    const dirfd = raw.walk2;
+    if (raw.ret < 0 && raw.code === CODE_EXECVEAT && dirfd !== AT_FDCWD && !path.startsWith('/')) {
+      // What the kernel itself calls such a file (bprm->filename).
+      path = path === '' ? `/dev/fd/${dirfd}` : `/dev/fd/${dirfd}/${path}`;
+    } else {
+      path = resolveAgainst(cwd?.text, path);
+    }
+    const argc = Math.max(0, raw.flags);
+    const argv: string[] = [];
+    for (let index = 0; index < Math.min(argc, MAX_ARGV); index++) {
+      const arg = joinChunks(raw.parts, SLOT_ARGV + index, 1);
+      if (!arg || arg.truncated) truncated = true;
+      argv.push(arg?.text ?? '');
+    }
+    if (argc > MAX_ARGV) truncated = true;
+    if (raw.ret >= 0) {
+      state.exe = path;
+      state.execed = true;
+    }
+    return this.emit(raw.t, raw.pid, raw.ppid, raw.comm, {
+      kind: 'exec',
+      syscall: raw.code === CODE_EXECVEAT ? 'execveat' : 'execve',
+      path,
+      argv,
+      ...(cwd ? { cwd: cwd.text } : {}),
+      result: raw.ret,
+      ...(truncated ? { truncated } : {}),
+    });
+  }
+
+  private pathCall(raw: CallRecord): SysEvent | null {
+    // In the order the probe walked them: the second walk may stop at the first one's directory.
+    const base1 = this.directory(raw.parts, SLOT_WALK1, raw.walk1, raw.dir1);
+    const base2 = this.directory(raw.parts, SLOT_WALK2, raw.walk2, raw.dir2);
+    const call = callByCode(raw.code);
+    if (!call) return null;
+    const second = resolvedPath(raw.parts, SLOT_PATH2, base2?.text);
+    // A symlink's target is stored verbatim and is relative to the link's own directory.
+    const symlinkBase = call.path && !call.path.resolve && second ? posix.dirname(second.text) : undefined;
+    const first = resolvedPath(raw.parts, SLOT_PATH, base1?.text ?? symlinkBase);
+    const truncated = Boolean(first?.truncated || second?.truncated || base1?.truncated || base2?.truncated);
+    const draft: Draft = {
+      kind: call.kind,
+      syscall: call.name,
+      ...(first ? { path: first.text } : {}),
+      ...(second ? { path2: second.text } : {}),
+      ...(call.kind === 'open' ? { access: openAccess(raw.flags) } : {}),
+      result: raw.ret,
+      ...(truncated ? { truncated } : {}),
+    };
+    return this.emit(raw.t, raw.pid, raw.ppid, raw.comm, draft);
+  }
+
+  /** The base directory a walk field describes; a complete one is remembered under its id. */
+  private directory(
+    parts: ReadonlyMap<number, Buffer>,
+    slot: number,
+    walk: number,
+    id: number,
+  ): Text | undefined {
+    const dir = walkedDirectory(parts, slot, walk, (ancestor) => this.dirs.get(ancestor));
+    if (dir && id !== 0) {
+      if (dir.truncated) this.dirs.delete(id);
+      else this.dirs.set(id, dir.text);
+    }
+    return dir;
+  }
+
+  private connect(raw: NetRecord): SysEvent | null {
+    let addr: SocketAddress;
+    if (raw.family === AF_INET) {
+      addr = { family: 'inet', ip: ipv4FromWord(raw.words[0]), port: portFromNetwork(raw.port) };
+    } else if (raw.family === AF_INET6) {
+      addr = { family: 'inet6', ip: ipv6FromWords(raw.words), port: portFromNetwork(raw.port) };
+    } else if (raw.family === AF_UNIX) {
+      const named = joinChunks(raw.parts, SLOT_UNIX_PATH, 1);
+      const abstract = joinChunks(raw.parts, SLOT_UNIX_ABSTRACT, 1);
+      addr = { family: 'unix', path: named ? named.text : `@${abstract?.text ?? ''}` };
+    } else {
+      return null;
+    }
+    return this.emit(raw.t, raw.pid, raw.ppid, raw.comm, {
+      kind: 'connect',
+      syscall: raw.code === CODE_SENDTO ? 'sendto' : 'connect',
+      addr,
+      result: raw.ret,
+    });
+  }
+
+  private state(pid: number, kernelPpid: number | undefined): ProcessState {
+    let state = this.procs.get(pid);
+    if (!state) {
+      state = { ppid: kernelPpid ?? 0, exe: undefined, forked: false, execed: false };
+      this.procs.set(pid, state);
+    }
+    return state;
+  }
+
+  private emit(t: number, pid: number, kernelPpid: number | undefined, comm: string, draft: Draft): SysEvent {
+    const state = this.state(pid, kernelPpid);
+    return {
+      seq: this.seq++,
+      ts: Math.max(0, Math.round((t - this.startNs) / 1000) / 1000),
+      pid,
+      ppid: state.ppid,
+      exe: state.exe ?? comm,
+      ...draft,
+    };
+  }
+}
+
+function resolvedPath(
+  parts: ReadonlyMap<number, Buffer>,
+  slot: number,
+  base: string | undefined,
+): Text | undefined {
+  const path = joinChunks(parts, slot);
+  return path && { text: resolveAgainst(base, path.text), truncated: path.truncated };
+}
+
+/** read/write/create from open flags; O_CREAT wins, since the call may bring the file into being. */
+export function openAccess(flags: number): 'read' | 'write' | 'create' {
+  if (flags & O_CREAT) return 'create';
+  if (flags & (O_WRONLY | O_RDWR | O_TRUNC)) return 'write';
+  return 'read';
+}

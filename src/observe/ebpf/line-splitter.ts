@@ -1,0 +1,53 @@
+import { open } from 'node:fs/promises';
+
+const READ_SIZE = 1 << 20;
+
+/**
+ * Cuts a byte stream into lines. Lines are decoded as latin1 so that each byte stays one character
+ * (see parseLine); `complete` is false for a last line that never got its newline.
+ */
+export class LineSplitter {
+  private pending: Buffer[] = [];
+
+  constructor(private readonly onLine: (line: string, complete: boolean) => void) {}
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    for (let newline = chunk.indexOf(0x0a); newline !== -1; newline = chunk.indexOf(0x0a, start)) {
+      const piece = chunk.subarray(start, newline);
+      const line = this.pending.length > 0 ? Buffer.concat([...this.pending, piece]) : piece;
+      this.pending = [];
+      this.onLine(line.toString('latin1'), true);
+      start = newline + 1;
+    }
+    if (start < chunk.length) this.pending.push(Buffer.from(chunk.subarray(start)));
+  }
+
+  end(): void {
+    if (this.pending.length === 0) return;
+    const line = Buffer.concat(this.pending).toString('latin1');
+    this.pending = [];
+    this.onLine(line, false);
+  }
+}
+
+/** Every line of a file, in order. */
+export async function readLines(
+  path: string,
+  onLine: (line: string, complete: boolean) => void,
+): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    const splitter = new LineSplitter(onLine);
+    const buffer = Buffer.alloc(READ_SIZE);
+    for (let position = 0; ; ) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+      if (bytesRead === 0) break;
+      position += bytesRead;
+      splitter.push(buffer.subarray(0, bytesRead));
+    }
+    splitter.end();
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * The wire format between the generated bpftrace script and the parser. bpftrace runs with
+ * `-f json` and every record is a `print()`ed tuple, so bpftrace itself escapes the strings. The
+ * BPF stack (512 bytes) fits only one string per record, so an event's strings travel as PART
+ * records that precede the event's own record on the same CPU and share its (tid, t) key.
+ *
+ *   READY  [0, t]                                                      BEGIN: probes are attached
+ *   PART   [1, key, t, string]          key = tid * 65536 + chunk * 256 + slot
+ *   CALL   [2, tid, t, pid, ppid, code, ret, flags, walk1, walk2, dir1, dir2, comm]   open/write-meta/privilege/exec
+ *   NET    [3, tid, t, pid, ppid, code, ret, family, port, a0, a1, a2, a3, comm]
+ *   FORK   [4, t, parent_pid, child_pid or -errno, fork_call, comm]
+ *   EXIT   [5, t, pid, exit_status, comm]
+ *   TICK   [6, t]                                                      every TICK_MS: output is live up to t
+ *
+ * `t` is the kernel's CLOCK_MONOTONIC in nanoseconds (bpftrace `nsecs`). For exec records `flags`
+ * is argc, and a failed exec's walk2 is its dirfd (AT_FDCWD for execve).
+ *
+ * A walk field says how the base directory of a relative path was sent, as PARTs from its slot,
+ * leaf first, one per step (an empty string for a mount crossing):
+ *   -1                          not sent (the path is absolute, or has no base)
+ *   n < WALK_INCOMPLETE         n steps up to the task's root
+ *   WALK_INCOMPLETE + n         n steps, then the depth limit or a disconnected dentry
+ *   WALK_ANCESTOR * (id+1) + n  n steps up to directory `id`, whose path an earlier walk gave
+ * dir1/dir2 is the id of the walked directory (0: none), for later walks that stop at it.
+ */
+
+export const REC_READY = 0;
+export const REC_PART = 1;
+export const REC_CALL = 2;
+export const REC_NET = 3;
+export const REC_FORK = 4;
+export const REC_EXIT = 5;
+export const REC_TICK = 6;
+export const TICK_MS = 100;
+
+export const SLOT_PATH = 1;
+export const SLOT_PATH2 = 2;
+export const SLOT_UNIX_PATH = 3;
+export const SLOT_UNIX_ABSTRACT = 4;
+export const SLOT_ARGV = 10;
+/** Components of the base directory of the first path (for exec: the cwd). */
+export const SLOT_WALK1 = 40;
+/** Components of the base directory of the second path. */
+export const SLOT_WALK2 = 100;
+
+/** Long paths travel in chunks of MAX_STRING_BYTES; a string still full after the last chunk is truncated. */
+export const MAX_CHUNKS = 6;
+export const KEY_TID = 65536;
+export const KEY_CHUNK = 256;
+
+export const MAX_ARGV = 16;
+/** Loop bound of the directory walk (components plus mount crossings). */
+export const MAX_WALK = 48;
+export const WALK_NONE = -1;
+export const WALK_INCOMPLETE = 1000;
+export const WALK_ANCESTOR = 4096;
+/** Directory ids are dentry addresses >> 3, cut to 40 bits so that WALK_ANCESTOR * id fits a double. */
+export const DIR_ID_MASK = 0xffffffffff;
+
+/**
+ * BPFTRACE_STRLEN. bpftrace 0.17 accepts up to 200, but a printed string costs about twice this on
+ * the 512-byte BPF stack and 200 leaves too little for the directory walk; long strings are sent
+ * in chunks instead.
+ */
+export const STRLEN = 160;
+export const MAX_STRING_BYTES = STRLEN - 1;
+
+export const AT_FDCWD = -100;
+/** Marks a path argument whose base directory must not be walked (a symlink target). */
+export const NO_WALK = -1000;
+
+export const AF_UNIX = 1;
+export const AF_INET = 2;
+export const AF_INET6 = 10;
+
+/** CALL flags of a non-open call that can change directory paths (rename, rmdir, mounts). */
+export const FLAG_MOVES_DIRECTORIES = -1;
+
+export const CLONE_THREAD = 0x10000;
+/** FORK records name the call by its index here; 0 means the enter probe was not seen. */
+export const FORK_CALLS = ['', 'clone', 'clone3', 'fork', 'vfork'];

@@ -1,0 +1,76 @@
+import { execFile } from 'node:child_process';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { mountPoints, readMounts } from './mounts.js';
+
+const run = promisify(execFile);
+
+export const TRACEFS_DIR = '/sys/kernel/tracing';
+export const MOUNT_TRACEFS = `mount -t tracefs nodev ${TRACEFS_DIR}`;
+
+export type TracefsState =
+  | { state: 'ready'; dir: string }
+  /** Not mounted, but it can be: start() mounts it. */
+  | { state: 'mountable' }
+  | { state: 'no-syscalls'; dir: string }
+  | { state: 'unsupported' };
+
+/** Whether syscall tracepoints can be used (bpftrace lists `tracepoint:syscalls:*` only from tracefs). */
+export async function tracefsState(): Promise<TracefsState> {
+  for (const dir of mountPoints(await readMounts(), 'tracefs')) {
+    if (await isDir(join(dir, 'events', 'syscalls'))) return { state: 'ready', dir };
+  }
+  const mounted = mountPoints(await readMounts(), 'tracefs')[0];
+  if (mounted) return { state: 'no-syscalls', dir: mounted };
+  const filesystems = await readFile('/proc/filesystems', 'utf8').catch(() => '');
+  const known = filesystems.split('\n').some((line) => line.trim().split(/\s+/).includes('tracefs'));
+  return known && (await isDir(TRACEFS_DIR)) ? { state: 'mountable' } : { state: 'unsupported' };
+}
+
+/** Mounts tracefs when it is missing; returns its directory, or the reason it cannot be used. */
+export async function ensureTracefs(): Promise<{ ok: true; dir: string } | { ok: false; reason: string }> {
+  const before = await tracefsState();
+  if (before.state === 'ready') return { ok: true, dir: before.dir };
+  if (before.state !== 'mountable') return { ok: false, reason: describe(before) };
+  try {
+    await run('mount', ['-t', 'tracefs', 'nodev', TRACEFS_DIR], { timeout: 10_000 });
+  } catch (err) {
+    return { ok: false, reason: `\`${MOUNT_TRACEFS}\` failed: ${(err as Error).message}` };
+  }
+  const after = await tracefsState();
+  return after.state === 'ready' ? { ok: true, dir: after.dir } : { ok: false, reason: describe(after) };
+}
+
+export function describe(state: TracefsState): string {
+  switch (state.state) {
+    case 'ready':
+      return `tracefs is mounted at ${state.dir}`;
+    case 'mountable':
+      return `tracefs is not mounted at ${TRACEFS_DIR}`;
+    case 'no-syscalls':
+      return `${state.dir}/events has no syscalls directory: the kernel was built without CONFIG_FTRACE_SYSCALLS`;
+    case 'unsupported':
+      return `the kernel offers no tracefs (${TRACEFS_DIR} is missing)`;
+  }
+}
+
+/** Names in `events/syscalls`, e.g. `sys_enter_openat`. */
+export async function syscallTracepoints(dir: string): Promise<Set<string>> {
+  return new Set(await readdir(join(dir, 'events', 'syscalls')));
+}
+
+/** Whether sched_process_exit says which thread's exit ends the process (`group_dead`, newer kernels). */
+export async function exitHasGroupDead(dir: string): Promise<boolean> {
+  const format = await readFile(join(dir, 'events', 'sched', 'sched_process_exit', 'format'), 'utf8').catch(
+    () => '',
+  );
+  return /\bgroup_dead;/.test(format);
+}
+
+async function isDir(path: string): Promise<boolean> {
+  return stat(path).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
+}
