@@ -1,0 +1,208 @@
+import { createServer as createHttpParser, type Server as HttpParser } from 'node:http';
+import { createServer, type Server, type Socket } from 'node:net';
+import { ConfigError, InternalError } from '../../errors.js';
+import type { NetworkRecord } from '../../evidence/types.js';
+import { parseAllowList } from './allow-list.js';
+import { tunnelConnect } from './connect-tunnel.js';
+import { type EgressMode, EgressPolicy } from './egress-policy.js';
+import { type HostsMap, parseHostsMap } from './hosts-map.js';
+import { forwardHttp } from './http-forward.js';
+import { closeServer, listenTcp, listenUnix, removeSocketFile } from './listen.js';
+import { clockFromNow, type RecordListener, RecordLog } from './record-log.js';
+import { rawResponse, refusal } from './refusal.js';
+import { serveSocks5 } from './socks5.js';
+import { forwardUpgrade } from './upgrade-forward.js';
+import type { ProxyContext } from './upstream.js';
+
+/** Options of the harness-owned egress proxy. */
+export type EgressProxyOptions = {
+  /** The task's allow list: `example.com`, `*.example.com`, `example.com:8443`, `10.0.0.5`, `*`. */
+  allow?: readonly string[];
+  /** Names redirected to local addresses (fake external hosts); the allow list still judges the name. */
+  hosts?: HostsMap;
+  /** `allowlist` refuses what the list does not allow; `observe` lets everything through and records it. */
+  mode?: EgressMode;
+  /** Unix socket to listen on (what the sandbox bridge connects to). */
+  unixPath?: string;
+  /** Also listen on 127.0.0.1 at this port (0 picks a free one), for `local` runs and tests. */
+  tcpPort?: number;
+  /** Called once per request as soon as its decision is final (the live guard). Must not throw. */
+  onRecord?: RecordListener;
+  /** Milliseconds since the observation window opened; defaults to time since start(). */
+  clock?: () => number;
+  /** Client connections open at once (both listeners); further ones are closed unanswered. Default 256. */
+  maxConnections?: number;
+  /** Largest request head accepted, in bytes. Default 16 KiB. */
+  maxHeaderBytes?: number;
+  /** Upstream connect timeout. Default 15 s. */
+  connectTimeoutMs?: number;
+  /** Time a client may take to send its first request or SOCKS handshake. Default 30 s. */
+  handshakeTimeoutMs?: number;
+};
+
+export type EgressProxyAddress = { unixPath?: string; tcpPort?: number };
+
+/**
+ * HTTP forward proxy, HTTPS `CONNECT` tunnels and SOCKS5 on one port: the first byte of a
+ * connection says which (0x05 is SOCKS5, anything else is parsed as HTTP). Every request yields one
+ * NetworkRecord; `stop()` closes everything and returns them in arrival order.
+ */
+export class EgressProxy {
+  readonly #options: EgressProxyOptions;
+  readonly #policy: EgressPolicy;
+  readonly #clients = new Set<Socket>();
+  readonly #sockets = new Set<Socket>();
+  readonly #servers: Server[] = [];
+  #log: RecordLog | undefined;
+  #parser: HttpParser | undefined;
+  #address: EgressProxyAddress | undefined;
+  #stopped: NetworkRecord[] | undefined;
+  #stopping = false;
+  #unixBound = false;
+  #refusedConnections = 0;
+
+  constructor(options: EgressProxyOptions) {
+    const allow = parseAllowList(options.allow ?? []);
+    const hosts = parseHostsMap(options.hosts ?? {});
+    const issues = [...allow.issues, ...hosts.issues];
+    if (issues.length > 0) throw new ConfigError(`network allow list / hosts: ${issues.join('; ')}`);
+    if (options.unixPath === undefined && options.tcpPort === undefined) {
+      throw new InternalError('EgressProxy needs a unixPath, a tcpPort or both');
+    }
+    this.#options = options;
+    this.#policy = new EgressPolicy(allow.entries, hosts.map, options.mode ?? 'allowlist');
+  }
+
+  /** Where the proxy listens, once started. */
+  get address(): EgressProxyAddress | undefined {
+    return this.#address;
+  }
+
+  /** Connections closed unanswered because `maxConnections` were already open. */
+  get refusedConnections(): number {
+    return this.#refusedConnections;
+  }
+
+  async start(): Promise<EgressProxyAddress> {
+    if (this.#log !== undefined) throw new InternalError('EgressProxy.start() called twice');
+    const log = new RecordLog(this.#options.clock ?? clockFromNow(), this.#options.onRecord);
+    this.#log = log;
+    const ctx: ProxyContext = {
+      policy: this.#policy,
+      log,
+      track: (socket) => this.#track(socket),
+      connectTimeoutMs: this.#options.connectTimeoutMs ?? 15_000,
+    };
+    this.#parser = this.#createParser(ctx, log);
+    const address: EgressProxyAddress = {};
+    try {
+      if (this.#options.unixPath !== undefined) {
+        const server = this.#createListener(ctx, log);
+        this.#servers.push(server);
+        await listenUnix(server, this.#options.unixPath);
+        this.#unixBound = true;
+        address.unixPath = this.#options.unixPath;
+      }
+      if (this.#options.tcpPort !== undefined) {
+        const server = this.#createListener(ctx, log);
+        this.#servers.push(server);
+        address.tcpPort = await listenTcp(server, this.#options.tcpPort);
+      }
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
+    this.#address = address;
+    return address;
+  }
+
+  /** Closes listeners and every socket, removes the Unix socket file, returns all records. Idempotent. */
+  async stop(): Promise<NetworkRecord[]> {
+    if (this.#stopped !== undefined) return this.#stopped;
+    this.#stopping = true;
+    const closing = this.#servers.map((server) => closeServer(server));
+    for (const socket of this.#sockets) socket.destroy();
+    await Promise.all(closing);
+    if (this.#unixBound && this.#options.unixPath !== undefined)
+      await removeSocketFile(this.#options.unixPath);
+    this.#stopped = this.#log?.drain() ?? [];
+    return this.#stopped;
+  }
+
+  #track(socket: Socket): void {
+    // An upstream connect that was still resolving when stop() ran must not outlive the proxy.
+    if (this.#stopping) {
+      socket.destroy();
+      return;
+    }
+    this.#sockets.add(socket);
+    socket.once('close', () => this.#sockets.delete(socket));
+  }
+
+  #createParser(ctx: ProxyContext, log: RecordLog): HttpParser {
+    // Node's HTTP parser on sockets we hand it; it never listens itself. Host headers are optional
+    // because absolute-URI requests name their host.
+    const parser = createHttpParser({
+      maxHeaderSize: this.#options.maxHeaderBytes ?? 16_384,
+      requireHostHeader: false,
+    });
+    parser.on('request', (req, res) => {
+      req.socket.setTimeout(0);
+      void forwardHttp(ctx, req, res).catch(() => req.socket.destroy());
+    });
+    parser.on('connect', (req, socket: Socket, head: Buffer) => {
+      socket.setTimeout(0);
+      void tunnelConnect(ctx, req, socket, head).catch(() => socket.destroy());
+    });
+    parser.on('upgrade', (req, socket: Socket, head: Buffer) => {
+      socket.setTimeout(0);
+      void forwardUpgrade(ctx, req, socket, head).catch(() => socket.destroy());
+    });
+    parser.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+      if (err.code === 'ECONNRESET' || !socket.writable) {
+        socket.destroy();
+        return;
+      }
+      const reason = `malformed HTTP request (${err.code ?? err.message})`;
+      log.note({ host: '', port: 0, protocol: 'http', decision: 'denied', reason });
+      socket.end(rawResponse(refusal(err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400, reason)));
+    });
+    return parser;
+  }
+
+  #createListener(ctx: ProxyContext, log: RecordLog): Server {
+    const max = this.#options.maxConnections ?? 256;
+    const handshakeMs = this.#options.handshakeTimeoutMs ?? 30_000;
+    return createServer({ allowHalfOpen: true }, (socket) => {
+      if (this.#clients.size >= max) {
+        this.#refusedConnections += 1;
+        socket.destroy();
+        return;
+      }
+      this.#clients.add(socket);
+      socket.once('close', () => this.#clients.delete(socket));
+      this.#track(socket);
+      socket.on('error', () => socket.destroy());
+      socket.setTimeout(handshakeMs, () => socket.destroy());
+      socket.once('data', (first: Buffer) => {
+        socket.pause();
+        if (first[0] === 0x05) {
+          void serveSocks5(ctx, socket, first).catch(() => socket.destroy());
+        } else if (first[0] === 0x04) {
+          log.note({
+            host: '',
+            port: 0,
+            protocol: 'socks',
+            decision: 'denied',
+            reason: 'SOCKS4 is not supported',
+          });
+          socket.end(Buffer.from([0x00, 0x5b, 0, 0, 0, 0, 0, 0]));
+        } else {
+          socket.unshift(first);
+          this.#parser?.emit('connection', socket);
+          socket.resume();
+        }
+      });
+    });
+  }
+}

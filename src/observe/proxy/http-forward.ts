@@ -1,0 +1,140 @@
+import { type IncomingMessage, request, type ServerResponse } from 'node:http';
+import { canonicalIp } from './allow-list.js';
+import { clip, type Refusal, refusal, refusalFor } from './refusal.js';
+import { admit, type ProxyContext } from './upstream.js';
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+/** Drops hop-by-hop headers (and those the Connection header names) from a rawHeaders list. */
+export function endToEndHeaders(raw: readonly string[]): string[] {
+  const named = new Set(HOP_BY_HOP);
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (raw[i]?.toLowerCase() !== 'connection') continue;
+    for (const token of (raw[i + 1] ?? '').split(',')) named.add(token.trim().toLowerCase());
+  }
+  const kept: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i] ?? '';
+    if (!named.has(name.toLowerCase())) kept.push(name, raw[i + 1] ?? '');
+  }
+  return kept;
+}
+
+export type ProxyTarget =
+  | { ok: true; host: string; port: number; path: string; authority: string }
+  | { ok: false; host: string; reason: string };
+
+/** An HTTP proxy request carries an absolute URI (`GET http://host:port/path`); anything else is refused. */
+export function parseProxyTarget(url: string, hostHeader: string | undefined): ProxyTarget {
+  if (url.startsWith('/')) {
+    return {
+      ok: false,
+      host: clip(hostHeader ?? '', 253),
+      reason: 'not a proxy request (origin-form target)',
+    };
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { ok: false, host: '', reason: `malformed request target '${clip(url)}'` };
+  }
+  const host = canonicalIp(parsed.hostname) ?? parsed.hostname;
+  if (parsed.protocol !== 'http:') {
+    return {
+      ok: false,
+      host,
+      reason: `unsupported scheme ${clip(parsed.protocol)} (https goes through CONNECT)`,
+    };
+  }
+  if (host === '') return { ok: false, host, reason: 'request target has no host' };
+  const port = parsed.port === '' ? 80 : Number(parsed.port);
+  return { ok: true, host, port, path: `${parsed.pathname}${parsed.search}`, authority: parsed.host };
+}
+
+function withoutHost(raw: string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (raw[i]?.toLowerCase() !== 'host') kept.push(raw[i] ?? '', raw[i + 1] ?? '');
+  }
+  return kept;
+}
+
+function refuse(res: ServerResponse, refused: Refusal): void {
+  res.writeHead(refused.status, refused.text, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': Buffer.byteLength(refused.body),
+    connection: 'close',
+  });
+  res.end(refused.body);
+}
+
+/** Plain HTTP through the proxy: one upstream connection per request, body bytes counted both ways. */
+export async function forwardHttp(
+  ctx: ProxyContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const method = req.method ?? 'GET';
+  const target = parseProxyTarget(req.url ?? '', req.headers.host);
+  if (!target.ok) {
+    ctx.log.note({
+      host: target.host,
+      port: 0,
+      protocol: 'http',
+      method,
+      decision: 'denied',
+      reason: target.reason,
+    });
+    return refuse(res, refusal(400, target.reason));
+  }
+  const admission = await admit(ctx, { host: target.host, port: target.port, protocol: 'http', method });
+  if (!admission.ok) return refuse(res, refusalFor(admission));
+  const { exchange, socket } = admission;
+  if (req.socket.destroyed) {
+    socket.destroy();
+    exchange.finish();
+    return;
+  }
+  // RFC 9112 §3.2.2: with an absolute-form target the proxy replaces Host with the target's authority.
+  const headers = [...withoutHost(endToEndHeaders(req.rawHeaders)), 'Host', target.authority];
+  const upstream = request({
+    method,
+    path: target.path,
+    headers,
+    setHost: false,
+    createConnection: () => socket,
+  });
+  res.on('close', () => {
+    upstream.destroy();
+    socket.destroy();
+    exchange.finish();
+  });
+  upstream.on('error', (err: NodeJS.ErrnoException) => {
+    exchange.fail(`upstream ${err.code ?? err.message}`);
+    if (res.headersSent) res.destroy();
+    else refuse(res, refusal(502, `upstream ${target.host}:${target.port} failed (${err.code ?? 'error'})`));
+  });
+  upstream.on('response', (answer) => {
+    res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEndHeaders(answer.rawHeaders));
+    answer.on('data', (chunk: Buffer) => {
+      exchange.bytesDown += chunk.length;
+    });
+    answer.on('error', () => res.destroy());
+    answer.pipe(res);
+  });
+  req.on('data', (chunk: Buffer) => {
+    exchange.bytesUp += chunk.length;
+  });
+  req.pipe(upstream);
+}

@@ -1,0 +1,93 @@
+import type { NetworkRecord } from '../../evidence/types.js';
+
+export type RecordListener = (record: NetworkRecord) => void;
+
+/**
+ * One request's record while it is in flight. The decision is published to the live listener as soon
+ * as it is final (denied, upstream reached, or upstream failed); byte counts keep growing until the
+ * exchange ends and only the stored record carries them.
+ */
+export class Exchange {
+  readonly record: NetworkRecord;
+  bytesUp = 0;
+  bytesDown = 0;
+  #published = false;
+  #finished = false;
+  #counted = false;
+  readonly #listener: RecordListener | undefined;
+
+  constructor(record: NetworkRecord, listener: RecordListener | undefined) {
+    this.record = record;
+    this.#listener = listener;
+  }
+
+  /** Bytes are recorded for exchanges that moved data (a tunnel or a forwarded request). */
+  countBytes(): void {
+    this.#counted = true;
+  }
+
+  fail(reason: string): void {
+    this.record.reason = reason;
+  }
+
+  publish(): void {
+    if (this.#published) return;
+    this.#published = true;
+    try {
+      this.#listener?.({ ...this.record });
+    } catch {
+      // A faulty live listener must not take the proxy down; the record still reaches stop().
+    }
+  }
+
+  finish(): void {
+    if (this.#finished) return;
+    this.publish();
+    this.#finished = true;
+    if (this.#counted) {
+      this.record.bytes_up = this.bytesUp;
+      this.record.bytes_down = this.bytesDown;
+    }
+  }
+
+  get finished(): boolean {
+    return this.#finished;
+  }
+}
+
+/** Records in arrival order, timestamped by the run's clock. */
+export class RecordLog {
+  readonly #exchanges: Exchange[] = [];
+  readonly #clock: () => number;
+  readonly #listener: RecordListener | undefined;
+
+  constructor(clock: () => number, listener: RecordListener | undefined) {
+    this.#clock = clock;
+    this.#listener = listener;
+  }
+
+  begin(fields: Omit<NetworkRecord, 'ts'>): Exchange {
+    const exchange = new Exchange({ ts: Math.round(this.#clock()), ...fields }, this.#listener);
+    this.#exchanges.push(exchange);
+    return exchange;
+  }
+
+  /** A record that is complete the moment it is made (denials, malformed input, DNS answers). */
+  note(fields: Omit<NetworkRecord, 'ts'>): void {
+    this.begin(fields).finish();
+  }
+
+  /** Finishes whatever is still open (stop() tore its sockets down) and returns copies. */
+  drain(): NetworkRecord[] {
+    return this.#exchanges.map((exchange) => {
+      exchange.finish();
+      return { ...exchange.record };
+    });
+  }
+}
+
+/** Milliseconds since the call, for components started without the run's clock. */
+export function clockFromNow(): () => number {
+  const start = performance.now();
+  return () => performance.now() - start;
+}

@@ -1,0 +1,47 @@
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import { parseProxyTarget } from './http-forward.js';
+import { rawResponse, refusal, refusalFor } from './refusal.js';
+import { admit, type ProxyContext, splice } from './upstream.js';
+
+/**
+ * `GET http://host/ws` with `Upgrade:` (WebSocket through a plain HTTP proxy): replay the request
+ * head upstream and splice, so the upgrade handshake happens end to end.
+ */
+export async function forwardUpgrade(
+  ctx: ProxyContext,
+  req: IncomingMessage,
+  client: Socket,
+  head: Buffer,
+): Promise<void> {
+  client.pause();
+  client.on('error', () => client.destroy());
+  const method = req.method ?? 'GET';
+  const target = parseProxyTarget(req.url ?? '', req.headers.host);
+  if (!target.ok) {
+    ctx.log.note({
+      host: target.host,
+      port: 0,
+      protocol: 'http',
+      method,
+      decision: 'denied',
+      reason: target.reason,
+    });
+    client.end(rawResponse(refusal(400, target.reason)));
+    return;
+  }
+  const admission = await admit(ctx, { host: target.host, port: target.port, protocol: 'http', method });
+  if (!admission.ok) {
+    client.end(rawResponse(refusalFor(admission)));
+    return;
+  }
+  // Connection and Upgrade must reach the server here; only proxy headers and Host are replaced.
+  const lines = [`${method} ${target.path} HTTP/1.1`, `Host: ${target.authority}`];
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    const name = (req.rawHeaders[i] ?? '').toLowerCase();
+    if (!name.startsWith('proxy-') && name !== 'host')
+      lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1] ?? ''}`);
+  }
+  admission.socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+  splice(client, admission.socket, admission.exchange, head);
+}
