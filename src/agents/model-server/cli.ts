@@ -1,0 +1,96 @@
+import { parseArgs } from 'node:util';
+import { AgentGuardError, errorMessage } from '../../errors.js';
+import { startModelServer } from './index.js';
+import { summarizeRecords } from './records.js';
+
+export const USAGE = `usage: model-server --script FILE [--port N] [--record FILE] [--loop-limit N]
+
+Replays the trajectory FILE (YAML or JSON) as a model endpoint on 127.0.0.1, speaking the OpenAI
+Responses and Chat Completions APIs (base URL: printed URL + /v1) and Anthropic Messages (base URL:
+the printed URL). Prints the URL once listening; runs until interrupted (SIGINT/SIGTERM).
+  --script FILE      trajectory to replay (see src/agents/model-server/README.md)
+  --port N           port to listen on (default: a free one)
+  --record FILE      append one JSON line per request and answer (e.g. evidence/model.jsonl)
+  --loop-limit N     answers to the same request before the agent counts as looping`;
+
+export type CliIo = { stdout: (line: string) => void; stderr: (line: string) => void };
+
+/**
+ * The standalone `model-server` command: parse argv, serve until `stop` resolves, return the exit
+ * code (0 stopped cleanly, 2 usage, config or setup error).
+ */
+export async function runModelServerCli(argv: string[], io: CliIo, stop: Promise<unknown>): Promise<number> {
+  let values: { script?: string; port?: string; record?: string; 'loop-limit'?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        script: { type: 'string' },
+        port: { type: 'string' },
+        record: { type: 'string' },
+        'loop-limit': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (err) {
+    io.stderr(`model-server: ${errorMessage(err)}. Fix: see the usage below.\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  if (!values.script) {
+    io.stderr(`model-server: --script FILE is required. Fix: pass the trajectory file to replay.\n${USAGE}`);
+    return 2;
+  }
+  const port = wholeNumber(values.port, '--port', 0, 65535, io);
+  const loopLimit = wholeNumber(values['loop-limit'], '--loop-limit', 1, 1_000_000, io);
+  if (port === null || loopLimit === null) return 2;
+
+  let running: Awaited<ReturnType<typeof startModelServer>>;
+  try {
+    running = await startModelServer({
+      script: values.script,
+      port: port ?? 0,
+      recordFile: values.record ?? null,
+      ...(loopLimit !== undefined ? { loopLimit } : {}),
+    });
+  } catch (err) {
+    if (err instanceof AgentGuardError) {
+      io.stderr(`model-server: ${err.message}`);
+      return 2;
+    }
+    throw err;
+  }
+  io.stdout(running.url);
+  io.stderr(`model-server: replaying ${values.script} at ${running.url} (OpenAI base URL ${running.url}/v1)`);
+  await stop;
+  const records = await running.server.stop();
+  const s = summarizeRecords(records);
+  io.stderr(
+    `model-server: stopped after ${s.requests} requests, ${s.turns} scripted turns, ~${s.input_tokens} input and ~${s.output_tokens} output tokens${s.problem ? `; ${s.problem}` : ''}`,
+  );
+  if (running.server.recordWriteError) io.stderr(`model-server: ${running.server.recordWriteError}`);
+  return 0;
+}
+
+/** undefined when absent, null (after printing why) when invalid. */
+function wholeNumber(
+  v: string | undefined,
+  flag: string,
+  min: number,
+  max: number,
+  io: CliIo,
+): number | undefined | null {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    io.stderr(
+      `model-server: ${flag} must be a whole number from ${min} to ${max}, not '${v}'. Fix: e.g. ${flag} ${Math.max(min, 3)}.`,
+    );
+    return null;
+  }
+  return n;
+}
