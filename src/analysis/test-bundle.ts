@@ -53,6 +53,7 @@ export function makeBundle(overrides: BundleOverrides = {}): EvidenceBundle {
   const agentCommand = makeCommand({ id: 'cmd-1', role: 'agent', argv: ['mock-agent', TEST_PROMPT] });
   const testCommand = makeCommand({ id: 'cmd-2', role: 'tests', argv: ['npm', 'test'], started_ms: 2000 });
   const base: EvidenceBundle = {
+    canaries: null,
     run_id: 'run-test',
     run_dir: '/runs/run-test',
     config: makeConfig(config),

@@ -3,10 +3,13 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { cac } from 'cac';
 import { AGENT_NAMES } from '../agents/index.js';
+import { runModelServerCli } from '../agents/model-server/cli.js';
 import { AgentGuardError, errorMessage } from '../errors.js';
 import { killActiveGroups } from '../exec/run-command.js';
 import { analyzeCommand } from './commands/analyze.js';
+import { compareCommand } from './commands/compare.js';
 import { demoCommand } from './commands/demo.js';
+import { doctorCommand } from './commands/doctor.js';
 import { reportsList, reportsShow } from './commands/reports.js';
 import { runCommand } from './commands/run.js';
 import { type CliIO, processIO } from './io.js';
@@ -14,7 +17,12 @@ import { type CliIO, processIO } from './io.js';
 const VERSION = '0.1.0';
 
 /** Parse argv, run one command, and return the exit code: 0 pass, 1 evaluated and failed, 2 usage/config/setup. */
-export async function main(argv: string[], io: CliIO = processIO): Promise<number> {
+export async function main(argv: string[], io: CliIO = processIO, stop?: Promise<unknown>): Promise<number> {
+  // The model server owns its flags and runs until stopped; it is a long-lived helper, not a verdict.
+  if (argv[0] === 'model-server') {
+    const forever = stop ?? new Promise(() => {});
+    return runModelServerCli(argv.slice(1), { stdout: io.out, stderr: io.err }, forever);
+  }
   const cli = cac('agentguard');
   let pending: Promise<number> | null = null;
   const start = (p: () => Promise<number>) => {
@@ -26,8 +34,27 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
   cli
     .command('run <config>', 'run an agent on a benchmark task and judge it from evidence')
     .option('--agent <name>', `agent adapter: ${AGENT_NAMES.join(', ')} (default: agent-command)`)
-    .option('--json', 'print exactly report.json on stdout')
+    .option(
+      '--sandbox <kind>',
+      'bwrap, container or local (overrides the config; default: bwrap where it works)',
+    )
+    .option('--tracer <kind>', 'auto, ebpf, strace or off (overrides the config; default: auto)')
+    .option('--trials <n>', 'independent runs, each in its own directory, then reliability and similarity')
+    .option('--json', 'print exactly report.json on stdout (with --trials: runs, reliability, comparison)')
     .action((config: string, opts) => start(() => runCommand(io, config, opts)));
+
+  cli
+    .command(
+      'compare <runDir> [...more]',
+      'compare runs by their star graphs: similarity, outlier, what differs',
+    )
+    .option('--json', 'machine-readable output (includes homogeneous_wins_share across tasks)')
+    .action((first: string, more: string[], opts) => start(() => compareCommand(io, [first, ...more], opts)));
+
+  cli
+    .command('doctor', 'show which sandboxes, tracers and network modes work here, and how to fix the rest')
+    .option('--json', 'machine-readable output')
+    .action((opts) => start(() => doctorCommand(io, opts)));
 
   cli
     .command('analyze <runDir>', 're-derive checks, score and reports from a run directory, running nothing')
@@ -55,6 +82,13 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
         );
       }),
     );
+
+  cli
+    .command(
+      'model-server',
+      'serve a scripted model (OpenAI Responses/Chat, Anthropic Messages) from a trajectory file',
+    )
+    .usage('model-server --script FILE [--port N] [--record FILE] [--loop-limit N]');
 
   cli.help();
   cli.version(VERSION);
@@ -99,13 +133,22 @@ function isEntryPoint(): boolean {
 }
 
 if (isEntryPoint()) {
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(signal, () => {
-      killActiveGroups();
-      process.exit(130);
+  const args = process.argv.slice(2);
+  let stop: Promise<unknown> | undefined;
+  if (args[0] === 'model-server') {
+    stop = new Promise((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
     });
+  } else {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.on(signal, () => {
+        killActiveGroups();
+        process.exit(130);
+      });
+    }
   }
-  main(process.argv.slice(2)).then(
+  main(args, processIO, stop).then(
     (code) => {
       process.exitCode = code;
     },

@@ -88,7 +88,9 @@ const HOST_PORT = /^(\[[0-9a-fA-F:]+\]|[0-9.]+|localhost):\d{1,5}$/;
 export const NetworkSchema = z.strictObject({
   mode: z.enum(['none', 'allowlist', 'host']).default('none'),
   allow: z.array(nonEmpty).default([]),
-  hosts: z.record(nonEmpty, z.string().regex(HOST_PORT, 'must be address:port, e.g. 127.0.0.1:8080')).default({}),
+  hosts: z
+    .record(nonEmpty, z.string().regex(HOST_PORT, 'must be address:port, e.g. 127.0.0.1:8080'))
+    .default({}),
 });
 export type NetworkConfig = z.output<typeof NetworkSchema>;
 

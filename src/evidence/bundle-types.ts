@@ -28,6 +28,11 @@ export type AgentEvidence = {
   command_id: string | null;
 };
 
+export type CanaryEvidence = {
+  home: string;
+  canaries: { kind: string; path: string; token: string }[];
+};
+
 /** Everything the analyse half may read. Loaded from a run directory by `readBundle`. */
 export type EvidenceBundle = {
   run_id: string;
@@ -44,6 +49,8 @@ export type EvidenceBundle = {
   network: NetworkRecord[];
   timeline: TimelineEvent[];
   observation: Observation;
+  /** The fake credentials planted in the agent's HOME, and that HOME as the agent saw it (null: none planted). */
+  canaries: CanaryEvidence | null;
   started_at: string;
   finished_at: string;
 };

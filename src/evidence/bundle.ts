@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ResolvedConfig } from '../config/schema.js';
 import { InputError } from '../errors.js';
-import type { AgentEvidence, EvidenceBundle } from './bundle-types.js';
+import type { AgentEvidence, CanaryEvidence, EvidenceBundle } from './bundle-types.js';
 import { runPath } from './layout.js';
 import { readJson, readJsonl } from './read.js';
 import type {
@@ -74,5 +74,8 @@ export function readBundle(runDir: string): EvidenceBundle {
     network: readJsonl<NetworkRecord>(f('network'), { optional: true }),
     timeline: readJsonl<TimelineEvent>(f('timeline'), { optional: true }),
     observation: expectKeys(f('observation'), readJson<Observation>(f('observation')), ['sandbox', 'tracer']),
+    canaries: existsSync(f('canaries'))
+      ? expectKeys(f('canaries'), readJson<CanaryEvidence>(f('canaries')), ['home', 'canaries'])
+      : null,
   };
 }

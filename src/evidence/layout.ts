@@ -20,8 +20,11 @@ export const RUN_FILES = {
   observation: 'evidence/observation.json',
   agentLog: 'evidence/agent.log',
   tracerScratch: 'evidence/tracer',
+  canaries: 'evidence/canaries.json',
+  net: 'net',
   reportJson: 'report.json',
   reportMd: 'report.md',
+  graph: 'graph.json',
 } as const;
 
 export type RunFile = keyof typeof RUN_FILES;

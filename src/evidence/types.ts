@@ -139,7 +139,13 @@ export type TracerKind = 'ebpf' | 'strace' | 'off';
 
 /** What observed the run, so a reader knows how much the syscall evidence can be trusted. */
 export type Observation = {
-  sandbox: { kind: SandboxKind; version?: string; isolated: boolean; detail?: string };
+  sandbox: {
+    kind: SandboxKind;
+    version?: string;
+    isolated: boolean;
+    detail?: string;
+    facts?: Record<string, string>;
+  };
   tracer: { requested: string; kind: TracerKind; version?: string; reason?: string; lost_events: number };
   network: { mode: string; proxy?: string };
   kernel: string;

@@ -1,7 +1,7 @@
+import os from 'node:os';
 import type { AgentPlan } from '../agents/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { AgentEvidence, AgentOutcome } from '../evidence/bundle-types.js';
-import type { SandboxSession } from '../sandbox/types.js';
 import type { CommandLog } from './commands.js';
 import { matchUnsafe } from './preflight.js';
 import type { Timeline } from './timeline.js';
@@ -33,9 +33,10 @@ export async function probeVersion(
 export type AgentPhaseInput = {
   plan: AgentPlan;
   cfg: ResolvedConfig;
-  sandbox: SandboxSession;
-  /** Further wrapping applied outside the sandbox (the tracer). */
-  wrapOuter: (spec: AgentPlan['spec']) => AgentPlan['spec'];
+  /** How the agent's command is really spawned (bridge, sandbox, tracer). */
+  wrap: (spec: AgentPlan['spec']) => AgentPlan['spec'];
+  /** The agent runs under a wrapper (bwrap, podman) that reports a signal death as exit 128+N. */
+  wrapped: boolean;
   commands: CommandLog;
   timeline: Timeline;
   logFile: string;
@@ -59,7 +60,7 @@ export async function runAgent(input: AgentPhaseInput): Promise<AgentEvidence> {
   if (blocked) timeline.add('agent', 'blocked', `matches unsafe pattern ${policy[0]?.pattern}`);
   const { record, outcome } = await commands.run({
     role: 'agent',
-    spec: input.wrapOuter(input.sandbox.wrap(plan.spec)),
+    spec: input.wrap(plan.spec),
     argv: plan.spec.argv,
     display_argv: plan.display_argv,
     cwd: plan.spec.cwd,
@@ -88,5 +89,13 @@ export async function runAgent(input: AgentPhaseInput): Promise<AgentEvidence> {
   if (outcome?.stragglers_killed)
     timeline.add('agent', 'stragglers-killed', 'background processes left running');
   if (record.exit_code === 0) return evidence({ status: 'completed', exit_code: 0 }, record.id);
-  return evidence({ status: 'failed', exit_code: record.exit_code, signal: record.signal }, record.id);
+  const signal = record.signal ?? (input.wrapped ? signalFromStatus(record.exit_code) : null);
+  return evidence({ status: 'failed', exit_code: record.exit_code, signal }, record.id);
+}
+
+/** 128+N from a wrapper means the wrapped process died of signal N. */
+export function signalFromStatus(code: number | null): string | null {
+  if (code === null || code <= 128 || code > 128 + 64) return null;
+  const entry = Object.entries(os.constants.signals).find(([, n]) => n === code - 128);
+  return entry ? entry[0] : null;
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { analyze } from '../analysis/analyze.js';
+import { runGraph } from '../analysis/run-graph.js';
 import type { AnalysisResult } from '../analysis/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { readBundle } from '../evidence/bundle.js';
@@ -37,6 +38,7 @@ export function analyseRun(runDir: string, policy?: ResolvedConfig): AnalysedRun
   const report = buildRunReport(bundle, analysis, { artifacts: listEvidence(bundle.run_dir) });
   const reportJson = runPath(outDir, 'reportJson');
   const reportMd = runPath(outDir, 'reportMd');
+  writeFileAtomic(path.join(outDir, 'graph.json'), `${JSON.stringify(runGraph(bundle))}\n`);
   writeFileAtomic(reportJson, renderJson(report));
   writeFileAtomic(reportMd, renderMarkdown(report));
   return { report, analysis, reportJson, reportMd };

@@ -7,16 +7,19 @@ import type { ResolvedConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import type { AgentEvidence } from '../evidence/bundle-types.js';
 import { runPath } from '../evidence/layout.js';
-import type { Observation } from '../evidence/types.js';
+import type { SandboxKind, TracerKind } from '../evidence/types.js';
 import { writeFileAtomic, writeJson, writeJsonl } from '../evidence/write.js';
 import { openHistory } from '../history/db.js';
-import { localSandbox } from '../sandbox/local.js';
+import { packageRoot } from '../package-root.js';
+import { SANDBOXES } from '../sandbox/index.js';
+import { selectSandbox } from '../sandbox/select-sandbox.js';
 import { collectDiff } from '../workspace/diff.js';
 import { prepareWorkspace } from '../workspace/prepare.js';
 import { probeVersion, runAgent } from './agent-phase.js';
 import { type AnalysedRun, analyseRun } from './analyse-run.js';
 import { CommandLog } from './commands.js';
 import type { RunContext } from './context.js';
+import { ObservationWindow } from './observe-window.js';
 import { resolveProgram } from './preflight.js';
 import { newRunId } from './run-id.js';
 import { runTests } from './test-phase.js';
@@ -24,7 +27,13 @@ import { Timeline } from './timeline.js';
 
 const MAX_PATCH_BYTES = 32 * 1024 * 1024;
 
-export type RunOptions = { agent: AgentName; runId?: string };
+export type RunOptions = {
+  agent: AgentName;
+  runId?: string;
+  /** Overrides of the config's sandbox and tracer (the CLI's --sandbox and --tracer). */
+  sandbox?: SandboxKind;
+  tracer?: 'auto' | TracerKind;
+};
 export type RunResult = AnalysedRun & { runDir: string; exitCode: 0 | 1 };
 
 /**
@@ -41,7 +50,22 @@ export async function runTask(ctx: RunContext, cfg: ResolvedConfig, opts: RunOpt
   const taskFile = runPath(runDir, 'task');
 
   // Everything that can be checked without writing is checked first, so a bad config leaves no debris.
-  const agentCtx: AgentContext = { config: cfg, runId, repoDir, taskFile, homeDir, hostEnv: ctx.env };
+  const sandboxChoice = await selectSandbox(opts.sandbox ?? cfg.sandbox, SANDBOXES, cfg.config_path);
+  if (sandboxChoice.sandbox.kind === 'container' && !cfg.container) {
+    throw new ConfigError(
+      `${cfg.config_path}: field 'container': sandbox 'container' needs an image. Fix: add container: {image: NAME}.`,
+    );
+  }
+  // Inside a sandbox the agent sees its run HOME where the user's own HOME was (which stays hidden).
+  const homeInside = sandboxChoice.sandbox.kind === 'local' ? homeDir : os.homedir();
+  const agentCtx: AgentContext = {
+    config: cfg,
+    runId,
+    repoDir,
+    taskFile,
+    homeDir: homeInside,
+    hostEnv: ctx.env,
+  };
   const planned = AGENTS[opts.agent].plan(agentCtx);
   if (!planned.ok) {
     throw new ConfigError(
@@ -87,22 +111,40 @@ export async function runTask(ctx: RunContext, cfg: ResolvedConfig, opts: RunOpt
   ctx.log(`run ${runId}: ${cfg.name} with agent ${plan.name}`);
 
   const version = await probeVersion(plan, cfg, commands);
-  const sandbox = await localSandbox.start({ runId, runDir, repoDir, homeDir, homeInside: homeDir, network: cfg.network });
-
-  const windowOpened = Date.now();
-  timeline.add('observe', 'window-open');
-  const agent: AgentEvidence = await runAgent({
-    plan,
+  const window = await ObservationWindow.open({
     cfg,
-    sandbox,
-    wrapOuter: (spec) => spec,
-    commands,
+    runId,
+    runDir,
+    repoDir,
+    homeDir,
+    homeInside,
+    visible: visibleFolders(cfg, plan.spec.argv),
+    sandboxChoice,
+    ...(opts.tracer ? { tracer: opts.tracer } : {}),
     timeline,
-    logFile: runPath(runDir, 'agentLog'),
-    version,
+    log: ctx.log,
   });
-  timeline.add('observe', 'window-close');
-  const windowClosed = Date.now();
+  const sandbox = window.sandbox;
+  let agent: AgentEvidence;
+  let closed: Awaited<ReturnType<ObservationWindow['close']>>;
+  try {
+    agent = await runAgent({
+      plan,
+      cfg,
+      wrap: (spec) => window.wrapAgent(spec),
+      wrapped: sandbox.kind !== 'local' || window.traced,
+      commands,
+      timeline,
+      logFile: runPath(runDir, 'agentLog'),
+      version,
+    });
+  } finally {
+    // Events collected up to a crash or timeout are evidence too.
+    closed = await window.close(plan.spec.argv);
+    writeJsonl(runPath(runDir, 'syscalls'), closed.syscalls);
+    writeJsonl(runPath(runDir, 'network'), closed.network);
+    writeJson(runPath(runDir, 'observation'), closed.observation);
+  }
   writeJson(runPath(runDir, 'agent'), agent);
 
   // The diff is taken before the tests run, so files the tests write are not counted as the agent's.
@@ -117,31 +159,10 @@ export async function runTask(ctx: RunContext, cfg: ResolvedConfig, opts: RunOpt
   writeJson(runPath(runDir, 'diff'), diff);
   writeFileAtomic(runPath(runDir, 'patch'), patch);
 
-  const tests = await runTests({ cfg, repoDir, env: plan.spec.env, sandbox, commands, timeline });
+  const testEnv = { ...plan.spec.env };
+  const tests = await runTests({ cfg, repoDir, env: testEnv, sandbox, commands, timeline });
   writeJson(runPath(runDir, 'tests'), tests);
   await sandbox.stop();
-
-  const observation: Observation = {
-    sandbox: {
-      kind: sandbox.kind,
-      version: sandbox.version,
-      isolated: sandbox.isolated,
-      detail: sandbox.detail,
-    },
-    tracer: {
-      requested: 'off',
-      kind: 'off',
-      reason: 'system-call tracing is not enabled for this run',
-      lost_events: 0,
-    },
-    network: { mode: 'host' },
-    kernel: `${os.type()} ${os.release()}`,
-    fallbacks: [],
-    window: { opened_ms: 0, closed_ms: windowClosed - windowOpened },
-  };
-  writeJson(runPath(runDir, 'observation'), observation);
-  writeJsonl(runPath(runDir, 'syscalls'), []);
-  writeJsonl(runPath(runDir, 'network'), []);
   timeline.add('analyse', 'start');
   writeJson(runPath(runDir, 'run'), {
     run_id: runId,
@@ -159,4 +180,13 @@ export async function runTask(ctx: RunContext, cfg: ResolvedConfig, opts: RunOpt
     }
   }
   return { ...analysed, runDir, exitCode: analysed.report.result === 'PASS' ? 0 : 1 };
+}
+
+/** Host folders the sandboxed agent must be able to read even where the sandbox hides their parents. */
+function visibleFolders(cfg: ResolvedConfig, argv: string[]): string[] {
+  const dirs = [packageRoot(), cfg.config_dir, path.dirname(path.dirname(process.execPath))];
+  if (cfg.solution) dirs.push(cfg.solution);
+  const program = argv[0] ?? '';
+  if (path.isAbsolute(program)) dirs.push(path.dirname(program));
+  return [...new Set(dirs)];
 }

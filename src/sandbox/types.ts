@@ -11,6 +11,11 @@ export type SandboxContext = {
   homeDir: string;
   /** The HOME path the sandboxed process sees (the same as homeDir for `local`). */
   homeInside: string;
+  /**
+   * Host folders the sandboxed commands must read (the agent's program, the task's files). Sandboxes
+   * that hide parts of the host (home folders, /tmp) bind these back read-only at the same path.
+   */
+  visible: string[];
   network: NetworkConfig;
   /** Host folder holding the egress proxy's Unix sockets, bound into the sandbox when allowlisting. */
   proxyDir?: string;

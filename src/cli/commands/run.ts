@@ -1,12 +1,33 @@
 import { AGENT_NAMES, isAgentName } from '../../agents/index.js';
+import { runTrials } from '../../batch/trials.js';
 import { loadConfigOrThrow } from '../../config/load.js';
+import type { ResolvedConfig } from '../../config/schema.js';
+import { SANDBOX_KINDS, TRACER_CHOICES } from '../../config/schema.js';
 import { ConfigError } from '../../errors.js';
-import { runTask } from '../../pipeline/run-task.js';
+import type { RunContext } from '../../pipeline/context.js';
+import { type RunOptions, runTask } from '../../pipeline/run-task.js';
 import { renderJson } from '../../reports/json.js';
 import type { RunReport } from '../../reports/types.js';
 import { type CliIO, type GlobalOptions, runContext } from '../io.js';
+import { renderComparison } from './compare.js';
 
-export type RunCommandOptions = GlobalOptions & { agent?: string; json?: boolean };
+export type RunCommandOptions = GlobalOptions & {
+  agent?: string;
+  json?: boolean;
+  sandbox?: string;
+  tracer?: string;
+  trials?: number | string;
+};
+
+function oneOf<T extends string>(
+  flag: string,
+  value: string | undefined,
+  allowed: readonly T[],
+): T | undefined {
+  if (value === undefined) return undefined;
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new ConfigError(`${flag} '${value}' is not known. Fix: use one of ${allowed.join(', ')}.`);
+}
 
 export async function runCommand(io: CliIO, configFile: string, opts: RunCommandOptions): Promise<number> {
   const cfg = loadConfigOrThrow(configFile);
@@ -23,7 +44,17 @@ export async function runCommand(io: CliIO, configFile: string, opts: RunCommand
     );
   }
   const ctx = runContext(io, { ...opts, quiet: opts.quiet || opts.json });
-  const result = await runTask(ctx, cfg, { agent });
+  const sandbox = oneOf('--sandbox', opts.sandbox, SANDBOX_KINDS);
+  const tracer = oneOf('--tracer', opts.tracer, TRACER_CHOICES);
+  const runOptions = { agent, ...(sandbox ? { sandbox } : {}), ...(tracer ? { tracer } : {}) };
+  const trials = opts.trials === undefined ? 1 : Number(opts.trials);
+  if (!Number.isInteger(trials) || trials < 1 || trials > 1000) {
+    throw new ConfigError(
+      `--trials '${opts.trials}' is not a whole number from 1 to 1000. Fix: e.g. --trials 5.`,
+    );
+  }
+  if (trials > 1) return runManyTrials(io, ctx, cfg, runOptions, trials, opts.json === true);
+  const result = await runTask(ctx, cfg, runOptions);
   if (opts.json) io.out(renderJson(result.report));
   else io.out(summarise(result.report, result.reportMd));
   return result.exitCode;
@@ -36,4 +67,36 @@ export function summarise(report: RunReport, reportMd: string): string {
   if (report.isolation_warning) lines.push(`  ! ${report.isolation_warning}`);
   lines.push(`  report: ${reportMd}`);
   return lines.join('\n');
+}
+
+async function runManyTrials(
+  io: CliIO,
+  ctx: RunContext,
+  cfg: ResolvedConfig,
+  runOptions: RunOptions,
+  trials: number,
+  json: boolean,
+): Promise<number> {
+  const t = await runTrials(ctx, cfg, runOptions, trials);
+  const allPassed = t.results.every((r) => r.report.result === 'PASS');
+  if (json) {
+    io.out(
+      JSON.stringify(
+        { reliability: t.reliability, comparison: t.comparison, runs: t.results.map((r) => r.report) },
+        null,
+        2,
+      ),
+    );
+    return allPassed ? 0 : 1;
+  }
+  for (const [i, r] of t.results.entries()) io.out(`trial ${i + 1}: ${summarise(r.report, r.reportMd)}`);
+  const rel = t.reliability;
+  const [lo, hi] = rel.wilson_95 ? [rel.wilson_95.low, rel.wilson_95.high] : [0, 0];
+  io.out(
+    `\n${rel.passes}/${rel.trials} passed (pass rate ${(rel.pass_rate ?? 0).toFixed(2)}, 95% Wilson interval ` +
+      `${lo.toFixed(2)}–${hi.toFixed(2)}); pass@${trials} ${(rel.pass_at_k[trials] ?? 0).toFixed(2)}, ` +
+      `pass^${trials} ${(rel.pass_pow_k[trials] ?? 0).toFixed(2)}`,
+  );
+  if (t.comparison) io.out(`\n${renderComparison(t.comparison)}`);
+  return allPassed ? 0 : 1;
 }

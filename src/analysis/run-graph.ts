@@ -1,0 +1,17 @@
+import type { EvidenceBundle } from '../evidence/bundle-types.js';
+import { buildStarGraph } from './reliability/star-graph.js';
+import type { StarGraph } from './reliability/types.js';
+
+/** The star graph of one run, from its evidence alone (pure). */
+export function runGraph(bundle: EvidenceBundle): StarGraph {
+  return buildStarGraph({
+    runId: bundle.run_id,
+    syscalls: bundle.syscalls,
+    network: bundle.network,
+    workspaceDir: bundle.workspace.repo_dir,
+    runDir: bundle.run_dir,
+    ...(bundle.canaries
+      ? { homeDir: bundle.canaries.home, canaryPaths: bundle.canaries.canaries.map((c) => c.path) }
+      : {}),
+  });
+}

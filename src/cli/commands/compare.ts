@@ -1,0 +1,61 @@
+import { type Comparison, compareRuns } from '../../batch/compare.js';
+import { renderTable } from '../../reports/table.js';
+import type { CliIO } from '../io.js';
+
+const fmt = (v: number | null | undefined) => (v === null || v === undefined ? '-' : v.toFixed(2));
+
+export async function compareCommand(
+  io: CliIO,
+  runDirs: string[],
+  opts: { json?: boolean },
+): Promise<number> {
+  const c = compareRuns(runDirs);
+  io.out(opts.json ? JSON.stringify(c, null, 2) : renderComparison(c));
+  return 0;
+}
+
+export function renderComparison(c: Comparison): string {
+  const out: string[] = [];
+  out.push(
+    renderTable(
+      ['#', 'run', 'task', 'result', 'tracer'],
+      c.runs.map((r, i) => [String(i + 1), r.run_id, r.task, r.result, r.tracer]),
+    ),
+  );
+  for (const [label, matrix] of [
+    ['overall', c.similarity.overall],
+    ['commands', c.similarity.by_type.command],
+    ['files', c.similarity.by_type.file],
+    ['hosts', c.similarity.by_type.host],
+  ] as const) {
+    out.push(`\nsimilarity: ${label}`);
+    out.push(
+      renderTable(
+        ['', ...c.runs.map((_, i) => String(i + 1))],
+        matrix.map((row, i) => [String(i + 1), ...row.map(fmt)]),
+      ),
+    );
+  }
+  const o = c.outlier;
+  if (o.found) {
+    out.push(
+      `\noutlier: run ${o.index + 1} (${o.run_id}), mean similarity ${fmt(o.mean_similarity)} to the others`,
+    );
+    for (const r of o.only_in_outlier) out.push(`  only it used:      ${r.type} ${r.name} (×${r.count})`);
+    for (const r of o.missing_from_outlier)
+      out.push(`  all others used:   ${r.type} ${r.name} (×${r.count})`);
+  } else {
+    out.push(`\nno outlier: ${o.reason}`);
+  }
+  if (c.homogeneous_vs_mixed) {
+    const h = c.homogeneous_vs_mixed;
+    out.push(
+      `\nhomogeneous vs mixed: same-task runs were more alike in ${h.wins} of ${h.comparisons} comparisons ` +
+        `(share ${fmt(h.homogeneous_wins_share)})`,
+    );
+    for (const t of h.tasks)
+      out.push(`  ${t.task}: own runs ${fmt(t.homogeneous)}, mixed sets ${fmt(t.mixed_mean)}`);
+  }
+  for (const n of c.notes) out.push(`note: ${n}`);
+  return out.join('\n');
+}

@@ -1,0 +1,60 @@
+import { spawnSync } from 'node:child_process';
+import { TRACERS } from '../../observe/index.js';
+import { renderTable } from '../../reports/table.js';
+import { bwrapAvailability } from '../../sandbox/bwrap.js';
+import { containerAvailability } from '../../sandbox/container.js';
+import type { CliIO } from '../io.js';
+
+type Finding = { component: string; name: string; works: boolean; detail: string; fix: string };
+
+/** What can run on this host, and for each thing that cannot, the exact command that would fix it. */
+export async function doctorCommand(io: CliIO, opts: { json?: boolean }): Promise<number> {
+  const findings: Finding[] = [];
+  const add = (
+    component: string,
+    name: string,
+    a: { ok: true; version: string } | { ok: false; reason: string; fix: string },
+  ) =>
+    findings.push(
+      a.ok
+        ? { component, name, works: true, detail: a.version, fix: '' }
+        : { component, name, works: false, detail: a.reason, fix: a.fix },
+    );
+
+  const git = spawnSync('git', ['--version'], { encoding: 'utf8' });
+  add(
+    'tool',
+    'git',
+    git.error
+      ? { ok: false, reason: 'git is not installed', fix: 'apt-get install -y git' }
+      : { ok: true, version: git.stdout.trim() },
+  );
+
+  const bwrap = bwrapAvailability();
+  add('sandbox', 'bwrap', bwrap);
+  for (const engine of ['podman', 'docker'] as const)
+    add('sandbox', `container (${engine})`, await containerAvailability(engine));
+  add('sandbox', 'local', { ok: true, version: 'always available; no isolation' });
+
+  for (const [name, tracer] of Object.entries(TRACERS)) add('tracer', name, await tracer.available());
+  add('tracer', 'off', { ok: true, version: 'always available; no system-call evidence' });
+
+  const isolated = bwrap.ok
+    ? { ok: true as const, version: 'enforced by bwrap --unshare-net; DNS and proxy requests are recorded' }
+    : { ok: false as const, reason: 'needs the bwrap sandbox', fix: bwrap.fix };
+  add('network', 'none', isolated);
+  add('network', 'allowlist', isolated);
+  add('network', 'host', { ok: true, version: 'always available; traffic is not recorded' });
+
+  if (opts.json) {
+    io.out(JSON.stringify(findings, null, 2));
+  } else {
+    io.out(
+      renderTable(
+        ['component', 'name', 'works', 'detail', 'fix'],
+        findings.map((f) => [f.component, f.name, f.works ? 'yes' : 'NO', f.detail, f.fix || '-']),
+      ),
+    );
+  }
+  return 0;
+}

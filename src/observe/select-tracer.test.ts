@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { selectTracer } from './select-tracer.js';
+import type { Tracer, TracerAvailability } from './types.js';
+
+function fake(kind: 'ebpf' | 'strace', availability: TracerAvailability): Tracer {
+  return {
+    kind,
+    available: async () => availability,
+    start: async () => {
+      throw new Error('not started in this test');
+    },
+  };
+}
+const ok = (v: string): TracerAvailability => ({ ok: true, version: v });
+const no = (reason: string): TracerAvailability => ({ ok: false, reason, fix: `fix ${reason}` });
+
+describe('selectTracer', () => {
+  it('auto takes ebpf when it works', async () => {
+    const c = await selectTracer('auto', {
+      ebpf: fake('ebpf', ok('0.17')),
+      strace: fake('strace', ok('6.1')),
+    });
+    expect(c.kind).toBe('ebpf');
+    expect(c.fallbacks).toEqual([]);
+  });
+
+  it('auto falls back to strace and says why', async () => {
+    const c = await selectTracer('auto', {
+      ebpf: fake('ebpf', no('not root')),
+      strace: fake('strace', ok('6.1')),
+    });
+    expect(c.kind).toBe('strace');
+    expect(c.reason).toContain('not root');
+    expect(c.fallbacks[0]).toMatchObject({ wanted: 'ebpf', used: 'strace' });
+  });
+
+  it('an explicit ebpf that cannot run degrades visibly, down to off', async () => {
+    const c = await selectTracer('ebpf', {
+      ebpf: fake('ebpf', no('no bpftrace')),
+      strace: fake('strace', no('no strace')),
+    });
+    expect(c.kind).toBe('off');
+    expect(c.tracer).toBeNull();
+    expect(c.fallbacks[0]?.reason).toContain('no bpftrace');
+    expect(c.fallbacks[0]?.reason).toContain('fix no strace');
+  });
+
+  it('an explicit strace never climbs up to ebpf', async () => {
+    const c = await selectTracer('strace', {
+      ebpf: fake('ebpf', ok('0.17')),
+      strace: fake('strace', no('gone')),
+    });
+    expect(c.kind).toBe('off');
+  });
+
+  it('off is off, with no fallback recorded', async () => {
+    const c = await selectTracer('off', {
+      ebpf: fake('ebpf', ok('0.17')),
+      strace: fake('strace', ok('6.1')),
+    });
+    expect(c).toMatchObject({ kind: 'off', tracer: null, fallbacks: [] });
+  });
+});

@@ -1,0 +1,235 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { ResolvedConfig } from '../config/schema.js';
+import { runPath } from '../evidence/layout.js';
+import type { NetworkRecord, Observation, SysEvent, TracerKind } from '../evidence/types.js';
+import type { SpawnSpec } from '../exec/types.js';
+import { TRACERS } from '../observe/index.js';
+import {
+  bridgeSpawn,
+  DNS_SOCKET_NAME,
+  DnsResponder,
+  EgressProxy,
+  PROXY_SOCKET_NAME,
+  proxyEnv,
+} from '../observe/proxy/index.js';
+import { scopeToAgent } from '../observe/scope-events.js';
+import { selectTracer } from '../observe/select-tracer.js';
+import type { TracerSession } from '../observe/types.js';
+import { SANDBOX_PROXY_DIR } from '../sandbox/bwrap.js';
+import { seedCanaryHome } from '../sandbox/canaries.js';
+import type { SandboxChoice } from '../sandbox/select-sandbox.js';
+import type { SandboxSession } from '../sandbox/types.js';
+import type { Timeline } from './timeline.js';
+
+export type WindowRequest = {
+  cfg: ResolvedConfig;
+  runId: string;
+  runDir: string;
+  repoDir: string;
+  homeDir: string;
+  homeInside: string;
+  visible: string[];
+  sandboxChoice: SandboxChoice;
+  tracer?: 'auto' | TracerKind;
+  timeline: Timeline;
+  log: (line: string) => void;
+  onEvent?: (event: SysEvent) => void;
+  onRecord?: (record: NetworkRecord) => void;
+};
+
+export type ClosedWindow = { syscalls: SysEvent[]; network: NetworkRecord[]; observation: Observation };
+
+/**
+ * Everything that watches the agent: the sandbox it runs in, the tracer around it, the egress proxy
+ * and DNS responder it talks through, and the canary HOME it finds. Opened after the workspace is
+ * prepared, closed when the agent exits and before the tests run.
+ */
+export class ObservationWindow {
+  private constructor(
+    readonly sandbox: SandboxSession,
+    private readonly req: WindowRequest,
+    private readonly tracer: TracerSession | null,
+    private readonly tracerInfo: Observation['tracer'],
+    private readonly proxy: EgressProxy | null,
+    private readonly dns: DnsResponder | null,
+    private readonly fallbacks: Observation['fallbacks'],
+    private readonly opened: number,
+  ) {}
+
+  static async open(req: WindowRequest): Promise<ObservationWindow> {
+    const { cfg } = req;
+    const t0 = Date.now();
+    const clock = () => Date.now() - t0;
+    const fallbacks: Observation['fallbacks'] = [];
+    const choice = req.sandboxChoice;
+    if (choice.fallback) {
+      fallbacks.push(choice.fallback);
+      req.log(`warning: ${choice.fallback.reason}`);
+    }
+    const homeInside = req.homeInside;
+    const canaries = seedCanaryHome(req.homeDir);
+    writeFileSync(
+      runPath(req.runDir, 'canaries'),
+      `${JSON.stringify({ home: homeInside, canaries }, null, 2)}\n`,
+    );
+
+    // An isolated sandbox reaches the outside only through the harness's proxy and DNS responder,
+    // even with network 'none' (then everything is refused), so every attempt is named in evidence.
+    let proxy: EgressProxy | null = null;
+    let dns: DnsResponder | null = null;
+    let proxyDir: string | undefined;
+    const mode = cfg.network.mode;
+    const allow = mode === 'allowlist' ? cfg.network.allow : [];
+    if (mode !== 'host' && choice.sandbox.kind === 'bwrap') {
+      proxyDir = runPath(req.runDir, 'net');
+      mkdirSync(proxyDir, { recursive: true });
+      proxy = new EgressProxy({
+        allow,
+        hosts: cfg.network.hosts,
+        mode: 'allowlist',
+        clock,
+        unixPath: path.join(proxyDir, PROXY_SOCKET_NAME),
+        ...(req.onRecord ? { onRecord: req.onRecord } : {}),
+      });
+      dns = new DnsResponder({
+        hosts: cfg.network.hosts,
+        clock,
+        unixPath: path.join(proxyDir, DNS_SOCKET_NAME),
+        ...(req.onRecord ? { onRecord: req.onRecord } : {}),
+      });
+      await proxy.start();
+      await dns.start();
+      writeFileSync(
+        path.join(proxyDir, 'resolv.conf'),
+        'nameserver 127.0.0.1\noptions attempts:1 timeout:2\n',
+      );
+    } else if (mode === 'allowlist') {
+      proxy = new EgressProxy({
+        allow,
+        hosts: cfg.network.hosts,
+        mode: 'allowlist',
+        clock,
+        tcpPort: 0,
+        ...(req.onRecord ? { onRecord: req.onRecord } : {}),
+      });
+      await proxy.start();
+      const reason = `sandbox '${choice.sandbox.kind}' cannot force traffic through the proxy; HTTP_PROXY points at it, but a program may bypass it`;
+      fallbacks.push({
+        component: 'network',
+        wanted: 'allowlist (enforced)',
+        used: 'allowlist (advisory)',
+        reason,
+      });
+    } else if (mode === 'none' && choice.sandbox.kind === 'local') {
+      fallbacks.push({
+        component: 'network',
+        wanted: 'none',
+        used: 'host',
+        reason: "sandbox 'local' cannot take the network away",
+      });
+    }
+
+    const sandbox = await choice.sandbox.start({
+      runId: req.runId,
+      runDir: req.runDir,
+      repoDir: req.repoDir,
+      homeDir: req.homeDir,
+      homeInside,
+      visible: req.visible,
+      network: cfg.network,
+      ...(proxyDir ? { proxyDir } : {}),
+      ...(cfg.container ? { container: cfg.container } : {}),
+    });
+
+    const tracerChoice = await selectTracer(req.tracer ?? cfg.tracer, TRACERS);
+    for (const f of tracerChoice.fallbacks)
+      req.log(`warning: tracer ${f.used} instead of ${f.wanted}: ${f.reason}`);
+    fallbacks.push(...tracerChoice.fallbacks);
+    const scratch = runPath(req.runDir, 'tracerScratch');
+    mkdirSync(scratch, { recursive: true });
+    const tracer = tracerChoice.tracer
+      ? await tracerChoice.tracer.start({
+          run_id: req.runId,
+          scratch_dir: scratch,
+          workspace: req.repoDir,
+          ...(req.onEvent ? { onEvent: req.onEvent } : {}),
+        })
+      : null;
+    const tracerInfo: Observation['tracer'] = {
+      requested: req.tracer ?? cfg.tracer,
+      kind: tracerChoice.kind,
+      reason: tracerChoice.reason,
+      lost_events: 0,
+      ...(tracerChoice.version ? { version: tracerChoice.version } : {}),
+    };
+    req.timeline.add(
+      'observe',
+      'window-open',
+      `sandbox ${sandbox.kind}, tracer ${tracerChoice.kind}, network ${mode}`,
+    );
+    return new ObservationWindow(sandbox, req, tracer, tracerInfo, proxy, dns, fallbacks, t0);
+  }
+
+  /** A tracer wraps the agent (its launcher turns a signal death into exit 128+N). */
+  get traced(): boolean {
+    return this.tracer !== null;
+  }
+
+  /** The agent's command as it must be spawned: through the bridge, inside the sandbox, under the tracer. */
+  wrapAgent(spec: SpawnSpec): SpawnSpec {
+    let inner = spec;
+    if (this.proxy?.address?.unixPath) {
+      inner = bridgeSpawn(spec, {
+        proxySocket: `${SANDBOX_PROXY_DIR}/${PROXY_SOCKET_NAME}`,
+        ...(this.dns ? { dnsSocket: `${SANDBOX_PROXY_DIR}/${DNS_SOCKET_NAME}` } : {}),
+      });
+    } else if (this.proxy?.address?.tcpPort) {
+      inner = { ...spec, env: { ...spec.env, ...proxyEnv(this.proxy.address.tcpPort) } };
+    }
+    const sandboxed = this.sandbox.wrap(inner);
+    return this.tracer ? this.tracer.wrap(sandboxed) : sandboxed;
+  }
+
+  /** Stop watching: the tracer's events (scoped to the agent's own process tree) and the network records. */
+  async close(agentArgv: string[]): Promise<ClosedWindow> {
+    const closed = Date.now();
+    const traced = this.tracer ? await this.tracer.stop() : null;
+    const network = [...((await this.proxy?.stop()) ?? []), ...((await this.dns?.stop()) ?? [])].sort(
+      (a, b) => a.ts - b.ts,
+    );
+    this.req.timeline.add('observe', 'window-close');
+    let syscalls: SysEvent[] = [];
+    const tracer = { ...this.tracerInfo };
+    if (traced) {
+      const scoped = scopeToAgent(traced.events, agentArgv);
+      syscalls = scoped.events;
+      tracer.lost_events = traced.lost_events;
+      tracer.version = traced.version;
+      if (scoped.rootPid === null && traced.events.length > 0) {
+        tracer.reason = `${tracer.reason}; the agent's own exec was not seen, so no event could be attributed to it`;
+      }
+    }
+    const observation: Observation = {
+      sandbox: {
+        kind: this.sandbox.kind,
+        version: this.sandbox.version,
+        isolated: this.sandbox.isolated,
+        detail: this.sandbox.detail,
+        facts: this.sandbox.facts,
+      },
+      tracer,
+      network: {
+        mode: this.req.cfg.network.mode,
+        ...(this.proxy
+          ? { proxy: this.proxy.address?.unixPath ? 'unix-socket bridge' : 'loopback tcp (advisory)' }
+          : {}),
+      },
+      kernel: `${os.type()} ${os.release()}`,
+      fallbacks: this.fallbacks,
+      window: { opened_ms: 0, closed_ms: closed - this.opened },
+    };
+    return { syscalls, network, observation };
+  }
+}

@@ -1,0 +1,165 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InternalError, SetupError } from '../errors.js';
+import type { SpawnSpec } from '../exec/types.js';
+import { SANDBOX_PROXY_DIR } from './bwrap.js';
+import {
+  containerPrefix,
+  insidePath,
+  type RunPlan,
+  removeArgs,
+  runArgs,
+  splitEnv,
+  supervised,
+} from './container-args.js';
+import {
+  type EngineChoice,
+  type EngineName,
+  engineCommand,
+  engineEnv,
+  firstLine,
+  resolveEngine,
+} from './container-engine.js';
+import { chooseRuntime, inspectImage, planMounts } from './container-setup.js';
+import type { Sandbox, SandboxAvailability, SandboxContext, SandboxSession } from './types.js';
+
+export const TEST_IMAGE = 'localhost/agentguard-test:latest';
+const PIDS_LIMIT = 1024;
+
+/** Whether a container engine works here; `doctor` asks per configured engine, `available()` for auto. */
+export async function containerAvailability(engine: EngineChoice = 'auto'): Promise<SandboxAvailability> {
+  const r = await resolveEngine(engine);
+  return r.ok ? { ok: true, version: `${r.engine} ${r.version}` } : r;
+}
+
+export const containerSandbox: Sandbox = {
+  kind: 'container',
+  available: () => containerAvailability('auto'),
+  start: startContainerSession,
+};
+
+async function startContainerSession(ctx: SandboxContext): Promise<SandboxSession> {
+  const cfg = ctx.container;
+  if (!cfg) {
+    throw new SetupError(
+      `the container sandbox needs a 'container:' section naming a local image. Fix: add 'container: { image: ${TEST_IMAGE} }' ` +
+        'to the config (build that image with scripts/make-test-image.sh).',
+    );
+  }
+  const resolved = await resolveEngine(cfg.engine);
+  if (!resolved.ok) throw new SetupError(`container sandbox: ${resolved.reason}. Fix: ${resolved.fix}`);
+  const engine = resolved.engine;
+  const imageId = await inspectImage(engine, cfg.image);
+  const prefix = containerPrefix(ctx.runId);
+  const mounts = planMounts(ctx);
+  const base: RunPlan = {
+    engine,
+    imageId,
+    network: ctx.network.mode === 'host' ? 'host' : 'none',
+    memory: cfg.memory,
+    cpus: cfg.cpus,
+    readOnly: cfg.read_only,
+    pidsLimit: PIDS_LIMIT,
+    mounts: mounts.mounts,
+  };
+  const chosen = await chooseRuntime(base, cfg, resolved.defaultRuntime, `${prefix}-probe`);
+  const plan: RunPlan = { ...base, runtime: chosen.runtime };
+  const runtime = chosen.runtime ?? resolved.defaultRuntime;
+
+  const facts: Record<string, string> = {
+    engine,
+    engine_version: resolved.version,
+    image: cfg.image,
+    image_id: imageId,
+    runtime,
+    network: plan.network,
+    memory: cfg.memory,
+    cpus: String(cfg.cpus),
+    read_only: String(cfg.read_only),
+    pids_limit: String(PIDS_LIMIT),
+    container_prefix: `${prefix}-`,
+  };
+  if (chosen.reason) facts.runtime_reason = chosen.reason;
+  if (ctx.proxyDir) facts.proxy_mount = SANDBOX_PROXY_DIR;
+  if (mounts.skipped.length > 0) facts.visible_skipped = mounts.skipped.join(':');
+
+  const envDir = mkdtempSync(join(tmpdir(), 'agentguard-ctr-'));
+  const started: string[] = [];
+  let stopped = false;
+
+  const wrap = (spec: SpawnSpec): SpawnSpec => {
+    if (stopped) throw new InternalError(`container session ${prefix} was already stopped`);
+    const name = `${prefix}-${started.length + 1}`;
+    const env = splitEnv(spec.env, ctx.homeInside);
+    const envArgs: string[] = [];
+    if (env.fileLines.length > 0) {
+      const file = join(envDir, `${name}.env`);
+      writeFileSync(file, `${env.fileLines.join('\n')}\n`, { mode: 0o600 });
+      envArgs.push('--env-file', file);
+    }
+    for (const n of env.passNames) envArgs.push('-e', n);
+    const cwd = insidePath(spec.cwd, ctx.homeDir, ctx.homeInside);
+    started.push(name);
+    const client = [engine, ...runArgs(plan, name, cwd, envArgs), ...spec.argv];
+    return {
+      argv: supervised(engine, name, client),
+      cwd: ctx.repoDir,
+      env: { ...env.passValues, ...engineEnv() },
+    };
+  };
+
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    try {
+      const names = new Set([...started, `${prefix}-probe`, ...(await listContainers(engine, prefix))]);
+      await engineCommand(engine, removeArgs(engine, [...names]));
+      const left = await listContainers(engine, prefix);
+      if (left.length > 0) {
+        throw new SetupError(
+          `could not remove containers ${left.join(', ')}. Fix: ${engine} ${removeArgs(engine, left).join(' ')}`,
+        );
+      }
+    } finally {
+      rmSync(envDir, { recursive: true, force: true });
+    }
+  };
+
+  const limits = `memory ${cfg.memory}, ${cfg.cpus} cpus, ${PIDS_LIMIT} pids`;
+  const net = {
+    none: 'no network',
+    host: 'host network (not isolated)',
+    allowlist: 'network only via the egress proxy',
+  };
+  return {
+    kind: 'container',
+    isolated: true,
+    version: `${engine} ${resolved.version}`,
+    detail:
+      `each command ran in a new ${engine} container (runtime ${runtime}) from local image ${cfg.image} ` +
+      `(${imageId.slice(0, 12)}): ${cfg.read_only ? 'read-only root' : 'writable root'}, workspace bound ` +
+      `read-write at the same path, private /tmp, ${net[ctx.network.mode]}, ${limits}; root inside the container`,
+    facts,
+    wrap,
+    stop,
+  };
+}
+
+/** Every container (running or not) whose name carries this session's prefix. */
+export async function listContainers(engine: EngineName, prefix: string): Promise<string[]> {
+  const pattern = `^${prefix.replace(/[.]/g, '\\.')}-`;
+  const out = await engineCommand(engine, [
+    'ps',
+    '-a',
+    '--filter',
+    `name=${pattern}`,
+    '--format',
+    '{{.Names}}',
+  ]);
+  if (out.exit_code !== 0) throw new SetupError(`${engine} ps failed: ${firstLine(out)}`);
+  return out.stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0);
+}
