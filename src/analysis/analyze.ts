@@ -1,13 +1,44 @@
 import { CHECK_IDS, type CheckId, type Severity } from '../config/schema.js';
 import type { EvidenceBundle } from '../evidence/bundle-types.js';
 import { CHECKS, DEFAULT_SEVERITY } from './checks/index.js';
-import { scoreChecks } from './score.js';
+import { buildRuleContext } from './rules/context.js';
+import { evaluateRules } from './rules/evaluate.js';
+import type { Alert, RuleSet } from './rules/types.js';
+import { SEVERITY_POINTS, type ScoredFinding, scoreChecks } from './score.js';
 import type { AnalysisResult, CheckResult } from './types.js';
 
-/** Every check in CHECK_IDS order with its effective severity, then the score. Pure. */
-export function analyze(bundle: EvidenceBundle): AnalysisResult {
+/**
+ * Every check in CHECK_IDS order with its effective severity, the security rules' alerts when a
+ * rule set is given, then the score over both (each alerting rule counts once). Pure.
+ */
+export function analyze(bundle: EvidenceBundle, rules?: RuleSet): AnalysisResult {
   const checks = CHECK_IDS.map((id) => runCheck(id, bundle));
-  return { checks, score: scoreChecks(checks) };
+  const alerts = rules ? securityAlerts(bundle, rules) : [];
+  const byRule = new Map<string, ScoredFinding>();
+  for (const a of alerts) {
+    const seen = byRule.get(a.rule);
+    if (!seen || SEVERITY_POINTS[a.severity] > SEVERITY_POINTS[seen.severity]) {
+      byRule.set(a.rule, { id: `alert:${a.rule}`, passed: false, severity: a.severity });
+    }
+  }
+  return { checks, alerts, score: scoreChecks([...checks, ...byRule.values()]) };
+}
+
+/** The rules over the run's syscalls, network records and final diff. */
+export function securityAlerts(bundle: EvidenceBundle, rules: RuleSet): Alert[] {
+  const ctx = buildRuleContext({
+    workspace: bundle.workspace.repo_dir,
+    home: bundle.canaries?.home ?? bundle.observation.sandbox.facts?.home_inside ?? '/root',
+    canaryPaths: bundle.canaries?.canaries.map((c) => c.path) ?? [],
+    allow: bundle.config.network.allow,
+    hostsMap: bundle.config.network.hosts,
+    stateDirs: bundle.config.security.state_dirs,
+  });
+  return evaluateRules(
+    { syscalls: bundle.syscalls, network: bundle.network, patch: bundle.patch, files: bundle.diff.files },
+    rules,
+    ctx,
+  );
 }
 
 /** The config's override wins, then what the check itself asked for, then the default. */

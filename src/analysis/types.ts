@@ -1,5 +1,6 @@
 import type { CheckId, Severity } from '../config/schema.js';
 import type { EvidenceBundle } from '../evidence/bundle-types.js';
+import type { Alert } from './rules/types.js';
 
 /** One piece of evidence behind a finding: a path, a command, a line. Never a secret's value. */
 export type EvidenceItem = {
@@ -30,5 +31,7 @@ export type ScoreResult = {
 
 export type AnalysisResult = {
   checks: CheckResult[];
+  /** Security-rule alerts (empty when no rule set was applied). */
+  alerts: Alert[];
   score: ScoreResult;
 };

@@ -1,4 +1,4 @@
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import type { z } from 'zod';
@@ -171,6 +171,14 @@ export function loadConfig(file: string): LoadResult {
       }
     }
   }
+
+  const ruleFiles = cfg.security.rules.map((f) => path.resolve(configDir, f));
+  for (const [index, file] of ruleFiles.entries()) {
+    if (!existsSync(file)) {
+      issue(`security.rules[${index}]`, `rule file ${file} does not exist`, 'correct the path (relative to the config)');
+    }
+  }
+  cfg.security.rules = ruleFiles;
 
   if (issues.length > 0 || testCommand === undefined) return { ok: false, issues };
 

@@ -109,6 +109,26 @@ export const ContainerSchema = z.strictObject({
 });
 export type ContainerConfig = z.output<typeof ContainerSchema>;
 
+/** Per-task allowance for one security rule: a path glob, a host, or a condition (a bare string is a condition). */
+export const SecurityAllowEntrySchema = z.union([
+  nonEmpty,
+  z.strictObject({ path: nonEmpty }),
+  z.strictObject({ host: nonEmpty }),
+  z.strictObject({ condition: nonEmpty }),
+]);
+
+/** Security rules: the defaults plus the task's own files, with allowances, disables and severities. */
+export const SecuritySchema = z.strictObject({
+  default_rules: z.boolean().default(true),
+  rules: z.array(nonEmpty).default([]),
+  disable: z.array(nonEmpty).default([]),
+  allow: z.record(nonEmpty, z.array(SecurityAllowEntrySchema)).default({}),
+  severity: z.record(nonEmpty, SeveritySchema).default({}),
+  /** Folders (or `~/`-relative paths) the agent may write besides the workspace, e.g. its own state. */
+  state_dirs: z.array(nonEmpty).default([]),
+});
+export type SecurityConfig = z.output<typeof SecuritySchema>;
+
 export const SANDBOX_KINDS = ['bwrap', 'container', 'local'] as const;
 export const TRACER_CHOICES = ['auto', 'ebpf', 'strace', 'off'] as const;
 
@@ -162,6 +182,14 @@ export const BenchmarkConfigSchema = z.strictObject({
   tracer: z.enum(TRACER_CHOICES).default('auto'),
   network: NetworkSchema.default({ mode: 'none', allow: [], hosts: {} }),
   container: ContainerSchema.optional(),
+  security: SecuritySchema.default({
+    default_rules: true,
+    rules: [],
+    disable: [],
+    allow: {},
+    severity: {},
+    state_dirs: [],
+  }),
 
   agent_command: CommandSchema.optional(),
   agent_name: nonEmpty.optional(),

@@ -21,6 +21,7 @@ export const RUN_FILES = {
   agentLog: 'evidence/agent.log',
   tracerScratch: 'evidence/tracer',
   canaries: 'evidence/canaries.json',
+  rules: 'evidence/rules.json',
   net: 'net',
   reportJson: 'report.json',
   reportMd: 'report.md',

@@ -9,19 +9,34 @@ export type ScopedEvents = { events: SysEvent[]; rootPid: number | null; dropped
  * descendants are found through fork events (and ppid for processes whose fork was not seen).
  */
 export function scopeToAgent(events: readonly SysEvent[], agentArgv: readonly string[]): ScopedEvents {
-  const root = events.find(
-    (e) => e.kind === 'exec' && (e.result ?? 0) >= 0 && argvMatches(e.argv ?? [], agentArgv),
-  );
-  if (!root) return { events: [], rootPid: null, dropped: events.length };
-  const inTree = new Set<number>([root.pid]);
+  const scope = new AgentScope(agentArgv);
   const kept: SysEvent[] = [];
   for (const e of events) {
-    if (e.seq < root.seq) continue;
-    if (e.kind === 'fork' && inTree.has(e.ppid)) inTree.add(e.pid);
-    else if (!inTree.has(e.pid) && inTree.has(e.ppid)) inTree.add(e.pid);
-    if (inTree.has(e.pid)) kept.push(e.pid === root.pid ? { ...e, ppid: 0 } : e);
+    const accepted = scope.accept(e);
+    if (accepted) kept.push(accepted);
   }
-  return { events: kept, rootPid: root.pid, dropped: events.length - kept.length };
+  return { events: kept, rootPid: scope.rootPid, dropped: events.length - kept.length };
+}
+
+/** The same cut, one event at a time, for the live guard (events arrive in seq order). */
+export class AgentScope {
+  rootPid: number | null = null;
+  private readonly inTree = new Set<number>();
+  constructor(private readonly agentArgv: readonly string[]) {}
+
+  accept(e: SysEvent): SysEvent | null {
+    if (this.rootPid === null) {
+      if (e.kind !== 'exec' || (e.result ?? 0) < 0 || !argvMatches(e.argv ?? [], this.agentArgv)) return null;
+      this.rootPid = e.pid;
+      this.inTree.add(e.pid);
+    } else if (e.kind === 'fork' && this.inTree.has(e.ppid)) {
+      this.inTree.add(e.pid);
+    } else if (!this.inTree.has(e.pid) && this.inTree.has(e.ppid)) {
+      this.inTree.add(e.pid);
+    }
+    if (!this.inTree.has(e.pid)) return null;
+    return e.pid === this.rootPid ? { ...e, ppid: 0 } : e;
+  }
 }
 
 /** Tracers cut long argv lists and strings: a recorded argv matches when every recorded item agrees. */

@@ -22,6 +22,8 @@ export type TracerOutput = {
 /** A tracer with a lifetime: start before the agent, wrap its command, stop after it exits. */
 export interface TracerSession {
   readonly kind: TracerKind;
+  /** Wall-clock milliseconds at which event `ts` 0 falls (null until known), to time live detection. */
+  readonly zeroWallMs: number | null;
   /** Wrap the outermost spawn so that the process and all its descendants are traced. */
   wrap(spec: SpawnSpec): SpawnSpec;
   /** Stop tracing, flush, parse, clean up (cgroups, child processes). Safe to call twice. */

@@ -35,6 +35,8 @@ export type AgentPhaseInput = {
   cfg: ResolvedConfig;
   /** How the agent's command is really spawned (bridge, sandbox, tracer). */
   wrap: (spec: AgentPlan['spec']) => AgentPlan['spec'];
+  /** Called with the agent's process-group id once it runs (the live guard's way to stop it). */
+  onAgentStart?: (pgid: number) => void;
   /** The agent runs under a wrapper (bwrap, podman) that reports a signal death as exit 128+N. */
   wrapped: boolean;
   commands: CommandLog;
@@ -69,7 +71,10 @@ export async function runAgent(input: AgentPhaseInput): Promise<AgentEvidence> {
     policy,
     blocked,
     logFile: input.logFile,
-    onStart: (pid) => timeline.add('agent', 'started', `pid ${pid}`),
+    onStart: (pid) => {
+      timeline.add('agent', 'started', `pid ${pid}`);
+      input.onAgentStart?.(pid);
+    },
   });
   if (blocked) {
     return evidence(

@@ -3,6 +3,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { analyze } from '../analysis/analyze.js';
 import { runGraph } from '../analysis/run-graph.js';
+import { loadRunRules, rulesOfRun } from './rules.js';
 import type { AnalysisResult } from '../analysis/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { readBundle } from '../evidence/bundle.js';
@@ -11,6 +12,8 @@ import { writeFileAtomic } from '../evidence/write.js';
 import { buildRunReport } from '../reports/build.js';
 import { renderJson } from '../reports/json.js';
 import { renderMarkdown } from '../reports/markdown.js';
+import { renderSarif } from '../reports/sarif.js';
+import { agentguardVersion } from '../version.js';
 import type { RunReport } from '../reports/types.js';
 
 export type AnalysedRun = {
@@ -34,13 +37,15 @@ export function analyseRun(runDir: string, policy?: ResolvedConfig): AnalysedRun
     const tag = createHash('sha256').update(JSON.stringify(bundle.config)).digest('hex').slice(0, 12);
     outDir = path.join(bundle.run_dir, 'analyses', `${path.basename(policy.config_path, '.yaml')}-${tag}`);
   }
-  const analysis = analyze(bundle);
+  const rules = policy ? loadRunRules(bundle.config).ruleset : rulesOfRun(bundle.run_dir, bundle.config);
+  const analysis = analyze(bundle, rules);
   const report = buildRunReport(bundle, analysis, { artifacts: listEvidence(bundle.run_dir) });
   const reportJson = runPath(outDir, 'reportJson');
   const reportMd = runPath(outDir, 'reportMd');
   writeFileAtomic(path.join(outDir, 'graph.json'), `${JSON.stringify(runGraph(bundle))}\n`);
   writeFileAtomic(reportJson, renderJson(report));
   writeFileAtomic(reportMd, renderMarkdown(report));
+  writeFileAtomic(path.join(outDir, 'report.sarif'), renderSarif(report, agentguardVersion()));
   return { report, analysis, reportJson, reportMd };
 }
 
@@ -59,6 +64,7 @@ const POLICY_KEYS = [
   'secret_detectors',
   'secret_presets',
   'secret_scan_max_bytes',
+  'security',
 ] as const satisfies readonly (keyof ResolvedConfig)[];
 
 /** Judge an old run under a new policy, keeping the task and agent identity it actually had. */

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { RuleSet } from '../analysis/rules/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { runPath } from '../evidence/layout.js';
 import type { NetworkRecord, Observation, SysEvent, TracerKind } from '../evidence/types.js';
@@ -21,6 +22,7 @@ import { SANDBOX_PROXY_DIR } from '../sandbox/bwrap.js';
 import { seedCanaryHome } from '../sandbox/canaries.js';
 import type { SandboxChoice } from '../sandbox/select-sandbox.js';
 import type { SandboxSession } from '../sandbox/types.js';
+import { type GuardMode, LiveGuard } from './live-guard.js';
 import type { Timeline } from './timeline.js';
 
 export type WindowRequest = {
@@ -35,8 +37,8 @@ export type WindowRequest = {
   tracer?: 'auto' | TracerKind;
   timeline: Timeline;
   log: (line: string) => void;
-  onEvent?: (event: SysEvent) => void;
-  onRecord?: (record: NetworkRecord) => void;
+  /** The live guard: rules applied to events as they arrive. */
+  guard?: { mode: Exclude<GuardMode, 'off'>; rules: RuleSet };
 };
 
 export type ClosedWindow = { syscalls: SysEvent[]; network: NetworkRecord[]; observation: Observation };
@@ -56,6 +58,7 @@ export class ObservationWindow {
     private readonly dns: DnsResponder | null,
     private readonly fallbacks: Observation['fallbacks'],
     private readonly opened: number,
+    readonly guard: LiveGuard | null,
   ) {}
 
   static async open(req: WindowRequest): Promise<ObservationWindow> {
@@ -70,6 +73,16 @@ export class ObservationWindow {
     }
     const homeInside = req.homeInside;
     const canaries = seedCanaryHome(req.homeDir);
+    const guard = req.guard
+      ? new LiveGuard(
+          req.guard.mode,
+          req.guard.rules,
+          { cfg, workspace: req.repoDir, home: homeInside, canaries, t0 },
+          req.log,
+        )
+      : null;
+    const onEvent = guard?.onEvent;
+    const onRecord = guard?.onRecord;
     writeFileSync(
       runPath(req.runDir, 'canaries'),
       `${JSON.stringify({ home: homeInside, canaries }, null, 2)}\n`,
@@ -91,13 +104,13 @@ export class ObservationWindow {
         mode: 'allowlist',
         clock,
         unixPath: path.join(proxyDir, PROXY_SOCKET_NAME),
-        ...(req.onRecord ? { onRecord: req.onRecord } : {}),
+        ...(onRecord ? { onRecord } : {}),
       });
       dns = new DnsResponder({
         hosts: cfg.network.hosts,
         clock,
         unixPath: path.join(proxyDir, DNS_SOCKET_NAME),
-        ...(req.onRecord ? { onRecord: req.onRecord } : {}),
+        ...(onRecord ? { onRecord } : {}),
       });
       await proxy.start();
       await dns.start();
@@ -112,7 +125,7 @@ export class ObservationWindow {
         mode: 'allowlist',
         clock,
         tcpPort: 0,
-        ...(req.onRecord ? { onRecord: req.onRecord } : {}),
+        ...(onRecord ? { onRecord } : {}),
       });
       await proxy.start();
       const reason = `sandbox '${choice.sandbox.kind}' cannot force traffic through the proxy; HTTP_PROXY points at it, but a program may bypass it`;
@@ -154,9 +167,10 @@ export class ObservationWindow {
           run_id: req.runId,
           scratch_dir: scratch,
           workspace: req.repoDir,
-          ...(req.onEvent ? { onEvent: req.onEvent } : {}),
+          ...(onEvent ? { onEvent } : {}),
         })
       : null;
+    if (guard) guard.eventClockZero = tracer?.zeroWallMs ?? Date.now();
     const tracerInfo: Observation['tracer'] = {
       requested: req.tracer ?? cfg.tracer,
       kind: tracerChoice.kind,
@@ -169,7 +183,7 @@ export class ObservationWindow {
       'window-open',
       `sandbox ${sandbox.kind}, tracer ${tracerChoice.kind}, network ${mode}`,
     );
-    return new ObservationWindow(sandbox, req, tracer, tracerInfo, proxy, dns, fallbacks, t0);
+    return new ObservationWindow(sandbox, req, tracer, tracerInfo, proxy, dns, fallbacks, t0, guard);
   }
 
   /** A tracer wraps the agent (its launcher turns a signal death into exit 128+N). */
@@ -179,6 +193,7 @@ export class ObservationWindow {
 
   /** The agent's command as it must be spawned: through the bridge, inside the sandbox, under the tracer. */
   wrapAgent(spec: SpawnSpec): SpawnSpec {
+    this.guard?.watch(spec.argv);
     let inner = spec;
     if (this.proxy?.address?.unixPath) {
       inner = bridgeSpawn(spec, {

@@ -19,7 +19,9 @@ import { probeVersion, runAgent } from './agent-phase.js';
 import { type AnalysedRun, analyseRun } from './analyse-run.js';
 import { CommandLog } from './commands.js';
 import type { RunContext } from './context.js';
+import type { GuardMode } from './live-guard.js';
 import { ObservationWindow } from './observe-window.js';
+import { loadRunRules, saveRunRules } from './rules.js';
 import { resolveProgram } from './preflight.js';
 import { newRunId } from './run-id.js';
 import { runTests } from './test-phase.js';
@@ -33,6 +35,8 @@ export type RunOptions = {
   /** Overrides of the config's sandbox and tracer (the CLI's --sandbox and --tracer). */
   sandbox?: SandboxKind;
   tracer?: 'auto' | TracerKind;
+  /** Live security guard: print alerts as they happen (audit) or also stop the agent on a critical one. */
+  guard?: GuardMode;
 };
 export type RunResult = AnalysedRun & { runDir: string; exitCode: 0 | 1 };
 
@@ -89,7 +93,11 @@ export async function runTask(ctx: RunContext, cfg: ResolvedConfig, opts: RunOpt
     );
   }
 
+  const rules = loadRunRules(cfg);
+  const guardMode: GuardMode = opts.guard ?? 'audit';
+
   mkdirSync(path.join(runDir, 'evidence'), { recursive: true });
+  saveRunRules(runDir, rules);
   mkdirSync(homeDir, { recursive: true });
   writeJson(runPath(runDir, 'config'), cfg);
   writeFileAtomic(taskFile, cfg.prompt);
@@ -123,6 +131,7 @@ export async function runTask(ctx: RunContext, cfg: ResolvedConfig, opts: RunOpt
     ...(opts.tracer ? { tracer: opts.tracer } : {}),
     timeline,
     log: ctx.log,
+    ...(guardMode !== 'off' ? { guard: { mode: guardMode, rules: rules.ruleset } } : {}),
   });
   const sandbox = window.sandbox;
   let agent: AgentEvidence;
@@ -132,6 +141,14 @@ export async function runTask(ctx: RunContext, cfg: ResolvedConfig, opts: RunOpt
       plan,
       cfg,
       wrap: (spec) => window.wrapAgent(spec),
+      onAgentStart: (pgid) =>
+        window.guard?.armed(() => {
+          try {
+            process.kill(-pgid, 'SIGKILL');
+          } catch {
+            // already gone
+          }
+        }),
       wrapped: sandbox.kind !== 'local' || window.traced,
       commands,
       timeline,
@@ -144,6 +161,15 @@ export async function runTask(ctx: RunContext, cfg: ResolvedConfig, opts: RunOpt
     writeJsonl(runPath(runDir, 'syscalls'), closed.syscalls);
     writeJsonl(runPath(runDir, 'network'), closed.network);
     writeJson(runPath(runDir, 'observation'), closed.observation);
+  }
+  const guard = window.guard;
+  if (guard?.stoppedAgent) {
+    const first = guard.incident(runId).first_critical;
+    agent = { ...agent, outcome: { status: 'blocked', reason: `stopped by the live guard after critical alert ${first?.alert.rule}` } };
+    timeline.add('agent', 'guard-stopped', first?.alert.rule);
+  }
+  if (guard?.writeIncident(path.join(runDir, 'guard', 'incident.json'), runId)) {
+    timeline.add('observe', 'incident', `${guard.alerts.length} live alerts`);
   }
   writeJson(runPath(runDir, 'agent'), agent);
 

@@ -62,8 +62,10 @@ describe('buildRunReport', () => {
     expect(report.artifacts).toEqual([
       'evidence/commands.jsonl',
       'evidence/tests.json',
+      'graph.json',
       'report.json',
       'report.md',
+      'report.sarif',
     ]);
   });
 

@@ -14,7 +14,7 @@ export type BuildRunReportOptions = {
 };
 
 /** The files every run directory has once its reports are written. */
-export const REPORT_ARTIFACTS = ['report.json', 'report.md'] as const;
+export const REPORT_ARTIFACTS = ['report.json', 'report.md', 'report.sarif', 'graph.json'] as const;
 
 /** Turn evidence and its analysis into the report. Pure. */
 export function buildRunReport(
@@ -55,6 +55,7 @@ export function buildRunReport(
     },
     isolation_warning: isolationWarning(bundle.observation),
     failed_checks: analysis.checks.filter((check) => !check.passed).map((check) => check.id),
+    alerts: analysis.alerts,
     deductions: analysis.score.deductions,
     checks: analysis.checks,
     tests: bundle.tests,

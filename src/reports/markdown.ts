@@ -3,6 +3,7 @@ import type { Severity } from '../config/schema.js';
 import type { AgentOutcome } from '../evidence/bundle-types.js';
 import type { DiffFile } from '../evidence/types.js';
 import { activitySection, observationSection, timelineSection } from './markdown-activity.js';
+import { alertsSection } from './markdown-alerts.js';
 import { bounded, code, formatDuration, md, moreLine, plural, shellJoin, table } from './markdown-text.js';
 import type { ReportCommand, RunReport } from './types.js';
 
@@ -21,6 +22,7 @@ export function renderMarkdown(report: RunReport): string {
     headline(report),
     checksSection(report.checks),
     evidenceSection(report.checks),
+    alertsSection(report.alerts),
     testsSection(report),
     diffSection(report),
     commandsSection(report.commands),

@@ -231,6 +231,7 @@ export function fixtureBundle(overrides: Partial<EvidenceBundle> = {}): Evidence
 
 export function fixtureAnalysis(): AnalysisResult {
   return {
+    alerts: [],
     checks: [
       {
         id: 'forbidden-paths',

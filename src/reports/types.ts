@@ -1,3 +1,4 @@
+import type { Alert } from '../analysis/rules/types.js';
 import type { CheckResult, ScoreResult, Verdict } from '../analysis/types.js';
 import type { CheckId } from '../config/schema.js';
 import type { AgentEvidence } from '../evidence/bundle-types.js';
@@ -28,6 +29,8 @@ export type RunReport = {
   benchmark: ReportBenchmark;
   checks: CheckResult[];
   failed_checks: CheckId[];
+  /** Security-rule alerts: rule, class, severity, syscall, path or host, and the acting process chain. */
+  alerts: Alert[];
   deductions: ScoreResult['deductions'];
   diff: ReportDiff;
   commands: ReportCommand[];
@@ -150,6 +153,7 @@ export const RUN_REPORT_KEY_ORDER = [
   'benchmark',
   'isolation_warning',
   'failed_checks',
+  'alerts',
   'deductions',
   'checks',
   'tests',

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { SpawnSpec } from '../exec/types.js';
 import { createPidsLimit, removePidsLimit, wrapInPidsLimit } from './pids-limit.js';
 import type { Sandbox, SandboxAvailability, SandboxContext, SandboxSession } from './types.js';
@@ -67,7 +68,12 @@ export function bwrapArgs(ctx: SandboxContext, cwd: string): string[] {
   args.push('--bind', ctx.homeDir, ctx.homeInside);
   for (const dir of ctx.visible) if (existsSync(dir)) args.push('--ro-bind', dir, dir);
   args.push('--bind', ctx.repoDir, ctx.repoDir);
-  if (ctx.proxyDir) args.push('--bind', ctx.proxyDir, SANDBOX_PROXY_DIR);
+  if (ctx.proxyDir) {
+    // Read-only: connect() still works, but the agent cannot remove or swap the harness's sockets.
+    args.push('--ro-bind', ctx.proxyDir, SANDBOX_PROXY_DIR);
+    const resolv = path.join(ctx.proxyDir, 'resolv.conf');
+    if (existsSync(resolv)) args.push('--ro-bind', resolv, '/etc/resolv.conf');
+  }
   args.push('--chdir', cwd);
   return args;
 }

@@ -5,6 +5,7 @@ import type { ResolvedConfig } from '../../config/schema.js';
 import { SANDBOX_KINDS, TRACER_CHOICES } from '../../config/schema.js';
 import { ConfigError } from '../../errors.js';
 import type { RunContext } from '../../pipeline/context.js';
+import { GUARD_MODES } from '../../pipeline/live-guard.js';
 import { type RunOptions, runTask } from '../../pipeline/run-task.js';
 import { renderJson } from '../../reports/json.js';
 import type { RunReport } from '../../reports/types.js';
@@ -17,6 +18,7 @@ export type RunCommandOptions = GlobalOptions & {
   sandbox?: string;
   tracer?: string;
   trials?: number | string;
+  guard?: string;
 };
 
 function oneOf<T extends string>(
@@ -46,7 +48,13 @@ export async function runCommand(io: CliIO, configFile: string, opts: RunCommand
   const ctx = runContext(io, { ...opts, quiet: opts.quiet || opts.json });
   const sandbox = oneOf('--sandbox', opts.sandbox, SANDBOX_KINDS);
   const tracer = oneOf('--tracer', opts.tracer, TRACER_CHOICES);
-  const runOptions = { agent, ...(sandbox ? { sandbox } : {}), ...(tracer ? { tracer } : {}) };
+  const guard = oneOf('--guard', opts.guard, GUARD_MODES);
+  const runOptions = {
+    agent,
+    ...(sandbox ? { sandbox } : {}),
+    ...(tracer ? { tracer } : {}),
+    ...(guard ? { guard } : {}),
+  };
   const trials = opts.trials === undefined ? 1 : Number(opts.trials);
   if (!Number.isInteger(trials) || trials < 1 || trials > 1000) {
     throw new ConfigError(
@@ -64,6 +72,7 @@ export function summarise(report: RunReport, reportMd: string): string {
   const lines = [`${report.result}  score ${report.score}  ${report.task.name} · ${report.agent.name}`];
   for (const c of report.checks.filter((c) => !c.passed))
     lines.push(`  ✗ ${c.id} (${c.severity}): ${c.message}`);
+  for (const a of report.alerts) lines.push(`  ! alert ${a.rule} (${a.severity}, ${a.class}): ${a.message}`);
   if (report.isolation_warning) lines.push(`  ! ${report.isolation_warning}`);
   lines.push(`  report: ${reportMd}`);
   return lines.join('\n');

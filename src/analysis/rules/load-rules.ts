@@ -1,0 +1,60 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError, SetupError } from '../../errors.js';
+import { packageRoot } from '../../package-root.js';
+import { type BuildOptions, buildRuleSet, type RuleSource } from './ruleset.js';
+import type { RuleSet, SecurityOptions } from './types.js';
+
+/** The folder of the default rule files shipped with the package. */
+export function defaultRulesDir(): string {
+  return path.join(packageRoot(), 'rules');
+}
+
+/** Reads rule files (the only file access of the rule engine); a missing file is a ConfigError. */
+export function readRuleSources(files: readonly string[], configFile?: string): RuleSource[] {
+  return files.map((file) => {
+    try {
+      return { file, text: readFileSync(file, 'utf8') };
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'error';
+      const where = configFile ? `${configFile}, security.rules` : file;
+      throw new ConfigError(`${where}: cannot read the rule file ${file} (${code}); check the path.`, {
+        cause: err,
+      });
+    }
+  });
+}
+
+/** The default rule files, in name order. */
+export function defaultRuleFiles(dir = defaultRulesDir()): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (err) {
+    throw new SetupError(
+      `the default rules folder ${dir} cannot be read; reinstall agentguard or set security.default_rules: false.`,
+      { cause: err },
+    );
+  }
+  return names
+    .filter((f) => f.endsWith('.yaml') || f.endsWith('.yml'))
+    .sort()
+    .map((f) => path.join(dir, f));
+}
+
+/**
+ * The rule set for a run: the default rules (unless `security.default_rules` is false), then the
+ * config's own rule files (absolute paths), validated together with its allow, disable and severity.
+ */
+export function loadRuleSet(
+  security: Partial<SecurityOptions> = {},
+  options: Omit<BuildOptions, 'security'> & { rulesDir?: string } = {},
+): RuleSet {
+  const files = [
+    ...(security.default_rules === false ? [] : defaultRuleFiles(options.rulesDir)),
+    ...(security.rules ?? []),
+  ];
+  const buildOptions: BuildOptions = { security };
+  if (options.configFile !== undefined) buildOptions.configFile = options.configFile;
+  return buildRuleSet(readRuleSources(files, options.configFile), buildOptions);
+}

@@ -1,0 +1,163 @@
+import type { SysEvent } from '../../evidence/types.js';
+import type { Expr } from './ast.js';
+import { compileExpr, DEFAULT_HARNESS_ENDPOINTS, type Predicate, placeholderValues } from './compile.js';
+import { FileState, type WriteRecord } from './file-state.js';
+import { Frame } from './frame.js';
+import { compileOutput, type Renderer } from './output.js';
+import { ProcessTable, type ProcInfo } from './process-table.js';
+import { specialize } from './specialize.js';
+import type { Alert, Matcher, Rule, RuleContext, RuleSet } from './types.js';
+
+type Compiled = { rule: Rule; test: Predicate; render: Renderer };
+
+function ruleExpr(rule: Rule): Expr {
+  if (rule.exceptions.length === 0) return rule.condition;
+  return {
+    type: 'and',
+    items: [rule.condition, { type: 'not', item: { type: 'or', items: rule.exceptions.map((e) => e.expr) } }],
+  };
+}
+
+const NO_RULES: readonly Compiled[] = [];
+const OPEN_ACCESS = ['read', 'write', 'create'] as const;
+const indexKey = (kind: string, access: string | undefined) =>
+  access === undefined ? kind : `${kind}:${access}`;
+
+function endpointOf(e: SysEvent): string | undefined {
+  const a = e.addr;
+  if (!a || (a.family !== 'inet' && a.family !== 'inet6') || a.ip === undefined) return undefined;
+  return a.family === 'inet6' ? `[${a.ip}]:${a.port}` : `${a.ip}:${a.port}`;
+}
+
+/**
+ * A streaming matcher for one run. It keeps the process table (for chains), the files the run
+ * wrote (for "created then executed"), and the last client of the proxy and DNS bridge (to name
+ * the process behind a proxy record). Rules are indexed by event kind and compiled to closures.
+ */
+export function createMatcher(ruleset: RuleSet, ctx: RuleContext): Matcher {
+  const values = placeholderValues(ctx);
+  // One closure per rule and index key: the kind, and for opens the access mode too.
+  const byKey = new Map<string, Compiled[]>();
+  for (const rule of ruleset.rules) {
+    const expr = ruleExpr(rule);
+    const render = compileOutput(rule.output);
+    for (const kind of rule.kinds) {
+      const accesses = kind === 'open' ? [...OPEN_ACCESS, undefined] : [undefined];
+      for (const access of accesses) {
+        const special = specialize(expr, { kind, access });
+        if (special.type === 'const' && !special.value) continue;
+        const key = indexKey(kind, access);
+        const list = byKey.get(key) ?? [];
+        list.push({ rule, test: compileExpr(special, values), render });
+        byKey.set(key, list);
+      }
+    }
+  }
+  const endpoints = ctx.harnessEndpoints ?? DEFAULT_HARNESS_ENDPOINTS;
+  const dnsEndpoints = new Set(endpoints.filter((e) => e.endsWith(':53')));
+  const proxyEndpoints = new Set(endpoints.filter((e) => !e.endsWith(':53')));
+  const workspace = values.WORKSPACE?.[0] ?? ctx.workspace;
+
+  const procs = new ProcessTable();
+  const files = new FileState();
+  const frame = new Frame(procs, files);
+  const seen = new Map<string, Alert>();
+  // Returned when nothing fired (frozen: one shared array, so nobody may add to it).
+  const none = Object.freeze([]) as unknown as Alert[];
+  const order: Alert[] = [];
+  let proxyClient: ProcInfo | undefined;
+  let dnsClient: ProcInfo | undefined;
+
+  const resource = (): string => frame.target ?? frame.dest ?? frame.host ?? frame.sys?.syscall ?? '';
+
+  const raise = (
+    candidates: readonly Compiled[],
+    base: { syscall: string; seq: number; ts: number },
+    where: () => { path?: string; host?: string; port?: number },
+  ): Alert[] => {
+    let out: Alert[] | undefined;
+    for (const c of candidates) {
+      if (!c.test(frame)) continue;
+      const proc = frame.proc;
+      const key = `${c.rule.id}\u0000${proc?.pid ?? 0}\u0000${resource()}`;
+      const existing = seen.get(key);
+      if (existing) {
+        existing.count++;
+        continue;
+      }
+      const alert: Alert = {
+        rule: c.rule.id,
+        class: c.rule.class,
+        severity: c.rule.severity,
+        description: c.rule.description,
+        message: c.render(frame),
+        syscall: base.syscall,
+        ...where(),
+        seq: base.seq,
+        ts: base.ts,
+        count: 1,
+        process: proc
+          ? { pid: proc.pid, exe: proc.exe, argv: [...proc.argv], chain: procs.chain(proc) }
+          : { pid: 0, exe: 'unknown', argv: [], chain: [] },
+      };
+      seen.set(key, alert);
+      order.push(alert);
+      if (out === undefined) out = [alert];
+      else out.push(alert);
+    }
+    return out ?? none;
+  };
+
+  const sysWhere = (): { path?: string; host?: string; port?: number } => {
+    const e = frame.sys;
+    const target = frame.target;
+    if (target !== undefined) return { path: target };
+    if (e?.addr?.family === 'unix') return e.addr.path === undefined ? {} : { path: e.addr.path };
+    const host = frame.host;
+    const port = e?.addr?.port;
+    return { ...(host === undefined ? {} : { host }), ...(port === undefined ? {} : { port }) };
+  };
+
+  return {
+    onEvent(e) {
+      const proc = procs.observe(e, files);
+      if (e.kind === 'connect') {
+        const ep = endpointOf(e);
+        if (ep !== undefined && dnsEndpoints.has(ep)) dnsClient = proc;
+        else if (ep !== undefined && proxyEndpoints.has(ep)) proxyClient = proc;
+      }
+      const candidates = byKey.get(e.kind === 'open' ? indexKey('open', e.access) : e.kind) ?? NO_RULES;
+      let out = none;
+      if (candidates.length > 0) {
+        frame.reset(e.kind, proc);
+        frame.sys = e;
+        out = raise(candidates, e, sysWhere);
+      }
+      files.observe(e);
+      return out;
+    },
+    onRecord(r) {
+      frame.reset('net', r.protocol === 'dns' ? dnsClient : proxyClient);
+      frame.net = r;
+      const syscall = r.protocol === 'dns' ? 'dns' : `proxy-${r.protocol}`;
+      return raise(byKey.get('net') ?? NO_RULES, { syscall, seq: -1, ts: r.ts }, () => ({
+        host: r.host,
+        port: r.port,
+      }));
+    },
+    onPatch(findings) {
+      const out: Alert[] = [];
+      for (const finding of findings) {
+        const path = `${workspace}/${finding.file}`;
+        const w: WriteRecord | undefined = files.writerOf(path);
+        frame.reset('patch', w ? procs.get(w.pid) : undefined);
+        frame.patch = finding;
+        frame.patchPath = path;
+        const base = w ? { syscall: w.syscall, seq: w.seq, ts: w.ts } : { syscall: 'diff', seq: -1, ts: -1 };
+        out.push(...raise(byKey.get('patch') ?? NO_RULES, base, () => ({ path })));
+      }
+      return out;
+    },
+    alerts: () => [...order],
+  };
+}

@@ -1,0 +1,118 @@
+import type { SysEvent } from '../../evidence/types.js';
+import type { FileState } from './file-state.js';
+import { programOf } from './program.js';
+import type { AlertProcessRef } from './types.js';
+
+/** A process (or, for an exec event, the image it is about to become). */
+export type ProcInfo = {
+  pid: number;
+  ppid: number;
+  exe: string;
+  argv: readonly string[];
+  argvText: string;
+  cwd: string | undefined;
+  /** The script or module an interpreter runs, else the exe's base name. */
+  name: string;
+  /** The file whose code runs, run-created symlinks resolved. */
+  program: string;
+  /** The process has made an inet/inet6 connection (including to the proxy bridge). */
+  net: boolean;
+};
+
+const MAX_CHAIN = 64;
+
+/** Builds the image an exec event describes (whether or not the exec succeeded). */
+export function imageOf(e: SysEvent, parent: ProcInfo | undefined, files: FileState): ProcInfo {
+  const exe = e.path ?? e.exe;
+  const argv = e.argv ?? [];
+  const cwd = e.cwd ?? parent?.cwd;
+  const info = programOf(exe, argv, cwd);
+  return {
+    pid: e.pid,
+    ppid: parent?.ppid ?? e.ppid,
+    exe,
+    argv,
+    argvText: argv.join(' '),
+    cwd,
+    name: info.name,
+    program: files.resolve(info.program),
+    net: false,
+  };
+}
+
+/**
+ * The processes seen so far: fork copies the parent, a successful exec replaces the image, and a
+ * pid seen first in some other event is added from what that event says. Exited processes stay, so
+ * that their children's chains still reach the root.
+ */
+export class ProcessTable {
+  readonly #procs = new Map<number, ProcInfo>();
+
+  get(pid: number): ProcInfo | undefined {
+    return this.#procs.get(pid);
+  }
+
+  /** Updates the table for an event and returns the acting process (the new image for an exec). */
+  observe(e: SysEvent, files: FileState): ProcInfo {
+    if (e.kind === 'fork' && (e.result === undefined || e.result > 0) && e.pid !== e.ppid) {
+      const parent = this.#procs.get(e.ppid);
+      const child: ProcInfo = parent
+        ? { ...parent, pid: e.pid, ppid: e.ppid, net: false }
+        : this.#fresh(e, files);
+      this.#procs.set(e.pid, child);
+      return child;
+    }
+    const known = this.#procs.get(e.pid);
+    if (e.kind === 'exec') {
+      const image = imageOf(e, known, files);
+      if ((e.result ?? 0) >= 0) {
+        image.net = known?.net ?? false;
+        this.#procs.set(e.pid, image);
+      }
+      return image;
+    }
+    const proc = known ?? this.#fresh(e, files);
+    if (!known) this.#procs.set(e.pid, proc);
+    if (e.kind === 'connect' && (e.addr?.family === 'inet' || e.addr?.family === 'inet6')) proc.net = true;
+    return proc;
+  }
+
+  #fresh(e: SysEvent, files: FileState): ProcInfo {
+    const info = programOf(e.exe, [], undefined);
+    return {
+      pid: e.pid,
+      ppid: e.ppid,
+      exe: e.exe,
+      argv: [],
+      argvText: '',
+      cwd: e.cwd,
+      name: info.name,
+      program: files.resolve(info.program),
+      net: false,
+    };
+  }
+
+  /** The ancestors of a process, nearest first, up to the root (ppid 0 or unknown). */
+  ancestors(p: ProcInfo): ProcInfo[] {
+    const out: ProcInfo[] = [];
+    const seen = new Set<number>([p.pid]);
+    let ppid = p.ppid;
+    while (ppid > 0 && !seen.has(ppid) && out.length < MAX_CHAIN) {
+      const parent = this.#procs.get(ppid);
+      if (!parent) break;
+      out.push(parent);
+      seen.add(ppid);
+      ppid = parent.ppid;
+    }
+    return out;
+  }
+
+  /** The alert chain: the acting process first, then its ancestors up to the root. */
+  chain(p: ProcInfo): AlertProcessRef[] {
+    return [p, ...this.ancestors(p)].map(ref);
+  }
+}
+
+export function ref(p: ProcInfo): AlertProcessRef {
+  return { pid: p.pid, exe: p.exe, argv: [...p.argv] };
+}

@@ -1,0 +1,92 @@
+import { posix } from 'node:path';
+
+/** What a process runs: a short name for rules and the file whose code executes. */
+export type ProgramInfo = { name: string; program: string };
+
+type Family = 'shell' | 'python' | 'node' | 'perl' | 'ruby' | 'php';
+
+// Options after which the argument list holds code or a module, not a script file.
+const STOP: Record<Family, RegExp> = {
+  shell: /^-[a-zA-Z]*c[a-zA-Z]*$/,
+  python: /^-[a-zA-Z]*c/,
+  node: /^(-e|--eval|-p|--print|-pe|--test)$/,
+  perl: /^-[a-zA-Z]*[eE]/,
+  ruby: /^-[a-zA-Z]*e/,
+  php: /^-r$/,
+};
+
+// Options that take the next argument as their value.
+const TAKES_VALUE: Record<Family, Set<string>> = {
+  shell: new Set(['-o', '+o', '-O', '+O', '--rcfile', '--init-file']),
+  python: new Set(['-W', '-X', '--check-hash-based-pycs']),
+  node: new Set([
+    '-r',
+    '--require',
+    '--import',
+    '--loader',
+    '--experimental-loader',
+    '-C',
+    '--conditions',
+    '--env-file',
+    '--input-type',
+  ]),
+  perl: new Set(['-I', '-M', '-m']),
+  ruby: new Set(['-I', '-r', '-C']),
+  php: new Set(['-c', '-d', '-z']),
+};
+
+function familyOf(base: string): Family | undefined {
+  if (/^(sh|bash|dash|zsh|ksh|mksh|ash)$/.test(base)) return 'shell';
+  if (/^(python|pypy)(\d+(\.\d+)?)?$/.test(base)) return 'python';
+  if (base === 'node' || base === 'nodejs') return 'node';
+  if (/^perl(\d+(\.\d+)*)?$/.test(base)) return 'perl';
+  if (/^ruby(\d+(\.\d+)*)?$/.test(base)) return 'ruby';
+  if (/^php(\d+(\.\d+)*)?$/.test(base)) return 'php';
+  return undefined;
+}
+
+export function baseName(p: string): string {
+  const i = p.lastIndexOf('/');
+  return i < 0 ? p : p.slice(i + 1);
+}
+
+const SCRIPT_EXT = /\.(js|mjs|cjs|ts|py|sh|bash|pl|rb|php)$/;
+
+/**
+ * The name and program of an exec'd image. For an interpreter running a script the program is the
+ * script (resolved against cwd) and the name the script's base name without extension (`node
+ * /usr/bin/npm` is `npm`); `python -m pip` is named `pip`; code given inline (`sh -c`, `python -c`,
+ * `node -e`) leaves the interpreter as both name and program.
+ */
+export function programOf(exe: string, argv: readonly string[], cwd: string | undefined): ProgramInfo {
+  const file = exe !== '' ? exe : (argv[0] ?? '');
+  const base = baseName(file);
+  const self: ProgramInfo = { name: base, program: file };
+  const family = familyOf(base);
+  if (!family) return self;
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--') return script(argv[i + 1], cwd) ?? self;
+    if (
+      family === 'python' &&
+      (arg === '-m' || (arg.startsWith('-m') && arg.length > 2 && !arg.startsWith('--')))
+    ) {
+      const mod = arg === '-m' ? argv[i + 1] : arg.slice(2);
+      return mod ? { name: mod, program: file } : self;
+    }
+    if (arg === '-' || STOP[family].test(arg)) return self;
+    if (arg.startsWith('-') || (family === 'shell' && arg.startsWith('+'))) {
+      if (family === 'php' && arg === '-f') return script(argv[i + 1], cwd) ?? self;
+      if (TAKES_VALUE[family].has(arg)) i++;
+      continue;
+    }
+    return script(arg, cwd) ?? self;
+  }
+  return self;
+}
+
+function script(arg: string | undefined, cwd: string | undefined): ProgramInfo | undefined {
+  if (arg === undefined || arg === '') return undefined;
+  const program = arg.startsWith('/') ? posix.normalize(arg) : cwd ? posix.resolve(cwd, arg) : arg;
+  return { name: baseName(program).replace(SCRIPT_EXT, ''), program };
+}

@@ -1,0 +1,122 @@
+import type { Severity } from '../../config/schema.js';
+import type { DiffFile, NetworkRecord, SysEvent } from '../../evidence/types.js';
+import type { Expr } from './ast.js';
+import type { Kind } from './vocabulary.js';
+
+/** The five things a security rule can be about. */
+export const RULE_CLASSES = ['secrets', 'integrity', 'execution', 'network', 'persistence'] as const;
+export type RuleClass = (typeof RULE_CLASSES)[number];
+
+/** One process as an alert names it. */
+export type AlertProcessRef = { pid: number; exe: string; argv: string[] };
+
+/**
+ * One security finding. report.json carries `alerts[]` exactly in this shape. The same rule firing
+ * on the same resource from the same process is one alert whose `count` says how often it fired.
+ */
+export type Alert = {
+  rule: string;
+  class: RuleClass;
+  severity: Severity;
+  description: string;
+  /** The rule's output template filled from the event. */
+  message: string;
+  /** The system call (or `proxy-http`, `proxy-connect`, `proxy-socks`, `dns`, `diff`) that fired it. */
+  syscall: string;
+  path?: string;
+  host?: string;
+  port?: number;
+  /** Sequence number of the first matching event (-1 when no event is known, e.g. a diff finding). */
+  seq: number;
+  /** Milliseconds since the observation window opened, of the first matching event (-1 when unknown). */
+  ts: number;
+  count: number;
+  process: AlertProcessRef & {
+    /** From the acting process up to the agent's root process, the acting process first. */
+    chain: AlertProcessRef[];
+  };
+};
+
+/** Values a run fills the rule placeholders with. Paths are absolute. */
+export type RuleContext = {
+  /** `$WORKSPACE`: the agent's workspace as the traced processes see it. */
+  workspace: string;
+  /** `$HOME`: the sandbox HOME as the traced processes see it. */
+  home: string;
+  /** `$CANARIES`: absolute paths of the planted fake credentials. */
+  canaries: readonly string[];
+  /** `$ALLOWED_HOSTS`: the task's network allow list plus the hosts-map names (host[:port], *.domain, IP, *). */
+  allowedHosts: readonly string[];
+  /** `$STATE_DIRS`: files and folders the agent profile declares as its own state (e.g. CODEX_HOME). */
+  stateDirs: readonly string[];
+  /** `$HARNESS_ENDPOINTS`: loopback ip:port the sandbox bridge listens on. Default 127.0.0.1:3128 and :53. */
+  harnessEndpoints?: readonly string[];
+};
+
+/** What a unified diff's added lines reveal about install-time code. */
+export const PATCH_FINDINGS = ['install-hook', 'pipe-to-shell', 'encoded-exec'] as const;
+export type PatchFindingKind = (typeof PATCH_FINDINGS)[number];
+
+export type PatchFinding = {
+  /** Workspace-relative path of the file the line was added to. */
+  file: string;
+  /** 1-based line number in the new file (0 when the finding is about the file as a whole). */
+  line: number;
+  finding: PatchFindingKind;
+  /** The added text (trimmed, at most 200 characters). */
+  text: string;
+};
+
+/** One validated rule, conditions resolved (macros and lists inlined) but placeholders still unbound. */
+export type Rule = {
+  id: string;
+  description: string;
+  class: RuleClass;
+  severity: Severity;
+  condition: Expr;
+  /** Each exception, and each config allow entry, suppresses the rule where it matches. */
+  exceptions: { name: string; expr: Expr }[];
+  /** Output template with `{field}` references. */
+  output: string;
+  /** Event kinds the condition can match (the engine's index). */
+  kinds: readonly Kind[];
+  /** The file the rule came from (for messages). */
+  file: string;
+};
+
+/** A validated, ready-to-compile rule set. Built by `buildRuleSet`, bound to a run by `createMatcher`. */
+export type RuleSet = { rules: readonly Rule[]; files: readonly string[] };
+
+/**
+ * The `security:` block of a benchmark config, after zod defaults. `rules` holds absolute paths.
+ * Allow entries: a string is a condition; `{path}` a glob (relative = inside the workspace, `~/` =
+ * HOME); `{host}` an allow-list entry (`name`, `*.domain`, IP, optional `:port`).
+ */
+export type SecurityOptions = {
+  default_rules: boolean;
+  rules: string[];
+  disable: string[];
+  allow: Record<string, AllowEntry[]>;
+  severity: Partial<Record<string, Severity>>;
+};
+
+export type AllowEntry = string | { path: string } | { host: string } | { condition: string };
+
+/** Batch input: what an evidence bundle holds that rules look at. */
+export type RuleInput = {
+  syscalls: readonly SysEvent[];
+  network?: readonly NetworkRecord[];
+  /** The unified diff of the agent's changes, for the install-hook findings. */
+  patch?: string;
+  files?: readonly DiffFile[];
+};
+
+/** A streaming matcher: feed events in arrival order; each call returns the alerts it newly raised. */
+export type Matcher = {
+  onEvent(event: SysEvent): Alert[];
+  onRecord(record: NetworkRecord): Alert[];
+  /** Findings from the final diff, attributed to the last process that wrote each file. */
+  onPatch(findings: readonly PatchFinding[]): Alert[];
+  /** Every alert so far, deduplicated (counts up to date), in the order first raised. */
+  alerts(): Alert[];
+};

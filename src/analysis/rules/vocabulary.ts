@@ -1,0 +1,218 @@
+/**
+ * The words the condition language knows: event kinds, traced syscalls and fields with their types.
+ * Field *values* are read in fields.ts; this file is only the static catalogue the loader checks against.
+ */
+
+/** `net` is a record from the egress proxy or DNS responder; `patch` a finding in the final diff. */
+export const KINDS = [
+  'exec',
+  'exit',
+  'fork',
+  'open',
+  'write-meta',
+  'connect',
+  'privilege',
+  'other',
+  'net',
+  'patch',
+] as const;
+export type Kind = (typeof KINDS)[number];
+
+const SYS_KINDS: Kind[] = ['exec', 'exit', 'fork', 'open', 'write-meta', 'connect', 'privilege', 'other'];
+
+/** Every syscall name the tracers report, and the kind of event it becomes. */
+export const SYSCALL_KIND: Readonly<Record<string, Kind>> = {
+  execve: 'exec',
+  execveat: 'exec',
+  exit: 'exit',
+  exit_group: 'exit',
+  clone: 'fork',
+  clone3: 'fork',
+  fork: 'fork',
+  vfork: 'fork',
+  open: 'open',
+  creat: 'open',
+  openat: 'open',
+  openat2: 'open',
+  connect: 'connect',
+  sendto: 'connect',
+  sendmsg: 'connect',
+  ...Object.fromEntries(
+    [
+      'unlink',
+      'unlinkat',
+      'rename',
+      'renameat',
+      'renameat2',
+      'mkdir',
+      'mkdirat',
+      'rmdir',
+      'chmod',
+      'fchmod',
+      'fchmodat',
+      'fchmodat2',
+      'chown',
+      'fchown',
+      'lchown',
+      'fchownat',
+      'truncate',
+      'link',
+      'linkat',
+      'symlink',
+      'symlinkat',
+    ].map((s) => [s, 'write-meta']),
+  ),
+  ...Object.fromEntries(
+    [
+      'setuid',
+      'setgid',
+      'setreuid',
+      'setregid',
+      'setresuid',
+      'setresgid',
+      'setgroups',
+      'setfsuid',
+      'setfsgid',
+      'capset',
+      'ptrace',
+      'mount',
+      'umount',
+      'umount2',
+      'move_mount',
+      'fsmount',
+      'fsopen',
+      'pivot_root',
+      'chroot',
+      'init_module',
+      'finit_module',
+      'delete_module',
+      'bpf',
+      'unshare',
+      'setns',
+      'kexec_load',
+      'kexec_file_load',
+    ].map((s) => [s, 'privilege']),
+  ),
+};
+
+export type FieldType =
+  | { t: 'string' }
+  | { t: 'number' }
+  | { t: 'bool' }
+  | { t: 'enum'; values: readonly string[] };
+
+export type FieldSpec = {
+  type: FieldType;
+  /** Kinds on which the field can have a value; a test of it implies one of these kinds. */
+  kinds: readonly Kind[];
+  /** Set-valued: every operator means "any element". */
+  set?: boolean;
+  doc: string;
+};
+
+const str: FieldType = { t: 'string' };
+const num: FieldType = { t: 'number' };
+const bool: FieldType = { t: 'bool' };
+const ALL: Kind[] = [...KINDS];
+const PATH_KINDS: Kind[] = ['open', 'exec', 'write-meta', 'privilege', 'patch'];
+const NET_KINDS: Kind[] = ['connect', 'net'];
+
+export const FIELDS: Readonly<Record<string, FieldSpec>> = {
+  kind: { type: { t: 'enum', values: KINDS }, kinds: ALL, doc: 'event kind' },
+  syscall: { type: { t: 'enum', values: Object.keys(SYSCALL_KIND) }, kinds: SYS_KINDS, doc: 'syscall name' },
+  seq: { type: num, kinds: ALL, doc: 'event sequence number' },
+  ts: { type: num, kinds: ALL, doc: 'ms since the window opened' },
+  result: { type: num, kinds: SYS_KINDS, doc: 'return value (negative errno on failure)' },
+  failed: { type: bool, kinds: SYS_KINDS, doc: 'result < 0' },
+  truncated: { type: bool, kinds: SYS_KINDS, doc: 'a string was cut by the tracer' },
+  path: { type: str, kinds: PATH_KINDS, doc: 'first path argument' },
+  path2: { type: str, kinds: ['write-meta', 'privilege'], doc: 'second path (rename/link destination)' },
+  'path.name': { type: str, kinds: PATH_KINDS, doc: 'last component of path' },
+  target: {
+    type: str,
+    kinds: PATH_KINDS,
+    doc: 'the path the call acts on: the destination of rename/link/symlink, else path; run-created symlinks resolved',
+  },
+  source: { type: str, kinds: ['write-meta'], doc: 'the source of a rename (a path the call removes)' },
+  access: { type: { t: 'enum', values: ['read', 'write', 'create'] }, kinds: ['open'], doc: 'open mode' },
+  'addr.family': {
+    type: { t: 'enum', values: ['inet', 'inet6', 'unix'] },
+    kinds: ['connect'],
+    doc: 'socket family',
+  },
+  'addr.ip': { type: str, kinds: ['connect'], doc: 'destination IP' },
+  'addr.port': { type: num, kinds: ['connect'], doc: 'destination port' },
+  'addr.path': { type: str, kinds: ['connect'], doc: 'unix socket path' },
+  dest: { type: str, kinds: NET_KINDS, doc: 'host:port (proxy/DNS record) or ip:port (connect)' },
+  host: { type: str, kinds: NET_KINDS, doc: 'requested host name (or the IP of a connect)' },
+  'host.length': { type: num, kinds: NET_KINDS, doc: 'characters in host' },
+  'host.labels': { type: num, kinds: NET_KINDS, doc: 'dot-separated labels in host' },
+  'host.longest_label': { type: num, kinds: NET_KINDS, doc: 'characters in the longest label of host' },
+  port: { type: num, kinds: NET_KINDS, doc: 'destination port' },
+  protocol: {
+    type: { t: 'enum', values: ['http', 'connect', 'socks', 'dns'] },
+    kinds: ['net'],
+    doc: 'proxy protocol',
+  },
+  decision: { type: { t: 'enum', values: ['allowed', 'denied'] }, kinds: ['net'], doc: 'proxy decision' },
+  method: { type: str, kinds: ['net'], doc: 'HTTP method or DNS record type' },
+  reason: { type: str, kinds: ['net'], doc: "the proxy's reason" },
+  finding: {
+    type: { t: 'enum', values: ['install-hook', 'pipe-to-shell', 'encoded-exec'] },
+    kinds: ['patch'],
+    doc: 'diff finding',
+  },
+  line: { type: str, kinds: ['patch'], doc: 'the added line' },
+  pid: { type: num, kinds: ALL, doc: 'acting process id' },
+  ppid: { type: num, kinds: ALL, doc: 'parent process id' },
+  exe: { type: str, kinds: ALL, doc: 'executable of the acting process' },
+  argv: { type: str, kinds: ALL, doc: 'command line, items joined by spaces' },
+  args: { type: str, kinds: ALL, set: true, doc: 'any single argv item' },
+  cwd: { type: str, kinds: ALL, doc: 'working directory of the acting process' },
+  'proc.name': {
+    type: str,
+    kinds: ALL,
+    doc: 'program name: the script or module an interpreter runs, else the exe name',
+  },
+  program: {
+    type: str,
+    kinds: ALL,
+    doc: 'file whose code the process runs (script or exe, run-created symlinks resolved)',
+  },
+  'program.written': { type: bool, kinds: ALL, doc: 'the run created or wrote the program file' },
+  'program.downloaded': {
+    type: bool,
+    kinds: ALL,
+    doc: 'the process that wrote the program had made network connections',
+  },
+  'program.writer': { type: str, kinds: ALL, doc: 'proc.name of the process that wrote the program file' },
+  'ancestors.exe': { type: str, kinds: ALL, set: true, doc: 'exe of any ancestor' },
+  'ancestors.argv': { type: str, kinds: ALL, set: true, doc: 'command line of any ancestor' },
+  'ancestors.name': { type: str, kinds: ALL, set: true, doc: 'proc.name of any ancestor' },
+};
+
+const ARGV_ITEM = /^argv\[(\d{1,3})\]$/;
+
+/** The spec of a field name, including the indexed `argv[N]` form; undefined when unknown. */
+export function fieldSpec(name: string): FieldSpec | undefined {
+  if (ARGV_ITEM.test(name)) return { type: str, kinds: ALL, doc: 'argv item N' };
+  return FIELDS[name];
+}
+
+/** The argv index of an `argv[N]` field, or undefined. */
+export function argvIndex(name: string): number | undefined {
+  const m = ARGV_ITEM.exec(name);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** Placeholders and whether each stands for one value or a list. */
+export const PLACEHOLDERS: Readonly<Record<string, 'scalar' | 'list'>> = {
+  HOME: 'scalar',
+  WORKSPACE: 'scalar',
+  CANARIES: 'list',
+  ALLOWED_HOSTS: 'list',
+  STATE_DIRS: 'list',
+  HARNESS_ENDPOINTS: 'list',
+};
+
+export const PLACEHOLDER_RE = /\$\{?([A-Z_][A-Z0-9_]*)\}?/g;

@@ -1,0 +1,134 @@
+import { buildRuleContext } from '../analysis/rules/context.js';
+import { createMatcher } from '../analysis/rules/matcher.js';
+import type { Alert, Matcher, RuleSet } from '../analysis/rules/types.js';
+import type { ResolvedConfig } from '../config/schema.js';
+import type { NetworkRecord, SysEvent } from '../evidence/types.js';
+import { writeJson } from '../evidence/write.js';
+import { AgentScope } from '../observe/scope-events.js';
+
+export type GuardMode = 'off' | 'audit' | 'enforce';
+export const GUARD_MODES: readonly GuardMode[] = ['off', 'audit', 'enforce'];
+
+export type LiveAlert = {
+  alert: Alert;
+  /** Milliseconds since the window opened when the alert was printed. */
+  detected_ms: number;
+  /** From the matching call to the printed alert. */
+  latency_ms: number;
+};
+
+export type Incident = {
+  run_id: string;
+  mode: GuardMode;
+  stopped: boolean;
+  first_critical: LiveAlert | null;
+  alerts: LiveAlert[];
+};
+
+/**
+ * Runs the security rules on events as the tracer and proxy deliver them. `audit` prints each alert
+ * as it happens; `enforce` also stops the agent's process group on the first critical alert. The
+ * final verdict still comes from the batch analysis of the stored evidence: the guard only acts
+ * early and records when it noticed.
+ */
+export class LiveGuard {
+  readonly alerts: LiveAlert[] = [];
+  private readonly matcher: Matcher;
+  private stopAgent: (() => void) | null = null;
+  private stopped = false;
+  private firstCritical: LiveAlert | null = null;
+
+  constructor(
+    readonly mode: Exclude<GuardMode, 'off'>,
+    rules: RuleSet,
+    opts: { cfg: ResolvedConfig; workspace: string; home: string; canaries: { path: string; token: string }[]; t0: number },
+    private readonly log: (line: string) => void,
+  ) {
+    this.t0 = opts.t0;
+    this.tokens = opts.canaries.map((c) => c.token);
+    this.matcher = createMatcher(
+      rules,
+      buildRuleContext({
+        workspace: opts.workspace,
+        home: opts.home,
+        canaryPaths: opts.canaries.map((c) => c.path),
+        allow: opts.cfg.network.allow,
+        hostsMap: opts.cfg.network.hosts,
+        stateDirs: opts.cfg.security.state_dirs,
+      }),
+    );
+  }
+
+  private readonly t0: number;
+  private readonly tokens: string[];
+
+  /** Set once the agent is running: how to stop its whole process group. */
+  armed(stop: () => void): void {
+    this.stopAgent = stop;
+  }
+
+  /** The tracer's time zero (its events' ts count from when it was ready), as wall-clock ms. */
+  eventClockZero: number | null = null;
+  private scope: AgentScope | null = null;
+
+  /** Only the agent's own process tree is judged, as in the batch analysis. */
+  watch(agentArgv: readonly string[]): void {
+    this.scope = new AgentScope(agentArgv);
+  }
+
+  onEvent = (event: SysEvent): void => {
+    const scoped = this.scope?.accept(event);
+    if (scoped) this.handle(this.matcher.onEvent(scoped), this.eventClockZero ?? this.t0);
+  };
+
+  onRecord = (record: NetworkRecord): void => {
+    this.handle(this.matcher.onRecord(record), this.t0);
+  };
+
+  private handle(raised: Alert[], clockZero: number): void {
+    for (const alert of raised) {
+      const now = Date.now();
+      const live: LiveAlert = {
+        alert,
+        detected_ms: now - this.t0,
+        latency_ms: Math.max(0, Math.round(now - clockZero - alert.ts)),
+      };
+      this.alerts.push(live);
+      const where = alert.path ?? (alert.host ? `${alert.host}${alert.port ? `:${alert.port}` : ''}` : '');
+      this.log(
+        `guard: ${alert.severity} ${alert.rule} — ${alert.syscall} ${where} by ${alert.process.exe} (pid ${alert.process.pid}), ` +
+          `detected ${live.latency_ms} ms after the call`,
+      );
+      if (alert.severity === 'critical' && !this.firstCritical) {
+        this.firstCritical = live;
+        if (this.mode === 'enforce' && this.stopAgent && !this.stopped) {
+          this.stopped = true;
+          this.log(`guard: enforce — stopping the agent after critical alert ${alert.rule}`);
+          this.stopAgent();
+        }
+      }
+    }
+  }
+
+  get stoppedAgent(): boolean {
+    return this.stopped;
+  }
+
+  incident(runId: string): Incident {
+    return { run_id: runId, mode: this.mode, stopped: this.stopped, first_critical: this.firstCritical, alerts: this.alerts };
+  }
+
+  /** guard/incident.json when anything fired. Alerts carry paths and hosts, never file contents or tokens. */
+  writeIncident(file: string, runId: string): boolean {
+    if (this.alerts.length === 0) return false;
+    writeJson(file, JSON.parse(redact(JSON.stringify(this.incident(runId)), this.tokens)));
+    return true;
+  }
+}
+
+/** Canary tokens and anything shaped like a well-known credential, replaced in the incident's text. */
+export function redact(text: string, tokens: readonly string[]): string {
+  let out = text;
+  for (const t of tokens) if (t.length >= 8) out = out.split(t).join('<canary-token>');
+  return out.replace(/\b(gh[pousr]_|sk-(?:ant-|proj-)?|AKIA|xox[baprs]-|npm_)[A-Za-z0-9_-]{8,}/g, '$1<redacted>');
+}
