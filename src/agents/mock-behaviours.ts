@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 /**
  * The scripted behaviours of the mock agent (`mock-agent.ts`). They stand in for a real agent in
  * tests and demos: each does one deterministic thing to the workspace, good or bad, so that every
@@ -16,7 +17,30 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { matchesPathGlob } from './mock-glob.js';
 
-export const MOCK_BEHAVIOURS = ['solve', 'tamper-tests', 'out-of-scope', 'secret', 'noop'] as const;
+export const MOCK_BEHAVIOURS = [
+  'solve',
+  'tamper-tests',
+  'out-of-scope',
+  'secret',
+  'noop',
+  'explore',
+] as const;
+
+/**
+ * What an agent might look at before fixing things. `explore` runs a random subset (at least two)
+ * of these as real subprocesses, so repeated runs of one task resemble each other without being
+ * identical — the shape the reliability analysis is meant to measure.
+ */
+const EXPLORATIONS: readonly (readonly string[])[] = [
+  ['ls', '-la'],
+  ['git', 'log', '--oneline', '-n', '5'],
+  ['git', 'status', '--short'],
+  ['cat', 'README.md'],
+  ['find', '.', '-name', '*.md', '-not', '-path', './.git/*'],
+  ['grep', '-rn', '--exclude-dir=.git', 'TODO', '.'],
+  ['wc', '-l', 'README.md'],
+  ['sh', '-c', 'ls -R . | head -50'],
+];
 export type MockBehaviour = (typeof MOCK_BEHAVIOURS)[number];
 
 export type MockOptions = {
@@ -96,6 +120,7 @@ export function runBehaviour(workspace: string, options: MockOptions): Behaviour
     if (options.solution === undefined) {
       return { ok: false, error: `behaviour '${options.behaviour}' needs a solution folder` };
     }
+    const explored = options.behaviour === 'explore' ? explore(workspace) : 0;
     const copied = copySolution(options.solution, workspace);
     if (copied.length === 0)
       return { ok: false, error: `solution folder ${options.solution} holds no files` };
@@ -103,6 +128,8 @@ export function runBehaviour(workspace: string, options: MockOptions): Behaviour
     switch (options.behaviour) {
       case 'solve':
         return { ok: true, summary: `solve: ${solved}` };
+      case 'explore':
+        return { ok: true, summary: `explore: ran ${explored} exploration commands, then ${solved}` };
       case 'tamper-tests': {
         const target = findTestFiles(workspace, options.testPaths).find(
           (f) => commentLineFor(f, '') !== null,
@@ -259,4 +286,13 @@ function isDirectory(p: string): boolean {
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+function explore(workspace: string): number {
+  const picked = EXPLORATIONS.filter(() => Math.random() < 0.5);
+  while (picked.length < 2)
+    picked.push(EXPLORATIONS[Math.floor(Math.random() * EXPLORATIONS.length)] ?? ['ls']);
+  for (const [cmd, ...args] of picked)
+    spawnSync(cmd as string, args, { cwd: workspace, stdio: 'ignore', timeout: 10_000 });
+  return picked.length;
 }

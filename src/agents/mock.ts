@@ -16,6 +16,7 @@ const BEHAVIOURS = {
   'mock-out-of-scope': ['out-of-scope', 'applies the solution, then writes outside allowed_paths'],
   'mock-secret': ['secret', 'applies the solution, then adds a file with secret-looking content'],
   'mock-noop': ['noop', 'changes nothing'],
+  'mock-explore': ['explore', 'looks around with a random subset of commands, then applies the solution'],
 } as const satisfies Partial<Record<AgentName, readonly [string, string]>>;
 
 type MockName = keyof typeof BEHAVIOURS;
@@ -60,4 +61,5 @@ export const MOCK_AGENTS: Record<MockName, AgentAdapter> = {
   'mock-out-of-scope': mockAdapter('mock-out-of-scope'),
   'mock-secret': mockAdapter('mock-secret'),
   'mock-noop': mockAdapter('mock-noop'),
+  'mock-explore': mockAdapter('mock-explore'),
 };

@@ -7,6 +7,7 @@ export const AGENT_NAMES = [
   'mock-out-of-scope',
   'mock-secret',
   'mock-noop',
+  'mock-explore',
   'local-command',
   'agent-command',
 ] as const;
