@@ -79,6 +79,11 @@ function loadGraph(runDir: string): { run: ComparedRun; graph: StarGraph } {
 
 /** Compare runs by their star graphs: pairwise similarity, the outlier, and (across tasks) homogeneous vs mixed. */
 export function compareRuns(runDirs: string[]): Comparison {
+  return compareRunsWithGraphs(runDirs).comparison;
+}
+
+/** The comparison and the graphs it was computed from (for pictures). */
+export function compareRunsWithGraphs(runDirs: string[]): { comparison: Comparison; graphs: StarGraph[] } {
   if (runDirs.length < 2)
     throw new InputError('compare needs at least two run directories. Fix: pass two or more.');
   const loaded = runDirs.map((d) => loadGraph(path.resolve(d)));
@@ -101,7 +106,7 @@ export function compareRuns(runDirs: string[]): Comparison {
           similarity.overall,
         )
       : null;
-  return {
+  const comparison: Comparison = {
     runs,
     similarity,
     outlier: findOutlier(graphs, similarity.overall),
@@ -110,4 +115,5 @@ export function compareRuns(runDirs: string[]): Comparison {
     homogeneous_wins_share: mixed?.homogeneous_wins_share ?? null,
     notes,
   };
+  return { comparison, graphs };
 }

@@ -39,7 +39,10 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
       'bwrap, container or local (overrides the config; default: bwrap where it works)',
     )
     .option('--tracer <kind>', 'auto, ebpf, strace or off (overrides the config; default: auto)')
-    .option('--guard <mode>', 'live security rules: audit (print alerts as they happen; default), enforce (also stop the agent on a critical alert), off')
+    .option(
+      '--guard <mode>',
+      'live security rules: audit (print alerts as they happen; default), enforce (also stop the agent on a critical alert), off',
+    )
     .option('--trials <n>', 'independent runs, each in its own directory, then reliability and similarity')
     .option('--json', 'print exactly report.json on stdout (with --trials: runs, reliability, comparison)')
     .action((config: string, opts) => start(() => runCommand(io, config, opts)));
@@ -50,6 +53,10 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
       'compare runs by their star graphs: similarity, outlier, what differs',
     )
     .option('--json', 'machine-readable output (includes homogeneous_wins_share across tasks)')
+    .option(
+      '--html <file>',
+      'also write the comparison as a self-contained HTML page (heat map, graphs side by side)',
+    )
     .action((first: string, more: string[], opts) => start(() => compareCommand(io, [first, ...more], opts)));
 
   cli

@@ -3,18 +3,19 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { analyze } from '../analysis/analyze.js';
 import { runGraph } from '../analysis/run-graph.js';
-import { loadRunRules, rulesOfRun } from './rules.js';
 import type { AnalysisResult } from '../analysis/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { readBundle } from '../evidence/bundle.js';
 import { runPath } from '../evidence/layout.js';
 import { writeFileAtomic } from '../evidence/write.js';
 import { buildRunReport } from '../reports/build.js';
+import { renderRunHtml } from '../reports/html/run-page.js';
 import { renderJson } from '../reports/json.js';
 import { renderMarkdown } from '../reports/markdown.js';
 import { renderSarif } from '../reports/sarif.js';
-import { agentguardVersion } from '../version.js';
 import type { RunReport } from '../reports/types.js';
+import { agentguardVersion } from '../version.js';
+import { loadRunRules, rulesOfRun } from './rules.js';
 
 export type AnalysedRun = {
   report: RunReport;
@@ -42,7 +43,9 @@ export function analyseRun(runDir: string, policy?: ResolvedConfig): AnalysedRun
   const report = buildRunReport(bundle, analysis, { artifacts: listEvidence(bundle.run_dir) });
   const reportJson = runPath(outDir, 'reportJson');
   const reportMd = runPath(outDir, 'reportMd');
-  writeFileAtomic(path.join(outDir, 'graph.json'), `${JSON.stringify(runGraph(bundle))}\n`);
+  const graph = runGraph(bundle);
+  writeFileAtomic(path.join(outDir, 'graph.json'), `${JSON.stringify(graph)}\n`);
+  writeFileAtomic(path.join(outDir, 'report.html'), renderRunHtml(report, graph));
   writeFileAtomic(reportJson, renderJson(report));
   writeFileAtomic(reportMd, renderMarkdown(report));
   writeFileAtomic(path.join(outDir, 'report.sarif'), renderSarif(report, agentguardVersion()));

@@ -41,7 +41,13 @@ export class LiveGuard {
   constructor(
     readonly mode: Exclude<GuardMode, 'off'>,
     rules: RuleSet,
-    opts: { cfg: ResolvedConfig; workspace: string; home: string; canaries: { path: string; token: string }[]; t0: number },
+    opts: {
+      cfg: ResolvedConfig;
+      workspace: string;
+      home: string;
+      canaries: { path: string; token: string }[];
+      t0: number;
+    },
     private readonly log: (line: string) => void,
   ) {
     this.t0 = opts.t0;
@@ -115,7 +121,13 @@ export class LiveGuard {
   }
 
   incident(runId: string): Incident {
-    return { run_id: runId, mode: this.mode, stopped: this.stopped, first_critical: this.firstCritical, alerts: this.alerts };
+    return {
+      run_id: runId,
+      mode: this.mode,
+      stopped: this.stopped,
+      first_critical: this.firstCritical,
+      alerts: this.alerts,
+    };
   }
 
   /** guard/incident.json when anything fired. Alerts carry paths and hosts, never file contents or tokens. */
@@ -130,5 +142,8 @@ export class LiveGuard {
 export function redact(text: string, tokens: readonly string[]): string {
   let out = text;
   for (const t of tokens) if (t.length >= 8) out = out.split(t).join('<canary-token>');
-  return out.replace(/\b(gh[pousr]_|sk-(?:ant-|proj-)?|AKIA|xox[baprs]-|npm_)[A-Za-z0-9_-]{8,}/g, '$1<redacted>');
+  return out.replace(
+    /\b(gh[pousr]_|sk-(?:ant-|proj-)?|AKIA|xox[baprs]-|npm_)[A-Za-z0-9_-]{8,}/g,
+    '$1<redacted>',
+  );
 }

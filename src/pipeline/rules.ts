@@ -18,7 +18,10 @@ function securityOptions(cfg: ResolvedConfig): SecurityOptions {
 export function loadRunRules(cfg: ResolvedConfig): LoadedRules {
   const files = [...(cfg.security.default_rules ? defaultRuleFiles() : []), ...cfg.security.rules];
   const sources = readRuleSources(files, cfg.config_path);
-  return { sources, ruleset: buildRuleSet(sources, { security: securityOptions(cfg), configFile: cfg.config_path }) };
+  return {
+    sources,
+    ruleset: buildRuleSet(sources, { security: securityOptions(cfg), configFile: cfg.config_path }),
+  };
 }
 
 /** Keep the exact rule texts a run was judged by, so re-analysis judges it the same way later. */

@@ -21,8 +21,8 @@ import { CommandLog } from './commands.js';
 import type { RunContext } from './context.js';
 import type { GuardMode } from './live-guard.js';
 import { ObservationWindow } from './observe-window.js';
-import { loadRunRules, saveRunRules } from './rules.js';
 import { resolveProgram } from './preflight.js';
+import { loadRunRules, saveRunRules } from './rules.js';
 import { newRunId } from './run-id.js';
 import { runTests } from './test-phase.js';
 import { Timeline } from './timeline.js';
@@ -165,7 +165,13 @@ export async function runTask(ctx: RunContext, cfg: ResolvedConfig, opts: RunOpt
   const guard = window.guard;
   if (guard?.stoppedAgent) {
     const first = guard.incident(runId).first_critical;
-    agent = { ...agent, outcome: { status: 'blocked', reason: `stopped by the live guard after critical alert ${first?.alert.rule}` } };
+    agent = {
+      ...agent,
+      outcome: {
+        status: 'blocked',
+        reason: `stopped by the live guard after critical alert ${first?.alert.rule}`,
+      },
+    };
     timeline.add('agent', 'guard-stopped', first?.alert.rule);
   }
   if (guard?.writeIncident(path.join(runDir, 'guard', 'incident.json'), runId)) {

@@ -63,6 +63,7 @@ describe('buildRunReport', () => {
       'evidence/commands.jsonl',
       'evidence/tests.json',
       'graph.json',
+      'report.html',
       'report.json',
       'report.md',
       'report.sarif',

@@ -14,7 +14,13 @@ export type BuildRunReportOptions = {
 };
 
 /** The files every run directory has once its reports are written. */
-export const REPORT_ARTIFACTS = ['report.json', 'report.md', 'report.sarif', 'graph.json'] as const;
+export const REPORT_ARTIFACTS = [
+  'report.json',
+  'report.md',
+  'report.sarif',
+  'report.html',
+  'graph.json',
+] as const;
 
 /** Turn evidence and its analysis into the report. Pure. */
 export function buildRunReport(

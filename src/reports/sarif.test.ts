@@ -8,8 +8,13 @@ import { buildRunReport } from './build.js';
 import { renderSarif } from './sarif.js';
 import { FIXTURE_RUN_DIR, fixtureAnalysis, fixtureBundle } from './test-fixture.js';
 
-const schemaFile = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test/fixtures/schemas/sarif-2.1.0-rtm.5.json');
-const validate = new AjvModule.default({ strict: false, allErrors: true, unicodeRegExp: false }).compile(JSON.parse(readFileSync(schemaFile, 'utf8')));
+const schemaFile = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../test/fixtures/schemas/sarif-2.1.0-rtm.5.json',
+);
+const validate = new AjvModule.default({ strict: false, allErrors: true, unicodeRegExp: false }).compile(
+  JSON.parse(readFileSync(schemaFile, 'utf8')),
+);
 
 const alert = (over: Partial<Alert>): Alert => ({
   rule: 'secrets-canary-read',
@@ -22,7 +27,12 @@ const alert = (over: Partial<Alert>): Alert => ({
   seq: 40,
   ts: 812,
   count: 1,
-  process: { pid: 12, exe: '/usr/bin/cat', argv: ['cat', '/root/.ssh/id_rsa'], chain: [{ pid: 12, exe: '/usr/bin/cat', argv: ['cat'] }] },
+  process: {
+    pid: 12,
+    exe: '/usr/bin/cat',
+    argv: ['cat', '/root/.ssh/id_rsa'],
+    chain: [{ pid: 12, exe: '/usr/bin/cat', argv: ['cat'] }],
+  },
   ...over,
 });
 
@@ -35,8 +45,19 @@ describe('renderSarif', () => {
   it('is valid SARIF 2.1.0 with failed checks and alerts as results', () => {
     const sarif = sarifOf([
       alert({}),
-      alert({ rule: 'persist-git-hook', class: 'persistence', path: `${FIXTURE_RUN_DIR}/repo/.git/hooks/pre-commit` }),
-      alert({ rule: 'net-dns-not-allowed', class: 'network', severity: 'warning', path: undefined, host: 'x.evil.test', port: 53 }),
+      alert({
+        rule: 'persist-git-hook',
+        class: 'persistence',
+        path: `${FIXTURE_RUN_DIR}/repo/.git/hooks/pre-commit`,
+      }),
+      alert({
+        rule: 'net-dns-not-allowed',
+        class: 'network',
+        severity: 'warning',
+        path: undefined,
+        host: 'x.evil.test',
+        port: 53,
+      }),
     ]);
     const ok = validate(sarif);
     expect(validate.errors ?? []).toEqual([]);
@@ -46,7 +67,10 @@ describe('renderSarif', () => {
     expect(ids).toContain('rule/secrets-canary-read');
     expect(ids.some((id: string) => id.startsWith('check/'))).toBe(true);
     const hook = results.find((r: { ruleId: string }) => r.ruleId === 'rule/persist-git-hook');
-    expect(hook.locations[0].physicalLocation.artifactLocation).toEqual({ uri: '.git/hooks/pre-commit', uriBaseId: 'WORKSPACE' });
+    expect(hook.locations[0].physicalLocation.artifactLocation).toEqual({
+      uri: '.git/hooks/pre-commit',
+      uriBaseId: 'WORKSPACE',
+    });
     const key = results.find((r: { ruleId: string }) => r.ruleId === 'rule/secrets-canary-read');
     expect(key.locations[0].physicalLocation.artifactLocation.uri).toBe('file:///root/.ssh/id_rsa');
     expect(key.level).toBe('error');
@@ -58,7 +82,11 @@ describe('renderSarif', () => {
   });
 
   it('stays valid with nothing to report', () => {
-    const analysis = { ...fixtureAnalysis(), alerts: [], checks: fixtureAnalysis().checks.map((c) => ({ ...c, passed: true })) };
+    const analysis = {
+      ...fixtureAnalysis(),
+      alerts: [],
+      checks: fixtureAnalysis().checks.map((c) => ({ ...c, passed: true })),
+    };
     const sarif = JSON.parse(renderSarif(buildRunReport(fixtureBundle(), analysis), '0.1.0'));
     expect(validate(sarif)).toBe(true);
     expect(sarif.runs[0].results).toEqual([]);

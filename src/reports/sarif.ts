@@ -4,9 +4,16 @@ import type { Severity } from '../config/schema.js';
 import type { RunReport } from './types.js';
 
 type Level = 'error' | 'warning' | 'note';
-const LEVEL: Record<Severity, Level> = { critical: 'error', error: 'error', warning: 'warning', info: 'note' };
+const LEVEL: Record<Severity, Level> = {
+  critical: 'error',
+  error: 'error',
+  warning: 'warning',
+  info: 'note',
+};
 
-type Location = { physicalLocation: { artifactLocation: { uri: string; uriBaseId?: string }; region?: { startLine: number } } };
+type Location = {
+  physicalLocation: { artifactLocation: { uri: string; uriBaseId?: string }; region?: { startLine: number } };
+};
 
 type SarifRule = {
   id: string;
@@ -82,7 +89,9 @@ function checkResult(check: CheckResult, ruleIndex: (r: SarifRule) => number): S
     defaultConfiguration: { level: LEVEL[check.severity] },
     properties: { kind: 'check', severity: check.severity },
   });
-  const locations = check.evidence.filter((e): e is EvidenceItem & { path: string } => e.path !== undefined).slice(0, 50);
+  const locations = check.evidence
+    .filter((e): e is EvidenceItem & { path: string } => e.path !== undefined)
+    .slice(0, 50);
   const result: SarifResult = {
     ruleId: `check/${check.id}`,
     ruleIndex: i,

@@ -1,4 +1,7 @@
-import { type Comparison, compareRuns } from '../../batch/compare.js';
+import path from 'node:path';
+import { type Comparison, compareRunsWithGraphs } from '../../batch/compare.js';
+import { writeFileAtomic } from '../../evidence/write.js';
+import { renderCompareHtml } from '../../reports/html/compare-page.js';
 import { renderTable } from '../../reports/table.js';
 import type { CliIO } from '../io.js';
 
@@ -7,9 +10,13 @@ const fmt = (v: number | null | undefined) => (v === null || v === undefined ? '
 export async function compareCommand(
   io: CliIO,
   runDirs: string[],
-  opts: { json?: boolean },
+  opts: { json?: boolean; html?: string },
 ): Promise<number> {
-  const c = compareRuns(runDirs);
+  const { comparison: c, graphs } = compareRunsWithGraphs(runDirs);
+  if (opts.html) {
+    writeFileAtomic(path.resolve(opts.html), renderCompareHtml(c, graphs));
+    io.err(`comparison page: ${path.resolve(opts.html)}`);
+  }
   io.out(opts.json ? JSON.stringify(c, null, 2) : renderComparison(c));
   return 0;
 }
