@@ -4,7 +4,7 @@ import { CHECKS, DEFAULT_SEVERITY } from './checks/index.js';
 import { buildRuleContext } from './rules/context.js';
 import { evaluateRules } from './rules/evaluate.js';
 import type { Alert, RuleSet } from './rules/types.js';
-import { SEVERITY_POINTS, type ScoredFinding, scoreChecks } from './score.js';
+import { type ScoredFinding, SEVERITY_POINTS, scoreChecks } from './score.js';
 import type { AnalysisResult, CheckResult } from './types.js';
 
 /**

@@ -54,6 +54,7 @@ export function makeBundle(overrides: BundleOverrides = {}): EvidenceBundle {
   const testCommand = makeCommand({ id: 'cmd-2', role: 'tests', argv: ['npm', 'test'], started_ms: 2000 });
   const base: EvidenceBundle = {
     canaries: null,
+    skills: [],
     run_id: 'run-test',
     run_dir: '/runs/run-test',
     config: makeConfig(config),

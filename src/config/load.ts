@@ -175,7 +175,11 @@ export function loadConfig(file: string): LoadResult {
   const ruleFiles = cfg.security.rules.map((f) => path.resolve(configDir, f));
   for (const [index, file] of ruleFiles.entries()) {
     if (!existsSync(file)) {
-      issue(`security.rules[${index}]`, `rule file ${file} does not exist`, 'correct the path (relative to the config)');
+      issue(
+        `security.rules[${index}]`,
+        `rule file ${file} does not exist`,
+        'correct the path (relative to the config)',
+      );
     }
   }
   cfg.security.rules = ruleFiles;

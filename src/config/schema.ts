@@ -15,6 +15,8 @@ export const CHECK_IDS = [
   'secret-paths',
   'secret-content',
   'workspace-links',
+  'grading-files',
+  'skill-coverage',
 ] as const;
 export const CheckIdSchema = z.enum(CHECK_IDS);
 export type CheckId = z.infer<typeof CheckIdSchema>;
@@ -147,6 +149,10 @@ export const BenchmarkConfigSchema = z.strictObject({
   allowed_paths: z.array(nonEmpty).default(['**']),
   forbidden_paths: z.array(nonEmpty).default([]),
   test_paths: z.array(nonEmpty).default([]),
+  /** Grader-only files (hidden tests, expected outputs): reading them during the agent window fails the run. */
+  grader_paths: z.array(nonEmpty).default([]),
+  /** Share of the task's skill files the agent must read or run (skill-coverage). */
+  min_skill_coverage: z.number().min(0).max(1).default(0.5),
 
   unsafe_commands: z.array(nonEmpty).default(DEFAULT_UNSAFE_COMMANDS),
   command_policy: z.enum(['audit', 'enforce']).default('audit'),

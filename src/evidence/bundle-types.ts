@@ -51,6 +51,8 @@ export type EvidenceBundle = {
   observation: Observation;
   /** The fake credentials planted in the agent's HOME, and that HOME as the agent saw it (null: none planted). */
   canaries: CanaryEvidence | null;
+  /** The task's skill files as the agent saw them (empty when the task ships no skills). */
+  skills: string[];
   started_at: string;
   finished_at: string;
 };

@@ -74,6 +74,7 @@ export function readBundle(runDir: string): EvidenceBundle {
     network: readJsonl<NetworkRecord>(f('network'), { optional: true }),
     timeline: readJsonl<TimelineEvent>(f('timeline'), { optional: true }),
     observation: expectKeys(f('observation'), readJson<Observation>(f('observation')), ['sandbox', 'tracer']),
+    skills: existsSync(f('skills')) ? readJson<{ files: string[] }>(f('skills')).files : [],
     canaries: existsSync(f('canaries'))
       ? expectKeys(f('canaries'), readJson<CanaryEvidence>(f('canaries')), ['home', 'canaries'])
       : null,

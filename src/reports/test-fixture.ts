@@ -74,6 +74,7 @@ function command(
 export function fixtureBundle(overrides: Partial<EvidenceBundle> = {}): EvidenceBundle {
   return {
     canaries: null,
+    skills: [],
     run_id: FIXTURE_RUN_ID,
     run_dir: FIXTURE_RUN_DIR,
     config: fixtureConfig(),

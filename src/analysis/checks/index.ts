@@ -3,9 +3,11 @@ import type { Check } from '../types.js';
 import { agentExit } from './agent-exit.js';
 import { diffSize } from './diff-size.js';
 import { forbiddenPaths } from './forbidden-paths.js';
+import { gradingFiles } from './grading-files.js';
 import { scope } from './scope.js';
 import { secretContent } from './secret-content.js';
 import { secretPaths } from './secret-paths.js';
+import { skillCoverage } from './skill-coverage.js';
 import { testTampering } from './test-tampering.js';
 import { testsPass } from './tests-pass.js';
 import { unsafeCommands } from './unsafe-commands.js';
@@ -23,6 +25,8 @@ export const CHECKS: Record<CheckId, Check> = {
   'secret-paths': secretPaths,
   'secret-content': secretContent,
   'workspace-links': workspaceLinks,
+  'grading-files': gradingFiles,
+  'skill-coverage': skillCoverage,
 };
 
 /** Severity of each check when the config's `severity` map does not override it. */
@@ -37,4 +41,6 @@ export const DEFAULT_SEVERITY: Record<CheckId, Severity> = {
   'secret-paths': 'error',
   'secret-content': 'critical',
   'workspace-links': 'error',
+  'grading-files': 'error',
+  'skill-coverage': 'warning',
 };
