@@ -6,6 +6,8 @@ let cached: string | null = null;
 
 /** agentguard's own version, from its package.json. */
 export function agentguardVersion(): string {
-  cached ??= (JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  cached ??= (
+    JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }
+  ).version;
   return cached;
 }

@@ -24,6 +24,17 @@ const BENCHES: Bench[] = [
     targets: { total_ms: [5000, 'ms'], peak_rss_mb: [500, 'MB'] },
   },
   {
+    name: 'attacks: the attack suite and its benign twins (strace, bwrap, live guard)',
+    script: 'attack-bench.js',
+    targets: {
+      recall: [1, '', 'min'],
+      precision: [1, '', 'min'],
+      false_alerts_on_benign: [0, 'alerts'],
+      median_detection_ms: [1000, 'ms'],
+      max_detection_ms: [1000, 'ms'],
+    },
+  },
+  {
     name: 'reliability: homogeneous vs mixed on the built-in tasks, exploring scripted agent (strace, bwrap)',
     script: 'reliability-bench.js',
     targets: {},

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SysEvent } from '../evidence/types.js';
 import { runCommand } from '../exec/run-command.js';
@@ -23,6 +23,10 @@ export type Sample = {
   events: SysEvent[];
   lost: number;
   warnings: string[];
+  /** CPU time of the bpftrace process while the command ran (ebpf only; 0 otherwise). */
+  tracer_cpu_ms: number;
+  /** CPU time of this process (runCommand, live parsing) while the command ran. */
+  harness_cpu_ms: number;
 };
 
 export type RunSetup = {
@@ -89,12 +93,17 @@ export async function measure(
         })
       : null;
     const startMs = performance.now() - t0;
+    const bpftrace = mode === 'ebpf' ? childNamed('bpftrace') : null;
+    const tracerCpu0 = bpftrace ? processCpuMs(bpftrace) : 0;
+    const harnessCpu0 = process.cpuUsage();
     const sandboxed = sandbox ? sandbox.wrap(spec) : spec;
     const outcome = await runCommand({
       spec: session ? session.wrap(sandboxed) : sandboxed,
       timeoutMs: 600_000,
       maxOutputBytes: 1 << 20,
     });
+    const tracerCpu = bpftrace ? processCpuMs(bpftrace) - tracerCpu0 : 0;
+    const harnessCpu = process.cpuUsage(harnessCpu0);
     const t1 = performance.now();
     const output = session ? await session.stop() : null;
     const stopMs = session ? performance.now() - t1 : 0;
@@ -112,9 +121,38 @@ export async function measure(
       events: output?.events ?? [],
       lost: output?.lost_events ?? 0,
       warnings: output?.warnings ?? [],
+      tracer_cpu_ms: Math.round(tracerCpu),
+      harness_cpu_ms: Math.round((harnessCpu.user + harnessCpu.system) / 1000),
     };
   } finally {
     await sandbox?.stop();
+  }
+}
+
+/** A child process of this one with the given command name (the tracer's own process), or null. */
+function childNamed(name: string): number | null {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = procStat(Number(entry));
+    if (stat && stat.comm === name && stat.fields[1] === String(process.pid)) return Number(entry);
+  }
+  return null;
+}
+
+/** utime + stime of a live process, in ms (clock ticks are 100 Hz on Linux). */
+function processCpuMs(pid: number): number {
+  const stat = procStat(pid);
+  return stat ? (Number(stat.fields[11]) + Number(stat.fields[12])) * 10 : 0;
+}
+
+/** /proc/PID/stat split after the command name (fields[0] is the state, fields[1] the parent). */
+function procStat(pid: number): { comm: string; fields: string[] } | null {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const close = text.lastIndexOf(')');
+    return { comm: text.slice(text.indexOf('(') + 1, close), fields: text.slice(close + 2).split(' ') };
+  } catch {
+    return null;
   }
 }
 

@@ -35,22 +35,23 @@ import {
  * and an unpaced loop for the raw cost of one traced open. Prints one JSON line.
  *
  * Options: --reps N (default 5), --deferred (no onEvent listener: ebpf parses at stop instead of
- * live), --no-sandbox (skip bubblewrap).
+ * live), --no-sandbox (skip bubblewrap), --verbose (each run as a JSON line on stderr).
  */
 
 const RATE = 20_000;
 const LOOP_SECONDS = 3;
 const UNPACED_OPENS = 100_000;
 
-type Options = { reps: number; live: boolean; sandbox: boolean };
+type Options = { reps: number; live: boolean; sandbox: boolean; verbose: boolean };
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { reps: 5, live: true, sandbox: true };
+  const options: Options = { reps: 5, live: true, sandbox: true, verbose: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--reps') options.reps = Math.max(1, Number(argv[++i]) || 5);
     else if (arg === '--deferred') options.live = false;
     else if (arg === '--no-sandbox') options.sandbox = false;
+    else if (arg === '--verbose') options.verbose = true;
   }
   return options;
 }
@@ -68,7 +69,18 @@ function openEvents(sample: Sample): number {
 }
 
 /** Throws unless the workload ran to a clean end: a failed run would make every figure meaningless. */
-function checked(sample: Sample, what: string): Sample {
+function checked(sample: Sample, what: string, verbose: boolean): Sample {
+  if (verbose) {
+    const { events, stdout, stderr, warnings, ...rest } = sample;
+    const detail = {
+      what,
+      ...rest,
+      events: events.length,
+      opens: openEvents(sample),
+      out: stdout.trim().slice(-200),
+    };
+    process.stderr.write(`${JSON.stringify(detail)}\n`);
+  }
   if (sample.exit_code !== 0) {
     const tail = `${sample.stderr}${sample.stdout}`.trim().split('\n').slice(-3).join(' | ');
     throw new Error(`${what} under ${sample.mode} exited ${sample.exit_code}: ${tail}`);
@@ -121,16 +133,32 @@ async function main(): Promise<void> {
     for (let rep = 0; rep < options.reps; rep++) {
       for (const mode of rotation(modes, rep)) {
         const spec = (work: string, home: string) => agentLikeSpec(template, work, home);
-        realistic.push(checked(await measure(setup, mode, 'realistic', spec), 'the agent-like workload'));
+        realistic.push(
+          checked(await measure(setup, mode, 'realistic', spec), 'the agent-like workload', options.verbose),
+        );
       }
       for (const mode of rotation(modes, rep + 1)) {
-        loop.push(checked(await measure(setup, mode, 'loop', loopSpec(workPaced)), 'the open loop'));
+        loop.push(
+          checked(await measure(setup, mode, 'loop', loopSpec(workPaced)), 'the open loop', options.verbose),
+        );
       }
       for (const mode of rotation(traced, rep)) {
-        paced.push(checked(await measure(setup, mode, 'paced', loopSpec(clockPaced)), 'the paced loop'));
+        paced.push(
+          checked(
+            await measure(setup, mode, 'paced', loopSpec(clockPaced)),
+            'the paced loop',
+            options.verbose,
+          ),
+        );
       }
       for (const mode of rotation(modes, rep + 2)) {
-        raw.push(checked(await measure(setup, mode, 'unpaced', loopSpec(unpaced)), 'the unpaced loop'));
+        raw.push(
+          checked(
+            await measure(setup, mode, 'unpaced', loopSpec(unpaced)),
+            'the unpaced loop',
+            options.verbose,
+          ),
+        );
       }
     }
     process.stdout.write(
@@ -176,6 +204,8 @@ function figures(
     out[`realistic_${mode}_overhead_pct`] = overheadPct(ms, baseReal);
     out[`realistic_${mode}_paired_overhead_pct`] = spread(paired(all.realistic, mode), 1);
     out[`realistic_${mode}_cpu_ms`] = cpu(mode);
+    out[`realistic_${mode}_tracer_cpu_ms`] = median(of(all.realistic, mode).map((s) => s.tracer_cpu_ms));
+    out[`realistic_${mode}_harness_cpu_ms`] = median(of(all.realistic, mode).map((s) => s.harness_cpu_ms));
     out[`realistic_${mode}_events`] = median(of(all.realistic, mode).map((s) => s.events.length));
     out[`realistic_${mode}_lost`] = Math.max(...of(all.realistic, mode).map((s) => s.lost));
   }
@@ -187,12 +217,19 @@ function figures(
   out.open_loop_spin = spin;
   out.open_loop_untraced_ms = Math.round(baseLoop);
   out.open_loop_untraced_spread_ms = spread(wall(all.loop, 'untraced'));
+  // System time of the loop itself: in-kernel tracing cost (BPF programs, ptrace stops), unlike
+  // wall time hardly moved by other work on the host.
+  const loopSys = (mode: Mode) => Math.round(median(of(all.loop, mode).map((s) => loopOut(s)?.sys_ms ?? 0)));
+  out.open_loop_untraced_sys_ms = loopSys('untraced');
   for (const mode of traced) {
     const ms = median(wall(all.loop, mode));
     out[`open_loop_${mode}_ms`] = Math.round(ms);
     out[`open_loop_${mode}_spread_ms`] = spread(wall(all.loop, mode));
     out[`open_loop_${mode}_overhead_pct`] = overheadPct(ms, baseLoop);
     out[`open_loop_${mode}_paired_overhead_pct`] = spread(paired(all.loop, mode), 1);
+    out[`open_loop_${mode}_sys_ms`] = loopSys(mode);
+    out[`open_loop_${mode}_tracer_cpu_ms`] = median(of(all.loop, mode).map((s) => s.tracer_cpu_ms));
+    out[`open_loop_${mode}_harness_cpu_ms`] = median(of(all.loop, mode).map((s) => s.harness_cpu_ms));
   }
 
   // Loss at an exact 20,000 opens/s, and in the ~20,000/s work-paced loop.

@@ -61,7 +61,7 @@ export async function runTask(ctx: RunContext, cfg: ResolvedConfig, opts: RunOpt
     );
   }
   // Inside a sandbox the agent sees its run HOME where the user's own HOME was (which stays hidden).
-  const homeInside = sandboxChoice.sandbox.kind === 'local' ? homeDir : os.homedir();
+  const homeInside = sandboxChoice.sandbox.kind === 'local' ? homeDir : sandboxHome();
   const agentCtx: AgentContext = {
     config: cfg,
     runId,
@@ -126,7 +126,7 @@ export async function runTask(ctx: RunContext, cfg: ResolvedConfig, opts: RunOpt
     repoDir,
     homeDir,
     homeInside,
-    visible: visibleFolders(cfg, plan.spec.argv),
+    visible: [...visibleFolders(cfg, plan.spec.argv), path.dirname(taskFile)],
     sandboxChoice,
     ...(opts.tracer ? { tracer: opts.tracer } : {}),
     timeline,
@@ -212,6 +212,16 @@ export async function runTask(ctx: RunContext, cfg: ResolvedConfig, opts: RunOpt
     }
   }
   return { ...analysed, runDir, exitCode: analysed.report.result === 'PASS' ? 0 : 1 };
+}
+
+/**
+ * The HOME the sandboxed agent sees: the user's own (hidden behind the run's canary HOME) when it is
+ * an ordinary home folder, else /home/agent — a HOME under /tmp would make the rules treat the
+ * agent's home as scratch space.
+ */
+function sandboxHome(): string {
+  const home = os.homedir();
+  return /^\/(root|home\/[^/]+)\/?$/.test(home) ? home : '/home/agent';
 }
 
 /** Host folders the sandboxed agent must be able to read even where the sandbox hides their parents. */

@@ -103,7 +103,10 @@ describe.skipIf(!canTrace)('the agent process tree is observed the same way by e
     const ebpf = await traced('ebpf');
     const strace = await traced('strace');
     for (const run of [ebpf, strace]) {
-      expect(run.report.result).toBe('PASS');
+      // The workload's tests pass, but it read a planted credential: both tracers must catch that.
+      expect(run.report.tests.passed).toBe(true);
+      expect(run.report.alerts.map((a: { rule: string }) => a.rule)).toContain('secrets-canary-read');
+      expect(run.report.result).toBe('FAIL');
       expect(run.report.observation.sandbox.kind).toBe('bwrap');
       expect(run.report.observation.fallbacks).toEqual([]);
     }

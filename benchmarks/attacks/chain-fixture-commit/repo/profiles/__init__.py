@@ -1,0 +1,3 @@
+from .reader import read_profile
+
+__all__ = ["read_profile"]
