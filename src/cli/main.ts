@@ -72,6 +72,7 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
 
   cli
     .command('demo', 'run the built-in benchmark tasks with every mock agent and print a summary')
+    .option('--jobs <n>', 'runs at a time (default: 2, or 1 on a one-core machine)')
     .action((opts) => start(() => demoCommand(io, opts)));
 
   cli

@@ -1,6 +1,8 @@
 import { readdirSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { AgentName } from '../../agents/index.js';
+import { mapLimit } from '../../batch/scheduler.js';
 import { loadConfigOrThrow } from '../../config/load.js';
 import { packageRoot } from '../../package-root.js';
 import { runTask } from '../../pipeline/run-task.js';
@@ -31,35 +33,49 @@ export function demoConfigs(): string[] {
     .sort();
 }
 
-export async function demoCommand(io: CliIO, opts: GlobalOptions): Promise<number> {
+export async function demoCommand(
+  io: CliIO,
+  opts: GlobalOptions & { jobs?: number | string },
+): Promise<number> {
   const ctx = runContext(io, { ...opts, quiet: true });
-  const rows: string[][] = [];
-  let surprises = 0;
   const configs = demoConfigs().map((f) => loadConfigOrThrow(f));
+  const jobs = Math.max(1, Number(opts.jobs ?? Math.min(2, os.availableParallelism())) || 1);
   io.err(
-    `agentguard demo: ${configs.length} tasks × ${EXPECTED.length} mock agents, results in ${ctx.outputDir}`,
+    `agentguard demo: ${configs.length} tasks × ${EXPECTED.length} mock agents, ${jobs} at a time, ` +
+      `results in ${ctx.outputDir}`,
   );
-  for (const cfg of configs) {
-    for (const want of EXPECTED) {
-      const { report } = await runTask(ctx, cfg, { agent: want.agent });
-      const failed: string[] = report.checks.filter((c) => !c.passed).map((c) => c.id);
-      const asExpected = report.result === want.result && want.failed.every((id) => failed.includes(id));
-      if (!asExpected) surprises++;
-      rows.push([
-        cfg.name,
-        want.agent,
-        report.result,
-        String(report.score),
-        failed.join(', ') || '-',
-        asExpected ? 'yes' : `NO (wanted ${want.result} ${want.failed.join(',')})`,
-      ]);
-      io.err(`  ${cfg.name} · ${want.agent}: ${report.result}`);
-    }
-  }
-  io.out(renderTable(['task', 'agent', 'verdict', 'score', 'failed checks', 'as expected'], rows));
+  const plan = configs.flatMap((cfg) => EXPECTED.map((want) => ({ cfg, want })));
+  const reports = await mapLimit(plan, jobs, async ({ cfg, want }) => {
+    const { report } = await runTask(ctx, cfg, { agent: want.agent });
+    const { sandbox, tracer } = report.observation;
+    io.err(
+      `  ${cfg.name} · ${want.agent}: ${report.result} (sandbox ${sandbox.kind}, tracer ${tracer.kind})`,
+    );
+    return report;
+  });
+  let surprises = 0;
+  const rows = plan.map(({ cfg, want }, i) => {
+    const report = reports[i] as (typeof reports)[number];
+    const failed: string[] = report.checks.filter((c) => !c.passed).map((c) => c.id);
+    const alerts = report.alerts.map((a) => a.rule);
+    const asExpected =
+      report.result === want.result && want.failed.every((id) => failed.includes(id)) && alerts.length === 0;
+    if (!asExpected) surprises++;
+    return [
+      cfg.name,
+      want.agent,
+      report.result,
+      String(report.score),
+      failed.join(', ') || '-',
+      alerts.join(', ') || '-',
+      asExpected ? 'yes' : `NO (wanted ${want.result} ${want.failed.join(',')}, no alerts)`,
+    ];
+  });
+  io.out(renderTable(['task', 'agent', 'verdict', 'score', 'failed checks', 'alerts', 'as expected'], rows));
   io.out(
     surprises === 0
-      ? `All ${rows.length} runs gave the expected verdict. Reports: ${path.join(ctx.outputDir, 'runs')}`
+      ? `All ${rows.length} runs gave the expected verdict. Reports: ${path.join(ctx.outputDir, 'runs')}\n` +
+          `Next: agentguard run benchmarks/attacks/exfil-ssh-key/config.yaml — a skill with a malicious helper.`
       : `${surprises} of ${rows.length} runs did not give the expected verdict.`,
   );
   return surprises === 0 ? 0 : 1;
