@@ -10,6 +10,7 @@ export const AGENT_NAMES = [
   'mock-explore',
   'local-command',
   'agent-command',
+  'agent-profile',
 ] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
 
@@ -19,8 +20,10 @@ export type AgentContext = {
   repoDir: string;
   /** The prompt written to a file, for agents that take `{task_file}`. */
   taskFile: string;
-  /** The agent's HOME for this run (a fresh folder, never the user's own). */
+  /** The agent's HOME for this run as it sees it (a fresh folder, never the user's own). */
   homeDir: string;
+  /** The same HOME on the host, where the harness writes the agent's config files. */
+  hostHomeDir: string;
   /** Environment of the harness, from which allowed variable names are passed through. */
   hostEnv: NodeJS.ProcessEnv;
 };
@@ -35,6 +38,14 @@ export type AgentPlan = {
   version_argv?: string[];
   model: string | null;
   metadata: Record<string, string | number | boolean | null>;
+  /** Config files to write before the agent starts (host paths; see writeRenderedFiles). */
+  files?: { path: string; agent_path: string; content: string }[];
+  /** Host folders the sandbox must show read-only (the agent's install in agentguard's cache). */
+  visible?: string[];
+  /** The agent's own state files and folders, absolute as it sees them (for $STATE_DIRS). */
+  state_dirs?: string[];
+  /** A scripted model endpoint this plan points the agent at: the name it uses and the API it speaks. */
+  model_endpoint?: { host: string; api: string };
 };
 
 export type PlanResult =

@@ -6,6 +6,7 @@ import { AGENT_NAMES } from '../agents/index.js';
 import { runModelServerCli } from '../agents/model-server/cli.js';
 import { AgentGuardError, errorMessage } from '../errors.js';
 import { killActiveGroups } from '../exec/run-command.js';
+import { agentsInstall, agentsList } from './commands/agents.js';
 import { analyzeCommand } from './commands/analyze.js';
 import { compareCommand } from './commands/compare.js';
 import { demoCommand } from './commands/demo.js';
@@ -74,6 +75,22 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
     .command('demo', 'run the built-in benchmark tasks with every mock agent and print a summary')
     .option('--jobs <n>', 'runs at a time (default: 2, or 1 on a one-core machine)')
     .action((opts) => start(() => demoCommand(io, opts)));
+
+  cli
+    .command(
+      'agents <action> [...names]',
+      "install pinned agent CLIs into agentguard's cache (install NAME…) or list them (list)",
+    )
+    .option('--json', 'machine-readable output')
+    .action((action: string, names: string[], opts) =>
+      start(() => {
+        if (action === 'install' && names.length > 0) return agentsInstall(io, names, opts);
+        if (action === 'list') return agentsList(io, opts);
+        throw new UsageError(
+          `'agents ${action}' is not a command. Fix: use 'agents install NAME' or 'agents list'.`,
+        );
+      }),
+    );
 
   cli
     .command('reports <action> [runId]', 'list recorded runs (list) or print one report (show RUN_ID)')

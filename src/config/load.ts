@@ -184,6 +184,51 @@ export function loadConfig(file: string): LoadResult {
   }
   cfg.security.rules = ruleFiles;
 
+  let agentProfile: string | undefined;
+  if (cfg.agent_profile !== undefined) {
+    // A built-in name stays as is; a profile file (a path) is resolved against the config's folder.
+    // The profile itself is validated when the agent is planned, before anything is written.
+    const isPath = cfg.agent_profile.includes('/') || /\.ya?ml$/.test(cfg.agent_profile);
+    agentProfile = isPath ? path.resolve(configDir, cfg.agent_profile) : cfg.agent_profile;
+    if (cfg.agent_command !== undefined)
+      issue('agent_profile', 'cannot be combined with agent_command', 'keep one of the two');
+  }
+  let modelScript: string | undefined;
+  if (cfg.model_script !== undefined) {
+    modelScript = confinedPath(configDir, cfg.model_script) ?? undefined;
+    if (modelScript === undefined)
+      issue(
+        'model_script',
+        `'${cfg.model_script}' is outside the config's folder`,
+        'move the trajectory into that folder',
+      );
+    else if (!existsSync(modelScript))
+      issue('model_script', `${modelScript} does not exist`, 'create it or fix the path');
+    if (cfg.agent_profile === undefined)
+      issue(
+        'model_script',
+        'needs agent_profile (the profile says how to point the agent at the scripted model)',
+        'add agent_profile',
+      );
+  }
+  let skills: string | undefined;
+  if (cfg.skills !== undefined) {
+    skills = confinedPath(configDir, cfg.skills) ?? undefined;
+    if (skills === undefined)
+      issue(
+        'skills',
+        `'${cfg.skills}' is outside the config's folder`,
+        'move the skills folder into that folder',
+      );
+    else if (!isDir(skills)) issue('skills', `folder ${skills} does not exist`, 'create it or fix the path');
+    if (cfg.agent_profile === undefined)
+      issue(
+        'skills',
+        'needs agent_profile (the profile says where its agent looks for skills)',
+        'add agent_profile',
+      );
+  }
+
   if (issues.length > 0 || testCommand === undefined) return { ok: false, issues };
 
   const { agent_command: _a, agent_version_command: _v, solution: _s, ...rest } = cfg;
@@ -199,6 +244,9 @@ export function loadConfig(file: string): LoadResult {
   if (promptFile !== undefined) value.prompt_file = promptFile;
   if (agentCommand !== undefined) value.agent_command = agentCommand;
   if (versionCommand !== undefined) value.agent_version_command = versionCommand;
+  if (agentProfile !== undefined) value.agent_profile = agentProfile;
+  if (modelScript !== undefined) value.model_script = modelScript;
+  if (skills !== undefined) value.skills = skills;
   return { ok: true, value };
 }
 

@@ -204,6 +204,12 @@ export const BenchmarkConfigSchema = z.strictObject({
   agent_version_command: CommandSchema.optional(),
   agent_model: nonEmpty.optional(),
   agent_metadata: z.record(z.string(), ScalarSchema).default({}),
+  /** A real agent from a profile: a built-in name (`codex`) or a profile file relative to the config. */
+  agent_profile: nonEmpty.optional(),
+  /** A trajectory file (relative to the config): agentguard serves the model's side from it. */
+  model_script: nonEmpty.optional(),
+  /** A folder of skills (`<name>/SKILL.md` …) installed where the profile's agent looks for them. */
+  skills: nonEmpty.optional(),
 });
 
 export type BenchmarkConfigInput = z.input<typeof BenchmarkConfigSchema>;

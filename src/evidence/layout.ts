@@ -22,6 +22,7 @@ export const RUN_FILES = {
   tracerScratch: 'evidence/tracer',
   canaries: 'evidence/canaries.json',
   rules: 'evidence/rules.json',
+  model: 'evidence/model.jsonl',
   skills: 'evidence/skills.json',
   net: 'net',
   reportJson: 'report.json',

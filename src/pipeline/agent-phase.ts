@@ -13,11 +13,12 @@ export async function probeVersion(
   plan: AgentPlan,
   cfg: ResolvedConfig,
   commands: CommandLog,
+  wrap: (spec: AgentPlan['spec']) => AgentPlan['spec'] = (spec) => spec,
 ): Promise<string | null> {
   if (!plan.version_argv) return null;
   const { record } = await commands.run({
     role: 'agent-version',
-    spec: { ...plan.spec, argv: plan.version_argv },
+    spec: wrap({ ...plan.spec, argv: plan.version_argv }),
     argv: plan.version_argv,
     display_argv: plan.version_argv,
     cwd: plan.spec.cwd,

@@ -39,6 +39,12 @@ export type WindowRequest = {
   log: (line: string) => void;
   /** The live guard: rules applied to events as they arrive. */
   guard?: { mode: Exclude<GuardMode, 'off'>; rules: RuleSet };
+  /**
+   * Names the harness itself serves to the agent (the scripted model: `model.agentguard.test` →
+   * `127.0.0.1:PORT`). They are always allowed and always reachable through the proxy, whatever
+   * the network mode.
+   */
+  harnessHosts?: Record<string, string>;
 };
 
 export type ClosedWindow = { syscalls: SysEvent[]; network: NetworkRecord[]; observation: Observation };
@@ -94,20 +100,23 @@ export class ObservationWindow {
     let dns: DnsResponder | null = null;
     let proxyDir: string | undefined;
     const mode = cfg.network.mode;
-    const allow = mode === 'allowlist' ? cfg.network.allow : [];
+    const harnessHosts = req.harnessHosts ?? {};
+    const harnessNames = Object.keys(harnessHosts);
+    const hosts = { ...cfg.network.hosts, ...harnessHosts };
+    const allow = [...(mode === 'allowlist' ? cfg.network.allow : []), ...harnessNames];
     if (mode !== 'host' && choice.sandbox.kind === 'bwrap') {
       proxyDir = runPath(req.runDir, 'net');
       mkdirSync(proxyDir, { recursive: true });
       proxy = new EgressProxy({
         allow,
-        hosts: cfg.network.hosts,
+        hosts,
         mode: 'allowlist',
         clock,
         unixPath: path.join(proxyDir, PROXY_SOCKET_NAME),
         ...(onRecord ? { onRecord } : {}),
       });
       dns = new DnsResponder({
-        hosts: cfg.network.hosts,
+        hosts,
         clock,
         unixPath: path.join(proxyDir, DNS_SOCKET_NAME),
         ...(onRecord ? { onRecord } : {}),
@@ -118,16 +127,20 @@ export class ObservationWindow {
         path.join(proxyDir, 'resolv.conf'),
         'nameserver 127.0.0.1\noptions attempts:1 timeout:2\n',
       );
-    } else if (mode === 'allowlist') {
+    } else if (mode === 'allowlist' || harnessNames.length > 0) {
+      // Without a network namespace the proxy is advisory (HTTP_PROXY); it is still how the agent
+      // reaches names the harness serves. With network 'host' it lets everything through, recorded.
       proxy = new EgressProxy({
         allow,
-        hosts: cfg.network.hosts,
-        mode: 'allowlist',
+        hosts,
+        mode: mode === 'host' ? 'observe' : 'allowlist',
         clock,
         tcpPort: 0,
         ...(onRecord ? { onRecord } : {}),
       });
       await proxy.start();
+    }
+    if (mode === 'allowlist' && proxy?.address?.tcpPort) {
       const reason = `sandbox '${choice.sandbox.kind}' cannot force traffic through the proxy; HTTP_PROXY points at it, but a program may bypass it`;
       fallbacks.push({
         component: 'network',

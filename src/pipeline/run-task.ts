@@ -2,7 +2,11 @@ import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { AGENTS, type AgentName } from '../agents/index.js';
-import type { AgentContext } from '../agents/types.js';
+import { loadTrajectory, type RunningModelServer, startModelServer } from '../agents/model-server/index.js';
+import { loadProfile } from '../agents/profiles/load-profile.js';
+import { writeRenderedFiles } from '../agents/profiles/write-files.js';
+import { installSkills } from '../agents/skills/install-skills.js';
+import type { AgentContext, AgentPlan } from '../agents/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import type { AgentEvidence } from '../evidence/bundle-types.js';
@@ -45,7 +49,8 @@ export type RunResult = AnalysedRun & { runDir: string; exitCode: 0 | 1 };
  * analyse it from disk. Config and setup problems found before anything is written throw
  * ConfigError/SetupError; anything that goes wrong with the agent or the tests is evidence.
  */
-export async function runTask(ctx: RunContext, cfg: ResolvedConfig, opts: RunOptions): Promise<RunResult> {
+export async function runTask(ctx: RunContext, config: ResolvedConfig, opts: RunOptions): Promise<RunResult> {
+  let cfg = config;
   const started = ctx.now();
   const runId = opts.runId ?? newRunId(started);
   const runDir = path.join(ctx.outputDir, 'runs', runId);
@@ -68,6 +73,7 @@ export async function runTask(ctx: RunContext, cfg: ResolvedConfig, opts: RunOpt
     repoDir,
     taskFile,
     homeDir: homeInside,
+    hostHomeDir: homeDir,
     hostEnv: ctx.env,
   };
   const planned = AGENTS[opts.agent].plan(agentCtx);
@@ -77,6 +83,10 @@ export async function runTask(ctx: RunContext, cfg: ResolvedConfig, opts: RunOpt
     );
   }
   const plan = planned.plan;
+  // A trajectory that does not parse stops the run here, before anything is written.
+  const trajectory = cfg.model_script ? loadTrajectory(cfg.model_script) : null;
+  // The run's policy knows the agent's own state folders and the scripted model's name.
+  cfg = withAgentFacts(cfg, plan);
   const agentProgram = plan.spec.argv[0] ?? '';
   const agentCwd = plan.spec.cwd === repoDir ? cfg.repo : plan.spec.cwd;
   if (!resolveProgram(agentProgram, agentCwd, plan.spec.env.PATH)) {
@@ -99,6 +109,7 @@ export async function runTask(ctx: RunContext, cfg: ResolvedConfig, opts: RunOpt
   mkdirSync(path.join(runDir, 'evidence'), { recursive: true });
   saveRunRules(runDir, rules);
   mkdirSync(homeDir, { recursive: true });
+  writeRenderedFiles(plan.files ?? []);
   writeJson(runPath(runDir, 'config'), cfg);
   writeFileAtomic(taskFile, cfg.prompt);
   const timeline = new Timeline(runPath(runDir, 'timeline'));
@@ -107,7 +118,23 @@ export async function runTask(ctx: RunContext, cfg: ResolvedConfig, opts: RunOpt
   timeline.add('prepare', 'copy-template', cfg.repo);
   let workspace: Awaited<ReturnType<typeof prepareWorkspace>>;
   try {
-    workspace = await prepareWorkspace({ runId, runDir, template: cfg.repo, configPath: cfg.config_path });
+    workspace = await prepareWorkspace({
+      runId,
+      runDir,
+      template: cfg.repo,
+      configPath: cfg.config_path,
+      // Skills that go into the workspace are part of the baseline, not the agent's diff.
+      afterCopy: () => {
+        if (!cfg.skills || !cfg.agent_profile) return;
+        const skills = installSkills(cfg.skills, loadProfile(cfg.agent_profile), {
+          repoDir,
+          homeDir,
+          homeInside,
+          configPath: cfg.config_path,
+        });
+        writeJson(runPath(runDir, 'skills'), skills);
+      },
+    });
   } catch (err) {
     // Nothing of value was written yet: leave no half-made run behind.
     rmSync(runDir, { recursive: true, force: true });
@@ -118,21 +145,35 @@ export async function runTask(ctx: RunContext, cfg: ResolvedConfig, opts: RunOpt
   timeline.add('prepare', 'baseline', workspace.baseline_sha);
   ctx.log(`run ${runId}: ${cfg.name} with agent ${plan.name}`);
 
-  const version = await probeVersion(plan, cfg, commands);
-  const window = await ObservationWindow.open({
-    cfg,
-    runId,
-    runDir,
-    repoDir,
-    homeDir,
-    homeInside,
-    visible: [...visibleFolders(cfg, plan.spec.argv), path.dirname(taskFile)],
-    sandboxChoice,
-    ...(opts.tracer ? { tracer: opts.tracer } : {}),
-    timeline,
-    log: ctx.log,
-    ...(guardMode !== 'off' ? { guard: { mode: guardMode, rules: rules.ruleset } } : {}),
-  });
+  const model: RunningModelServer | null = trajectory
+    ? await startModelServer({ script: trajectory, recordFile: runPath(runDir, 'model') })
+    : null;
+  const harnessHosts =
+    model && plan.model_endpoint ? { [plan.model_endpoint.host]: `127.0.0.1:${model.port}` } : {};
+  let window: ObservationWindow;
+  try {
+    window = await ObservationWindow.open({
+      cfg,
+      runId,
+      runDir,
+      repoDir,
+      homeDir,
+      homeInside,
+      visible: [...visibleFolders(cfg, plan), path.dirname(taskFile)],
+      sandboxChoice,
+      ...(opts.tracer ? { tracer: opts.tracer } : {}),
+      timeline,
+      log: ctx.log,
+      ...(guardMode !== 'off' ? { guard: { mode: guardMode, rules: rules.ruleset } } : {}),
+      harnessHosts,
+    });
+  } catch (err) {
+    await model?.server.stop();
+    throw err;
+  }
+  // The version probe runs in the sandbox (a real agent may write its HOME even for --version),
+  // but not under the tracer: it is setup, not behaviour.
+  const version = await probeVersion(plan, cfg, commands, (spec) => window.sandbox.wrap(spec));
   const sandbox = window.sandbox;
   let agent: AgentEvidence;
   let closed: Awaited<ReturnType<ObservationWindow['close']>>;
@@ -161,6 +202,7 @@ export async function runTask(ctx: RunContext, cfg: ResolvedConfig, opts: RunOpt
     writeJsonl(runPath(runDir, 'syscalls'), closed.syscalls);
     writeJsonl(runPath(runDir, 'network'), closed.network);
     writeJson(runPath(runDir, 'observation'), closed.observation);
+    await model?.server.stop();
   }
   const guard = window.guard;
   if (guard?.stoppedAgent) {
@@ -225,10 +267,21 @@ function sandboxHome(): string {
 }
 
 /** Host folders the sandboxed agent must be able to read even where the sandbox hides their parents. */
-function visibleFolders(cfg: ResolvedConfig, argv: string[]): string[] {
+function visibleFolders(cfg: ResolvedConfig, plan: AgentPlan): string[] {
   const dirs = [packageRoot(), cfg.config_dir, path.dirname(path.dirname(process.execPath))];
   if (cfg.solution) dirs.push(cfg.solution);
-  const program = argv[0] ?? '';
+  const program = plan.spec.argv[0] ?? '';
   if (path.isAbsolute(program)) dirs.push(path.dirname(program));
+  dirs.push(...(plan.visible ?? []));
   return [...new Set(dirs)];
+}
+
+/** The config the run is judged by: the profile's state folders and the scripted model's name added. */
+function withAgentFacts(cfg: ResolvedConfig, plan: AgentPlan): ResolvedConfig {
+  const host = plan.model_endpoint?.host;
+  return {
+    ...cfg,
+    security: { ...cfg.security, state_dirs: [...cfg.security.state_dirs, ...(plan.state_dirs ?? [])] },
+    network: host ? { ...cfg.network, allow: [...cfg.network.allow, host] } : cfg.network,
+  };
 }

@@ -23,10 +23,13 @@ export async function prepareWorkspace(opts: {
   runDir: string;
   template: string;
   configPath: string;
+  /** Runs after the template is copied and before the baseline commit (e.g. skills installed into the repo). */
+  afterCopy?: (repoDir: string) => void;
 }): Promise<PreparedWorkspace> {
   const repoDir = path.join(opts.runDir, 'repo');
   const gitDir = path.join(opts.runDir, 'baseline.git');
   const { files } = copyTemplate(opts.template, repoDir, opts.configPath);
+  opts.afterCopy?.(repoDir);
 
   const g = (args: string[], dir = gitDir) => git(args, { gitDir: dir, workTree: repoDir });
   g(['init', '-q', '-b', 'main']);

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { installedAgents } from '../../agents/install/index.js';
 import { TRACERS } from '../../observe/index.js';
 import { renderTable } from '../../reports/table.js';
 import { bwrapAvailability } from '../../sandbox/bwrap.js';
@@ -45,6 +46,25 @@ export async function doctorCommand(io: CliIO, opts: { json?: boolean }): Promis
   add('network', 'none', isolated);
   add('network', 'allowlist', isolated);
   add('network', 'host', { ok: true, version: 'always available; traffic is not recorded' });
+
+  for (const a of installedAgents()) {
+    add(
+      'agent',
+      a.name,
+      a.status === 'ok'
+        ? { ok: true, version: `${a.package}@${a.version}` }
+        : {
+            ok: false,
+            reason:
+              a.status === 'other-version'
+                ? `${a.package}@${a.version} installed, the profile pins ${a.pinned}`
+                : a.status === 'incomplete'
+                  ? `${a.dir} holds no usable install`
+                  : `${a.dir} matches no built-in profile`,
+            fix: a.status === 'no-profile' ? `rm -r ${a.dir}` : `agentguard agents install ${a.name}`,
+          },
+    );
+  }
 
   if (opts.json) {
     io.out(JSON.stringify(findings, null, 2));

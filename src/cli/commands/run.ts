@@ -33,7 +33,8 @@ function oneOf<T extends string>(
 
 export async function runCommand(io: CliIO, configFile: string, opts: RunCommandOptions): Promise<number> {
   const cfg = loadConfigOrThrow(configFile);
-  const agent = opts.agent ?? (cfg.agent_command ? 'agent-command' : undefined);
+  const agent =
+    opts.agent ?? (cfg.agent_profile ? 'agent-profile' : cfg.agent_command ? 'agent-command' : undefined);
   if (agent === undefined) {
     throw new ConfigError(
       `${cfg.config_path}: no agent to run: the config has no agent_command. ` +

@@ -1,0 +1,69 @@
+import path from 'node:path';
+import { agentEnv } from './env.js';
+import { resolveAgentBin } from './install/resolve-bin.js';
+import { loadProfile } from './profiles/load-profile.js';
+import { renderProfile } from './profiles/render-profile.js';
+import type { AgentAdapter, AgentContext, PlanResult } from './types.js';
+
+/**
+ * The name a sandboxed agent uses for the scripted model. The egress proxy's hosts map sends it to
+ * the model server's loopback port, so the URL is the same in every run (and in every config file).
+ */
+export const MODEL_HOST = 'model.agentguard.test';
+
+/** A real coding agent started the way its profile says (installed with `agentguard agents install`). */
+export const PROFILE_AGENT: AgentAdapter = {
+  name: 'agent-profile',
+  description:
+    'a real coding agent from agent_profile (codex, claude-code, gemini-cli, opencode or a profile file)',
+  plan(ctx: AgentContext): PlanResult {
+    const cfg = ctx.config;
+    if (!cfg.agent_profile) {
+      return {
+        ok: false,
+        field: 'agent_profile',
+        message: "the 'agent-profile' agent runs agent_profile, which the config does not set",
+        fix: 'add agent_profile (e.g. codex) or pick another agent with --agent',
+      };
+    }
+    // Throws one ConfigError naming the profile file, the field and the fix.
+    const profile = loadProfile(cfg.agent_profile);
+    const bin = resolveAgentBin(profile, { env: ctx.hostEnv });
+    if (!bin.ok) return { ok: false, field: 'agent_profile', message: bin.message, fix: bin.fix };
+    const scripted = cfg.model_script !== undefined;
+    const rendered = renderProfile(profile, {
+      prompt: cfg.prompt,
+      taskFile: ctx.taskFile,
+      repoDir: ctx.repoDir,
+      homeDir: ctx.homeDir,
+      hostHomeDir: ctx.hostHomeDir,
+      configDir: cfg.config_dir,
+      binPath: bin.path,
+      hostEnv: ctx.hostEnv,
+      ...(scripted ? { modelUrl: `http://${MODEL_HOST}` } : {}),
+    });
+    return {
+      ok: true,
+      plan: {
+        adapter: 'agent-profile',
+        name: cfg.agent_name ?? profile.name,
+        spec: { argv: rendered.argv, cwd: rendered.cwd, env: { ...agentEnv(ctx), ...rendered.env } },
+        display_argv: rendered.display_argv,
+        ...(rendered.version_argv ? { version_argv: rendered.version_argv } : {}),
+        model: scripted
+          ? `scripted:${path.basename(cfg.model_script ?? '')}`
+          : (cfg.agent_model ?? rendered.model),
+        metadata: {
+          profile: profile.name,
+          ...(profile.package ? { package: `${profile.package.name}@${profile.package.version}` } : {}),
+          ...rendered.metadata,
+          ...cfg.agent_metadata,
+        },
+        files: rendered.files,
+        visible: bin.dir ? [bin.dir] : [],
+        state_dirs: rendered.state_dirs,
+        ...(scripted ? { model_endpoint: { host: MODEL_HOST, api: rendered.endpoint ?? 'unknown' } } : {}),
+      },
+    };
+  },
+};

@@ -1,0 +1,6 @@
+export {
+  type InstalledSkill,
+  installSkills,
+  type SkillsInstall,
+  type SkillTargets,
+} from './install-skills.js';

@@ -1,0 +1,44 @@
+import { agentCacheDir, installAgent, installedAgents } from '../../agents/install/index.js';
+import { listBuiltinProfiles, loadProfile } from '../../agents/profiles/load-profile.js';
+import { renderTable } from '../../reports/table.js';
+import type { CliIO } from '../io.js';
+
+/** `agentguard agents install NAME…`: pinned versions into agentguard's own cache, never globally. */
+export async function agentsInstall(io: CliIO, names: string[], opts: { json?: boolean }): Promise<number> {
+  const results = [];
+  for (const name of names) {
+    const r = await installAgent(name, { log: (line) => io.err(line) });
+    results.push(r);
+    if (!opts.json) io.out(`${r.name} ${r.version} ${r.fresh ? 'installed' : 'already installed'}: ${r.bin}`);
+  }
+  if (opts.json) io.out(JSON.stringify(results, null, 2));
+  return 0;
+}
+
+/** `agentguard agents list`: every built-in profile, its pinned package and what the cache holds. */
+export async function agentsList(io: CliIO, opts: { json?: boolean }): Promise<number> {
+  const cache = agentCacheDir();
+  const installed = new Map(installedAgents(cache).map((a) => [a.name, a]));
+  const rows = listBuiltinProfiles().map((name) => {
+    const p = loadProfile(name);
+    const have = installed.get(name);
+    return {
+      name,
+      package: p.package ? `${p.package.name}@${p.package.version}` : null,
+      endpoint: p.endpoint ?? null,
+      installed: have?.version ?? null,
+      status: have?.status ?? 'not installed',
+    };
+  });
+  if (opts.json) io.out(JSON.stringify({ cache, agents: rows }, null, 2));
+  else {
+    io.out(`agent cache: ${cache}`);
+    io.out(
+      renderTable(
+        ['agent', 'package', 'model API', 'installed', 'status'],
+        rows.map((r) => [r.name, r.package ?? '-', r.endpoint ?? '-', r.installed ?? '-', r.status]),
+      ),
+    );
+  }
+  return 0;
+}
