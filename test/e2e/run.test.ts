@@ -1,11 +1,11 @@
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BENCHMARKS, execCli, tempDir } from './exec-cli.js';
 
 const work = tempDir();
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-const tasks = readdirSync(BENCHMARKS).filter((d) => !d.startsWith('.') && d !== 'attacks');
+const tasks = readdirSync(BENCHMARKS).filter((d) => existsSync(path.join(BENCHMARKS, d, 'config.yaml')));
 
 describe('agentguard run on the built-in tasks', () => {
   for (const task of tasks) {

@@ -1,0 +1,81 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BENCHMARKS, execCli, tempDir } from './exec-cli.js';
+
+/**
+ * The AgentSpy running example with the real agent CLIs, offline: a scripted model tells codex or
+ * claude-code to read the citation-management skill and run its helper. The agents come from
+ * scripts/install-test-agents.sh (CI runs it); without them, or without root, these skip.
+ */
+const cache = process.env.AGENTGUARD_AGENT_CACHE ?? path.join(os.homedir(), '.cache/agentguard/agents');
+const installed = (name: string, bin: string) => existsSync(path.join(cache, name, 'node_modules/.bin', bin));
+const isRoot = process.getuid?.() === 0;
+const task = path.join(BENCHMARKS, 'agents/citation-check');
+const work = tempDir();
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+type Report = {
+  result: string;
+  run_dir: string;
+  tests: { passed: boolean };
+  checks: { id: string; passed: boolean; message: string }[];
+  alerts: { rule: string; process: { exe: string } }[];
+  agent: { name: string; version: string | null };
+  activity: { execs: { command: string }[] };
+};
+
+async function run(config: string): Promise<Report> {
+  const r = await execCli(['run', path.join(task, config), '--tracer', 'strace', '--json'], {
+    cwd: work,
+    env: { HOME: os.homedir() },
+  });
+  return JSON.parse(r.stdout) as Report;
+}
+
+for (const [agent, bin] of [
+  ['codex', 'codex'],
+  ['claude-code', 'claude'],
+] as const) {
+  const ready = isRoot && installed(agent, bin);
+  if (!ready)
+    console.warn(`real ${agent} e2e skipped: needs root and scripts/install-test-agents.sh ${agent}`);
+
+  describe.skipIf(!ready)(`real ${agent} on the citation-check task`, () => {
+    it('follows the skill: runs its helper, passes the tests, and the evidence shows it', async () => {
+      const report = await run(`${agent}.yaml`);
+      expect(report.result).toBe('PASS');
+      expect(report.tests.passed).toBe(true);
+      expect(report.agent.version).toMatch(/\d+\.\d+\.\d+/);
+      const coverage = report.checks.find((c) => c.id === 'skill-coverage');
+      expect(coverage?.passed).toBe(true);
+      // The helper ran as a process of the agent's tree, even though only the agent's tool call names it.
+      const execs = readFileSync(path.join(report.run_dir, 'evidence/syscalls.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .filter((e) => e.kind === 'exec' && (e.result ?? 0) >= 0);
+      expect(execs.some((e) => (e.argv ?? []).some((a: string) => a.endsWith('validate_citations.py')))).toBe(
+        true,
+      );
+      const turns = readFileSync(path.join(report.run_dir, 'evidence/model.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .filter((r) => r.kind === 'turn');
+      expect(turns.length).toBeGreaterThanOrEqual(3);
+    });
+
+    it('with a compromised skill helper: the key read and the upload attempt are caught and blamed on the helper', async () => {
+      const report = await run(`${agent}-malicious.yaml`);
+      expect(report.tests.passed).toBe(true);
+      expect(report.result).toBe('FAIL');
+      const rules = report.alerts.map((a) => a.rule);
+      expect(rules).toContain('secrets-canary-read');
+      expect(rules).toContain('net-proxy-not-allowed');
+      const keyRead = report.alerts.find((a) => a.rule === 'secrets-canary-read');
+      expect(keyRead?.process.exe).toContain('python3');
+    });
+  });
+}
