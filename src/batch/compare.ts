@@ -5,6 +5,7 @@ import {
   type HomogeneousMixedResult,
   homogeneousVsMixed,
 } from '../analysis/reliability/homogeneous-mixed.js';
+import { type ObligationResult, unrelatedActivity } from '../analysis/reliability/obligations.js';
 import { findOutlier, type Outlier } from '../analysis/reliability/outlier.js';
 import { type SimilarityMatrix, similarityMatrix } from '../analysis/reliability/similarity.js';
 import type { StarGraph } from '../analysis/reliability/types.js';
@@ -31,11 +32,13 @@ export type Comparison = {
   /** Present when the runs cover more than one task. */
   homogeneous_vs_mixed: HomogeneousMixedResult | null;
   homogeneous_wins_share: number | null;
+  /** Per run: resources no other run of its task needed, and hosts its task does not allow. */
+  unrelated_activity: (ObligationResult & { run_id: string })[];
   notes: string[];
 };
 
 /** A run's graph: graph.json when present and sound, else rebuilt from the evidence. */
-function loadGraph(runDir: string): { run: ComparedRun; graph: StarGraph } {
+function loadGraph(runDir: string): { run: ComparedRun; graph: StarGraph; allowedHosts: string[] } {
   const bundle = readBundle(runDir);
   let graph: StarGraph;
   const file = runPath(bundle.run_dir, 'graph');
@@ -64,8 +67,10 @@ function loadGraph(runDir: string): { run: ComparedRun; graph: StarGraph } {
   } catch {
     // compared without a verdict
   }
+  const network = bundle.config.network;
   return {
     graph,
+    allowedHosts: [...network.allow, ...Object.keys(network.hosts)],
     run: {
       run_id: bundle.run_id,
       run_dir: bundle.run_dir,
@@ -113,6 +118,14 @@ export function compareRunsWithGraphs(runDirs: string[]): { comparison: Comparis
     tasks,
     homogeneous_vs_mixed: mixed,
     homogeneous_wins_share: mixed?.homogeneous_wins_share ?? null,
+    unrelated_activity: loaded.map(({ run, graph, allowedHosts }, i) => ({
+      run_id: run.run_id,
+      ...unrelatedActivity({
+        graph,
+        otherTrials: loaded.filter((o, j) => j !== i && o.run.task === run.task).map((o) => o.graph),
+        allowedHosts,
+      }),
+    })),
     notes,
   };
   return { comparison, graphs };

@@ -63,6 +63,14 @@ export function renderComparison(c: Comparison): string {
     for (const t of h.tasks)
       out.push(`  ${t.task}: own runs ${fmt(t.homogeneous)}, mixed sets ${fmt(t.mixed_mean)}`);
   }
+  const unrelated = c.unrelated_activity.filter((u) => !u.passed);
+  out.push(
+    unrelated.length === 0
+      ? '\nunrelated activity: none (every resource was needed by another run of the same task, or allowed)'
+      : '\nunrelated activity:',
+  );
+  for (const u of unrelated)
+    out.push(`  run ${c.runs.findIndex((r) => r.run_id === u.run_id) + 1}: ${u.message}`);
   for (const n of c.notes) out.push(`note: ${n}`);
   return out.join('\n');
 }
