@@ -46,6 +46,10 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
     )
     .option('--trials <n>', 'independent runs, each in its own directory, then reliability and similarity')
     .option('--json', 'print exactly report.json on stdout (with --trials: runs, reliability, comparison)')
+    .option(
+      '--dry-run',
+      'check everything and print the sanitised plan (prompt hash, env names); run nothing',
+    )
     .action((config: string, opts) => start(() => runCommand(io, config, opts)));
 
   cli

@@ -1,47 +1,31 @@
 import { mkdirSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { AGENTS, type AgentName } from '../agents/index.js';
-import { loadTrajectory, type RunningModelServer, startModelServer } from '../agents/model-server/index.js';
+import { type RunningModelServer, startModelServer } from '../agents/model-server/index.js';
 import { loadProfile } from '../agents/profiles/load-profile.js';
 import { writeRenderedFiles } from '../agents/profiles/write-files.js';
 import { installSkills } from '../agents/skills/install-skills.js';
-import type { AgentContext, AgentPlan } from '../agents/types.js';
+import type { AgentPlan } from '../agents/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
-import { ConfigError } from '../errors.js';
 import type { AgentEvidence } from '../evidence/bundle-types.js';
 import { runPath } from '../evidence/layout.js';
-import type { SandboxKind, TracerKind } from '../evidence/types.js';
 import { writeFileAtomic, writeJson, writeJsonl } from '../evidence/write.js';
 import { openHistory } from '../history/db.js';
 import { packageRoot } from '../package-root.js';
-import { SANDBOXES } from '../sandbox/index.js';
-import { selectSandbox } from '../sandbox/select-sandbox.js';
 import { collectDiff } from '../workspace/diff.js';
 import { prepareWorkspace } from '../workspace/prepare.js';
 import { probeVersion, runAgent } from './agent-phase.js';
 import { type AnalysedRun, analyseRun } from './analyse-run.js';
 import { CommandLog } from './commands.js';
 import type { RunContext } from './context.js';
-import type { GuardMode } from './live-guard.js';
 import { ObservationWindow } from './observe-window.js';
-import { resolveProgram } from './preflight.js';
-import { loadRunRules, saveRunRules } from './rules.js';
-import { newRunId } from './run-id.js';
+import { planRun, type RunOptions } from './plan-run.js';
+import { saveRunRules } from './rules.js';
 import { runTests } from './test-phase.js';
 import { Timeline } from './timeline.js';
 
 const MAX_PATCH_BYTES = 32 * 1024 * 1024;
 
-export type RunOptions = {
-  agent: AgentName;
-  runId?: string;
-  /** Overrides of the config's sandbox and tracer (the CLI's --sandbox and --tracer). */
-  sandbox?: SandboxKind;
-  tracer?: 'auto' | TracerKind;
-  /** Live security guard: print alerts as they happen (audit) or also stop the agent on a critical one. */
-  guard?: GuardMode;
-};
+export type { RunOptions } from './plan-run.js';
 export type RunResult = AnalysedRun & { runDir: string; exitCode: 0 | 1 };
 
 /**
@@ -50,61 +34,9 @@ export type RunResult = AnalysedRun & { runDir: string; exitCode: 0 | 1 };
  * ConfigError/SetupError; anything that goes wrong with the agent or the tests is evidence.
  */
 export async function runTask(ctx: RunContext, config: ResolvedConfig, opts: RunOptions): Promise<RunResult> {
-  let cfg = config;
-  const started = ctx.now();
-  const runId = opts.runId ?? newRunId(started);
-  const runDir = path.join(ctx.outputDir, 'runs', runId);
-  const repoDir = runPath(runDir, 'repo');
-  const homeDir = runPath(runDir, 'home');
-  const taskFile = runPath(runDir, 'task');
-
-  // Everything that can be checked without writing is checked first, so a bad config leaves no debris.
-  const sandboxChoice = await selectSandbox(opts.sandbox ?? cfg.sandbox, SANDBOXES, cfg.config_path);
-  if (sandboxChoice.sandbox.kind === 'container' && !cfg.container) {
-    throw new ConfigError(
-      `${cfg.config_path}: field 'container': sandbox 'container' needs an image. Fix: add container: {image: NAME}.`,
-    );
-  }
-  // Inside a sandbox the agent sees its run HOME where the user's own HOME was (which stays hidden).
-  const homeInside = sandboxChoice.sandbox.kind === 'local' ? homeDir : sandboxHome();
-  const agentCtx: AgentContext = {
-    config: cfg,
-    runId,
-    repoDir,
-    taskFile,
-    homeDir: homeInside,
-    hostHomeDir: homeDir,
-    hostEnv: ctx.env,
-  };
-  const planned = AGENTS[opts.agent].plan(agentCtx);
-  if (!planned.ok) {
-    throw new ConfigError(
-      `${cfg.config_path}: field '${planned.field}': ${planned.message}. Fix: ${planned.fix}.`,
-    );
-  }
-  const plan = planned.plan;
-  // A trajectory that does not parse stops the run here, before anything is written.
-  const trajectory = cfg.model_script ? loadTrajectory(cfg.model_script) : null;
-  // The run's policy knows the agent's own state folders and the scripted model's name.
-  cfg = withAgentFacts(cfg, plan);
-  const agentProgram = plan.spec.argv[0] ?? '';
-  const agentCwd = plan.spec.cwd === repoDir ? cfg.repo : plan.spec.cwd;
-  if (!resolveProgram(agentProgram, agentCwd, plan.spec.env.PATH)) {
-    throw new ConfigError(
-      `${cfg.config_path}: field 'agent_command': the program '${agentProgram}' was not found or is not executable. ` +
-        'Fix: install it, or give its absolute path.',
-    );
-  }
-  const testProgram = cfg.test_command[0] ?? '';
-  if (!resolveProgram(testProgram, cfg.repo, ctx.env.PATH)) {
-    throw new ConfigError(
-      `${cfg.config_path}: field 'test_command': the program '${testProgram}' was not found in the template or on PATH. ` +
-        'Fix: install it or correct the command.',
-    );
-  }
-
-  const rules = loadRunRules(cfg);
-  const guardMode: GuardMode = opts.guard ?? 'audit';
+  const planned = await planRun(ctx, config, opts);
+  const { cfg, started, runId, runDir, repoDir, homeDir, homeInside, taskFile } = planned;
+  const { sandboxChoice, trajectory, rules, guardMode, agent: plan } = planned;
 
   mkdirSync(path.join(runDir, 'evidence'), { recursive: true });
   saveRunRules(runDir, rules);
@@ -256,16 +188,6 @@ export async function runTask(ctx: RunContext, config: ResolvedConfig, opts: Run
   return { ...analysed, runDir, exitCode: analysed.report.result === 'PASS' ? 0 : 1 };
 }
 
-/**
- * The HOME the sandboxed agent sees: the user's own (hidden behind the run's canary HOME) when it is
- * an ordinary home folder, else /home/agent — a HOME under /tmp would make the rules treat the
- * agent's home as scratch space.
- */
-function sandboxHome(): string {
-  const home = os.homedir();
-  return /^\/(root|home\/[^/]+)\/?$/.test(home) ? home : '/home/agent';
-}
-
 /** Host folders the sandboxed agent must be able to read even where the sandbox hides their parents. */
 function visibleFolders(cfg: ResolvedConfig, plan: AgentPlan): string[] {
   const dirs = [packageRoot(), cfg.config_dir, path.dirname(path.dirname(process.execPath))];
@@ -274,14 +196,4 @@ function visibleFolders(cfg: ResolvedConfig, plan: AgentPlan): string[] {
   if (path.isAbsolute(program)) dirs.push(path.dirname(program));
   dirs.push(...(plan.visible ?? []));
   return [...new Set(dirs)];
-}
-
-/** The config the run is judged by: the profile's state folders and the scripted model's name added. */
-function withAgentFacts(cfg: ResolvedConfig, plan: AgentPlan): ResolvedConfig {
-  const host = plan.model_endpoint?.host;
-  return {
-    ...cfg,
-    security: { ...cfg.security, state_dirs: [...cfg.security.state_dirs, ...(plan.state_dirs ?? [])] },
-    network: host ? { ...cfg.network, allow: [...cfg.network.allow, host] } : cfg.network,
-  };
 }

@@ -78,3 +78,52 @@ describe('agentguard run on the built-in tasks', () => {
     expect(show.stdout).toContain(rows[0].result);
   });
 });
+
+describe('agentguard run --dry-run', () => {
+  it('checks the config and prints the sanitised plan without writing anything', async () => {
+    const dir = tempDir('ag-dry-');
+    try {
+      const secret = 'the prompt text itself must never be printed';
+      const config = path.join(dir, 'config.yaml');
+      writeFileSync(
+        config,
+        [
+          'name: dry',
+          `task: {prompt: ${JSON.stringify(secret)}}`,
+          `repo: ${path.join(BENCHMARKS, tasks[0] as string, 'repo')}`,
+          'test_command: [sh, -c, "true"]',
+          'agent_command: [sh, -c, "echo $0", "{task_prompt}"]',
+        ].join('\n'),
+      );
+      const r = await execCli(['run', config, '--dry-run', '--json', '--sandbox', 'local'], { cwd: dir });
+      expect(r.code).toBe(0);
+      expect(r.stdout).not.toContain(secret);
+      const plan = JSON.parse(r.stdout);
+      expect(plan).toMatchObject({
+        dry_run: true,
+        sandbox: { kind: 'local' },
+        test_command: ['sh', '-c', 'true'],
+      });
+      expect(plan.task.prompt).toMatch(/^<prompt sha256:[0-9a-f]{12}>$/);
+      expect(plan.agent.argv).toEqual(['sh', '-c', 'echo $0', plan.task.prompt]);
+      expect(plan.rules.count).toBeGreaterThan(0);
+      expect(existsSync(path.join(dir, '.agentguard'))).toBe(false);
+
+      const text = await execCli(['run', config, '--dry-run'], { cwd: dir });
+      expect(text.stdout).toContain('nothing was written or started');
+      expect(text.stdout).not.toContain(secret);
+
+      // The same checks as a real run: a missing program is one clear error, exit 2.
+      writeFileSync(
+        config,
+        readFileSync(config, 'utf8').replace('[sh, -c, "echo', '[no-such-agent-x, -c, "echo'),
+      );
+      const bad = await execCli(['run', config, '--dry-run'], { cwd: dir });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain("field 'agent_command'");
+      expect(existsSync(path.join(dir, '.agentguard'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -11,6 +11,7 @@ import { renderJson } from '../../reports/json.js';
 import type { RunReport } from '../../reports/types.js';
 import { type CliIO, type GlobalOptions, runContext } from '../io.js';
 import { renderComparison } from './compare.js';
+import { dryRunCommand } from './dry-run.js';
 
 export type RunCommandOptions = GlobalOptions & {
   agent?: string;
@@ -19,6 +20,7 @@ export type RunCommandOptions = GlobalOptions & {
   tracer?: string;
   trials?: number | string;
   guard?: string;
+  dryRun?: boolean;
 };
 
 function oneOf<T extends string>(
@@ -62,6 +64,7 @@ export async function runCommand(io: CliIO, configFile: string, opts: RunCommand
       `--trials '${opts.trials}' is not a whole number from 1 to 1000. Fix: e.g. --trials 5.`,
     );
   }
+  if (opts.dryRun) return dryRunCommand(io, ctx, cfg, runOptions, opts.json === true);
   if (trials > 1) return runManyTrials(io, ctx, cfg, runOptions, trials, opts.json === true);
   const result = await runTask(ctx, cfg, runOptions);
   if (opts.json) io.out(renderJson(result.report));

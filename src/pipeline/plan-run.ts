@@ -1,0 +1,136 @@
+import os from 'node:os';
+import path from 'node:path';
+import { AGENTS, type AgentName } from '../agents/index.js';
+import { loadTrajectory, type Trajectory } from '../agents/model-server/index.js';
+import type { AgentContext, AgentPlan } from '../agents/types.js';
+import type { ResolvedConfig } from '../config/schema.js';
+import { ConfigError } from '../errors.js';
+import { runPath } from '../evidence/layout.js';
+import type { SandboxKind, TracerKind } from '../evidence/types.js';
+import { SANDBOXES } from '../sandbox/index.js';
+import { type SandboxChoice, selectSandbox } from '../sandbox/select-sandbox.js';
+import type { RunContext } from './context.js';
+import type { GuardMode } from './live-guard.js';
+import { resolveProgram } from './preflight.js';
+import { type LoadedRules, loadRunRules } from './rules.js';
+import { newRunId } from './run-id.js';
+
+export type RunOptions = {
+  agent: AgentName;
+  runId?: string;
+  /** Overrides of the config's sandbox and tracer (the CLI's --sandbox and --tracer). */
+  sandbox?: SandboxKind;
+  tracer?: 'auto' | TracerKind;
+  /** Live security guard: print alerts as they happen (audit) or also stop the agent on a critical one. */
+  guard?: GuardMode;
+};
+
+/** Everything decided about a run before anything is written: `run` carries it out, `--dry-run` prints it. */
+export type RunPlan = {
+  /** The config the run is judged by (the agent's state folders and scripted model host added). */
+  cfg: ResolvedConfig;
+  started: Date;
+  runId: string;
+  runDir: string;
+  repoDir: string;
+  homeDir: string;
+  /** Where the agent sees its HOME: the run's own HOME, at the user's home path inside a sandbox. */
+  homeInside: string;
+  taskFile: string;
+  sandboxChoice: SandboxChoice;
+  agent: AgentPlan;
+  trajectory: Trajectory | null;
+  rules: LoadedRules;
+  guardMode: GuardMode;
+};
+
+/**
+ * Checks everything that can be checked without writing — sandbox, agent plan, trajectory,
+ * programs, rules — so a bad config fails with one clear error and leaves no debris.
+ */
+export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: RunOptions): Promise<RunPlan> {
+  const started = ctx.now();
+  const runId = opts.runId ?? newRunId(started);
+  const runDir = path.join(ctx.outputDir, 'runs', runId);
+  const repoDir = runPath(runDir, 'repo');
+  const homeDir = runPath(runDir, 'home');
+  const taskFile = runPath(runDir, 'task');
+
+  const sandboxChoice = await selectSandbox(opts.sandbox ?? config.sandbox, SANDBOXES, config.config_path);
+  if (sandboxChoice.sandbox.kind === 'container' && !config.container) {
+    throw new ConfigError(
+      `${config.config_path}: field 'container': sandbox 'container' needs an image. Fix: add container: {image: NAME}.`,
+    );
+  }
+  // Inside a sandbox the agent sees its run HOME where the user's own HOME was (which stays hidden).
+  const homeInside = sandboxChoice.sandbox.kind === 'local' ? homeDir : sandboxHome();
+  const agentCtx: AgentContext = {
+    config,
+    runId,
+    repoDir,
+    taskFile,
+    homeDir: homeInside,
+    hostHomeDir: homeDir,
+    hostEnv: ctx.env,
+  };
+  const planned = AGENTS[opts.agent].plan(agentCtx);
+  if (!planned.ok) {
+    throw new ConfigError(
+      `${config.config_path}: field '${planned.field}': ${planned.message}. Fix: ${planned.fix}.`,
+    );
+  }
+  const agent = planned.plan;
+  // A trajectory that does not parse stops the run here, before anything is written.
+  const trajectory = config.model_script ? loadTrajectory(config.model_script) : null;
+  const cfg = withAgentFacts(config, agent);
+  const agentProgram = agent.spec.argv[0] ?? '';
+  const agentCwd = agent.spec.cwd === repoDir ? cfg.repo : agent.spec.cwd;
+  if (!resolveProgram(agentProgram, agentCwd, agent.spec.env.PATH)) {
+    throw new ConfigError(
+      `${cfg.config_path}: field 'agent_command': the program '${agentProgram}' was not found or is not executable. ` +
+        'Fix: install it, or give its absolute path.',
+    );
+  }
+  const testProgram = cfg.test_command[0] ?? '';
+  if (!resolveProgram(testProgram, cfg.repo, ctx.env.PATH)) {
+    throw new ConfigError(
+      `${cfg.config_path}: field 'test_command': the program '${testProgram}' was not found in the template or on PATH. ` +
+        'Fix: install it or correct the command.',
+    );
+  }
+  return {
+    cfg,
+    started,
+    runId,
+    runDir,
+    repoDir,
+    homeDir,
+    homeInside,
+    taskFile,
+    sandboxChoice,
+    agent,
+    trajectory,
+    rules: loadRunRules(cfg),
+    guardMode: opts.guard ?? 'audit',
+  };
+}
+
+/**
+ * The HOME the sandboxed agent sees: the user's own (hidden behind the run's canary HOME) when it is
+ * an ordinary home folder, else /home/agent — a HOME under /tmp would make the rules treat the
+ * agent's home as scratch space.
+ */
+function sandboxHome(): string {
+  const home = os.homedir();
+  return /^\/(root|home\/[^/]+)\/?$/.test(home) ? home : '/home/agent';
+}
+
+/** The config the run is judged by: the profile's state folders and the scripted model's name added. */
+function withAgentFacts(cfg: ResolvedConfig, plan: AgentPlan): ResolvedConfig {
+  const host = plan.model_endpoint?.host;
+  return {
+    ...cfg,
+    security: { ...cfg.security, state_dirs: [...cfg.security.state_dirs, ...(plan.state_dirs ?? [])] },
+    network: host ? { ...cfg.network, allow: [...cfg.network.allow, host] } : cfg.network,
+  };
+}
