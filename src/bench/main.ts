@@ -35,6 +35,16 @@ const BENCHES: Bench[] = [
     },
   },
   {
+    name: 'tracers: ebpf and strace against no tracer, side by side (bwrap; ebpf parsed live as with the guard)',
+    script: 'tracer-overhead.js',
+    targets: {
+      realistic_ebpf_overhead_pct: [5, '%'],
+      open_loop_ebpf_overhead_pct: [30, '%'],
+      open_loop_ebpf_lost: [0, 'events'],
+      open_loop_ebpf_missing: [0, 'events'],
+    },
+  },
+  {
     name: 'reliability: homogeneous vs mixed on the built-in tasks, exploring scripted agent (strace, bwrap)',
     script: 'reliability-bench.js',
     targets: {},

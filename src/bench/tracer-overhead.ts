@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ebpfTracer } from '../observe/ebpf/index.js';
@@ -90,6 +90,7 @@ function checked(sample: Sample, what: string, verbose: boolean): Sample {
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
+  const loadStart = loadAverage();
   const skipped = await whyNot(options);
   if (skipped) {
     process.stdout.write(`${JSON.stringify({ skipped })}\n`);
@@ -162,7 +163,7 @@ async function main(): Promise<void> {
       }
     }
     process.stdout.write(
-      `${JSON.stringify(figures(options, spin, { realistic, loop, paced, raw }, traced))}\n`,
+      `${JSON.stringify(figures(options, spin, { realistic, loop, paced, raw }, traced, loadStart))}\n`,
     );
   } finally {
     rmSync(root, { recursive: true, force: true });
@@ -171,11 +172,21 @@ async function main(): Promise<void> {
 
 type AllSamples = { realistic: Sample[]; loop: Sample[]; paced: Sample[]; raw: Sample[] };
 
+/** The 1-minute load average: wall-clock figures mean little on a host busy with other work. */
+function loadAverage(): string {
+  try {
+    return readFileSync('/proc/loadavg', 'utf8').split(' ')[0] ?? '?';
+  } catch {
+    return '?';
+  }
+}
+
 function figures(
   options: Options,
   spin: number,
   all: AllSamples,
   traced: Exclude<Mode, 'untraced'>[],
+  loadStart: string,
 ): Record<string, number | string> {
   const of = (samples: Sample[], mode: Mode) => samples.filter((s) => s.mode === mode);
   const wall = (samples: Sample[], mode: Mode) => of(samples, mode).map((s) => s.wall_ms);
@@ -189,6 +200,7 @@ function figures(
     repetitions: options.reps,
     sandbox: options.sandbox ? 'bwrap' : 'none',
     ebpf_parsing: options.live ? 'live (onEvent, as with the live guard)' : 'deferred to stop()',
+    host_load: `${loadStart} -> ${loadAverage()}`,
   };
 
   const baseReal = median(wall(all.realistic, 'untraced'));

@@ -122,8 +122,8 @@ export function parseOpenLoopOutput(stdout: string): OpenLoopResult | null {
 }
 
 /**
- * The SPIN that makes one untraced iteration take about `targetUs` microseconds on this host right
- * now: the median of a few short runs, measured directly (no sandbox, no tracer).
+ * The SPIN that makes one untraced iteration cost about `targetUs` microseconds of CPU on this host:
+ * the median of a few short runs, measured directly (no sandbox, no tracer).
  */
 export function calibrateSpin(binary: string, workDir: string, targetUs: number): number {
   const perIterationUs = (spin: number, count: number): number => {
@@ -132,7 +132,8 @@ export function calibrateSpin(binary: string, workDir: string, targetUs: number)
       const spec = openLoopSpec(binary, workDir, { count, spin, rate: 0, batch: 1 });
       const r = spawnSync(spec.argv[0] as string, spec.argv.slice(1), { cwd: workDir, encoding: 'utf8' });
       const out = parseOpenLoopOutput(r.stdout);
-      if (out) samples.push((out.elapsed_ms * 1000) / count);
+      // CPU time, not wall time: other work on the host must not change how much work is set.
+      if (out) samples.push(((out.user_ms + out.sys_ms) * 1000) / count);
     }
     samples.sort((a, b) => a - b);
     return samples[Math.floor(samples.length / 2)] ?? 0;

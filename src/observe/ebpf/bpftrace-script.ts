@@ -117,9 +117,10 @@ function pathCallExitBody(paths: number): string {
     `$w2 = ${WALK_NONE};`,
     '$s1 = 0;',
     '$s2 = 0;',
-    ...(paths >= 1 ? pathExit('@p1', '@d1', SLOT_PATH, SLOT_WALK1, '$w1', '$s1') : []),
+    ...(paths >= 1 ? pathExit('@p1', '@d1', SLOT_PATH, SLOT_WALK1, '$w1', '$s1', false) : []),
     ...(paths >= 2 ? pathExit('@p2', '@d2', SLOT_PATH2, SLOT_WALK2, '$w2', '$s2') : []),
-    `print((${REC_CALL}, tid, $t, pid, curtask->real_parent->tgid, @sc[tid], args->ret, @fl[tid], $w1, $w2, $s1, $s2, comm));`,
+    // The first path's first chunk rides in the CALL itself (see record-format.ts).
+    `print((${REC_CALL}, tid, $t, pid, curtask->real_parent->tgid, @sc[tid], args->ret, @fl[tid], $w1, $w2, $s1, $s2, ${paths >= 1 ? 'str(@p1[tid])' : 'comm'}));`,
     // Directory paths may have changed: remembered walks are stale.
     `if (@fl[tid] == ${FLAG_MOVES_DIRECTORIES}) {`,
     '  @gen[0] = @gen[0] + 1;',
@@ -135,13 +136,14 @@ function pathExit(
   walkSlot: number,
   result: string,
   dirId: string,
+  firstChunk = true,
 ): string[] {
   return [
     `$p = ${pointerMap}[tid];`,
     'if ($p != 0) {',
     indent(
       [
-        chunkedString('$p', slot, MAX_CHUNKS),
+        chunkedString('$p', slot, MAX_CHUNKS, true, firstChunk),
         `$dfd = ${dirfdMap}[tid];`,
         // 47 is '/': only a relative path needs its base directory.
         `if ($dfd != ${NO_WALK} && *uptr((uint8 *)$p) != 47) {`,

@@ -29,12 +29,19 @@ export function partKey(slot: number, chunk = 0): string {
  * found a word at a time (a word holding a NUL byte ends the string); the bytes after a NUL are
  * whatever the memory holds, so testing single bytes would send chunks of garbage.
  */
-export function chunkedString(pointer: string, slot: number, chunks: number, user = true): string {
+export function chunkedString(
+  pointer: string,
+  slot: number,
+  chunks: number,
+  user = true,
+  /** False when the event's own record carries the first chunk. */
+  firstChunk = true,
+): string {
   const word = (offset: string) => (user ? `*(uint64 *)uptr(${offset})` : `*(uint64 *)(${offset})`);
   const at = (offset: number) => (user ? `uptr(${pointer} + ${offset})` : `(${pointer} + ${offset})`);
   const words = Math.ceil((chunks * MAX_STRING_BYTES) / 8);
-  let code = `print((${REC_PART}, ${partKey(slot)}, $t, str(${pointer})));
-$i = (uint64)0;
+  const first = firstChunk ? `print((${REC_PART}, ${partKey(slot)}, $t, str(${pointer})));\n` : '';
+  let code = `${first}$i = (uint64)0;
 while ($i < ${words}) {
   $v = ${word(`${pointer} + 8 * $i`)};
   if ((($v - 0x0101010101010101) & ~$v & 0x8080808080808080) != 0) {
@@ -89,6 +96,11 @@ if ($wd != 0) {
       ${result} = (int64)$i;
       break;
     }
+    // Before the mount check: a workspace bind-mounted into a sandbox is a mount root.
+    if (@wc[((uint64)$wd >> 3) & ${DIR_ID_MASK}] == ${key}) {
+      ${result} = (int64)(${WALK_ANCESTOR} * ((((uint64)$wd >> 3) & ${DIR_ID_MASK}) + 1) + $i);
+      break;
+    }
     if ($wd == $wvm->mnt_root) {
       if ($wm->mnt_parent == $wm) {
         ${result} = (int64)$i;
@@ -100,10 +112,6 @@ if ($wd != 0) {
       $wvm = (struct vfsmount *)((uint64)$wm + ${MOUNT_TO_VFSMOUNT});
     } else {
       if ($wd == $wd->d_parent) {
-        break;
-      }
-      if (@wc[((uint64)$wd >> 3) & ${DIR_ID_MASK}] == ${key}) {
-        ${result} = (int64)(${WALK_ANCESTOR} * ((((uint64)$wd >> 3) & ${DIR_ID_MASK}) + 1) + $i);
         break;
       }
       print((${REC_PART}, tid * ${KEY_TID} + ${slot} + $i, $t, str($wd->d_name.name)));

@@ -1,4 +1,4 @@
-import { KEY_CHUNK, MAX_ARGV, SLOT_ARGV } from './record-format.js';
+import { KEY_CHUNK, MAX_ARGV, SLOT_ARGV, SLOT_PATH, WALK_NONE } from './record-format.js';
 import type { BpfRecord, CallRecord, ExitRecord, ForkRecord, NetRecord } from './record-parser.js';
 import { CODE_EXECVE, CODE_EXECVEAT } from './syscall-table.js';
 
@@ -57,6 +57,10 @@ export class EventAssembler {
           this.pending.delete(record.tid);
           if (run.t === record.t) record.parts = run.parts;
           else this.orphanParts += run.parts.size;
+        }
+        // A head of "" with no walk is a null path pointer, not an empty path.
+        if (record.type === 'call' && record.head && (record.head.length > 0 || record.walk1 !== WALK_NONE)) {
+          record.parts = new Map([...(record.parts ?? []), [SLOT_PATH, record.head]]);
         }
         if (record.type === 'call' && (record.code === CODE_EXECVE || record.code === CODE_EXECVEAT)) {
           const args = this.argv.get(record.tid);

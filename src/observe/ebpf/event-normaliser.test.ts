@@ -37,6 +37,8 @@ type CallFields = {
   walk2?: number;
   dir1?: number;
   dir2?: number;
+  comm?: string;
+  head?: Buffer;
 };
 const call = (fields: CallFields): BpfRecord => ({
   type: 'call',
@@ -96,6 +98,32 @@ describe('EventNormaliser', () => {
       exe: '/bin/sh',
     });
     expect(open?.truncated).toBeUndefined();
+  });
+
+  it('takes the first chunk of a path from the CALL record itself, as the script sends it', () => {
+    const long = `/ws/${'d'.repeat(MAX_STRING_BYTES)}/f`;
+    const events = normalise([
+      ...rootExec(),
+      // A relative path: its head rides in the CALL, its base directory in the walk.
+      ...walk(100, START + 1, SLOT_WALK1, ['ws']),
+      call({ pid: 100, t: START + 1, code: code('openat'), walk1: 1, comm: '', head: Buffer.from('a.txt') }),
+      // A long one: the head plus a PART for the next chunk.
+      part(100, START + 2, SLOT_PATH, long.slice(MAX_STRING_BYTES), 1),
+      call({
+        pid: 100,
+        t: START + 2,
+        code: code('openat'),
+        comm: '',
+        head: Buffer.from(long.slice(0, MAX_STRING_BYTES)),
+      }),
+      // A null path pointer: an empty head and no walk.
+      call({ pid: 100, t: START + 3, code: code('openat'), ret: -14, comm: '', head: Buffer.alloc(0) }),
+    ]);
+    expect(events.slice(1).map((e) => [e.path, e.exe])).toEqual([
+      ['/ws/a.txt', '/bin/sh'],
+      [long, '/bin/sh'],
+      [undefined, '/bin/sh'],
+    ]);
   });
 
   it('normalises absolute paths and keeps odd bytes', () => {

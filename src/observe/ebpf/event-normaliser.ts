@@ -201,7 +201,8 @@ export class EventNormaliser {
       ts: Math.max(0, Math.round((t - this.startNs) / 1000) / 1000),
       pid,
       ppid: state.ppid,
-      exe: state.exe ?? comm,
+      // Path-taking calls carry no process name: their exe comes from the exec and fork records.
+      exe: state.exe ?? (comm || 'unknown'),
       ...draft,
     };
   }

@@ -2,11 +2,14 @@
  * The wire format between the generated bpftrace script and the parser. bpftrace runs with
  * `-f json` and every record is a `print()`ed tuple, so bpftrace itself escapes the strings. The
  * BPF stack (512 bytes) fits only one string per record, so an event's strings travel as PART
- * records that precede the event's own record on the same CPU and share its (tid, t) key.
+ * records that precede the event's own record on the same CPU and share its (tid, t) key. Every
+ * record costs the traced process a wakeup of bpftrace, so the CALL of a path-taking call carries
+ * the first chunk of its first path itself (`head`) instead of the process name, which the exec
+ * and fork records give anyway: an open of a short absolute path is one record.
  *
  *   READY  [0, t]                                                      BEGIN: probes are attached
  *   PART   [1, key, t, string]          key = tid * 65536 + chunk * 256 + slot
- *   CALL   [2, tid, t, pid, ppid, code, ret, flags, walk1, walk2, dir1, dir2, comm]   open/write-meta/privilege/exec
+ *   CALL   [2, tid, t, pid, ppid, code, ret, flags, walk1, walk2, dir1, dir2, head or comm]   open/write-meta/privilege/exec
  *   NET    [3, tid, t, pid, ppid, code, ret, family, port, a0, a1, a2, a3, comm]
  *   FORK   [4, t, parent_pid, child_pid or -errno, fork_call, comm]
  *   EXIT   [5, t, pid, exit_status, comm]
@@ -59,10 +62,10 @@ export const DIR_ID_MASK = 0xffffffffff;
 
 /**
  * BPFTRACE_STRLEN. bpftrace 0.17 accepts up to 200, but a printed string costs about twice this on
- * the 512-byte BPF stack and 200 leaves too little for the directory walk; long strings are sent
- * in chunks instead.
+ * the 512-byte BPF stack, and the CALL record with a path head must fit beside the directory walk;
+ * long strings are sent in chunks instead.
  */
-export const STRLEN = 160;
+export const STRLEN = 128;
 export const MAX_STRING_BYTES = STRLEN - 1;
 
 export const AT_FDCWD = -100;

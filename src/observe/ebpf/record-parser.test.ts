@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bpftraceStringBytes, bytesToText, parseLine } from './record-parser.js';
+import { callCode, TRACED_CALLS } from './syscall-table.js';
 
 /** A PART line as bpftrace 0.17 prints it: `text` is the JSON string body, already escaped. */
 const partLine = (tid: number, slot: number, text: string, chunk = 0) =>
@@ -50,7 +51,7 @@ describe('parseLine', () => {
 
   it('parses CALL, NET, FORK and EXIT records', () => {
     expect(
-      parseLine('{"type": "value", "data": [2,7880,1773,7880,7764,12,-2,577,2,-1,4242,0,"sh"]}'),
+      parseLine('{"type": "value", "data": [2,7880,1773,7880,7764,12,-2,577,2,-1,4242,0,"out.txt"]}'),
     ).toEqual({
       kind: 'record',
       record: {
@@ -66,9 +67,16 @@ describe('parseLine', () => {
         walk2: -1,
         dir1: 4242,
         dir2: 0,
-        comm: 'sh',
+        // Code 12 (openat) takes a path: the last field is its first chunk, not the process name.
+        comm: '',
+        head: Buffer.from('out.txt'),
         parts: new Map(),
       },
+    });
+    // A call without a path (setuid) still names its process.
+    const setuid = callCode(TRACED_CALLS.findIndex((c) => c.name === 'setuid'));
+    expect(parseLine(`{"type": "value", "data": [2,7,1,7,6,${setuid},0,0,-1,-1,0,0,"sudo"]}`)).toMatchObject({
+      record: { type: 'call', comm: 'sudo' },
     });
     expect(
       parseLine('{"type": "value", "data": [3,9,10,9,8,3,-111,2,256,16777343,0,0,0,"node"]}'),

@@ -9,6 +9,7 @@ import {
   REC_READY,
   REC_TICK,
 } from './record-format.js';
+import { callByCode } from './syscall-table.js';
 
 export type PartRecord = { type: 'part'; tid: number; t: number; slot: number; chunk: number; bytes: Buffer };
 export type CallRecord = {
@@ -25,7 +26,10 @@ export type CallRecord = {
   /** Ids of the directories walked for the two paths (0: none). */
   dir1: number;
   dir2: number;
+  /** Empty for a path-taking call, whose record carries `head` instead. */
   comm: string;
+  /** The first chunk of the first path, for path-taking calls (see record-format.ts). */
+  head?: Buffer;
   parts: Parts;
 };
 export type NetRecord = {
@@ -132,8 +136,9 @@ function toRecord(data: unknown): BpfRecord | null {
         bytes: bpftraceStringBytes(data[3]),
       };
     }
-    case REC_CALL:
+    case REC_CALL: {
       if (data.length !== 13 || !numbers(data, 1, 11) || typeof data[last] !== 'string') return null;
+      const head = callByCode(data[5])?.path !== undefined;
       return {
         type: 'call',
         tid: data[1],
@@ -147,9 +152,11 @@ function toRecord(data: unknown): BpfRecord | null {
         walk2: data[9],
         dir1: data[10],
         dir2: data[11],
-        comm: decodeText(data[last]),
+        comm: head ? '' : decodeText(data[last]),
+        ...(head ? { head: bpftraceStringBytes(data[last]) } : {}),
         parts: NO_PARTS,
       };
+    }
     case REC_NET:
       if (data.length !== 14 || !numbers(data, 1, 12) || typeof data[last] !== 'string') return null;
       return {
