@@ -1,5 +1,5 @@
 #!/bin/sh
-# Install the pinned agent CLIs the tests run for real (codex, claude-code) into agentguard's cache,
+# Install the pinned agent CLIs the tests run for real (codex, claude-code, gemini-cli, opencode) into agentguard's cache,
 # never globally. Tests that need an agent skip with a printed reason when it is absent.
 # Usage: scripts/install-test-agents.sh [NAME...]   (default: all). Cache root: $AGENTGUARD_AGENT_CACHE
 # or ~/.cache/agentguard/agents. Re-running is cheap: an agent already at the pinned version is kept.
@@ -11,6 +11,8 @@ pinned() {
   case "$1" in
     codex) echo "@openai/codex 0.169.0" ;;
     claude-code) echo "@anthropic-ai/claude-code 2.1.328" ;;
+    gemini-cli) echo "@google/gemini-cli 0.61.0" ;;
+    opencode) echo "opencode-ai 1.18.33" ;;
     *) return 1 ;;
   esac
 }
@@ -21,12 +23,12 @@ if ! command -v npm >/dev/null 2>&1; then
 fi
 
 names="$*"
-[ -n "$names" ] || names="codex claude-code"
+[ -n "$names" ] || names="codex claude-code gemini-cli opencode"
 
 status=0
 for name in $names; do
   if ! spec=$(pinned "$name"); then
-    echo "install-test-agents: unknown agent '$name'. Fix: use one of: codex claude-code." >&2
+    echo "install-test-agents: unknown agent '$name'. Fix: use one of: codex claude-code gemini-cli opencode." >&2
     exit 2
   fi
   pkg=${spec% *}

@@ -5,8 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BENCHMARKS, execCli, tempDir } from './exec-cli.js';
 
 /**
- * The AgentSpy running example with the real agent CLIs, offline: a scripted model tells codex or
- * claude-code to read the citation-management skill and run its helper. The agents come from
+ * The AgentSpy running example with the real agent CLIs, offline: a scripted model tells codex,
+ * claude-code or gemini-cli to read the citation-management skill and run its helper. The agents come from
  * scripts/install-test-agents.sh (CI runs it); without them, or without root, these skip.
  */
 const cache = process.env.AGENTGUARD_AGENT_CACHE ?? path.join(os.homedir(), '.cache/agentguard/agents');
@@ -37,6 +37,7 @@ async function run(config: string): Promise<Report> {
 for (const [agent, bin] of [
   ['codex', 'codex'],
   ['claude-code', 'claude'],
+  ['gemini-cli', 'gemini'],
 ] as const) {
   const ready = isRoot && installed(agent, bin);
   if (!ready)

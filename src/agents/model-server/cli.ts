@@ -6,8 +6,8 @@ import { summarizeRecords } from './records.js';
 export const USAGE = `usage: model-server --script FILE [--port N] [--record FILE] [--loop-limit N]
 
 Replays the trajectory FILE (YAML or JSON) as a model endpoint on 127.0.0.1, speaking the OpenAI
-Responses and Chat Completions APIs (base URL: printed URL + /v1) and Anthropic Messages (base URL:
-the printed URL). Prints the URL once listening; runs until interrupted (SIGINT/SIGTERM).
+Responses and Chat Completions APIs (base URL: printed URL + /v1), Anthropic Messages and the Gemini
+API (base URL: the printed URL). Prints the URL once listening; runs until interrupted (SIGINT/SIGTERM).
   --script FILE      trajectory to replay (see src/agents/model-server/README.md)
   --port N           port to listen on (default: a free one)
   --record FILE      append one JSON line per request and answer (e.g. evidence/model.jsonl)

@@ -1,4 +1,4 @@
-// Runs the real codex and claude-code CLIs against the scripted model server, offline.
+// Runs the real codex, claude-code and gemini-cli CLIs against the scripted model server, offline.
 // They come from scripts/install-test-agents.sh; absent, the tests skip with the reason printed.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,6 +25,7 @@ function agentBin(name: string, bin: string): { path: string; skip: string | fal
 
 const codex = agentBin('codex', 'codex');
 const claude = agentBin('claude-code', 'claude');
+const gemini = agentBin('gemini-cli', 'gemini');
 
 const temps: string[] = [];
 afterEach(() => {
@@ -134,6 +135,36 @@ const AGENTS: AgentCase[] = [
       };
     },
   },
+  {
+    name: 'gemini-cli',
+    bin: gemini,
+    setup(url, root) {
+      mkdirSync(path.join(root, '.gemini'), { recursive: true });
+      writeFileSync(
+        path.join(root, '.gemini', 'settings.json'),
+        JSON.stringify({
+          security: { auth: { selectedType: 'gemini-api-key' } },
+          privacy: { usageStatisticsEnabled: false },
+          general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+        }),
+      );
+      return {
+        argv: [gemini.path, '--approval-mode', 'yolo', '-p', PROMPT],
+        env: {
+          ...baseEnv(root),
+          TERM: 'dumb',
+          GOOGLE_GEMINI_BASE_URL: url,
+          GEMINI_API_KEY: 'scripted',
+          // A fixed model skips the 'auto' router's classifier requests.
+          GEMINI_MODEL: 'gemini-2.5-flash',
+          GEMINI_CLI_TRUST_WORKSPACE: 'true',
+          GEMINI_CLI_NO_RELAUNCH: 'true',
+          // It writes error reports to the temp folder; keep them in the test's own.
+          TMPDIR: root,
+        },
+      };
+    },
+  },
 ];
 
 /** Start a server on `script`, run the agent in a fresh workspace, stop the server. */
@@ -188,6 +219,56 @@ describe('real agents against the scripted model server', () => {
       expect(records[0]?.request?.tools_offered).toEqual(expect.arrayContaining(['Bash', 'Read', 'Skill']));
       expect(records[1]?.response.tool_calls).toEqual([
         { name: 'Bash', arguments: '{"command":"cat hello.txt"}' },
+      ]);
+    },
+    TIMEOUT_MS + 10_000,
+  );
+
+  it.skipIf(gemini.skip)(
+    'gemini-cli 0.61.0 runs run_shell_command twice and answers done (Gemini API)',
+    async () => {
+      const agent = AGENTS[2] as AgentCase;
+      const { run, records, workspace, recordFile } = await runAgainst(agent, HELLO);
+      console.log(`real gemini-cli run: ${run.ms} ms wall, ${records.length} model requests`);
+      expectHelloRun(run, workspace, records, recordFile);
+      expect(
+        records.every(
+          (r) =>
+            r.api === 'gemini' && r.path === '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse',
+        ),
+      ).toBe(true);
+      expect(records[0]?.request?.tools_offered).toEqual(
+        expect.arrayContaining(['run_shell_command', 'read_file', 'activate_skill']),
+      );
+      expect(records[1]?.response.tool_calls).toEqual([
+        { name: 'run_shell_command', arguments: '{"command":"cat hello.txt"}' },
+      ]);
+    },
+    TIMEOUT_MS + 10_000,
+  );
+
+  it.skipIf(gemini.skip)(
+    'gemini-cli runs a named read_file call and follows a when branch chosen by its output',
+    async () => {
+      const script = inline([
+        { calls: [{ tool: 'read_file', args: { file_path: 'answer.txt' } }] },
+        {
+          when: [{ contains: 'yes', shell: 'touch took-yes.txt' }, { shell: 'touch took-no.txt' }],
+        },
+        { final: 'done' },
+      ]);
+      const agent = AGENTS[2] as AgentCase;
+      const { run, records, workspace } = await runAgainst(agent, script, undefined, {
+        'answer.txt': 'yes\n',
+      });
+      expect(run.code, run.stderr.slice(-1000)).toBe(0);
+      expect(records[1]?.request?.tool_outputs.join('')).toContain('yes');
+      expect(existsSync(path.join(workspace, 'took-yes.txt'))).toBe(true);
+      expect(existsSync(path.join(workspace, 'took-no.txt'))).toBe(false);
+      expect(records.map((r) => [r.kind, r.turn, r.branch])).toEqual([
+        ['turn', 1, null],
+        ['turn', 2, 1],
+        ['turn', 3, null],
       ]);
     },
     TIMEOUT_MS + 10_000,

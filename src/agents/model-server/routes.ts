@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { anthropicCodec } from './api/anthropic.js';
 import { chatCodec } from './api/chat.js';
 import type { ApiCodec } from './api/codec.js';
+import { geminiCodec, geminiError } from './api/gemini.js';
 import { responsesCodec } from './api/responses.js';
 import type { ModelRecord } from './types.js';
 import { approxTokens, sendJson } from './wire.js';
@@ -12,7 +13,7 @@ export type RecordTail = Pick<ModelRecord, 'api' | 'status' | 'kind' | 'response
 
 export type Route =
   | { kind: 'chat-api'; codec: ApiCodec }
-  | { kind: 'count_tokens' }
+  | { kind: 'count_tokens'; api: 'anthropic' | 'gemini' }
   | { kind: 'models'; id: string | null }
   | { kind: 'hello' }
   | { kind: 'not-found' };
@@ -23,12 +24,18 @@ const CODECS: Record<string, ApiCodec> = {
   '/messages': anthropicCodec,
 };
 
+/** The Gemini API's `POST /v1beta/models/MODEL:METHOD` (also under `/v1`). */
+const GEMINI = /^\/v1(?:beta)?\/models\/[^/:]+:(generateContent|streamGenerateContent|countTokens)$/;
+
 export function routeOf(method: string, pathname: string): Route {
   const p = pathname.replace(/^\/v1(?=\/)/, '').replace(/\/+$/, '');
   if (method === 'POST') {
     const codec = CODECS[p];
     if (codec) return { kind: 'chat-api', codec };
-    if (p === '/messages/count_tokens') return { kind: 'count_tokens' };
+    if (p === '/messages/count_tokens') return { kind: 'count_tokens', api: 'anthropic' };
+    const gemini = GEMINI.exec(pathname.replace(/\/+$/, ''));
+    if (gemini?.[1] === 'countTokens') return { kind: 'count_tokens', api: 'gemini' };
+    if (gemini) return { kind: 'chat-api', codec: geminiCodec };
   }
   if (method === 'GET' && p === '/models') return { kind: 'models', id: null };
   // claude-code's connectivity probe when non-essential traffic is allowed.
@@ -49,9 +56,11 @@ export function answerProbe(
 ): RecordTail {
   const empty = { text: '', tool_calls: [], output_tokens: 0, stop: 'end_turn' as const };
   switch (route.kind) {
-    case 'count_tokens':
-      sendJson(res, 200, { input_tokens: approxTokens(raw.length) });
+    case 'count_tokens': {
+      const tokens = approxTokens(raw.length);
+      sendJson(res, 200, route.api === 'gemini' ? { totalTokens: tokens } : { input_tokens: tokens });
       return { api: 'count_tokens', status: 200, kind: 'probe', response: empty };
+    }
     case 'hello':
       sendJson(res, 200, {});
       return { api: 'other', status: 200, kind: 'probe', response: empty };
@@ -78,7 +87,9 @@ export function answerProbe(
     }
     case 'not-found': {
       const message = `agentguard model-server: no endpoint ${method} ${pathname}`;
-      sendJson(res, 404, { type: 'error', error: { type: 'not_found_error', message } });
+      // The Gemini SDK reads Google's error shape; the other clients read the Anthropic/OpenAI one.
+      if (pathname.startsWith('/v1beta/')) sendJson(res, 404, geminiError(404, message));
+      else sendJson(res, 404, { type: 'error', error: { type: 'not_found_error', message } });
       return {
         api: 'other',
         status: 404,

@@ -29,7 +29,7 @@ export type ModelServerAddress = { port: number; url: string };
 
 /**
  * A loopback HTTP server that plays the model's side of an agent run from a trajectory, speaking
- * the OpenAI Responses, OpenAI Chat Completions and Anthropic Messages APIs. Lifecycle:
+ * the OpenAI Responses, OpenAI Chat Completions, Anthropic Messages and Gemini APIs. Lifecycle:
  * `start()` → agent runs → `stop()` returns every record.
  */
 export class ModelServer {
@@ -149,7 +149,7 @@ export class ModelServer {
       return;
     }
 
-    const view = codec.read(body);
+    const view = codec.read(body, url);
     const decision = this.player.decide(view);
     const reply = buildReply(decision, view, `${codec.callIdPrefix}${base.seq}`);
     const request = requestSummary(view, raw.length);

@@ -106,3 +106,46 @@ export function anthropicToolRound(id: string, command: string, output: string):
     { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: output }] },
   ];
 }
+
+/** gemini-cli's shell and file-read tools, as its `functionDeclarations` carry them. */
+export const geminiTools = [
+  {
+    functionDeclarations: [
+      {
+        name: 'run_shell_command',
+        parametersJsonSchema: {
+          type: 'object',
+          properties: { command: { type: 'string' }, description: { type: 'string' } },
+          required: ['command'],
+        },
+      },
+      {
+        name: 'read_file',
+        parametersJsonSchema: { type: 'object', properties: { file_path: { type: 'string' } } },
+      },
+    ],
+  },
+];
+
+export function geminiRequest(history: unknown[], tools: unknown[] = geminiTools): Record<string, unknown> {
+  return {
+    contents: [
+      { role: 'user', parts: [{ text: '<session_context>linux</session_context>' }, { text: 'fix it' }] },
+      ...history,
+    ],
+    systemInstruction: { parts: [{ text: 'You are a test.' }] },
+    tools,
+    generationConfig: { temperature: 1 },
+  };
+}
+
+/** The contents gemini-cli appends after running a function call. */
+export function geminiToolRound(id: string, command: string, output: string): unknown[] {
+  return [
+    { role: 'model', parts: [{ functionCall: { id, name: 'run_shell_command', args: { command } } }] },
+    {
+      role: 'user',
+      parts: [{ functionResponse: { id, name: 'run_shell_command', response: { output } } }],
+    },
+  ];
+}

@@ -47,7 +47,7 @@ export type Trajectory = {
   maxTurns: number;
 };
 
-export type ApiKind = 'responses' | 'chat' | 'anthropic';
+export type ApiKind = 'responses' | 'chat' | 'anthropic' | 'gemini';
 
 /** A tool the agent offers in its request, with its parameter schema when given. */
 export type OfferedTool = { name: string; schema: Record<string, unknown> | null };

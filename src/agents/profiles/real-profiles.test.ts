@@ -57,7 +57,7 @@ function run(argv: string[], cwd: string, env: Record<string, string>): Promise<
 }
 
 describe('built-in profiles run the real agents, offline, with a skill', () => {
-  it.for([agent('codex'), agent('claude-code'), agent('opencode')])(
+  it.for([agent('codex'), agent('claude-code'), agent('opencode'), agent('gemini-cli')])(
     '$name reads the installed skill and runs its helper',
     { timeout: TIMEOUT_MS + 20_000 },
     async (a, ctx) => {

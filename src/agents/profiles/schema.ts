@@ -6,7 +6,6 @@ export const PROFILE_SCHEMA_VERSION = 1;
 /**
  * Which model API the agent speaks, so the scripted model endpoint knows what to answer and
  * `{model_url}` gets the base URL that agent's client expects (OpenAI clients want `…/v1`).
- * `gemini` (the Gemini API) is not spoken by the scripted endpoint yet.
  */
 export const ENDPOINTS = ['responses', 'chat', 'anthropic', 'gemini'] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];

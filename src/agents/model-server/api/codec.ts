@@ -19,7 +19,8 @@ export interface ApiCodec {
   readonly api: ApiKind;
   /** Prefix of the ids of tool calls in this API. */
   readonly callIdPrefix: string;
-  read(body: Obj): ConversationView;
+  /** `url` is the request's URL, for APIs that carry the model or streaming in it (Gemini). */
+  read(body: Obj, url: URL): ConversationView;
   write(res: ServerResponse, reply: MessageReply, meta: ReplyMeta): void;
   /** An error the client does not retry (4xx), in this API's error shape. */
   writeError(res: ServerResponse, status: number, message: string): void;
