@@ -70,10 +70,16 @@ const POLICY_KEYS = [
   'security',
 ] as const satisfies readonly (keyof ResolvedConfig)[];
 
-/** Judge an old run under a new policy, keeping the task and agent identity it actually had. */
+/**
+ * Judge an old run under a new policy, keeping the task and agent identity it actually had. The
+ * agent's own state folders (which the run added from its profile) are facts about the agent, not
+ * policy: they stay allowed under the new security settings.
+ */
 export function withPolicy(snapshot: ResolvedConfig, policy: ResolvedConfig): ResolvedConfig {
   const merged: Record<string, unknown> = { ...snapshot };
   for (const key of POLICY_KEYS) merged[key] = policy[key];
+  const stateDirs = [...new Set([...policy.security.state_dirs, ...snapshot.security.state_dirs])];
+  merged.security = { ...policy.security, state_dirs: stateDirs };
   return merged as ResolvedConfig;
 }
 
