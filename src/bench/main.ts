@@ -72,7 +72,7 @@ for (const bench of BENCHES) {
       const [limit, unit, kind = 'max'] = target;
       const met = kind === 'max' ? Number(value) <= limit : Number(value) >= limit;
       if (!met) missed++;
-      verdict = `  (target ${kind === 'max' ? '<' : '>='} ${limit} ${unit}: ${met ? 'met' : 'MISSED'})`;
+      verdict = `  (target ${kind === 'max' ? '<=' : '>='} ${limit} ${unit}: ${met ? 'met' : 'MISSED'})`;
     }
     const shown = typeof value === 'object' ? JSON.stringify(value) : String(value);
     console.log(`  ${key.padEnd(28)} ${shown}${verdict}`);
