@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { installedAgents } from '../../agents/install/index.js';
+import { WAKEUP_EVENTS, wakeupBatching } from '../../observe/ebpf/wakeup-batching.js';
 import { TRACERS } from '../../observe/index.js';
 import { renderTable } from '../../reports/table.js';
 import { bwrapAvailability } from '../../sandbox/bwrap.js';
@@ -38,6 +39,12 @@ export async function doctorCommand(io: CliIO, opts: { json?: boolean }): Promis
   add('sandbox', 'local', { ok: true, version: 'always available; no isolation' });
 
   for (const [name, tracer] of Object.entries(TRACERS)) add('tracer', name, await tracer.available());
+  const batching = wakeupBatching();
+  add(
+    'tracer',
+    'ebpf wakeup batching',
+    batching.ok ? { ok: true, version: `bpftrace woken once per ${WAKEUP_EVENTS} records` } : batching,
+  );
   add('tracer', 'off', { ok: true, version: 'always available; no system-call evidence' });
 
   const isolated = bwrap.ok

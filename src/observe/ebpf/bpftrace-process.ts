@@ -39,6 +39,7 @@ export class BpftraceProcess {
   constructor(
     scriptPath: string,
     readonly rawPath: string,
+    extraEnv: Record<string, string>,
     private readonly onLine: (line: string, complete: boolean) => void,
   ) {
     const out = openSync(rawPath, 'w');
@@ -48,6 +49,7 @@ export class BpftraceProcess {
           ...process.env,
           BPFTRACE_STRLEN: String(STRLEN),
           BPFTRACE_PERF_RB_PAGES: String(perfBufferPages(availableParallelism())),
+          ...extraEnv,
         },
         stdio: ['ignore', out, 'pipe'],
       });

@@ -36,12 +36,40 @@ describe('generateScript', () => {
     });
     expect(missing).toEqual([]);
     const probes = script.split(/\n\n(?=[a-zA-Z])/);
-    const traced = probes.filter((probe) => !/^(BEGIN|END|interval:)/.test(probe));
+    const traced = probes.filter(
+      (probe) => !/^(BEGIN|END|interval:|profile:|tracepoint:sched:sched_switch)/.test(probe),
+    );
     expect(traced.length).toBeGreaterThan(40);
     for (const probe of traced) {
       expect(probe).toContain('/cgroup == cgroupid("/sys/fs/cgroup/unified/agentguard/run-1")');
     }
     expect(script).not.toMatch(/sys_(enter|exit)_(read|write|mmap)\b/);
+  });
+
+  it('with batched wakeups, marks every event record and flushes idle, busy and heartbeat CPUs', () => {
+    const options = {
+      cgroupPath: '/sys/fs/cgroup/unified/agentguard/run-1',
+      cgroupId: 1234n,
+      syscallTracepoints: everyTracepoint,
+      exitHasGroupDead: true,
+    };
+    const plain = generateScript(options).script;
+    const batched = generateScript({ ...options, wakeupEvents: 64 }).script;
+    expect(plain).not.toContain('sched_switch');
+    const lines = batched.split('\n');
+    const events = lines.flatMap((line, i) => (/^\s*print\(\([2345],/.test(line) ? [i] : []));
+    expect(events.length).toBeGreaterThan(6);
+    for (const i of events) expect(lines[i - 1]?.trim()).toBe('@dirty[cpu] = 1;');
+    const probes = batched.split(/\n\n(?=[a-zA-Z])/);
+    const flushes = probes.filter((p) => p.includes('while ($f < 64)'));
+    expect(flushes.map((p) => p.split('\n')[0])).toEqual([
+      'BEGIN',
+      'interval:ms:100',
+      'profile:hz:10',
+      'tracepoint:sched:sched_switch',
+    ]);
+    // Only CPUs with unread events flush, except READY and the heartbeat, which always do.
+    expect(flushes.slice(2).every((p) => p.includes('@dirty[cpu] == 1'))).toBe(true);
   });
 
   it('uses the numeric cgroup id when the path cannot be a string literal, and lists missing calls', () => {
@@ -72,9 +100,10 @@ if (!canCompile) {
 }
 
 describe('generateScript with the real bpftrace', () => {
-  it.skipIf(!canCompile)(
-    'compiles for this kernel within the 512-byte BPF stack',
-    async () => {
+  it.skipIf(!canCompile).for([1, 64])(
+    'compiles for this kernel within the 512-byte BPF stack (wakeup batch %i)',
+    { timeout: 120_000 },
+    async (wakeupEvents) => {
       const dir = await mkdtemp(join(tmpdir(), 'agentguard-bt-'));
       try {
         const tracing = tracefs?.state === 'ready' ? tracefs.dir : '';
@@ -84,6 +113,7 @@ describe('generateScript with the real bpftrace', () => {
           cgroupId: 1n,
           syscallTracepoints: await syscallTracepoints(tracing),
           exitHasGroupDead: await exitHasGroupDead(tracing),
+          wakeupEvents,
         });
         await writeFile(join(dir, 'trace.bt'), script);
         // --emit-elf compiles every probe (LLVM enforces the stack limit) without loading anything.
@@ -99,6 +129,5 @@ describe('generateScript with the real bpftrace', () => {
         await rm(dir, { recursive: true, force: true });
       }
     },
-    120_000,
   );
 });

@@ -7,6 +7,9 @@ import {
   MAX_CHUNKS,
   NO_WALK,
   REC_CALL,
+  REC_EXIT,
+  REC_FORK,
+  REC_NET,
   REC_READY,
   REC_TICK,
   SLOT_PATH,
@@ -27,6 +30,11 @@ export type ScriptOptions = {
   syscallTracepoints: ReadonlySet<string>;
   /** sched_process_exit carries `group_dead` (newer kernels); otherwise the leader's exit stands for the process. */
   exitHasGroupDead: boolean;
+  /**
+   * bpftrace's perf buffers wake it once per this many records (wakeup-batching.ts) instead of
+   * once per record: the script must then flush what would otherwise wait.
+   */
+  wakeupEvents?: number;
 };
 
 export type GeneratedScript = {
@@ -37,7 +45,7 @@ export type GeneratedScript = {
 
 const SAFE_PATH = /^[A-Za-z0-9_./-]+$/;
 const PATH_MAPS = ['@sc', '@p1', '@d1', '@p2', '@d2', '@fl'];
-const ALL_MAPS = [...PATH_MAPS, ...EXEC_MAPS, '@sa', '@sac', '@cf', '@fk', '@wc', '@gen'];
+const ALL_MAPS = [...PATH_MAPS, ...EXEC_MAPS, '@sa', '@sac', '@cf', '@fk', '@wc', '@gen', '@dirty'];
 
 /**
  * Generates the bpftrace program for one run. Every probe is filtered in the kernel on the run's
@@ -55,7 +63,10 @@ export function generateScript(options: ScriptOptions): GeneratedScript {
     options.syscallTracepoints.has(`sys_enter_${name}`) && options.syscallTracepoints.has(`sys_exit_${name}`);
   const missing: string[] = [];
   // @gen is declared first: bpftrace types a map where it first appears.
-  const blocks: string[] = [probe('BEGIN', null, `@gen[0] = 0;\nprint((${REC_READY}, nsecs));`)];
+  const batch = options.wakeupEvents ?? 1;
+  // READY is followed by a flush, or with batched wakeups it would wait for company.
+  const ready = `@gen[0] = 0;\n@dirty[0] = 0;\nprint((${REC_READY}, nsecs));${batch > 1 ? `\n${flush(batch)}` : ''}`;
+  const blocks: string[] = [probe('BEGIN', null, ready)];
 
   for (const name of ['execve', 'execveat']) {
     if (!has(name)) missing.push(name);
@@ -83,9 +94,44 @@ export function generateScript(options: ScriptOptions): GeneratedScript {
   blocks.push(...netBlocks(inCgroup, has, missing));
   blocks.push(...processBlocks(inCgroup, has, options.exitHasGroupDead));
   // A heartbeat: once a tick later than some moment has been read, so has everything before it.
-  blocks.push(probe(`interval:ms:${TICK_MS}`, null, `print((${REC_TICK}, nsecs));`));
+  if (batch > 1) blocks.push(...flushProbes(batch));
+  else blocks.push(probe(`interval:ms:${TICK_MS}`, null, `print((${REC_TICK}, nsecs));`));
   blocks.push(probe('END', null, ALL_MAPS.map((map) => `clear(${map});`).join('\n')));
-  return { script: `${blocks.join('\n\n')}\n`, missing };
+  return { script: markDirty(`${blocks.join('\n\n')}\n`), missing };
+}
+
+/**
+ * With batched wakeups a record is read once `batch` records are in its CPU's buffer. Sending
+ * `batch` ticks in a row always crosses such a boundary, so: the heartbeat sends a full batch, and a
+ * CPU that wrote an event since its last flush (@dirty) sends one when it goes idle (it writes
+ * nothing more until it wakes) and, while busy, at the latest every TICK_MS. Hence every record is
+ * read within about TICK_MS, and a tick read at t still means everything before t - TICK_MS is in.
+ */
+function flushProbes(batch: number): string[] {
+  return [
+    probe(`interval:ms:${TICK_MS}`, null, flush(batch)),
+    probe(`profile:hz:${Math.round(1000 / TICK_MS)}`, '@dirty[cpu] == 1', flush(batch)),
+    probe('tracepoint:sched:sched_switch', 'args->next_pid == 0 && @dirty[cpu] == 1', flush(batch)),
+  ];
+}
+
+function flush(batch: number): string {
+  return [
+    '@dirty[cpu] = 0;',
+    '$f = 0;',
+    `while ($f < ${batch}) {`,
+    `  print((${REC_TICK}, nsecs));`,
+    '  $f++;',
+    '}',
+  ].join('\n');
+}
+
+/** Every event's own record (CALL, NET, FORK, EXIT; its PARTs come before it) marks its CPU as having unread events. */
+function markDirty(script: string): string {
+  return script.replace(
+    new RegExp(`^(\\s*)print\\(\\((${[REC_CALL, REC_NET, REC_FORK, REC_EXIT].join('|')}),`, 'gm'),
+    '$1@dirty[cpu] = 1;\n$1print(($2,',
+  );
 }
 
 function enterBody(call: TracedCall, code: number): string {

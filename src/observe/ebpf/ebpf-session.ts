@@ -13,15 +13,17 @@ import { EventNormaliser } from './event-normaliser.js';
 import { readLines } from './line-splitter.js';
 import { findCgroup2Mount } from './mounts.js';
 import { REC_READY, REC_TICK, TICK_MS } from './record-format.js';
-import { parseLine, quickRecordType } from './record-parser.js';
+import { type BpfRecord, parseLine, quickRecordType } from './record-parser.js';
 import { ReorderBuffer } from './reorder-buffer.js';
 import { createRunCgroup, killCgroup, type RunCgroup, removeCgroup } from './run-cgroup.js';
 import { ensureTracefs, exitHasGroupDead, syscallTracepoints } from './tracefs.js';
+import { WAKEUP_EVENTS, type WakeupBatching, wakeupBatching } from './wakeup-batching.js';
 
 /** Loading ~100 probes (mostly LLVM) takes about 6 s on two cores; allow for a busy host. */
 const READY_TIMEOUT_MS = 90_000;
 /** Records from different CPUs arrive up to one bpftrace poll (100 ms) apart; wait a bit longer. */
 const REORDER_WINDOW_NS = 300e6;
+const RELEASE_EVERY_NS = 20e6;
 /** How long bpftrace may take to work through a backlog once the workload is gone. */
 const CATCH_UP_TIMEOUT_MS = 60_000;
 const MAX_SAMPLES = 5;
@@ -39,17 +41,27 @@ export async function startEbpfSession(ctx: TracerContext): Promise<TracerSessio
   const cgroup = await createRunCgroup(mount, ctx.run_id);
   let session: EbpfSession | undefined;
   try {
+    const batching = wakeupBatching();
     const { script, missing } = generateScript({
       cgroupPath: cgroup.dir,
       cgroupId: cgroup.id,
       syscallTracepoints: await syscallTracepoints(tracefs.dir),
       exitHasGroupDead: await exitHasGroupDead(tracefs.dir),
+      ...(batching.ok ? { wakeupEvents: WAKEUP_EVENTS } : {}),
     });
     await mkdir(ctx.scratch_dir, { recursive: true });
     const scriptPath = join(ctx.scratch_dir, 'ebpf-trace.bt');
     await writeFile(scriptPath, script);
     const rawPath = join(ctx.scratch_dir, 'ebpf-raw.jsonl');
-    session = new EbpfSession(ctx, cgroup, scriptPath, rawPath, `bpftrace ${version.text}`, missing);
+    session = new EbpfSession(
+      ctx,
+      cgroup,
+      scriptPath,
+      rawPath,
+      `bpftrace ${version.text}`,
+      missing,
+      batching,
+    );
     await session.ready();
     return session;
   } catch (err) {
@@ -65,7 +77,13 @@ class EbpfSession implements TracerSession {
   readonly kind = 'ebpf' as const;
   private readonly bpftrace: BpftraceProcess;
   private readonly assembler = new EventAssembler();
-  private readonly reorder = new ReorderBuffer<RawEvent>(REORDER_WINDOW_NS);
+  /**
+   * Records, not yet joined into events, wait here to be put in time order: an exec's argv is sent
+   * at syscall entry and its record after the exec, possibly from another CPU's buffer (exec
+   * migrates tasks), which with batched wakeups may be read later.
+   */
+  private readonly reorder = new ReorderBuffer<EventRecord>(REORDER_WINDOW_NS);
+  private lastRelease = 0;
   private normaliser: EventNormaliser | null = null;
   zeroWallMs: number | null = null;
   private readonly events: SysEvent[] = [];
@@ -74,6 +92,8 @@ class EbpfSession implements TracerSession {
   private corrupt = 0;
   private readonly corruptSamples: string[] = [];
   private lastTick = 0;
+  /** How far past the stop a tick must be before everything up to the stop is known to be read. */
+  private readonly catchUpNs: number;
   private onReady: (() => void) | null = null;
   private stopping: Promise<TracerOutput> | null = null;
   /**
@@ -89,12 +109,18 @@ class EbpfSession implements TracerSession {
     private readonly rawPath: string,
     private readonly version: string,
     missing: string[],
+    batching: WakeupBatching,
   ) {
     if (missing.length > 0) {
       this.warnings.push(`not traced (no tracepoint in this kernel): ${missing.join(', ')}`);
     }
+    if (!batching.ok)
+      this.warnings.push(`perf wakeups not batched: ${batching.reason} (fix: ${batching.fix})`);
+    // With batched wakeups a record may wait up to a tick period before bpftrace reads it.
+    this.catchUpNs = (batching.ok ? 2 : 1) * TICK_MS * 1e6;
     this.live = ctx.onEvent !== undefined;
-    this.bpftrace = new BpftraceProcess(scriptPath, rawPath, (line, complete) => {
+    const env = batching.ok ? batching.env : {};
+    this.bpftrace = new BpftraceProcess(scriptPath, rawPath, env, (line, complete) => {
       if (this.live || isClockLine(line)) this.line(line, complete);
     });
   }
@@ -142,7 +168,7 @@ class EbpfSession implements TracerSession {
     // Every record from before now is in a perf buffer; once bpftrace has printed a tick from a
     // full period later, it has read those buffers too. (A session that never got ready has none.)
     if (!exitedEarly && this.normaliser) {
-      if (!(await this.waitForTick(nowNs() + TICK_MS * 1e6))) {
+      if (!(await this.waitForTick(nowNs() + this.catchUpNs))) {
         this.warnings.push(
           `bpftrace did not catch up within ${CATCH_UP_TIMEOUT_MS / 1000} s; the last events may be missing`,
         );
@@ -157,8 +183,8 @@ class EbpfSession implements TracerSession {
         this.warnings.push(`could not read bpftrace's output: ${errorMessage(err)}`);
       });
     }
+    for (const record of this.reorder.drain()) this.assemble(record);
     this.assembler.finish();
-    for (const raw of this.reorder.drain()) this.normalise(raw);
     if (exitedEarly) {
       const exit = await this.bpftrace.exited;
       this.warnings.push(
@@ -224,11 +250,14 @@ class EbpfSession implements TracerSession {
         if (record.type === 'ready') this.started(record.t);
         else if (record.type === 'tick') {
           this.lastTick = Math.max(this.lastTick, record.t);
-          // Once bpftrace printed a tick, it has read what the CPUs wrote a window before it.
-          for (const raw of this.reorder.release(this.lastTick)) this.normalise(raw);
+          // Once bpftrace printed a tick, it has read what the CPUs wrote a window before it. (Ticks
+          // come in batches of almost the same time: one release per RELEASE_EVERY_NS is enough.)
+          if (this.lastTick - this.lastRelease >= RELEASE_EVERY_NS) {
+            this.lastRelease = this.lastTick;
+            for (const held of this.reorder.release(this.lastTick)) this.assemble(held);
+          }
         } else {
-          const raw = this.assembler.push(record);
-          if (raw) this.reorder.push(raw);
+          this.reorder.push(record);
         }
       }
     }
@@ -240,6 +269,11 @@ class EbpfSession implements TracerSession {
     // bpftrace's nsecs and Node's hrtime are both CLOCK_MONOTONIC.
     this.zeroWallMs = Date.now() - (Number(process.hrtime.bigint()) - t) / 1e6;
     this.onReady?.();
+  }
+
+  private assemble(record: EventRecord): void {
+    const raw = this.assembler.push(record);
+    if (raw) this.normalise(raw);
   }
 
   private normalise(raw: RawEvent): void {
@@ -254,6 +288,8 @@ class EbpfSession implements TracerSession {
     }
   }
 }
+
+type EventRecord = Exclude<BpfRecord, { type: 'ready' | 'tick' }>;
 
 /** READY and TICK lines: all a deferred session reads while the workload runs. */
 function isClockLine(line: string): boolean {
