@@ -56,14 +56,14 @@ let cached: WakeupBatching | undefined;
 
 /** The environment that makes bpftrace batch its wakeups, building the library once per host. */
 export function wakeupBatching(): WakeupBatching {
-  cached ??= build();
+  cached ??= buildWakeupBatching(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'));
   return cached;
 }
 
-function build(): WakeupBatching {
+/** Builds (or finds) the library under `cacheRoot`; `pathVar` is where `cc` is looked for. */
+export function buildWakeupBatching(cacheRoot: string, pathVar = process.env.PATH): WakeupBatching {
   const tag = createHash('sha256').update(SOURCE).digest('hex').slice(0, 12);
-  const cache = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  const dir = path.join(cache, 'agentguard', 'native');
+  const dir = path.join(cacheRoot, 'agentguard', 'native');
   const library = path.join(dir, `perf-wakeup-batching-${tag}.so`);
   const env = { LD_PRELOAD: library, [ENV_NAME]: String(WAKEUP_EVENTS) };
   if (existsSync(library)) return { ok: true, env };
@@ -77,6 +77,7 @@ function build(): WakeupBatching {
       const cc = spawnSync('cc', ['-O2', '-shared', '-fPIC', '-o', partial, source, '-ldl'], {
         encoding: 'utf8',
         timeout: 60_000,
+        env: { ...process.env, PATH: pathVar ?? '' },
       });
       if (cc.error || cc.status !== 0) {
         const why = cc.error ? 'no C compiler (cc) found' : `cc failed: ${cc.stderr.trim().split('\n')[0]}`;
