@@ -100,10 +100,11 @@ describe.skipIf(!available.ok)('bwrap sandbox', () => {
   it.skipIf(!isRoot)('contains a fork bomb and leaves no process behind', async () => {
     const { s, repo } = await session();
     expect(s.facts.pids_limit).toMatch(/at most \d+ processes/);
-    const r = await inside(s, repo, 'b() { b | b & }; b; sleep 30', 3000);
+    // An odd duration no other test uses: test files run in parallel, and some sleep 30.
+    const r = await inside(s, repo, 'b() { b | b & }; b; sleep 31.7', 3000);
     expect(r.timed_out).toBe(true);
     await s.stop();
-    const left = spawnSync('sh', ['-c', 'ps -eo args | grep -c "[s]leep 30"'], { encoding: 'utf8' });
+    const left = spawnSync('sh', ['-c', 'ps -eo args | grep -c "[s]leep 31.7"'], { encoding: 'utf8' });
     expect(Number(left.stdout.trim())).toBe(0);
   });
 
