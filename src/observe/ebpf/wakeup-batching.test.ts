@@ -16,8 +16,8 @@ if (!canTrace)
   console.warn('wakeup batching tests partly skipped: they need cc, bpftrace and root (CI has them)');
 
 /** Lines bpftrace has written after `ms`, printing one record every 50 ms. */
-async function linesAfter(ms: number, env: Record<string, string>): Promise<number> {
-  const out = path.join(work, `out-${Object.keys(env).length}.txt`);
+async function linesAfter(name: string, ms: number, env: Record<string, string>): Promise<number> {
+  const out = path.join(work, `${name}.txt`);
   const child = spawn(
     'sh',
     ['-c', `exec bpftrace -e 'interval:ms:50 { print((7, nsecs)); }' > ${out} 2>/dev/null`],
@@ -57,8 +57,8 @@ describe('perf wakeup batching', () => {
       if (!built.ok) throw new Error(built.reason);
       // 20 records a second: woken per record they show up at once; batched, none of the first
       // 64 can show up before the 64th is written (3.2 s).
-      const plain = await linesAfter(2500, {});
-      const batched = await linesAfter(2500, built.env);
+      const plain = await linesAfter('plain', 2500, {});
+      const batched = await linesAfter('batched', 2500, built.env);
       expect(plain).toBeGreaterThan(10);
       expect(batched).toBe(0);
     },

@@ -11,7 +11,7 @@ import path from 'node:path';
  * no setting for it, so a tiny preloaded library rewrites that one field of bpftrace's own
  * perf_event_open call: the buffer then wakes bpftrace once per WAKEUP_EVENTS records. The script
  * then flushes (see `flushProbes` in bpftrace-script.ts): a CPU with unread events sends a batch of
- * filler ticks when it goes idle or at the latest every FLUSH_MS while busy, and the heartbeat CPU
+ * filler ticks when it goes idle or at the latest every TICK_MS while busy, and the heartbeat CPU
  * flushes its own ticks, so no event waits longer than that to be read.
  */
 export const WAKEUP_EVENTS = 64;
@@ -54,9 +54,12 @@ export type WakeupBatching =
 
 let cached: WakeupBatching | undefined;
 
-/** The environment that makes bpftrace batch its wakeups, building the library once per host. */
+/**
+ * The environment that makes bpftrace batch its wakeups, building the library once per host into
+ * `~/.cache/agentguard/native` (beside the agent cache, `~/.cache/agentguard/agents`).
+ */
 export function wakeupBatching(): WakeupBatching {
-  cached ??= buildWakeupBatching(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'));
+  cached ??= buildWakeupBatching(path.join(os.homedir(), '.cache'));
   return cached;
 }
 
