@@ -85,18 +85,19 @@ export function bwrapArgs(ctx: SandboxContext, cwd: string, files: BwrapFiles): 
   if (files.seccompFile) args.push('--seccomp', String(SECCOMP_FD));
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');
   // bwrap mounts in argument order, so a parent must come before what is mounted inside it: sort by
-  // depth, and at equal depth show a folder, then mask, then bind the run's own writable folders.
+  // depth, and at equal depth mask, then show a folder the run asked for (it needs it whole), then
+  // bind the run's own writable folders.
   const mounts: Mount[] = [
-    { dest: '/tmp', rank: 1, args: ['--tmpfs', '/tmp'] },
-    { dest: '/run', rank: 1, args: ['--tmpfs', '/run'] },
+    { dest: '/tmp', rank: 0, args: ['--tmpfs', '/tmp'] },
+    { dest: '/run', rank: 0, args: ['--tmpfs', '/run'] },
   ];
-  if (existsSync('/home')) mounts.push({ dest: '/home', rank: 1, args: ['--tmpfs', '/home'] });
+  if (existsSync('/home')) mounts.push({ dest: '/home', rank: 0, args: ['--tmpfs', '/home'] });
   for (const m of bwrapMasks(ctx)) {
     const how = m.how === 'empty file' ? ['--ro-bind', files.emptyFile, m.path] : ['--tmpfs', m.path];
-    mounts.push({ dest: m.path, rank: 1, args: how });
+    mounts.push({ dest: m.path, rank: 0, args: how });
   }
   for (const dir of ctx.visible) {
-    if (existsSync(dir)) mounts.push({ dest: dir, rank: 0, args: ['--ro-bind', dir, dir] });
+    if (existsSync(dir)) mounts.push({ dest: dir, rank: 1, args: ['--ro-bind', dir, dir] });
   }
   mounts.push({ dest: ctx.homeInside, rank: 2, args: ['--bind', ctx.homeDir, ctx.homeInside] });
   mounts.push({ dest: ctx.repoDir, rank: 2, args: ['--bind', ctx.repoDir, ctx.repoDir] });

@@ -40,7 +40,10 @@ export function hostSecretMasks(root = '/'): HostMask[] {
  * workspace, HOME and task folder are bound back over the mask afterwards.
  */
 export function outputMasks(ctx: Pick<SandboxContext, 'runDir' | 'visible'>): HostMask[] {
-  const output = path.dirname(path.dirname(ctx.runDir));
+  // A run folder outside a `runs/` folder (a caller's own layout) hides only itself: its grandparent
+  // could be anything, even /.
+  const runs = path.dirname(ctx.runDir);
+  const output = path.basename(runs) === 'runs' ? path.dirname(runs) : ctx.runDir;
   const dirs = [output, ...ctx.visible.map((v) => path.join(v, '.agentguard'))].map((d) => path.resolve(d));
   return [...new Set(dirs)].filter((d) => kindOf(d) === 'dir').map((d) => ({ path: d, how: 'empty folder' }));
 }
