@@ -121,6 +121,21 @@ describe('collectDiff with nested repositories', () => {
     expect(patch).toBe('');
   });
 
+  it('reports a file too large to diff instead of reading it into memory', async () => {
+    const { ws, sh } = await workspace();
+    sh('head -c 4096 /dev/zero > big.bin && echo small > small.txt');
+    const { diff: d } = collectDiff({
+      repoDir: ws.repo_dir,
+      harnessGitDir: ws.harness_git_dir,
+      baselineSha: ws.baseline_sha,
+      baselineIgnored: ws.baseline_ignored,
+      maxPatchBytes: 1 << 20,
+      maxFileBytes: 1024,
+    });
+    expect(d.files.map((f) => f.path)).toEqual(['small.txt']);
+    expect(d.skipped_files).toEqual([{ path: 'big.bin', reason: 'larger than 1024 bytes' }]);
+  });
+
   it('returns an error diff when the harness git directory is gone', async () => {
     const { ws, diff } = await workspace();
     rmSync(ws.harness_git_dir, { recursive: true, force: true });

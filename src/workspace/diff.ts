@@ -17,6 +17,8 @@ export type DiffOptions = {
   maxIgnoredFiles?: number;
   /** Each git call that reads the workspace is stopped after this long (a fifo named .gitignore blocks it). */
   gitTimeoutMs?: number;
+  /** Files larger than this are not diffed but reported in `skipped_files` (default 512 MiB). */
+  maxFileBytes?: number;
 };
 
 export type CollectedDiff = { diff: DiffEvidence; patch: string };
@@ -72,6 +74,7 @@ function compare(opts: DiffOptions): CollectedDiff {
       ref: WORKSPACE_REF,
       entries: walk.entries,
       streamFile: path.join(opts.harnessGitDir, 'agentguard-diff.stream'),
+      ...(opts.maxFileBytes !== undefined ? { maxFileBytes: opts.maxFileBytes } : {}),
     });
     if (!committed.ok) return { diff: failedDiff(opts, committed.error), patch: '' };
     // Commit against commit, bare: a .gitattributes the agent wrote (`*.pem -diff`, a diff driver)

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, openSync, readFileSync, readlinkSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readFileSync, readlinkSync, rmSync, writeSync } from 'node:fs';
 import { SetupError } from '../errors.js';
 import { gitEnv } from './git.js';
 import { errorCode, type TreeEntry, walkTree } from './walk-tree.js';
@@ -89,7 +89,10 @@ export function commitEntriesSync(opts: {
   ref: string;
   entries: TreeEntry[];
   streamFile: string;
+  /** Larger files are reported instead of read whole into memory. */
+  maxFileBytes?: number;
 }): { ok: true; unreadable: { path: string; reason: string }[] } | { ok: false; error: string } {
+  const maxFileBytes = opts.maxFileBytes ?? 512 * 1024 * 1024;
   const unreadable: { path: string; reason: string }[] = [];
   const fd = openSync(opts.streamFile, 'w', 0o600);
   try {
@@ -97,6 +100,11 @@ export function commitEntriesSync(opts: {
     for (const entry of opts.entries) {
       let chunks: Buffer[];
       try {
+        const size = lstatSync(entry.abs).size;
+        if (size > maxFileBytes) {
+          unreadable.push({ path: entry.rel, reason: `larger than ${maxFileBytes} bytes` });
+          continue;
+        }
         chunks = fileCommand(entry);
       } catch (err) {
         unreadable.push({ path: entry.rel, reason: errorCode(err) });
