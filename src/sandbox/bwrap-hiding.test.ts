@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../exec/run-command.js';
-import { bwrapArgs, bwrapAvailability, bwrapSandbox } from './bwrap.js';
+import { bwrapArgs, bwrapAvailability, bwrapSandbox, seccompRefusal } from './bwrap.js';
 import { hostSecretMasks } from './host-masks.js';
 import { AUDIT_ARCH_X86_64, seccompBytes, seccompProgram } from './seccomp.js';
 import type { SandboxContext, SandboxSession } from './types.js';
@@ -89,6 +89,17 @@ describe('seccomp program', () => {
     expect(bytes.readUInt16LE(0)).toBe(0x20); // load
     expect(bytes.readUInt32LE(4)).toBe(4); // seccomp_data.arch
     expect(bytes.readUInt32LE(12)).toBe(AUDIT_ARCH_X86_64);
+  });
+});
+
+describe.skipIf(!available.ok)('seccomp trial', () => {
+  it('accepts the program and names why bwrap refuses a broken one', () => {
+    const good = path.join(base, 'good.bpf');
+    const bad = path.join(base, 'bad.bpf');
+    writeFileSync(good, seccompBytes());
+    writeFileSync(bad, Buffer.from([1, 2, 3]));
+    expect(seccompRefusal(good)).toBeNull();
+    expect(seccompRefusal(bad)).toMatch(/seccomp/i);
   });
 });
 

@@ -128,16 +128,44 @@ export function bwrapArgv(ctx: SandboxContext, spec: SpawnSpec, files: BwrapFile
   return ['/bin/sh', '-c', `exec "$@" ${SECCOMP_FD}<"$0"`, files.seccompFile, ...bwrap];
 }
 
-/** Write the session's empty file and seccomp program under the run folder (masked from the agent). */
-function prepareFiles(runDir: string): BwrapFiles {
+/**
+ * Write the session's empty file and seccomp program under the run folder (masked from the agent),
+ * and try the program once: a kernel without seccomp, or a bwrap that refuses it, means the sandbox
+ * runs without the filter and says why, rather than failing every command.
+ */
+function prepareFiles(runDir: string): BwrapFiles & { seccompNote: string } {
   const dir = path.join(runDir, 'sandbox');
   mkdirSync(dir, { recursive: true });
   const emptyFile = path.join(dir, 'empty');
   writeFileSync(emptyFile, '', { mode: 0o444 });
-  if (!seccompSupported()) return { emptyFile, seccompFile: null };
+  if (!seccompSupported()) {
+    return {
+      emptyFile,
+      seccompFile: null,
+      seccompNote: `none: the filter is written for x86_64 and this host is ${process.arch}`,
+    };
+  }
   const seccompFile = path.join(dir, 'seccomp.bpf');
   writeFileSync(seccompFile, seccompBytes(), { mode: 0o444 });
-  return { emptyFile, seccompFile };
+  const refused = seccompRefusal(seccompFile);
+  if (refused)
+    return {
+      emptyFile,
+      seccompFile: null,
+      seccompNote: `none: bwrap could not load the filter (${refused})`,
+    };
+  return { emptyFile, seccompFile, seccompNote: SECCOMP_FACT };
+}
+
+/** Why bwrap cannot run a command under this seccomp program, or null when it can. */
+export function seccompRefusal(seccompFile: string): string | null {
+  const trial = spawnSync(
+    '/bin/sh',
+    ['-c', `exec bwrap --ro-bind / / --seccomp ${SECCOMP_FD} true ${SECCOMP_FD}<"$0"`, seccompFile],
+    { encoding: 'utf8', timeout: 10_000 },
+  );
+  if (trial.status === 0) return null;
+  return (trial.stderr || trial.error?.message || `exit ${trial.status}`).trim().split('\n')[0] ?? 'unknown';
 }
 
 export const bwrapSandbox: Sandbox = {
@@ -164,9 +192,7 @@ export const bwrapSandbox: Sandbox = {
         home_inside: ctx.homeInside,
         pids_limit: pids,
         hidden: describeMasks(bwrapMasks(ctx)),
-        seccomp: files.seccompFile
-          ? SECCOMP_FACT
-          : `none: the filter is written for x86_64 and this host is ${process.arch}`,
+        seccomp: files.seccompNote,
       },
       wrap(spec: SpawnSpec): SpawnSpec {
         const sandboxed = { ...spec, argv: bwrapArgv(ctx, spec, files) };
