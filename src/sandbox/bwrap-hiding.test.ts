@@ -120,6 +120,9 @@ describe.skipIf(!available.ok)('bwrap hides what the agent must not read', () =>
         `echo CONFIG; cat ${configDir}/agentguard.yaml`,
         'echo HOME; cat ~/.ssh/id_rsa',
         'echo edit > mine.txt',
+        `touch ${output}/planted 2>/dev/null && echo PLANTED`,
+        `touch ${runDir}/evidence.json 2>/dev/null && echo PLANTED`,
+        'touch /root/planted 2>/dev/null && echo PLANTED',
       ].join('; '),
     );
     await s.stop();

@@ -92,7 +92,8 @@ export function bwrapArgs(ctx: SandboxContext, cwd: string, files: BwrapFiles): 
     { dest: '/run', rank: 0, args: ['--tmpfs', '/run'] },
   ];
   if (existsSync('/home')) mounts.push({ dest: '/home', rank: 0, args: ['--tmpfs', '/home'] });
-  for (const m of bwrapMasks(ctx)) {
+  const masks = bwrapMasks(ctx);
+  for (const m of masks) {
     const how = m.how === 'empty file' ? ['--ro-bind', files.emptyFile, m.path] : ['--tmpfs', m.path];
     mounts.push({ dest: m.path, rank: 0, args: how });
   }
@@ -104,6 +105,13 @@ export function bwrapArgs(ctx: SandboxContext, cwd: string, files: BwrapFiles): 
   const depth = (p: string) => path.resolve(p).split('/').filter(Boolean).length;
   mounts.sort((a, b) => depth(a.dest) - depth(b.dest) || a.rank - b.rank);
   for (const m of mounts) args.push(...m.args);
+  // A mask stays empty: nothing the agent writes there could pass for the harness's files. The
+  // remount does not reach the run's folders bound inside it.
+  // (A mask some other mount sits exactly on top of is not one any more: /root under the run HOME.)
+  const covered = new Set(mounts.filter((m) => m.rank > 0).map((m) => path.resolve(m.dest)));
+  for (const m of masks) {
+    if (m.how === 'empty folder' && !covered.has(path.resolve(m.path))) args.push('--remount-ro', m.path);
+  }
   if (ctx.proxyDir) {
     // Read-only: connect() still works, but the agent cannot remove or swap the harness's sockets.
     args.push('--ro-bind', ctx.proxyDir, SANDBOX_PROXY_DIR);
