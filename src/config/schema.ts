@@ -17,6 +17,7 @@ export const CHECK_IDS = [
   'workspace-links',
   'grading-files',
   'skill-coverage',
+  'workspace-integrity',
 ] as const;
 export const CheckIdSchema = z.enum(CHECK_IDS);
 export type CheckId = z.infer<typeof CheckIdSchema>;

@@ -125,6 +125,15 @@ export type DiffEvidence = {
   ignored_files_truncated: boolean;
   /** The agent removed or replaced the workspace's own .git; the diff still used the harness copy. */
   workspace_git_changed: boolean;
+  /**
+   * Folders below the workspace root with a `.git` of their own (nested repositories, submodules).
+   * Their files are in `files` like any others; the `.git` itself is not compared.
+   */
+  nested_repositories?: string[];
+  /** Workspace entries git cannot hold or the harness could not read (fifo, socket, EACCES), and why. */
+  skipped_files?: { path: string; reason: string }[];
+  /** The diff could not be taken at all; `files` is empty and nothing in it can be vouched for. */
+  error?: string;
 };
 
 export type TimelineEvent = {

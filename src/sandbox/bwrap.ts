@@ -1,8 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SpawnSpec } from '../exec/types.js';
+import { describeMasks, type HostMask, hostSecretMasks, outputMasks } from './host-masks.js';
 import { createPidsLimit, removePidsLimit, wrapInPidsLimit } from './pids-limit.js';
+import { SECCOMP_FACT, seccompBytes, seccompSupported } from './seccomp.js';
 import type { Sandbox, SandboxAvailability, SandboxContext, SandboxSession } from './types.js';
 
 /** Where the proxy's Unix sockets appear inside the sandbox. */
@@ -42,14 +44,31 @@ export function bwrapAvailability(): SandboxAvailability {
   return { ok: true, version: version.stdout.trim().replace(/^bubblewrap\s*/, '') };
 }
 
+/** Files the session prepares once, outside anything the agent can see. */
+export type BwrapFiles = {
+  /** An empty read-only file shown in place of each masked host file. */
+  emptyFile: string;
+  /** The seccomp program (seccomp.ts), or null where it cannot apply (not x86_64). */
+  seccompFile: string | null;
+};
+
+/** What the mounts hide, in the order they are applied. */
+export function bwrapMasks(ctx: SandboxContext): HostMask[] {
+  return [...hostSecretMasks(), ...outputMasks(ctx)];
+}
+
+type Mount = { dest: string; rank: number; args: string[] };
+
 /**
  * The mount and namespace arguments for one sandboxed command. The host's root is visible read-only;
  * the workspace and the run's HOME are the only writable host folders; /tmp, /run and /home are
  * private and empty, and the run's HOME (with its canary credentials) is mounted over the HOME the
- * agent sees, so the harness user's real secrets are out of sight. Folders the run needs that lived
+ * agent sees, so the harness user's real secrets are out of sight. Root-only host files and
+ * agentguard's own output folders are masked (the agent runs as uid 0, and the output folder holds
+ * this run's canaries at their host path and every other run). Folders the run needs that lived
  * under a hidden path come back read-only.
  */
-export function bwrapArgs(ctx: SandboxContext, cwd: string): string[] {
+export function bwrapArgs(ctx: SandboxContext, cwd: string, files: BwrapFiles): string[] {
   const args = [
     '--die-with-parent',
     '--new-session',
@@ -63,11 +82,36 @@ export function bwrapArgs(ctx: SandboxContext, cwd: string): string[] {
     'agentguard',
   ];
   if (ctx.network.mode !== 'host') args.push('--unshare-net');
-  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/run');
-  if (existsSync('/home')) args.push('--tmpfs', '/home');
-  args.push('--bind', ctx.homeDir, ctx.homeInside);
-  for (const dir of ctx.visible) if (existsSync(dir)) args.push('--ro-bind', dir, dir);
-  args.push('--bind', ctx.repoDir, ctx.repoDir);
+  if (files.seccompFile) args.push('--seccomp', String(SECCOMP_FD));
+  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');
+  // bwrap mounts in argument order, so a parent must come before what is mounted inside it: sort by
+  // depth, and at equal depth mask, then show a folder the run asked for (it needs it whole), then
+  // bind the run's own writable folders.
+  const mounts: Mount[] = [
+    { dest: '/tmp', rank: 0, args: ['--tmpfs', '/tmp'] },
+    { dest: '/run', rank: 0, args: ['--tmpfs', '/run'] },
+  ];
+  if (existsSync('/home')) mounts.push({ dest: '/home', rank: 0, args: ['--tmpfs', '/home'] });
+  const masks = bwrapMasks(ctx);
+  for (const m of masks) {
+    const how = m.how === 'empty file' ? ['--ro-bind', files.emptyFile, m.path] : ['--tmpfs', m.path];
+    mounts.push({ dest: m.path, rank: 0, args: how });
+  }
+  for (const dir of ctx.visible) {
+    if (existsSync(dir)) mounts.push({ dest: dir, rank: 1, args: ['--ro-bind', dir, dir] });
+  }
+  mounts.push({ dest: ctx.homeInside, rank: 2, args: ['--bind', ctx.homeDir, ctx.homeInside] });
+  mounts.push({ dest: ctx.repoDir, rank: 2, args: ['--bind', ctx.repoDir, ctx.repoDir] });
+  const depth = (p: string) => path.resolve(p).split('/').filter(Boolean).length;
+  mounts.sort((a, b) => depth(a.dest) - depth(b.dest) || a.rank - b.rank);
+  for (const m of mounts) args.push(...m.args);
+  // A mask stays empty: nothing the agent writes there could pass for the harness's files. The
+  // remount does not reach the run's folders bound inside it.
+  // (A mask some other mount sits exactly on top of is not one any more: /root under the run HOME.)
+  const covered = new Set(mounts.filter((m) => m.rank > 0).map((m) => path.resolve(m.dest)));
+  for (const m of masks) {
+    if (m.how === 'empty folder' && !covered.has(path.resolve(m.path))) args.push('--remount-ro', m.path);
+  }
   if (ctx.proxyDir) {
     // Read-only: connect() still works, but the agent cannot remove or swap the harness's sockets.
     args.push('--ro-bind', ctx.proxyDir, SANDBOX_PROXY_DIR);
@@ -76,6 +120,60 @@ export function bwrapArgs(ctx: SandboxContext, cwd: string): string[] {
   }
   args.push('--chdir', cwd);
   return args;
+}
+
+/** bwrap reads the seccomp program from an inherited descriptor; this one is opened by a shell redirect. */
+const SECCOMP_FD = 9;
+
+/**
+ * The full argv: bwrap with its arguments, then the command. With a seccomp program, a tiny shell
+ * opens it on SECCOMP_FD and execs bwrap, so the descriptor exists only for that one exec whatever
+ * wraps the command later (pids cgroup, tracer); bwrap closes it before the agent starts.
+ */
+export function bwrapArgv(ctx: SandboxContext, spec: SpawnSpec, files: BwrapFiles): string[] {
+  const bwrap = ['bwrap', ...bwrapArgs(ctx, spec.cwd, files), '--', ...spec.argv];
+  if (!files.seccompFile) return bwrap;
+  return ['/bin/sh', '-c', `exec "$@" ${SECCOMP_FD}<"$0"`, files.seccompFile, ...bwrap];
+}
+
+/**
+ * Write the session's empty file and seccomp program under the run folder (masked from the agent),
+ * and try the program once: a kernel without seccomp, or a bwrap that refuses it, means the sandbox
+ * runs without the filter and says why, rather than failing every command.
+ */
+function prepareFiles(runDir: string): BwrapFiles & { seccompNote: string } {
+  const dir = path.join(runDir, 'sandbox');
+  mkdirSync(dir, { recursive: true });
+  const emptyFile = path.join(dir, 'empty');
+  writeFileSync(emptyFile, '', { mode: 0o444 });
+  if (!seccompSupported()) {
+    return {
+      emptyFile,
+      seccompFile: null,
+      seccompNote: `none: the filter is written for x86_64 and this host is ${process.arch}`,
+    };
+  }
+  const seccompFile = path.join(dir, 'seccomp.bpf');
+  writeFileSync(seccompFile, seccompBytes(), { mode: 0o444 });
+  const refused = seccompRefusal(seccompFile);
+  if (refused)
+    return {
+      emptyFile,
+      seccompFile: null,
+      seccompNote: `none: bwrap could not load the filter (${refused})`,
+    };
+  return { emptyFile, seccompFile, seccompNote: SECCOMP_FACT };
+}
+
+/** Why bwrap cannot run a command under this seccomp program, or null when it can. */
+export function seccompRefusal(seccompFile: string): string | null {
+  const trial = spawnSync(
+    '/bin/sh',
+    ['-c', `exec bwrap --ro-bind / / --seccomp ${SECCOMP_FD} true ${SECCOMP_FD}<"$0"`, seccompFile],
+    { encoding: 'utf8', timeout: 10_000 },
+  );
+  if (trial.status === 0) return null;
+  return (trial.stderr || trial.error?.message || `exit ${trial.status}`).trim().split('\n')[0] ?? 'unknown';
 }
 
 export const bwrapSandbox: Sandbox = {
@@ -88,6 +186,7 @@ export const bwrapSandbox: Sandbox = {
     const version = availability.ok ? availability.version : 'unknown';
     const net = ctx.network.mode === 'host' ? 'the host network' : 'no network of its own';
     const limit = createPidsLimit(ctx.runId, MAX_PIDS);
+    const files = prepareFiles(ctx.runDir);
     const pids = 'error' in limit ? `no process limit (${limit.error})` : `at most ${MAX_PIDS} processes`;
     return {
       kind: 'bwrap',
@@ -95,10 +194,16 @@ export const bwrapSandbox: Sandbox = {
       version,
       detail:
         `bubblewrap ${version}: read-only host root, writable workspace and run HOME, private /tmp, ` +
-        `own PID namespace, no capabilities, ${pids}, ${net}${ctx.proxyDir ? ' except the harness proxy' : ''}`,
-      facts: { home_inside: ctx.homeInside, pids_limit: pids },
+        `root-only host files and agentguard's output folders hidden, own PID namespace, no capabilities, ` +
+        `${files.seccompFile ? 'io_uring and non-native syscalls blocked' : 'no seccomp filter'}, ${pids}, ${net}${ctx.proxyDir ? ' except the harness proxy' : ''}`,
+      facts: {
+        home_inside: ctx.homeInside,
+        pids_limit: pids,
+        hidden: describeMasks(bwrapMasks(ctx)),
+        seccomp: files.seccompNote,
+      },
       wrap(spec: SpawnSpec): SpawnSpec {
-        const sandboxed = { ...spec, argv: ['bwrap', ...bwrapArgs(ctx, spec.cwd), '--', ...spec.argv] };
+        const sandboxed = { ...spec, argv: bwrapArgv(ctx, spec, files) };
         return 'error' in limit ? sandboxed : wrapInPidsLimit(sandboxed, limit);
       },
       async stop() {

@@ -14,6 +14,8 @@ export type RunPlan = {
   readOnly: boolean;
   pidsLimit: number;
   mounts: Array<{ source: string; target: string; readOnly?: boolean }>;
+  /** Folders inside the mounts shown empty (agentguard's output folders). */
+  masks?: string[];
 };
 
 /** Lowered limits: the engines' defaults (nofile 1048576) exceed what this host lets a container set. */
@@ -45,6 +47,9 @@ export function runArgs(plan: RunPlan, name: string, cwd: string, envArgs: strin
   if (plan.readOnly) args.push('--read-only');
   args.push('--tmpfs', '/tmp');
   for (const m of plan.mounts) args.push('-v', `${m.source}:${m.target}${m.readOnly ? ':ro' : ''}`);
+  // podman fills a tmpfs with what lay beneath it unless told not to: a mask must start empty.
+  const copyUp = plan.engine === 'podman' ? ',notmpcopyup' : '';
+  for (const m of plan.masks ?? []) args.push('--tmpfs', `${m}:rw,size=1m,mode=0755${copyUp}`);
   args.push('-w', cwd, ...envArgs, plan.imageId);
   return args;
 }

@@ -2,9 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { ContainerConfig } from '../config/schema.js';
 import { InternalError, SetupError } from '../errors.js';
+import { isInside } from '../workspace/copy-template.js';
 import { SANDBOX_PROXY_DIR } from './bwrap.js';
 import { checkMountPath, type RunPlan, runArgs } from './container-args.js';
 import { type EngineName, engineCommand, firstLine } from './container-engine.js';
+import { outputMasks } from './host-masks.js';
 import type { SandboxContext } from './types.js';
 
 /** The image's id in the engine's local store; never pulls, so the evidence always names a local image. */
@@ -74,7 +76,11 @@ const IMAGE_SYSTEM_DIRS = new Set([
   'tmp',
 ]);
 
-export function planMounts(ctx: SandboxContext): { mounts: RunPlan['mounts']; skipped: string[] } {
+export function planMounts(ctx: SandboxContext): {
+  mounts: RunPlan['mounts'];
+  masks: string[];
+  skipped: string[];
+} {
   const mounts: RunPlan['mounts'] = [];
   const skipped: string[] = [];
   // Read-only and at the same path, as under bwrap; podman mounts parents first, so the workspace
@@ -94,5 +100,13 @@ export function planMounts(ctx: SandboxContext): { mounts: RunPlan['mounts']; sk
   // Read-only: the agent may connect to the proxy's sockets but not replace them.
   if (ctx.proxyDir) mounts.push({ source: ctx.proxyDir, target: SANDBOX_PROXY_DIR, readOnly: true });
   for (const m of mounts) checkMountPath(m.source, 'host folder');
-  return { mounts, skipped };
+  // The container sees only the folders bound into it; an output folder inside one of them (the
+  // config's `.agentguard`, with every run's canaries) is covered by an empty tmpfs. The engine mounts
+  // by depth, so this run's workspace and HOME still appear inside it.
+  const shown = mounts.filter((m) => m.readOnly).map((m) => m.target);
+  const masks = outputMasks(ctx)
+    .map((m) => m.path)
+    .filter((p) => shown.some((dir) => dir !== p && isInside(dir, p)));
+  for (const m of masks) checkMountPath(m, 'masked folder');
+  return { mounts, masks, skipped };
 }

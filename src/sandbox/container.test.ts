@@ -193,6 +193,33 @@ describe.skipIf(skip)('container sandbox (real podman)', () => {
     expect(s.facts.visible_skipped).toBe('/usr');
   }, 60_000);
 
+  it('hides the output folder under a visible config folder, except this run, and records it', async () => {
+    const configDir = join(root, `cfg-${counter + 1}`);
+    const output = join(configDir, '.agentguard');
+    const runDir = join(output, 'runs', 'this-run');
+    mkdirSync(join(output, 'runs', 'old-run', 'home'), { recursive: true });
+    writeFileSync(join(output, 'runs', 'old-run', 'home', 'id_rsa'), 'OLD-CANARY');
+    mkdirSync(join(runDir, 'home'), { recursive: true });
+    writeFileSync(join(runDir, 'home', 'id_rsa'), 'THIS-CANARY');
+    mkdirSync(join(runDir, 'repo'), { recursive: true });
+    writeFileSync(join(configDir, 'agentguard.yaml'), 'cfg');
+    const ctx: SandboxContext = {
+      ...makeCtx(cfg(), net('none'), undefined, [configDir]),
+      runDir,
+      repoDir: join(runDir, 'repo'),
+      homeDir: join(runDir, 'home'),
+    };
+    const { s } = await start(ctx);
+    const r = await run(s, ctx, [
+      'sh',
+      '-c',
+      `cat ${configDir}/agentguard.yaml; find ${output} -type f; cat ~/id_rsa; echo w > w.txt`,
+    ]);
+    expect(r.stdout).toBe('cfgTHIS-CANARY');
+    expect(readFileSync(join(ctx.repoDir, 'w.txt'), 'utf8')).toBe('w\n');
+    expect(s.facts.hidden).toBe(`${output} (empty folder)`);
+  }, 60_000);
+
   it('applies the memory limit', async () => {
     const { ctx, s } = await start(makeCtx(cfg({ memory: '64m' })));
     const r = await run(s, ctx, [

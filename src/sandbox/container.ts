@@ -22,6 +22,7 @@ import {
   resolveEngine,
 } from './container-engine.js';
 import { chooseRuntime, inspectImage, planMounts } from './container-setup.js';
+import { describeMasks } from './host-masks.js';
 import type { Sandbox, SandboxAvailability, SandboxContext, SandboxSession } from './types.js';
 
 export const TEST_IMAGE = 'localhost/agentguard-test:latest';
@@ -62,6 +63,7 @@ async function startContainerSession(ctx: SandboxContext): Promise<SandboxSessio
     readOnly: cfg.read_only,
     pidsLimit: PIDS_LIMIT,
     mounts: mounts.mounts,
+    masks: mounts.masks,
   };
   const chosen = await chooseRuntime(base, cfg, resolved.defaultRuntime, `${prefix}-probe`);
   const plan: RunPlan = { ...base, runtime: chosen.runtime };
@@ -82,6 +84,8 @@ async function startContainerSession(ctx: SandboxContext): Promise<SandboxSessio
   };
   if (chosen.reason) facts.runtime_reason = chosen.reason;
   if (ctx.proxyDir) facts.proxy_mount = SANDBOX_PROXY_DIR;
+  if (mounts.masks.length > 0)
+    facts.hidden = describeMasks(mounts.masks.map((p) => ({ path: p, how: 'empty folder' })));
   if (mounts.skipped.length > 0) facts.visible_skipped = mounts.skipped.join(':');
 
   const envDir = mkdtempSync(join(tmpdir(), 'agentguard-ctr-'));

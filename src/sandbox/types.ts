@@ -4,6 +4,7 @@ import type { SpawnSpec } from '../exec/types.js';
 
 export type SandboxContext = {
   runId: string;
+  /** `<output folder>/runs/<run-id>`: the sandbox hides the whole output folder from the agent. */
   runDir: string;
   /** The only folder the agent may write (besides private scratch areas). */
   repoDir: string;

@@ -2,8 +2,10 @@ import { copyFileSync, lstatSync, readlinkSync, realpathSync, rmSync } from 'nod
 import path from 'node:path';
 import type { DiffEvidence, DiffFile, DiffFileStatus } from '../evidence/types.js';
 import { isInside } from './copy-template.js';
+import { commitEntriesSync } from './fast-import.js';
 import { git } from './git.js';
 import { splitZ } from './prepare.js';
+import { walkTree } from './walk-tree.js';
 
 export type DiffOptions = {
   repoDir: string;
@@ -13,6 +15,10 @@ export type DiffOptions = {
   /** The unified patch is cut here and marked truncated. */
   maxPatchBytes: number;
   maxIgnoredFiles?: number;
+  /** Each git call that reads the workspace is stopped after this long (a fifo named .gitignore blocks it). */
+  gitTimeoutMs?: number;
+  /** Files larger than this are not diffed but reported in `skipped_files` (default 512 MiB). */
+  maxFileBytes?: number;
 };
 
 export type CollectedDiff = { diff: DiffEvidence; patch: string };
@@ -26,57 +32,124 @@ const STATUS: Record<string, DiffFileStatus> = {
   T: 'type-changed',
 };
 
+/** Where the workspace's state is committed for the comparison; removed again afterwards. */
+const WORKSPACE_REF = 'refs/agentguard/workspace';
+
 /**
- * Compare the workspace as it is now with the baseline commit, using a throwaway index in the
- * harness's git directory: the agent's commits, resets, branch switches or a deleted `.git` make
- * no difference, and untracked files are included.
+ * Compare the workspace as it is now with the baseline commit. The workspace is committed into the
+ * harness's own git directory as plain content (a walk of its files, not `git add`), so the
+ * agent's commits, resets, branch switches or a deleted `.git` make no difference, untracked files
+ * are included, and a nested repository or submodule is its files, not one `Subproject commit`
+ * line. Never throws for anything the workspace holds: a diff that cannot be taken comes back with
+ * `error` set, an empty file list and the patch marked cut, so every check fails closed.
  */
 export function collectDiff(opts: DiffOptions): CollectedDiff {
+  try {
+    return compare(opts);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return { diff: failedDiff(opts, `the workspace diff could not be taken: ${message}`), patch: '' };
+  }
+}
+
+function compare(opts: DiffOptions): CollectedDiff {
   const index = path.join(opts.harnessGitDir, 'agentguard-diff.index');
   copyFileSync(path.join(opts.harnessGitDir, 'index'), index);
   try {
-    const g = (args: string[], maxBuffer?: number) =>
-      git(args, { gitDir: opts.harnessGitDir, workTree: opts.repoDir, indexFile: index, maxBuffer });
-    g(['add', '-A']);
-    const base = ['diff', '--cached', '--no-ext-diff', '--no-textconv', '-M', opts.baselineSha];
-    const statuses = parseNameStatus(g([...base, '-z', '--name-status']).stdout);
-    const counts = parseNumstat(g([...base, '-z', '--numstat']).stdout);
-    const patchOut = g([...base, '--no-color'], opts.maxPatchBytes);
-    const ignoredNow = splitZ(g(['ls-files', '-z', '--others', '--ignored', '--exclude-standard']).stdout);
-
-    const files: DiffFile[] = statuses.map((s) => {
-      const c = counts.get(s.path) ?? { added: 0, deleted: 0, binary: false };
-      const file: DiffFile = { path: s.path, status: s.status, ...c };
-      if (s.old_path !== undefined) file.old_path = s.old_path;
-      if (s.status !== 'deleted') {
-        const link = inspectLink(opts.repoDir, s.path);
-        if (link) file.link = link;
-      }
-      return file;
+    const timeoutMs = opts.gitTimeoutMs ?? 300_000;
+    // Untracked files .gitignore hides (against the baseline index, so a tracked file is never one).
+    // git does not descend into a nested repository here and lists it as `dir/`.
+    const listed = git(['ls-files', '-z', '--others', '--ignored', '--exclude-standard'], {
+      gitDir: opts.harnessGitDir,
+      workTree: opts.repoDir,
+      indexFile: index,
+      timeoutMs,
     });
+    const ignoredNow = splitZ(listed.stdout);
+    const ignored = new Set(ignoredNow);
+    const walk = walkTree(opts.repoDir, (rel, isDir) => ignored.has(isDir ? `${rel}/` : rel));
+    const committed = commitEntriesSync({
+      gitDir: opts.harnessGitDir,
+      workTree: opts.repoDir,
+      ref: WORKSPACE_REF,
+      entries: walk.entries,
+      streamFile: path.join(opts.harnessGitDir, 'agentguard-diff.stream'),
+      ...(opts.maxFileBytes !== undefined ? { maxFileBytes: opts.maxFileBytes } : {}),
+    });
+    if (!committed.ok) return { diff: failedDiff(opts, committed.error), patch: '' };
+    // Commit against commit, bare: a .gitattributes the agent wrote (`*.pem -diff`, a diff driver)
+    // cannot turn its content into "Binary files differ".
+    const g = (args: string[], maxBuffer?: number) =>
+      git(args, { gitDir: opts.harnessGitDir, maxBuffer, timeoutMs });
+    try {
+      const base = ['diff', '--no-ext-diff', '--no-textconv', '-M', opts.baselineSha, WORKSPACE_REF];
+      const statuses = parseNameStatus(g([...base, '-z', '--name-status']).stdout);
+      const counts = parseNumstat(g([...base, '-z', '--numstat']).stdout);
+      const patchOut = g([...base, '--no-color'], opts.maxPatchBytes);
 
-    const known = new Set(opts.baselineIgnored);
-    const fresh = ignoredNow.filter((p) => !known.has(p));
-    const maxIgnored = opts.maxIgnoredFiles ?? 1000;
-    let patch = patchOut.stdout.toString('utf8');
-    if (patchOut.truncated && Buffer.byteLength(patch) > opts.maxPatchBytes) {
-      patch = patchOut.stdout.subarray(0, opts.maxPatchBytes).toString('utf8');
+      const files: DiffFile[] = statuses.map((s) => {
+        const c = counts.get(s.path) ?? { added: 0, deleted: 0, binary: false };
+        const file: DiffFile = { path: s.path, status: s.status, ...c };
+        if (s.old_path !== undefined) file.old_path = s.old_path;
+        if (s.status !== 'deleted') {
+          const link = inspectLink(opts.repoDir, s.path);
+          if (link) file.link = link;
+        }
+        return file;
+      });
+
+      const known = new Set(opts.baselineIgnored);
+      const fresh = ignoredNow.filter((p) => !known.has(p));
+      const maxIgnored = opts.maxIgnoredFiles ?? 1000;
+      let patch = patchOut.stdout.toString('utf8');
+      if (patchOut.truncated && Buffer.byteLength(patch) > opts.maxPatchBytes) {
+        patch = patchOut.stdout.subarray(0, opts.maxPatchBytes).toString('utf8');
+      }
+      const nested = [
+        ...walk.nestedRepos,
+        ...fresh.filter((p) => p.endsWith('/')).map((p) => p.slice(0, -1)),
+      ].sort();
+      const skipped = [...walk.skipped, ...committed.unreadable];
+      const diff: DiffEvidence = {
+        baseline_sha: opts.baselineSha,
+        files,
+        added: files.reduce((n, f) => n + f.added, 0),
+        deleted: files.reduce((n, f) => n + f.deleted, 0),
+        patch_truncated: patchOut.truncated,
+        patch_bytes: Buffer.byteLength(patch),
+        ignored_files: fresh.slice(0, maxIgnored),
+        ignored_files_truncated: fresh.length > maxIgnored,
+        workspace_git_changed: !isGitDir(path.join(opts.repoDir, '.git')),
+        nested_repositories: nested,
+        skipped_files: skipped,
+      };
+      return { diff, patch };
+    } finally {
+      try {
+        g(['update-ref', '-d', WORKSPACE_REF]);
+      } catch {
+        // the next collection replaces it anyway (fast-import --force)
+      }
     }
-    const diff: DiffEvidence = {
-      baseline_sha: opts.baselineSha,
-      files,
-      added: files.reduce((n, f) => n + f.added, 0),
-      deleted: files.reduce((n, f) => n + f.deleted, 0),
-      patch_truncated: patchOut.truncated,
-      patch_bytes: Buffer.byteLength(patch),
-      ignored_files: fresh.slice(0, maxIgnored),
-      ignored_files_truncated: fresh.length > maxIgnored,
-      workspace_git_changed: !isGitDir(path.join(opts.repoDir, '.git')),
-    };
-    return { diff, patch };
   } finally {
     rmSync(index, { force: true });
   }
+}
+
+/** A diff that vouches for nothing: no files, the patch marked cut, and why. */
+function failedDiff(opts: DiffOptions, error: string): DiffEvidence {
+  return {
+    baseline_sha: opts.baselineSha,
+    files: [],
+    added: 0,
+    deleted: 0,
+    patch_truncated: true,
+    patch_bytes: 0,
+    ignored_files: [],
+    ignored_files_truncated: true,
+    workspace_git_changed: !isGitDir(path.join(opts.repoDir, '.git')),
+    error,
+  };
 }
 
 function parseNameStatus(buf: Buffer): { path: string; old_path?: string; status: DiffFileStatus }[] {

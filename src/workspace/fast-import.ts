@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
-import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import path from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, lstatSync, openSync, readFileSync, readlinkSync, rmSync, writeSync } from 'node:fs';
 import { SetupError } from '../errors.js';
 import { gitEnv } from './git.js';
+import { errorCode, type TreeEntry, walkTree } from './walk-tree.js';
 
 /** Quote a path for git fast-import (C style), so any byte in a file name survives. */
 export function quotePath(p: string): string {
@@ -15,6 +15,23 @@ export function quotePath(p: string): string {
   }
   return `${out}"`;
 }
+
+/** The fast-import commands that make `ref` a single root commit; entries follow, then `done`. */
+function commitHeader(ref: string): string {
+  return `commit ${ref}\ncommitter agentguard <agentguard@localhost> 946684800 +0000\ndata 19\nagentguard baseline\n`;
+}
+
+/** One file's `M` command and its inline data, read now (a link's data is its target). */
+function fileCommand(entry: TreeEntry): Buffer[] {
+  const data = entry.mode === '120000' ? Buffer.from(readlinkSync(entry.abs)) : readFileSync(entry.abs);
+  return [
+    Buffer.from(`M ${entry.mode} inline ${quotePath(entry.rel)}\ndata ${data.length}\n`),
+    data,
+    NEWLINE,
+  ];
+}
+const NEWLINE = Buffer.from('\n');
+const DONE = '\ndone\n';
 
 /**
  * Commit every file of `workTree` (except `.git` folders and the `skip` set) as the single commit
@@ -48,41 +65,70 @@ export async function commitTree(opts: {
     // fast-import died; its exit status and stderr say why
   });
 
-  await write('commit refs/heads/main\ncommitter agentguard <agentguard@localhost> 946684800 +0000\n');
-  await write('data 19\nagentguard baseline\n');
-  const walk = async (dir: string): Promise<void> => {
-    for (const name of readdirSync(dir).sort()) {
-      if (name === '.git') continue;
-      const abs = path.join(dir, name);
-      const rel = path.relative(opts.workTree, abs);
-      if (opts.skip.has(rel)) continue;
-      const st = lstatSync(abs);
-      if (st.isDirectory()) {
-        await walk(abs);
-        continue;
-      }
-      let mode: string;
-      let data: Buffer;
-      if (st.isSymbolicLink()) {
-        mode = '120000';
-        data = Buffer.from(readlinkSync(abs));
-      } else if (st.isFile()) {
-        mode = st.mode & 0o111 ? '100755' : '100644';
-        data = readFileSync(abs);
-      } else {
-        continue;
-      }
-      await write(`M ${mode} inline ${quotePath(rel)}\ndata ${data.length}\n`);
-      await write(data);
-      await write('\n');
-    }
-  };
-  await walk(opts.workTree);
-  await write('\ndone\n');
+  await write(commitHeader('refs/heads/main'));
+  for (const entry of walkTree(opts.workTree, (rel) => opts.skip.has(rel)).entries) {
+    for (const chunk of fileCommand(entry)) await write(chunk);
+  }
+  await write(DONE);
   child.stdin.end();
   const code = await exited.catch((err: Error) => {
     throw new SetupError(`git fast-import could not run: ${err.message}. Fix: apt-get install -y git.`);
   });
   if (code !== 0)
     throw new SetupError(`git fast-import failed while committing the baseline: ${stderr.trim()}`);
+}
+
+/**
+ * The same commit made synchronously, for diff collection: the stream goes through a file beside
+ * the harness's git directory (memory stays bounded however large the workspace), and a file that
+ * vanishes or cannot be read while it is written is reported, not fatal. `ref` is replaced.
+ */
+export function commitEntriesSync(opts: {
+  gitDir: string;
+  workTree: string;
+  ref: string;
+  entries: TreeEntry[];
+  streamFile: string;
+  /** Larger files are reported instead of read whole into memory. */
+  maxFileBytes?: number;
+}): { ok: true; unreadable: { path: string; reason: string }[] } | { ok: false; error: string } {
+  const maxFileBytes = opts.maxFileBytes ?? 512 * 1024 * 1024;
+  const unreadable: { path: string; reason: string }[] = [];
+  const fd = openSync(opts.streamFile, 'w', 0o600);
+  try {
+    writeSync(fd, commitHeader(opts.ref));
+    for (const entry of opts.entries) {
+      let chunks: Buffer[];
+      try {
+        const size = lstatSync(entry.abs).size;
+        if (size > maxFileBytes) {
+          unreadable.push({ path: entry.rel, reason: `larger than ${maxFileBytes} bytes` });
+          continue;
+        }
+        chunks = fileCommand(entry);
+      } catch (err) {
+        unreadable.push({ path: entry.rel, reason: errorCode(err) });
+        continue;
+      }
+      for (const chunk of chunks) writeSync(fd, chunk);
+    }
+    writeSync(fd, DONE);
+  } finally {
+    closeSync(fd);
+  }
+  const input = openSync(opts.streamFile, 'r');
+  try {
+    const r = spawnSync('git', ['fast-import', '--quiet', '--done', '--force'], {
+      env: gitEnv({ gitDir: opts.gitDir, workTree: opts.workTree }),
+      cwd: opts.workTree,
+      stdio: [input, 'ignore', 'pipe'],
+      encoding: 'utf8',
+    });
+    if (r.error) return { ok: false, error: `git fast-import could not run: ${r.error.message}` };
+    if (r.status !== 0) return { ok: false, error: `git fast-import failed: ${(r.stderr ?? '').trim()}` };
+    return { ok: true, unreadable };
+  } finally {
+    closeSync(input);
+    rmSync(opts.streamFile, { force: true });
+  }
 }

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { SetupError } from '../errors.js';
 
-export type GitTarget = { gitDir: string; workTree: string; indexFile?: string };
+/** Without a work tree git runs bare: nothing in the workspace (.gitattributes included) is read. */
+export type GitTarget = { gitDir: string; workTree?: string; indexFile?: string };
 
 /**
  * Environment for every git the harness runs: no user or system config, fixed identity and dates
@@ -12,7 +13,6 @@ export function gitEnv(target: GitTarget): Record<string, string> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     GIT_DIR: target.gitDir,
-    GIT_WORK_TREE: target.workTree,
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_CONFIG_GLOBAL: '/dev/null',
     GIT_TERMINAL_PROMPT: '0',
@@ -26,6 +26,7 @@ export function gitEnv(target: GitTarget): Record<string, string> {
     MALLOC_TRIM_THRESHOLD_: String(256 * 1024 * 1024),
     MALLOC_TOP_PAD_: String(64 * 1024 * 1024),
   };
+  if (target.workTree) env.GIT_WORK_TREE = target.workTree;
   if (target.indexFile) env.GIT_INDEX_FILE = target.indexFile;
   return env;
 }
@@ -37,17 +38,37 @@ export function gitEnv(target: GitTarget): Record<string, string> {
  */
 export function git(
   args: string[],
-  opts: GitTarget & { maxBuffer?: number },
+  opts: GitTarget & { maxBuffer?: number; timeoutMs?: number },
 ): { stdout: Buffer; truncated: boolean } {
+  const bare = opts.workTree ? [] : ['-c', 'core.bare=true'];
   const r = spawnSync(
     'git',
-    ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'core.quotePath=false', ...args],
-    { env: gitEnv(opts), maxBuffer: opts.maxBuffer ?? 512 * 1024 * 1024, cwd: opts.workTree },
+    [
+      '-c',
+      'core.hooksPath=/dev/null',
+      '-c',
+      'core.fsmonitor=false',
+      '-c',
+      'core.quotePath=false',
+      ...bare,
+      ...args,
+    ],
+    {
+      env: gitEnv(opts),
+      maxBuffer: opts.maxBuffer ?? 512 * 1024 * 1024,
+      cwd: opts.workTree ?? opts.gitDir,
+      ...(opts.timeoutMs ? { timeout: opts.timeoutMs, killSignal: 'SIGKILL' as const } : {}),
+    },
   );
   if (r.error) {
     const code = (r.error as NodeJS.ErrnoException).code;
     // Output over maxBuffer: the caller asked for a bounded read and gets what fitted.
     if (code === 'ENOBUFS') return { stdout: r.stdout, truncated: true };
+    if (code === 'ETIMEDOUT') {
+      throw new SetupError(
+        `git ${args[0]} did not finish within ${Math.round((opts.timeoutMs ?? 0) / 1000)} s`,
+      );
+    }
     if (code === 'ENOENT') throw new SetupError('git is not installed. Fix: apt-get install -y git.');
     throw new SetupError(`git ${args[0]} could not run: ${r.error.message}`);
   }

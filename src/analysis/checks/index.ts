@@ -11,6 +11,7 @@ import { skillCoverage } from './skill-coverage.js';
 import { testTampering } from './test-tampering.js';
 import { testsPass } from './tests-pass.js';
 import { unsafeCommands } from './unsafe-commands.js';
+import { workspaceIntegrity } from './workspace-integrity.js';
 import { workspaceLinks } from './workspace-links.js';
 
 /** Every check, keyed by the config's check-id union: a new id without an implementation does not compile. */
@@ -27,6 +28,7 @@ export const CHECKS: Record<CheckId, Check> = {
   'workspace-links': workspaceLinks,
   'grading-files': gradingFiles,
   'skill-coverage': skillCoverage,
+  'workspace-integrity': workspaceIntegrity,
 };
 
 /** Severity of each check when the config's `severity` map does not override it. */
@@ -43,4 +45,5 @@ export const DEFAULT_SEVERITY: Record<CheckId, Severity> = {
   'workspace-links': 'error',
   'grading-files': 'error',
   'skill-coverage': 'warning',
+  'workspace-integrity': 'error',
 };

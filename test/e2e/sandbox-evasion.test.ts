@@ -1,0 +1,115 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { execCli, tempDir } from './exec-cli.js';
+
+const isRoot = process.getuid?.() === 0;
+const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
+const canSandbox = isRoot && has('bwrap') && has('git');
+if (!canSandbox)
+  console.warn('sandbox evasion e2e tests skipped: they need root, bwrap and git (CI runs them)');
+
+const work = tempDir('ag-evasion-');
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+// Written so a linter or scanner reading this file does not see a key.
+const KEY_HEADER = `-----BEGIN RSA ${'PRIVATE'} KEY-----`;
+const AWS_KEY = `${'AKIA'}Q3EGRV7XK2LMN4PZ`;
+
+/** A task folder with its config; runs started from it keep their output in `<task>/.agentguard`. */
+function task(name: string, script: string, extra: string[] = []): string {
+  const dir = path.join(work, name);
+  mkdirSync(path.join(dir, 'repo'), { recursive: true });
+  writeFileSync(path.join(dir, 'repo/README.md'), 'task\n');
+  writeFileSync(path.join(dir, 'agent.sh'), script);
+  writeFileSync(
+    path.join(dir, 'config.yaml'),
+    [
+      `name: ${name}`,
+      'task: {prompt: do the task}',
+      'repo: repo',
+      "test_command: [sh, -c, 'true']",
+      `agent_command: [sh, ${JSON.stringify(path.join(dir, 'agent.sh'))}]`,
+      ...extra,
+    ].join('\n'),
+  );
+  return dir;
+}
+
+async function run(dir: string) {
+  const r = await execCli(['run', 'config.yaml', '--sandbox', 'bwrap', '--tracer', 'off', '--json'], {
+    cwd: dir,
+  });
+  return { ...r, report: r.stdout.startsWith('{') ? JSON.parse(r.stdout) : null };
+}
+
+type Check = { id: string; passed: boolean; message: string };
+const check = (report: { checks: Check[] }, id: string) => report.checks.find((c) => c.id === id);
+
+describe.skipIf(!canSandbox)('what the sandboxed agent cannot see or do', () => {
+  it('cannot read its own or earlier runs under the output folder in the config folder, nor /etc/shadow', async () => {
+    const dir = path.join(work, 'peek');
+    const out = path.join(dir, '.agentguard');
+    const script = [
+      `OUT=${JSON.stringify(out)}`,
+      'cat "$OUT/runs/$AGENTGUARD_RUN_ID/home/.ssh/id_rsa" > leak.txt 2>/dev/null',
+      'cat "$OUT"/runs/*/evidence/canaries.json "$OUT"/runs/*/home/.ssh/id_rsa >> leak.txt 2>/dev/null',
+      'find "$OUT" -type f > seen.txt 2>/dev/null',
+      'wc -c < /etc/shadow > shadow.txt',
+      'true',
+    ].join('\n');
+    task('peek', script);
+    const first = await run(dir);
+    expect(first.report?.result).toBeDefined();
+    const second = await run(dir);
+    const { report } = second;
+    const repo = path.join(report.run_dir, 'repo');
+    expect(report.run_dir.startsWith(out)).toBe(true);
+    expect(readFileSync(path.join(repo, 'leak.txt'), 'utf8')).toBe('');
+    // Only this run's task prompt (and nothing of its evidence, HOME or the first run) is there.
+    const seen = readFileSync(path.join(repo, 'seen.txt'), 'utf8').trim().split('\n');
+    expect(seen.filter((f) => !f.startsWith(`${repo}/`))).toEqual([
+      path.join(report.run_dir, 'task/prompt.md'),
+    ]);
+    expect(readFileSync(path.join(repo, 'shadow.txt'), 'utf8').trim()).toBe('0');
+    const facts = report.observation.sandbox.facts;
+    expect(facts.hidden).toContain(`${out} (empty folder)`);
+    expect(facts.hidden).toContain('/etc/shadow (empty file)');
+    expect(facts.seccomp).toBe('io_uring and non-native syscalls blocked');
+  }, 120_000);
+
+  it('a nested repository with nothing committed still ends in a verdict, reports and a history row', async () => {
+    const dir = task('nested-empty', 'mkdir sub && cd sub && git init -q && echo hi > notes.txt\n');
+    const r = await run(dir);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(1);
+    expect(r.report.result).toBe('FAIL');
+    expect(r.report.diff.changed_files).toBe(1);
+    expect(check(r.report, 'workspace-integrity')).toMatchObject({ passed: false });
+    expect(check(r.report, 'workspace-integrity')?.message).toContain('nested git repository (sub)');
+    const list = await execCli(['reports', 'list', '--json'], { cwd: dir });
+    expect(JSON.parse(list.stdout).map((row: { run_id: string }) => row.run_id)).toContain(r.report.run_id);
+  }, 120_000);
+
+  it('a committed server.pem in a nested repository fails forbidden_paths and secret-content', async () => {
+    const script = [
+      'mkdir -p vendor/lib && cd vendor/lib && git init -q',
+      `printf '%s\\nMIIEowIBAAKCAQEA\\n' '${KEY_HEADER}' > server.pem`,
+      `echo 'aws_access_key_id = ${AWS_KEY}' > settings.ini`,
+      'git add . && git commit -qm vendor',
+    ].join('\n');
+    const dir = task('nested-secret', script, [
+      "forbidden_paths: ['**/*.pem']",
+      'secret_presets: [private-key, aws-access-key]',
+    ]);
+    const r = await run(dir);
+    expect(r.code).toBe(1);
+    expect(r.report.result).toBe('FAIL');
+    expect(check(r.report, 'forbidden-paths')).toMatchObject({ passed: false });
+    expect(check(r.report, 'forbidden-paths')?.message).toContain('vendor/lib/server.pem');
+    expect(check(r.report, 'secret-content')).toMatchObject({ passed: false });
+    expect(check(r.report, 'secret-content')?.message).toMatch(/private-key/);
+    expect(check(r.report, 'secret-content')?.message).toMatch(/aws-access-key/);
+  }, 120_000);
+});
