@@ -236,3 +236,8 @@ export const ResolvedConfigSchema: z.ZodType<ResolvedConfig> = z.looseObject({
   prompt: str,
   prompt_file: str.optional(),
 });
+
+/** evidence/rules.json: the rule files' texts a run was judged by. */
+export const RuleSourcesSchema = z.looseObject({
+  sources: z.array(z.looseObject({ file: str, text: str })),
+});

@@ -20,7 +20,7 @@ export function readRuleSources(files: readonly string[], configFile?: string): 
     if (read.ok) return { file, text: read.text };
     const where = configFile ? `${configFile}, security.rules` : file;
     throw new ConfigError(
-      `${where}: cannot read the rule file ${file} (${read.error.detail}); check the path.`,
+      `${where}: cannot read the rule file ${file} (${read.error.code === 'missing' ? 'ENOENT' : read.error.detail}); check the path.`,
     );
   });
 }
