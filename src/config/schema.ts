@@ -129,7 +129,13 @@ export const NetworkSchema = z.strictObject({
   mode: z.enum(['none', 'allowlist', 'host']).default('none'),
   allow: z.array(nonEmpty).default([]),
   hosts: z
-    .record(nonEmpty, z.string().regex(HOST_PORT, 'must be address:port, e.g. 127.0.0.1:8080'))
+    .record(
+      nonEmpty,
+      z
+        .string()
+        .regex(HOST_PORT, 'must be address:port, e.g. 127.0.0.1:8080')
+        .refine((v) => Number(v.slice(v.lastIndexOf(':') + 1)) <= 65535, 'has a port above 65535'),
+    )
     .default({}),
 });
 export type NetworkConfig = z.output<typeof NetworkSchema>;

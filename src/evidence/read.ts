@@ -209,8 +209,11 @@ export function readJsonl<T>(
           throw new BoundedRead('too-big', file, tooBigDetail(READ_LIMITS.jsonl));
         let start = 0;
         for (let nl = buf.indexOf(10, 0); nl !== -1 && nl < n; nl = buf.indexOf(10, start)) {
-          const piece = buf.subarray(start, nl);
-          take(Buffer.concat([...pending, piece], pendingBytes + piece.length).toString('utf8'));
+          if (pendingBytes === 0) take(buf.toString('utf8', start, nl));
+          else {
+            const piece = buf.subarray(start, nl);
+            take(Buffer.concat([...pending, piece], pendingBytes + piece.length).toString('utf8'));
+          }
           pending = [];
           pendingBytes = 0;
           start = nl + 1;
