@@ -151,6 +151,69 @@ describe('a corrupt run folder: analyze answers exit 2 naming the file, and keep
   }
 });
 
+describe('every field of every evidence file, set to a wrong value', () => {
+  let runDir = '';
+  beforeAll(async () => {
+    mkdirSync(path.join(work, 'fuzz/repo'), { recursive: true });
+    writeFileSync(path.join(work, 'fuzz/repo/README.md'), 'create done.txt\n');
+    writeFileSync(path.join(work, 'fuzz/config.yaml'), base);
+    const r = await execCli(['run', 'fuzz/config.yaml', '--json', '--sandbox', 'local', '--tracer', 'off'], {
+      cwd: work,
+    });
+    runDir = JSON.parse(r.stdout).run_dir;
+  }, 120_000);
+
+  it('never gives an internal error, and an error names the file', async () => {
+    const files = [
+      'config.json',
+      ...['run', 'diff', 'workspace', 'agent', 'tests', 'observation'].map((f) => `evidence/${f}.json`),
+    ];
+    const jobs: { file: string; key: string; value: unknown }[] = [];
+    for (const file of files) {
+      const obj = JSON.parse(readFileSync(path.join(runDir, file), 'utf8')) as Record<string, unknown>;
+      for (const key of Object.keys(obj))
+        for (const value of file === 'config.json' ? [null, []] : [null, 7, 'x', []])
+          jobs.push({ file, key, value });
+    }
+    const first = JSON.parse(
+      readFileSync(path.join(runDir, 'evidence/commands.jsonl'), 'utf8').split('\n')[0] ?? '{}',
+    );
+    for (const key of Object.keys(first)) jobs.push({ file: 'evidence/commands.jsonl', key, value: null });
+
+    const failures: string[] = [];
+    let next = 0;
+    const worker = async (w: number) => {
+      for (let i = next++; i < jobs.length; i = next++) {
+        const { file, key, value } = jobs[i] as (typeof jobs)[number];
+        const dir = path.join(work, `fz${w}`);
+        rmSync(dir, { recursive: true, force: true });
+        cpSync(runDir, dir, { recursive: true });
+        const target = path.join(dir, file);
+        if (file.endsWith('.jsonl')) {
+          const [head, ...rest] = readFileSync(target, 'utf8').split('\n');
+          writeFileSync(
+            target,
+            [JSON.stringify({ ...JSON.parse(head ?? '{}'), [key]: value }), ...rest].join('\n'),
+          );
+        } else {
+          writeFileSync(
+            target,
+            JSON.stringify({ ...JSON.parse(readFileSync(target, 'utf8')), [key]: value }),
+          );
+        }
+        const r = await execCli(['analyze', dir], { cwd: work });
+        const label = `${file} ${key}=${JSON.stringify(value)}: exit ${r.code} ${r.stderr.trim()}`;
+        if (r.stderr.includes('internal error') || /\n\s+at /.test(r.stderr)) failures.push(label);
+        else if (r.code === 2 && !r.stderr.includes(target))
+          failures.push(`does not name the file: ${label}`);
+        else if (r.code !== 0 && r.code !== 1 && r.code !== 2) failures.push(label);
+      }
+    };
+    await Promise.all([0, 1, 2].map(worker));
+    expect(failures).toEqual([]);
+  }, 600_000);
+});
+
 describe('a broken config: run --dry-run and analyze --config answer exit 2 naming the file', () => {
   const configs: [string, string, ...string[]][] = [
     ['truncated YAML', `${base}allowed_paths: [src/**\n`, 'not valid YAML'],
