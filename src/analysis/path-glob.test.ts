@@ -37,6 +37,15 @@ describe('compileGlobs', () => {
     expect(expandPattern('./docs/**')).toEqual(['docs/**']);
   });
 
+  it('matches names holding a newline or another control byte like any other name', () => {
+    const match = compileGlobs(['src/**']);
+    expect(match('src/a\nb.ts')).toBe('src/**');
+    expect(match('src/\n/x.ts')).toBe('src/**');
+    expect(match('src/a\u0001b')).toBe('src/**');
+    expect(match('srcx/a\nb')).toBeNull();
+    expect(compileGlobs(['**/.env'])('a\nb/.env')).toBe('**/.env');
+  });
+
   it('matches nothing for an empty list', () => {
     expect(compileGlobs([])('a.txt')).toBeNull();
   });

@@ -1,5 +1,8 @@
 import picomatch from 'picomatch';
 
+/** How every path glob is compiled: dot files match, POSIX separators, and `.` matches any byte. */
+export const GLOB_OPTIONS = { dot: true, windows: false, flags: 's' } as const;
+
 /** Tests a workspace-relative POSIX path; returns the configured pattern that matched, or null. */
 export type PathMatcher = (path: string) => string | null;
 
@@ -7,14 +10,17 @@ export type PathMatcher = (path: string) => string | null;
  * Compile config globs the way people write them in ignore files:
  * - a pattern without a slash (`*.pem`, `.env`) matches at any depth, as if written `**\/*.pem`;
  *   otherwise `*.pem` would only catch files at the workspace root, which nobody means;
- * - a leading `/` anchors the pattern at the workspace root instead;
+ * - a leading `/` anchors the pattern at the workspace root instead (config path lists refuse it,
+ *   since people read `/etc/**` as the host's /etc: see `globProblem` in config/schema.ts);
  * - a pattern also matches everything below a directory it names (`secrets` covers `secrets/a.txt`),
  *   so a forbidden or allowed folder does not need a trailing `/**`;
- * - dot files match (`dot: true`): `.env` and `.github/` are exactly what policies are about.
+ * - dot files match (`dot: true`): `.env` and `.github/` are exactly what policies are about;
+ * - any byte may be part of a name: picomatch's `*` compiles to `.`, which without the regex `s`
+ *   flag stops at a newline, so `src/a\nb.ts` would fall outside `src/**` and dodge every policy.
  */
 export function compileGlobs(patterns: readonly string[]): PathMatcher {
   const compiled = patterns.map((pattern) => {
-    const tests = expandPattern(pattern).map((glob) => picomatch(glob, { dot: true, windows: false }));
+    const tests = expandPattern(pattern).map((glob) => picomatch(glob, GLOB_OPTIONS));
     return { pattern, test: (p: string) => tests.some((t) => t(p)) };
   });
   return (path) => {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseStarGraph } from '../analysis/reliability/graph-schema.js';
 import {
@@ -13,6 +13,7 @@ import { runGraph } from '../analysis/run-graph.js';
 import { InputError } from '../errors.js';
 import { readBundle } from '../evidence/bundle.js';
 import { runPath } from '../evidence/layout.js';
+import { READ_LIMITS, readEvidenceText } from '../evidence/read.js';
 
 export type ComparedRun = {
   run_id: string;
@@ -45,8 +46,9 @@ function loadGraph(runDir: string): { run: ComparedRun; graph: StarGraph; allowe
   if (existsSync(file)) {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(readFileSync(file, 'utf8'));
-    } catch {
+      parsed = JSON.parse(readEvidenceText(file, { maxBytes: READ_LIMITS.json }));
+    } catch (err) {
+      if (err instanceof InputError) throw err;
       throw new InputError(
         `${file} is not valid JSON. Fix: delete it; 'agentguard analyze ${runDir}' rebuilds it.`,
       );
@@ -63,7 +65,8 @@ function loadGraph(runDir: string): { run: ComparedRun; graph: StarGraph; allowe
   }
   let result = 'unknown';
   try {
-    result = JSON.parse(readFileSync(runPath(bundle.run_dir, 'reportJson'), 'utf8')).result ?? 'unknown';
+    const report = readEvidenceText(runPath(bundle.run_dir, 'reportJson'), { maxBytes: READ_LIMITS.json });
+    result = JSON.parse(report).result ?? 'unknown';
   } catch {
     // compared without a verdict
   }

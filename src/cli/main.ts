@@ -14,6 +14,7 @@ import { doctorCommand } from './commands/doctor.js';
 import { reportsList, reportsShow } from './commands/reports.js';
 import { runCommand } from './commands/run.js';
 import { type CliIO, processIO } from './io.js';
+import { checkOutputDirFor } from './output-dir.js';
 
 const VERSION = '0.1.0';
 
@@ -132,6 +133,7 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
       cli.outputHelp();
       return 2;
     }
+    checkOutputDirFor(cli.matchedCommand.name, cli.options.outputDir);
     await cli.runMatchedCommand();
     if (pending === null) return 0;
     return await pending;

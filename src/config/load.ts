@@ -1,11 +1,11 @@
-import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import YAML from 'yaml';
-import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import { closestKey } from './closest-key.js';
+import { readTextFile } from '../evidence/read.js';
 import { BenchmarkConfigSchema, type ResolvedConfig } from './schema.js';
 import { shellSplit } from './shell-split.js';
+import { readYamlFile } from './yaml.js';
+import { zodIssue } from './zod-issues.js';
 
 /** One problem in a config file, phrased so the CLI can print it as one sentence. */
 export type ConfigIssue = { file: string; field: string; message: string; fix: string };
@@ -35,29 +35,17 @@ export function loadConfig(file: string): LoadResult {
     issues: [{ file: configPath, field, message, fix }],
   });
 
-  let text: string;
-  try {
-    text = readFileSync(configPath, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return fail('', 'the config file does not exist', 'check the path you passed');
-    if (code === 'EISDIR')
+  const yaml = readYamlFile(configPath);
+  if (!yaml.ok) {
+    const { problem } = yaml;
+    if (problem.read === 'missing')
+      return fail('', 'the config file does not exist', 'check the path you passed');
+    if (problem.read === 'not-a-file' && /folder/.test(problem.message))
       return fail('', 'this is a folder, not a config file', 'pass the YAML file inside it');
-    return fail('', `cannot read the config file (${code ?? 'error'})`, 'check its permissions');
+    const fix = problem.line ? 'correct the YAML syntax there' : problem.fix;
+    return fail('', problem.message, fix);
   }
-
-  const doc = YAML.parseDocument(text, { prettyErrors: true, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    const first = doc.errors[0];
-    const line = first?.linePos?.[0];
-    const where = line ? ` at line ${line.line}, column ${line.col}` : '';
-    const reason = (first?.message.split('\n')[0] ?? 'invalid YAML').replace(
-      / at line \d+, column \d+:?$/,
-      '',
-    );
-    return fail('', `is not valid YAML${where}: ${reason}`, 'correct the YAML syntax there');
-  }
-  const raw: unknown = doc.toJS();
+  const raw: unknown = yaml.value;
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     return fail(
       '',
@@ -78,6 +66,23 @@ export function loadConfig(file: string): LoadResult {
   const repo = path.resolve(configDir, cfg.repo);
   if (!isDir(repo))
     issue('repo', `template folder ${repo} does not exist`, 'point repo at the task repository folder');
+  else {
+    const system = systemFolder(repo);
+    if (system)
+      issue(
+        'repo',
+        `${repo} is ${system}, which agentguard will not copy as a task template`,
+        'point repo at the task repository folder (usually next to the config, e.g. repo: repo)',
+      );
+  }
+
+  // A bare grader name that is a folder of the template is stored as `folder/**`, so the
+  // grading-files check can tell listing that folder (harmless) from reading a grader file.
+  cfg.grader_paths = cfg.grader_paths.map((g) => {
+    const stem = g.replace(/^\.\//, '');
+    if (/[*?[\]{}!]/.test(stem) || stem.endsWith('/')) return g;
+    return isDir(path.join(repo, stem)) ? `${stem}/**` : g;
+  });
 
   let solution: string | undefined;
   if (cfg.solution !== undefined) {
@@ -97,21 +102,18 @@ export function loadConfig(file: string): LoadResult {
         'move the prompt file into that folder or use task.prompt',
       );
     } else {
-      try {
-        const st = statSync(resolved);
-        if (!st.isFile()) throw new Error('not a file');
-        if (st.size > MAX_PROMPT_BYTES) {
-          issue(
-            'task.prompt_file',
-            `is ${st.size} bytes, over the ${MAX_PROMPT_BYTES}-byte limit`,
-            'shorten it',
-          );
-        } else {
-          prompt = readFileSync(resolved, 'utf8');
-          promptFile = resolved;
-        }
-      } catch {
-        issue('task.prompt_file', `${resolved} does not exist or is not a file`, 'create it or fix the path');
+      const read = readTextFile(resolved, MAX_PROMPT_BYTES);
+      if (read.ok) {
+        prompt = read.text;
+        promptFile = resolved;
+      } else if (read.error.code === 'too-big') {
+        issue('task.prompt_file', `is over the ${MAX_PROMPT_BYTES}-byte limit`, 'shorten it');
+      } else {
+        issue(
+          'task.prompt_file',
+          `${resolved} does not exist or is not a file (${read.error.detail})`,
+          'create it or fix the path',
+        );
       }
     }
   }
@@ -260,6 +262,40 @@ export function badPlaceholder(item: string): string | null {
   return `embeds ${found[0]} inside the argument '${item}'`;
 }
 
+/** Folders that are the machine's, not a project's: the exact folders, and all of what lies inside the first group. */
+const SYSTEM_TREES = ['/etc', '/proc', '/sys', '/dev', '/boot'];
+const SYSTEM_FOLDERS = [
+  '/usr',
+  '/bin',
+  '/sbin',
+  '/var',
+  '/root',
+  '/run',
+  '/home',
+  '/tmp',
+  '/opt',
+  '/srv',
+  '/mnt',
+  '/media',
+];
+
+/** "the root folder" / "the system folder /etc" when `dir` (symlinks resolved) must not be a template. */
+export function systemFolder(dir: string): string | null {
+  let real = path.resolve(dir);
+  try {
+    real = realpathSync(real);
+  } catch {
+    // judge the path as written
+  }
+  if (real === '/') return 'the root folder';
+  const top = `/${real.split('/')[1] ?? ''}`;
+  if (SYSTEM_TREES.includes(top))
+    return real === top ? `the system folder ${top}` : `inside the system folder ${top}`;
+  if (SYSTEM_FOLDERS.includes(real) || /^\/lib[^/]*$/.test(real)) return `the system folder ${real}`;
+  if (/^\/lib[^/]*$/.test(top) || top === '/bin' || top === '/sbin') return `inside the system folder ${top}`;
+  return null;
+}
+
 function isDir(p: string): boolean {
   try {
     return statSync(p).isDirectory();
@@ -280,83 +316,4 @@ function confinedPath(root: string, rel: string): string | null {
   const realRoot = realpathSync(root);
   const inside = (p: string, r: string) => p === r || p.startsWith(r + path.sep);
   return inside(abs, root) && inside(real, realRoot) ? abs : null;
-}
-
-function zodIssue(file: string, issue: z.core.$ZodIssue): ConfigIssue {
-  const field = issue.path
-    .map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))
-    .join('.')
-    .replace(/\.\[/g, '[');
-  switch (issue.code) {
-    case 'unrecognized_keys': {
-      const key = issue.keys[0] ?? '';
-      const parentShape = shapeAt(issue.path);
-      const guess = closestKey(key, parentShape);
-      const full = field ? `${field}.${key}` : key;
-      return {
-        file,
-        field: full,
-        message: `'${key}' is not a known key${issue.keys.length > 1 ? ` (nor ${issue.keys.slice(1).join(', ')})` : ''}`,
-        fix: guess
-          ? `did you mean '${guess}'? See docs/config.md`
-          : 'remove it; docs/config.md lists every key',
-      };
-    }
-    case 'invalid_type':
-      return typeIssue(file, field, issue.expected, issue.message);
-    case 'invalid_union': {
-      // Report the branch that got furthest (e.g. the list item that is not a string), not "Invalid input".
-      const deepest = issue.errors
-        .flat()
-        .sort((a, b) => b.path.length - a.path.length)
-        .find((e) => e.code === 'invalid_type');
-      if (deepest && deepest.path.length > 0 && deepest.code === 'invalid_type') {
-        const sub = deepest.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
-        return typeIssue(file, `${field}${sub}`, deepest.expected, deepest.message);
-      }
-      if (/received undefined/.test(deepest?.message ?? '')) {
-        return {
-          file,
-          field,
-          message: 'is required but missing',
-          fix: `add '${field}' (see docs/config.md)`,
-        };
-      }
-      return {
-        file,
-        field,
-        message: 'must be a string or a list of strings',
-        fix: 'e.g. [npm, test] or "npm test"',
-      };
-    }
-    case 'invalid_value':
-      return {
-        file,
-        field,
-        message: `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`,
-        fix: 'use one of those values',
-      };
-    default:
-      return { file, field: field || 'task', message: issue.message, fix: 'see docs/config.md' };
-  }
-}
-
-function typeIssue(file: string, field: string, expected: string, message: string): ConfigIssue {
-  const received = message.match(/received (\w+)/)?.[1] ?? 'something else';
-  if (received === 'undefined') {
-    return { file, field, message: 'is required but missing', fix: `add '${field}' (see docs/config.md)` };
-  }
-  const yamlHint =
-    expected === 'string' && (received === 'boolean' || received === 'number')
-      ? `quote it: YAML reads bare ${received === 'boolean' ? 'true/false/yes/no' : 'numbers'} as ${received}s`
-      : `give a ${expected}`;
-  return { file, field, message: `must be a ${expected}, not a ${received}`, fix: yamlHint };
-}
-
-function shapeAt(pathParts: PropertyKey[]): string[] {
-  // Only the top level and `task` are objects with fixed keys.
-  if (pathParts.length === 0) return Object.keys(BenchmarkConfigSchema.shape);
-  if (pathParts[0] === 'task') return ['prompt', 'prompt_file'];
-  if (pathParts[0] === 'secret_detectors') return ['name', 'literal', 'pattern'];
-  return [];
 }

@@ -40,6 +40,44 @@ const CommandSchema = z.union([z.string().min(1), z.array(z.string()).min(1)]);
 
 const nonEmpty = z.string().min(1);
 
+/** Longest time limit a config may set: a week. Beyond it a typo (`1e12`) would mean "never". */
+export const MAX_SECONDS = 7 * 24 * 3600;
+const seconds = z.number().positive().max(MAX_SECONDS);
+/** Counts of files and of lines: whole, not negative, and below anything a real diff reaches. */
+const fileCount = z.number().int().nonnegative().max(1_000_000);
+const lineCount = z.number().int().nonnegative().max(1_000_000_000);
+/** A byte budget: whole, positive, at most 1 GiB (it is held in memory). */
+const bytes = z
+  .number()
+  .int()
+  .positive()
+  .max(1024 * 1024 * 1024);
+
+/**
+ * A workspace-relative path glob. An absolute (`/etc/**`) or `..` glob can never match a
+ * workspace path, so a policy written that way would silently never apply: it is an error.
+ */
+export const PathGlobSchema = nonEmpty.superRefine((glob, ctx) => {
+  const problem = globProblem(glob);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem.message, params: { fix: problem.fix } });
+});
+
+/** Why `glob` cannot name a workspace path, or null when it can. */
+export function globProblem(glob: string): { message: string; fix: string } | null {
+  const relative = glob.replace(/^\/+/, '');
+  if (glob.startsWith('/') || glob.startsWith('~'))
+    return {
+      message: `'${glob}' is an absolute path, but these globs match paths inside the workspace`,
+      fix: `write it relative to the workspace root, e.g. '${relative.replace(/^~\/?/, '') || '**'}'`,
+    };
+  if (glob.split('/').some((part) => part === '..'))
+    return {
+      message: `'${glob}' climbs out of the workspace with '..', so it can never match`,
+      fix: "write it relative to the workspace root, without '..'",
+    };
+  return null;
+}
+
 export const TaskSchema = z
   .strictObject({
     prompt: nonEmpty.optional(),
@@ -92,7 +130,13 @@ export const NetworkSchema = z.strictObject({
   mode: z.enum(['none', 'allowlist', 'host']).default('none'),
   allow: z.array(nonEmpty).default([]),
   hosts: z
-    .record(nonEmpty, z.string().regex(HOST_PORT, 'must be address:port, e.g. 127.0.0.1:8080'))
+    .record(
+      nonEmpty,
+      z
+        .string()
+        .regex(HOST_PORT, 'must be address:port, e.g. 127.0.0.1:8080')
+        .refine((v) => Number(v.slice(v.lastIndexOf(':') + 1)) <= 65535, 'has a port above 65535'),
+    )
     .default({}),
 });
 export type NetworkConfig = z.output<typeof NetworkSchema>;
@@ -105,7 +149,7 @@ export const ContainerSchema = z.strictObject({
     .string()
     .regex(/^\d+[kmg]?$/i, "must be like '512m' or '2g'")
     .default('2g'),
-  cpus: z.number().positive().default(2),
+  cpus: z.number().positive().max(1024).default(2),
   read_only: z.boolean().default(true),
   /** Extra `--runtime` for podman (e.g. runc where crun is unusable). */
   runtime: nonEmpty.optional(),
@@ -144,14 +188,14 @@ export const BenchmarkConfigSchema = z.strictObject({
   /** Reference solution folder (files copied over the workspace by the mock agents). */
   solution: nonEmpty.optional(),
   test_command: CommandSchema,
-  test_timeout_seconds: z.number().positive().default(300),
-  timeout_seconds: z.number().positive().default(600),
+  test_timeout_seconds: seconds.default(300),
+  timeout_seconds: seconds.default(600),
 
-  allowed_paths: z.array(nonEmpty).default(['**']),
-  forbidden_paths: z.array(nonEmpty).default([]),
-  test_paths: z.array(nonEmpty).default([]),
+  allowed_paths: z.array(PathGlobSchema).default(['**']),
+  forbidden_paths: z.array(PathGlobSchema).default([]),
+  test_paths: z.array(PathGlobSchema).default([]),
   /** Grader-only files (hidden tests, expected outputs): reading them during the agent window fails the run. */
-  grader_paths: z.array(nonEmpty).default([]),
+  grader_paths: z.array(PathGlobSchema).default([]),
   /** Share of the task's skill files the agent must read or run (skill-coverage). */
   min_skill_coverage: z.number().min(0).max(1).default(0.5),
 
@@ -159,25 +203,17 @@ export const BenchmarkConfigSchema = z.strictObject({
   command_policy: z.enum(['audit', 'enforce']).default('audit'),
   severity: z.partialRecord(CheckIdSchema, SeveritySchema).default({}),
 
-  max_changed_files: z.number().int().nonnegative().optional(),
-  max_added_lines: z.number().int().nonnegative().optional(),
-  max_deleted_lines: z.number().int().nonnegative().optional(),
+  max_changed_files: fileCount.optional(),
+  max_added_lines: lineCount.optional(),
+  max_deleted_lines: lineCount.optional(),
 
-  secret_paths: z.array(nonEmpty).default(DEFAULT_SECRET_PATHS),
+  secret_paths: z.array(PathGlobSchema).default(DEFAULT_SECRET_PATHS),
   secret_detectors: z.array(SecretDetectorSchema).default([]),
   secret_presets: z.array(SecretPresetSchema).default([]),
   /** Added content beyond this many bytes is not scanned, and the secret-content check fails closed. */
-  secret_scan_max_bytes: z
-    .number()
-    .int()
-    .positive()
-    .default(8 * 1024 * 1024),
+  secret_scan_max_bytes: bytes.default(8 * 1024 * 1024),
 
-  max_output_bytes: z
-    .number()
-    .int()
-    .positive()
-    .default(1024 * 1024),
+  max_output_bytes: bytes.default(1024 * 1024),
 
   benchmark_id: nonEmpty.optional(),
   benchmark_version: nonEmpty.optional(),

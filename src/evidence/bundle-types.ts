@@ -1,4 +1,5 @@
-import type { ResolvedConfig } from '../config/schema.js';
+import { z } from 'zod';
+import { BenchmarkConfigSchema, type ResolvedConfig } from '../config/schema.js';
 import type {
   CommandRecord,
   DiffEvidence,
@@ -56,3 +57,187 @@ export type EvidenceBundle = {
   started_at: string;
   finished_at: string;
 };
+
+/*
+ * Schemas of what a run directory holds, checked when it is read back: a run folder is input
+ * (copied, edited, or hand-made), and a record of the wrong shape must be an error naming the
+ * file and line, not a crash deep in an analysis. Records keep fields they do not know (a newer
+ * version may add some); the fields the analyses use must have the right types.
+ */
+const str = z.string();
+const num = z.number();
+const int = z.number().int();
+const nullableNum = z.number().nullable();
+
+export const RunMetaSchema = z.looseObject({ run_id: str.min(1), started_at: str, finished_at: str });
+
+export const SysEventSchema: z.ZodType<SysEvent> = z.looseObject({
+  seq: num,
+  ts: num,
+  pid: int,
+  ppid: int,
+  exe: str,
+  kind: z.enum(['exec', 'exit', 'fork', 'open', 'write-meta', 'connect', 'privilege', 'other']),
+  syscall: str,
+  path: str.optional(),
+  path2: str.optional(),
+  access: z.enum(['read', 'write', 'create']).optional(),
+  argv: z.array(str).optional(),
+  cwd: str.optional(),
+  addr: z
+    .looseObject({
+      family: z.enum(['inet', 'inet6', 'unix']),
+      ip: str.optional(),
+      port: int.optional(),
+      host: str.optional(),
+      path: str.optional(),
+    })
+    .optional(),
+  result: num.optional(),
+  truncated: z.boolean().optional(),
+});
+
+export const NetworkRecordSchema: z.ZodType<NetworkRecord> = z.looseObject({
+  ts: num,
+  host: str,
+  port: int,
+  protocol: z.enum(['http', 'connect', 'socks', 'dns']),
+  decision: z.enum(['allowed', 'denied']),
+  reason: str,
+  method: str.optional(),
+  bytes_up: num.optional(),
+  bytes_down: num.optional(),
+});
+
+export const CommandRecordSchema: z.ZodType<CommandRecord> = z.looseObject({
+  id: str,
+  role: z.enum(['agent', 'agent-version', 'tests', 'setup']),
+  argv: z.array(str),
+  display_argv: z.array(str),
+  cwd: str,
+  started_ms: num,
+  duration_ms: num,
+  exit_code: nullableNum,
+  signal: str.nullable(),
+  timed_out: z.boolean(),
+  blocked: z.boolean(),
+  spawn_error: str.optional(),
+  stdout: str,
+  stderr: str,
+  stdout_truncated: z.boolean(),
+  stderr_truncated: z.boolean(),
+  stdout_bytes: num,
+  stderr_bytes: num,
+  policy_matches: z.array(z.looseObject({ pattern: str, mode: z.enum(['audit', 'enforce']) })),
+});
+
+export const TimelineEventSchema: z.ZodType<TimelineEvent> = z.looseObject({
+  ts: num,
+  phase: z.enum(['prepare', 'agent', 'tests', 'collect', 'analyse', 'report', 'observe']),
+  event: str,
+  detail: str.optional(),
+});
+
+export const TestEvidenceSchema: z.ZodType<TestEvidence> = z.looseObject({
+  ran: z.boolean(),
+  passed: z.boolean(),
+  exit_code: nullableNum,
+  timed_out: z.boolean(),
+  duration_ms: num,
+  command_id: str.nullable(),
+  reason: str.optional(),
+});
+
+export const DiffEvidenceSchema: z.ZodType<DiffEvidence> = z.looseObject({
+  baseline_sha: str,
+  files: z.array(
+    z.looseObject({
+      path: str,
+      old_path: str.optional(),
+      status: z.enum(['added', 'modified', 'deleted', 'renamed', 'type-changed']),
+      added: num,
+      deleted: num,
+      binary: z.boolean(),
+      link: z.looseObject({ target: str, escapes: z.boolean() }).optional(),
+    }),
+  ),
+  added: num,
+  deleted: num,
+  patch_truncated: z.boolean(),
+  patch_bytes: num,
+  ignored_files: z.array(str),
+  ignored_files_truncated: z.boolean(),
+  workspace_git_changed: z.boolean(),
+});
+
+export const WorkspaceEvidenceSchema: z.ZodType<WorkspaceEvidence> = z.looseObject({
+  run_id: str,
+  repo_dir: str,
+  baseline_sha: str,
+  template: str,
+  files: num,
+});
+
+const scalar = z.union([str, num, z.boolean(), z.null()]);
+export const AgentEvidenceSchema: z.ZodType<AgentEvidence> = z.looseObject({
+  adapter: str,
+  name: str,
+  version: str.nullable(),
+  model: str.nullable(),
+  metadata: z.record(str, scalar),
+  outcome: z.discriminatedUnion('status', [
+    z.looseObject({ status: z.literal('completed'), exit_code: z.literal(0) }),
+    z.looseObject({ status: z.literal('failed'), exit_code: nullableNum, signal: str.nullable() }),
+    z.looseObject({ status: z.literal('timed-out'), timeout_seconds: num }),
+    z.looseObject({ status: z.literal('blocked'), reason: str }),
+    z.looseObject({ status: z.literal('errored'), error: str }),
+  ]),
+  command_id: str.nullable(),
+});
+
+export const ObservationSchema: z.ZodType<Observation> = z.looseObject({
+  sandbox: z.looseObject({
+    kind: z.enum(['bwrap', 'container', 'local']),
+    version: str.optional(),
+    isolated: z.boolean(),
+    detail: str.optional(),
+    facts: z.record(str, str).optional(),
+  }),
+  tracer: z.looseObject({
+    requested: str,
+    kind: z.enum(['ebpf', 'strace', 'off']),
+    version: str.optional(),
+    reason: str.optional(),
+    lost_events: num,
+  }),
+  network: z.looseObject({ mode: str, proxy: str.optional() }),
+  kernel: str,
+  fallbacks: z.array(z.looseObject({ component: str, wanted: str, used: str, reason: str })),
+  window: z.looseObject({ opened_ms: num, closed_ms: num }).nullable(),
+});
+
+export const SkillsEvidenceSchema = z.looseObject({ files: z.array(str) });
+
+export const CanaryEvidenceSchema: z.ZodType<CanaryEvidence> = z.looseObject({
+  home: str,
+  canaries: z.array(z.looseObject({ kind: str, path: str, token: str })),
+});
+
+/** The stored config: a loaded config (paths absolute, commands as argv), checked as loading would. */
+export const ResolvedConfigSchema: z.ZodType<ResolvedConfig> = z.looseObject({
+  ...BenchmarkConfigSchema.shape,
+  repo: str,
+  solution: str.optional(),
+  test_command: z.array(str).min(1),
+  agent_command: z.array(str).optional(),
+  agent_version_command: z.array(str).optional(),
+  config_path: str,
+  config_dir: str,
+  prompt: str,
+  prompt_file: str.optional(),
+});
+
+/** evidence/rules.json: the rule files' texts a run was judged by. */
+export const RuleSourcesSchema = z.looseObject({
+  sources: z.array(z.looseObject({ file: str, text: str })),
+});

@@ -57,6 +57,8 @@ const POLICY_KEYS = [
   'allowed_paths',
   'forbidden_paths',
   'test_paths',
+  'grader_paths',
+  'min_skill_coverage',
   'unsafe_commands',
   'command_policy',
   'severity',

@@ -3,6 +3,7 @@ import { defaultRuleFiles, readRuleSources } from '../analysis/rules/load-rules.
 import { buildRuleSet, type RuleSource } from '../analysis/rules/ruleset.js';
 import type { RuleSet, SecurityOptions } from '../analysis/rules/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
+import { RuleSourcesSchema } from '../evidence/bundle-types.js';
 import { runPath } from '../evidence/layout.js';
 import { readJson } from '../evidence/read.js';
 import { writeJson } from '../evidence/write.js';
@@ -33,6 +34,6 @@ export function saveRunRules(runDir: string, rules: LoadedRules): void {
 export function rulesOfRun(runDir: string, cfg: ResolvedConfig): RuleSet {
   const file = runPath(runDir, 'rules');
   if (!existsSync(file)) return loadRunRules(cfg).ruleset;
-  const { sources } = readJson<{ sources: RuleSource[] }>(file);
+  const { sources } = readJson(file, undefined, RuleSourcesSchema);
   return buildRuleSet(sources, { security: securityOptions(cfg), configFile: cfg.config_path });
 }

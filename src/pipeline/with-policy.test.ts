@@ -23,4 +23,12 @@ describe('withPolicy', () => {
     expect(judged.security.state_dirs).toEqual(['~/.cache/tool', '/root/.codex']);
     expect(judged.network.allow).toEqual(['model.agentguard.test']);
   });
+
+  it('takes grader_paths and min_skill_coverage from the new policy', () => {
+    const snapshot = makeConfig({ grader_paths: [], min_skill_coverage: 0.5 });
+    const policy = makeConfig({ grader_paths: ['answers/**'], min_skill_coverage: 1 });
+    const judged = withPolicy(snapshot, policy);
+    expect(judged.grader_paths).toEqual(['answers/**']);
+    expect(judged.min_skill_coverage).toBe(1);
+  });
 });

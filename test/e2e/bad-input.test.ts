@@ -165,3 +165,91 @@ describe('corrupt evidence', () => {
     expect(r.stderr).toContain('not a finished agentguard run');
   });
 });
+
+describe('the output folder is checked before anything starts', () => {
+  const config = () => task(() => `${base}agent_command: [sh, -c, 'touch done.txt']\n`);
+
+  async function expectOutputDirError(outputDir: string, ...fragments: string[]) {
+    const started = Date.now();
+    const r = await execCli(['run', config(), '--output-dir', outputDir], { cwd: work });
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).not.toContain('internal error');
+    expect(r.stderr).toContain('--output-dir');
+    expect(r.stderr).toContain('Fix:');
+    for (const f of fragments) expect(r.stderr).toContain(f);
+  }
+
+  it('a folder under /proc is refused at once (it used to spin forever)', async () => {
+    await expectOutputDirError('/proc/nope', '/proc');
+  }, 30_000);
+
+  it('a file, or a folder below a file, is named as a file', async () => {
+    const file = path.join(work, 'a-file');
+    writeFileSync(file, 'x');
+    await expectOutputDirError(file, 'is a file, not a folder');
+    await expectOutputDirError(path.join(file, 'sub'), `${file} is a file`);
+  }, 30_000);
+
+  it('a template folder that holds the output folder is refused', async () => {
+    const cfg = config();
+    const out = path.join(path.dirname(cfg), 'repo/out');
+    const r = await execCli(['run', cfg, '--output-dir', out], { cwd: work });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("field 'repo'");
+    expect(r.stderr).toContain('holds the output folder');
+    expect(existsSync(out)).toBe(false);
+  }, 30_000);
+});
+
+describe('compare', () => {
+  it('refuses the same run twice', async () => {
+    const config = task(() => `${base}agent_command: [sh, -c, 'touch done.txt']\n`);
+    const report = JSON.parse(
+      (await execCli(['run', config, '--json', '--sandbox', 'local', '--tracer', 'off'], { cwd: work }))
+        .stdout,
+    );
+    const r = await execCli(['compare', report.run_dir, `${report.run_dir}/`], { cwd: work });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('same run folder');
+    expect(r.stderr).not.toContain('internal error');
+  }, 60_000);
+});
+
+describe('grader_paths', () => {
+  it('a grader file that was read fails the run, listing a grader folder does not; analyze --config honours both', async () => {
+    const config = task(
+      () =>
+        `${base}agent_command: [sh, -c, 'ls hidden >/dev/null; cat README.md >/dev/null; touch done.txt']\n`,
+      (dir) => {
+        mkdirSync(path.join(dir, 'repo/hidden'));
+        writeFileSync(path.join(dir, 'repo/hidden/answer.txt'), '42\n');
+      },
+    );
+    const r = await execCli(['run', config, '--json'], { cwd: work });
+    const report = JSON.parse(r.stdout);
+    if (report.observation.tracer.kind === 'off') {
+      console.warn(`skipped: no tracer ran here (${report.observation.tracer.reason})`);
+      return;
+    }
+    expect(report.result).toBe('PASS');
+    const dir = path.dirname(config);
+    const policy = (name: string, grader: string) => {
+      const file = path.join(dir, `${name}.yaml`);
+      writeFileSync(file, `${base}grader_paths: [${grader}]\nmin_skill_coverage: 1\n`);
+      return file;
+    };
+    const grading = async (file: string) => {
+      const a = await execCli(['analyze', report.run_dir, '--config', file, '--json'], { cwd: work });
+      const judged = JSON.parse(a.stdout);
+      return judged.checks.find((c: { id: string }) => c.id === 'grading-files');
+    };
+    const readme = await grading(policy('readme', 'README.md'));
+    expect(readme.passed).toBe(false);
+    expect(readme.message).toContain('README.md');
+    const folder = await grading(policy('folder', 'hidden'));
+    expect(folder.passed).toBe(true);
+    expect(folder.message).toBe('no grader-only file was read');
+  }, 120_000);
+});

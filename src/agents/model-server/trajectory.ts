@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import YAML from 'yaml';
 import { closestKey } from '../../config/closest-key.js';
+import { readYamlFile } from '../../config/yaml.js';
 import { ConfigError } from '../../errors.js';
 import type {
   Alternative,
@@ -31,28 +30,16 @@ type Obj = Record<string, unknown>;
 export function loadTrajectory(file: string): Trajectory {
   const source = path.resolve(file);
   const fail: Fail = failer(source);
-  let text: string;
-  try {
-    text = readFileSync(source, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT')
+  const yaml = readYamlFile(source, 'YAML or JSON');
+  if (!yaml.ok) {
+    const { problem } = yaml;
+    if (problem.read === 'missing')
       fail('', 'the trajectory file does not exist', 'check the path passed to --script');
-    if (code === 'EISDIR') fail('', 'this is a folder, not a trajectory file', 'pass the YAML or JSON file');
-    fail('', `cannot read the trajectory file (${code ?? 'error'})`, 'check its permissions');
+    if (problem.read === 'not-a-file' && /folder/.test(problem.message))
+      fail('', 'this is a folder, not a trajectory file', 'pass the YAML or JSON file');
+    fail('', problem.message, problem.line ? 'correct the syntax there' : problem.fix);
   }
-  const doc = YAML.parseDocument(text, { prettyErrors: true, uniqueKeys: true });
-  const first = doc.errors[0];
-  if (first) {
-    const line = first.linePos?.[0];
-    const at = line ? ` at line ${line.line}, column ${line.col}` : '';
-    const reason = (first.message.split('\n')[0] ?? 'invalid syntax').replace(
-      / at line \d+, column \d+:?$/,
-      '',
-    );
-    fail('', `is not valid YAML or JSON${at}: ${reason}`, 'correct the syntax there');
-  }
-  return parseTrajectory(doc.toJS(), source);
+  return parseTrajectory(yaml.value, source);
 }
 
 /** Validate an already-parsed trajectory (a mapping with `turns`, or a bare list of turns). */

@@ -1,9 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import YAML from 'yaml';
 import type { z } from 'zod';
 import { closestKey } from '../../config/closest-key.js';
 import { type ConfigIssue, formatIssue } from '../../config/load.js';
+import { readYamlFile } from '../../config/yaml.js';
 import { ConfigError } from '../../errors.js';
 import { packageRoot } from '../../package-root.js';
 import { checkProfile } from './check-profile.js';
@@ -69,27 +69,15 @@ export function loadProfileResult(nameOrPath: string): ProfileLoadResult {
     ok: false,
     issues: [{ file, field: '', message, fix }],
   });
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return fail('the profile file does not exist', 'check the path');
-    if (code === 'EISDIR') return fail('this is a folder, not a profile file', 'pass the YAML file');
-    return fail(`cannot read the profile file (${code ?? 'error'})`, 'check its permissions');
+  const yaml = readYamlFile(file);
+  if (!yaml.ok) {
+    const { problem } = yaml;
+    if (problem.read === 'missing') return fail('the profile file does not exist', 'check the path');
+    if (problem.read === 'not-a-file' && /folder/.test(problem.message))
+      return fail('this is a folder, not a profile file', 'pass the YAML file');
+    return fail(problem.message, problem.line ? 'correct the YAML syntax there' : problem.fix);
   }
-  const doc = YAML.parseDocument(text, { prettyErrors: true, uniqueKeys: true });
-  const first = doc.errors[0];
-  if (first) {
-    const line = first.linePos?.[0];
-    const at = line ? ` at line ${line.line}, column ${line.col}` : '';
-    const reason = (first.message.split('\n')[0] ?? 'invalid YAML').replace(
-      / at line \d+, column \d+:?$/,
-      '',
-    );
-    return fail(`is not valid YAML${at}: ${reason}`, 'correct the YAML syntax there');
-  }
-  const result = parseProfile(doc.toJS(), file);
+  const result = parseProfile(yaml.value, file);
   if (result.ok && builtin && result.value.name !== nameOrPath) {
     return fail(`names itself '${result.value.name}'`, `set name: ${nameOrPath} to match the file name`);
   }

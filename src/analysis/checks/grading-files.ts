@@ -23,10 +23,9 @@ export const gradingFiles: Check = (bundle) => {
   // git hashes every changed-looking file for `git status`/`diff` (agents run these constantly);
   // that is bookkeeping, not reading the answers. `git show HEAD:file` reads the object store, not
   // the path, so nothing that reads a grader file through git is hidden by this.
-  // Listing the grader folder itself (agents scan the tree for context) shows no answer either.
-  const folders = new Set(
-    bundle.config.grader_paths.map((g) => `${bundle.workspace.repo_dir}/${g.replace(/\/\*\*$/, '')}`),
-  );
+  // Listing a grader *folder* itself (agents scan the tree for context) shows no answer either, so
+  // an open of exactly that folder is skipped; an open of a grader *file* is a read and counts.
+  const folders = graderFolders(bundle.config.grader_paths, bundle.workspace.repo_dir, bundle.syscalls);
   const notGit = bundle.syscalls.filter((e) => !/(^|\/)git$/.test(e.exe) && !(e.path && folders.has(e.path)));
   const r = gradingFilesRead({
     graph: runGraph({ ...bundle, syscalls: notGit }),
@@ -35,3 +34,31 @@ export const gradingFiles: Check = (bundle) => {
   });
   return { id: 'grading-files', passed: r.passed, message: r.message, evidence: r.evidence };
 };
+
+/**
+ * The absolute paths of grader entries that name folders: written as a folder (`hidden/`,
+ * `hidden/**`; the config loader writes a bare name that is a folder of the template that way),
+ * or shown to be one by the run itself (something was opened below it). Everything else a grader
+ * entry names is a file, whose read open counts.
+ */
+export function graderFolders(
+  graderPaths: readonly string[],
+  repoDir: string,
+  events: readonly { path?: string }[],
+): Set<string> {
+  const stems = graderPaths
+    .filter((g) => !/[*?[\]{}!]/.test(g.replace(/\/\*\*$/, '')))
+    .map((g) => ({
+      written: /\/(\*\*)?$/.test(g),
+      abs: `${repoDir}/${g.replace(/^\.\//, '').replace(/\/(\*\*)?$/, '')}`,
+    }));
+  const folders = new Set(stems.filter((s) => s.written).map((s) => s.abs));
+  const open = stems.filter((s) => !s.written);
+  if (open.length > 0) {
+    for (const e of events) {
+      if (!e.path) continue;
+      for (const s of open) if (e.path.startsWith(`${s.abs}/`)) folders.add(s.abs);
+    }
+  }
+  return folders;
+}

@@ -58,6 +58,29 @@ describe('grading-files', () => {
     expect(r.passed).toBe(true);
   });
 
+  it('fails when a grader path names a file and that file was opened for reading', () => {
+    const r = gradingFiles(traced([`${REPO}/README.md`], (b) => (b.config.grader_paths = ['README.md'])));
+    expect(r.passed).toBe(false);
+    expect(r.message).toContain('README.md');
+    const nested = gradingFiles(
+      traced([`${REPO}/answers/key.txt`], (b) => (b.config.grader_paths = ['answers/key.txt'])),
+    );
+    expect(nested.passed).toBe(false);
+  });
+
+  it('does not count listing a grader folder, written as a folder or shown to be one', () => {
+    for (const g of ['hidden/**', 'hidden/']) {
+      const r = gradingFiles(traced([`${REPO}/hidden`], (b) => (b.config.grader_paths = [g])));
+      expect(r.passed, g).toBe(true);
+    }
+    // A bare name with something opened below it is a folder: listing it is not a read, the file below is.
+    const listed = gradingFiles(
+      traced([`${REPO}/hidden`, `${REPO}/hidden/a.txt`], (b) => (b.config.grader_paths = ['hidden'])),
+    );
+    expect(listed.passed).toBe(false);
+    expect(listed.evidence.map((e) => e.path)).toEqual([expect.stringMatching(/hidden\/a\.txt$/)]);
+  });
+
   it('says it could not measure without a tracer', () => {
     const b = makeBundle();
     b.config.grader_paths = ['hidden/**'];

@@ -1,5 +1,5 @@
 import picomatch from 'picomatch';
-import { expandPattern } from '../path-glob.js';
+import { expandPattern, GLOB_OPTIONS } from '../path-glob.js';
 import { normalisePath, type PathContext } from './normalise-path.js';
 import type { StarEdge, StarGraph } from './types.js';
 
@@ -19,7 +19,7 @@ export function fileMatcher(patterns: readonly string[]): NameMatcher {
   const compiled = patterns.map((pattern) => {
     const whole = pattern.startsWith('/') || pattern.startsWith('$');
     const globs = whole ? wholeGlobs(pattern) : expandPattern(pattern);
-    const tests = globs.map((glob) => picomatch(glob, { dot: true, windows: false }));
+    const tests = globs.map((glob) => picomatch(glob, GLOB_OPTIONS));
     return { pattern, whole, test: (name: string) => tests.some((t) => t(name)) };
   });
   return (name) => {

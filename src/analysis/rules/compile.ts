@@ -85,7 +85,7 @@ export function compileGlobList(patterns: readonly string[]): GlobTest {
       );
     } else {
       const prefix = p.slice(0, magic);
-      const re = picomatch.makeRe(p, { dot: true });
+      const re = picomatch.makeRe(p, { dot: true, flags: 's' }); // 's': a name may hold a newline
       add(bucketOf(prefix), (s) => s.startsWith(prefix) && re.test(s));
     }
   }

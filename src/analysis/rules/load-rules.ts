@@ -1,6 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { YAML_LIMITS } from '../../config/yaml.js';
 import { ConfigError, SetupError } from '../../errors.js';
+import { readTextFile } from '../../evidence/read.js';
 import { packageRoot } from '../../package-root.js';
 import { type BuildOptions, buildRuleSet, type RuleSource } from './ruleset.js';
 import type { RuleSet, SecurityOptions } from './types.js';
@@ -13,15 +15,13 @@ export function defaultRulesDir(): string {
 /** Reads rule files (the only file access of the rule engine); a missing file is a ConfigError. */
 export function readRuleSources(files: readonly string[], configFile?: string): RuleSource[] {
   return files.map((file) => {
-    try {
-      return { file, text: readFileSync(file, 'utf8') };
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code ?? 'error';
-      const where = configFile ? `${configFile}, security.rules` : file;
-      throw new ConfigError(`${where}: cannot read the rule file ${file} (${code}); check the path.`, {
-        cause: err,
-      });
-    }
+    // Bounded: a rule path linked to /dev/zero or a FIFO must not hang or exhaust memory.
+    const read = readTextFile(file, YAML_LIMITS.bytes);
+    if (read.ok) return { file, text: read.text };
+    const where = configFile ? `${configFile}, security.rules` : file;
+    throw new ConfigError(
+      `${where}: cannot read the rule file ${file} (${read.error.code === 'missing' ? 'ENOENT' : read.error.detail}); check the path.`,
+    );
   });
 }
 

@@ -1,6 +1,6 @@
-import YAML from 'yaml';
 import { z } from 'zod';
 import { SeveritySchema } from '../../config/schema.js';
+import { parseYaml } from '../../config/yaml.js';
 import { ConfigError } from '../../errors.js';
 import { RULE_CLASSES } from './types.js';
 
@@ -92,18 +92,19 @@ function describeIssue(
 
 /** Parses and structurally validates one rule file's text. Pure; throws ConfigError. */
 export function parseRuleFile(file: string, text: string): RuleFileData {
-  const doc = YAML.parseDocument(text, { uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    const first = doc.errors[0];
-    const pos = first?.linePos?.[0];
-    const reason = (first?.message.split('\n')[0] ?? 'invalid YAML').replace(
-      / at line \d+, column \d+:?$/,
-      '',
+  const yaml = parseYaml(text);
+  if (!yaml.ok) {
+    const { problem } = yaml;
+    const where = problem.line ? `line ${problem.line.line}, column ${problem.line.col}` : '';
+    const reason = problem.message.replace(/^is not valid YAML( at line \d+, column \d+)?: /, '');
+    throw ruleError(
+      file,
+      where,
+      problem.line ? `is not valid YAML (${reason})` : problem.message,
+      problem.line ? 'correct the YAML syntax there' : problem.fix,
     );
-    const where = pos ? `line ${pos.line}, column ${pos.col}` : '';
-    throw ruleError(file, where, `is not valid YAML (${reason})`, 'correct the YAML syntax there');
   }
-  const raw: unknown = doc.toJS() ?? {};
+  const raw: unknown = yaml.value ?? {};
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw ruleError(file, '', 'is not a mapping', 'write top-level keys lists, macros and rules');
   }

@@ -1,5 +1,7 @@
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { type Comparison, compareRunsWithGraphs } from '../../batch/compare.js';
+import { ConfigError } from '../../errors.js';
 import { writeFileAtomic } from '../../evidence/write.js';
 import { renderCompareHtml } from '../../reports/html/compare-page.js';
 import { renderTable } from '../../reports/table.js';
@@ -12,6 +14,7 @@ export async function compareCommand(
   runDirs: string[],
   opts: { json?: boolean; html?: string },
 ): Promise<number> {
+  rejectDuplicateRuns(runDirs);
   const { comparison: c, graphs } = compareRunsWithGraphs(runDirs);
   if (opts.html) {
     writeFileAtomic(path.resolve(opts.html), renderCompareHtml(c, graphs));
@@ -19,6 +22,26 @@ export async function compareCommand(
   }
   io.out(opts.json ? JSON.stringify(c, null, 2) : renderComparison(c));
   return 0;
+}
+
+/** The same run twice would be "identical" by construction and skew every similarity figure. */
+function rejectDuplicateRuns(runDirs: readonly string[]): void {
+  const seen = new Map<string, string>();
+  for (const dir of runDirs) {
+    let real = path.resolve(dir);
+    try {
+      real = realpathSync(real);
+    } catch {
+      // a missing folder is reported when it is read
+    }
+    const earlier = seen.get(real);
+    if (earlier !== undefined) {
+      throw new ConfigError(
+        `'${earlier}' and '${dir}' are the same run folder (${real}). Fix: pass each run once.`,
+      );
+    }
+    seen.set(real, dir);
+  }
 }
 
 export function renderComparison(c: Comparison): string {

@@ -1,6 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../../errors.js';
+import { readEvidenceText } from '../../evidence/read.js';
 import { openHistory } from '../../history/db.js';
 import { renderTable } from '../../reports/table.js';
 import { type CliIO, type GlobalOptions, outputDir } from '../io.js';
@@ -58,12 +59,6 @@ export async function reportsShow(io: CliIO, runId: string, opts: ReportsOptions
   if (!row)
     throw new InputError(`no run '${runId}' in history. Fix: list runs with 'agentguard reports list'.`);
   const file = opts.json ? row.report_json : row.report_md;
-  try {
-    io.out(readFileSync(file, 'utf8'));
-  } catch {
-    throw new InputError(
-      `${file} is missing (the run directory was moved or deleted). Fix: re-run the task.`,
-    );
-  }
+  io.out(readEvidenceText(file, { fix: 'the run directory was moved or deleted; re-run the task' }));
   return 0;
 }

@@ -9,7 +9,8 @@ import { GUARD_MODES } from '../../pipeline/live-guard.js';
 import { type RunOptions, runTask } from '../../pipeline/run-task.js';
 import { renderJson } from '../../reports/json.js';
 import type { RunReport } from '../../reports/types.js';
-import { type CliIO, type GlobalOptions, runContext } from '../io.js';
+import { type CliIO, type GlobalOptions, outputDir, runContext } from '../io.js';
+import { checkRepoOutsideOutput } from '../output-dir.js';
 import { renderComparison } from './compare.js';
 import { dryRunCommand } from './dry-run.js';
 
@@ -35,6 +36,7 @@ function oneOf<T extends string>(
 
 export async function runCommand(io: CliIO, configFile: string, opts: RunCommandOptions): Promise<number> {
   const cfg = loadConfigOrThrow(configFile);
+  checkRepoOutsideOutput(cfg, outputDir(opts));
   const agent =
     opts.agent ?? (cfg.agent_profile ? 'agent-profile' : cfg.agent_command ? 'agent-command' : undefined);
   if (agent === undefined) {
