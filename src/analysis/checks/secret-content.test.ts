@@ -12,8 +12,9 @@ const twoHunks = patchSection('src/config.ts', [
 ]);
 
 describe('secret-content', () => {
-  it('passes with a fixed message when nothing is configured', () => {
+  it('passes with a fixed message when every detector is turned off', () => {
     const bundle = makeBundle({
+      config: { secret_presets: [] },
       diff: { files: [diffFile('src/config.ts', { added: 3 })] },
       patch: twoHunks,
     });
