@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { RUN_FILES } from './layout.js';
-import type { KnownSecret, Redactor } from './redact.js';
+import { isCredentialOption, type KnownSecret, type Redactor, redactionMarker } from './redact.js';
 import { writeFileAtomic } from './write.js';
 
 /** Builds the run's redactor; `seen` collects replaced values, `secrets` adds values to replace verbatim. */
@@ -31,8 +31,11 @@ export function redactEvidenceFiles(runDir: string, make: RedactorFactory): void
   const seen = new Map<string, string>();
   const structured = make({ seen });
   const raw: string[] = [];
+  const tracerDir = path.join(runDir, RUN_FILES.tracerScratch) + path.sep;
   for (const file of files) {
-    if (file.endsWith('.json')) rewrite(file, (t) => redactJson(t, structured));
+    // A tracer's output is raw whatever its format: one argv element a record, strings in chunks.
+    if (file.startsWith(tracerDir)) raw.push(file);
+    else if (file.endsWith('.json')) rewrite(file, (t) => redactJson(t, structured));
     else if (file.endsWith('.jsonl')) rewrite(file, (t) => redactJsonLines(t, structured));
     else raw.push(file);
   }
@@ -40,7 +43,32 @@ export function redactEvidenceFiles(runDir: string, make: RedactorFactory): void
     .filter(([value]) => value.length >= MIN_LEARNED_LENGTH)
     .map(([value, name]) => ({ name, value, hashed: true }));
   const text = make({ secrets: learned });
-  for (const file of raw) rewrite(file, (t) => text.text(t));
+  for (const file of raw) rewrite(file, (t) => text.text(redactSplitOptions(t)));
+}
+
+// The last JSON string of a line, e.g. the argument in the ebpf tracer's `[1, key, t, "--token"]}`.
+const LAST_STRING = /"((?:[^"\\]|\\.)*)"(?=[\]}\s]*$)/;
+
+/**
+ * A credential option on one line and its value on the next, as a tracer that sends one argv
+ * element a record writes them: the value is replaced as the argv pair rule would (the writers
+ * redacted the assembled events before this log could be read back, so nothing was learned there).
+ */
+function redactSplitOptions(text: string): string {
+  if (!text.includes('"-')) return text;
+  const lines = text.split('\n');
+  for (let i = 0; i + 1 < lines.length; i++) {
+    const option = LAST_STRING.exec(lines[i] as string)?.[1];
+    if (option === undefined || !isCredentialOption(option)) continue;
+    const next = lines[i + 1] as string;
+    const value = LAST_STRING.exec(next);
+    if (!value || value[1] === undefined || value[1] === '' || /^(?:-|\$|\[REDACTED)/.test(value[1]))
+      continue;
+    const at = value.index;
+    lines[i + 1] =
+      `${next.slice(0, at)}"${redactionMarker('cli-credential', value[1])}"${next.slice(at + value[0].length)}`;
+  }
+  return lines.join('\n');
 }
 
 function redactJson(text: string, redactor: Redactor): string {

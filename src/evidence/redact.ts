@@ -1,4 +1,4 @@
-import { fingerprint, HIGH_PRECISION_PRESETS, PRESET_DETECTORS } from './secret-formats.js';
+import { fingerprint, HIGH_PRECISION_PRESETS, looksRandom, PRESET_DETECTORS } from './secret-formats.js';
 
 /**
  * A value the run knows to be secret (a canary token, a configured literal). `hashed: false` for
@@ -59,13 +59,18 @@ export function markersIn(text: string): { detector: string; fingerprint?: strin
 }
 
 // Option names and header names whose value is a credential.
-const CRED_WORD = String.raw`(?:api[-_]?key|apikey|access[-_]?token|auth[-_]?token|refresh[-_]?token|token|password|passwd|secret|client[-_]?secret|private[-_]?key)`;
-const FLAG = new RegExp(String.raw`^--?${CRED_WORD}$`, 'i');
+const CRED_WORD = `(?:api[-_]?key|apikey|access[-_]?token|auth[-_]?token|refresh[-_]?token|token|password|passwd|secret|client[-_]?secret|private[-_]?key)`;
+const FLAG = new RegExp(`^--?${CRED_WORD}$`, 'i');
 // JSON keys whose string value is a credential (HTTP header records, request bodies).
 const CRED_KEY =
   /^(?:authorization|proxy-authorization|x-api-key|x-auth-token|api[-_]?key|apikey|password|passwd|access[-_]?token|auth[-_]?token|client[-_]?secret)$/i;
 // A value stops at whitespace, quotes and backslashes, so a JSON or shell string around it stays whole.
 const VALUE = String.raw`[^\s"'\\\`]+`;
+
+/** `--api-key`, `--token`, `-password`: an option whose next argument is a credential. */
+export function isCredentialOption(arg: string): boolean {
+  return FLAG.test(arg);
+}
 
 /** Credential shapes that are not key formats: command-line options, HTTP headers, URLs with a password. */
 const SHAPES: SecretPattern[] = [
@@ -97,9 +102,18 @@ const SHAPES: SecretPattern[] = [
     ),
   },
   {
+    // `aws_secret_access_key = …` in an INI file: lower case is also code, so only a random value counts.
+    name: 'env-credential',
+    regex:
+      /\b[a-z][a-z0-9_]*(?:_key|_token|_secret|_password)["']?\s*[:=]\s*["']?(?<secret>[A-Za-z0-9+/=_.~-]{16,})/g,
+    accept: looksRandom,
+  },
+  {
     name: 'env-credential',
     regex:
       /\b[A-Z][A-Z0-9_]*(?:_KEY|_TOKEN|_SECRET|_PASSWORD|_PASSWD|_PWD)["']?\s*[:=]\s*["']?(?<secret>[^\s"'\\`$]{8,})/g,
+    // `API_KEY = process.env.API_KEY` or `= getToken()` in code names a secret, it does not hold one.
+    accept: (value) => !/[()[\]{}]|^(?:process\.env|os\.environ|env\.)/.test(value),
   },
 ];
 
