@@ -123,6 +123,13 @@ const FORMATS: SecretPattern[] = HIGH_PRECISION_PRESETS.filter((p) => p !== 'pri
   ...PRESET_DETECTORS[name],
 }));
 
+/**
+ * Every built-in format and shape above contains one of these; text without any skips them, which
+ * keeps the redaction of a large syscall log (mostly paths) cheap. Keep it in step with the rules.
+ */
+const TRIGGER =
+  /authoriz|api[-_]?key|bearer|:\/\/|token|passw|secret|private|_key|_pwd|AKIA|ASIA|gh[pousr]_|github_pat_|xox|sk-/i;
+
 /** A value that names a secret rather than holding it: `$TOKEN`, `${TOKEN}`, `%TOKEN%`, or an existing marker. */
 function isReference(value: string): boolean {
   return value === '' || /^(?:\$|%|\[REDACTED)/.test(value);
@@ -193,7 +200,15 @@ export function createRedactor(opts: RedactorOptions = {}): Redactor {
   const secrets = [...(opts.secrets ?? [])]
     .filter((s) => s.value.length >= 6)
     .sort((a, b) => b.value.length - a.value.length);
-  const patterns = [...(opts.patterns ?? []), ...FORMATS, ...SHAPES];
+  // A configured preset is the very regex object of a built-in format: like the built-ins it runs
+  // only on text that passes TRIGGER, ahead of them (and instead of its twin) as configured.
+  const builtIns = [...FORMATS, ...SHAPES];
+  const builtInRegexes = new Set([...builtIns.map((p) => p.regex), PRESET_DETECTORS['private-key'].regex]);
+  const patterns = opts.patterns ?? [];
+  const ungated = patterns.filter((p) => !builtInRegexes.has(p.regex));
+  const configuredBuiltIns = patterns.filter((p) => builtInRegexes.has(p.regex));
+  const configured = new Set(configuredBuiltIns.map((p) => p.regex));
+  const gated = [...configuredBuiltIns, ...builtIns.filter((p) => !configured.has(p.regex))];
   const seen = opts.seen;
   const mark = (name: string, value: string): string => {
     seen?.set(value, name);
@@ -205,8 +220,10 @@ export function createRedactor(opts: RedactorOptions = {}): Redactor {
     for (const s of secrets) {
       if (out.includes(s.value)) out = out.split(s.value).join(redactionMarker(s.name, s.value, s.hashed));
     }
-    out = redactKeyBlocks(out, mark);
-    for (const pattern of patterns) out = replacePattern(out, pattern, mark);
+    const triggered = TRIGGER.test(out);
+    if (triggered) out = redactKeyBlocks(out, mark);
+    for (const pattern of ungated) out = replacePattern(out, pattern, mark);
+    if (triggered) for (const pattern of gated) out = replacePattern(out, pattern, mark);
     return out;
   };
 
