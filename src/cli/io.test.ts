@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { oneLine, terminalSafe } from './io.js';
+import { consoleText, oneLine, terminalSafe } from './io.js';
 
 const ESC = String.fromCharCode(0x1b);
 const BEL = String.fromCharCode(0x07);
@@ -29,5 +29,14 @@ describe('terminalSafe', () => {
 describe('oneLine', () => {
   it('also shows a newline inside a value as \\n', () => {
     expect(oneLine(`x${ESC}]0;x${BEL}\ny.txt`)).toBe('x\\x1b]0;x\\x07\\ny.txt');
+  });
+});
+
+describe('consoleText', () => {
+  it('redacts credentials in anything printed, an error message quoting a command included', () => {
+    const key = `${'sk'}-proj-${'Ab3De6Gh9J'.repeat(3)}`;
+    expect(consoleText(`agent_command: cannot run 'agent --api-key=${key}'${ESC}[2J`)).toMatch(
+      /^agent_command: cannot run 'agent --api-key=\[REDACTED:openai-key:[0-9a-f]{8}\]'\\x1b\[2J\n$/,
+    );
   });
 });

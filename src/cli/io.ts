@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { baseRedactor } from '../evidence/redact.js';
 import type { RunContext } from '../pipeline/context.js';
 
 export type CliIO = {
@@ -33,9 +34,17 @@ export function oneLine(value: string): string {
   return terminalSafe(value).replaceAll('\n', '\\n');
 }
 
+/**
+ * What the CLI prints, made safe at the last moment: credentials redacted (an error message can
+ * quote a config value, a log line an argv) and control characters escaped.
+ */
+export function consoleText(text: string): string {
+  return terminalSafe(baseRedactor.text(text.endsWith('\n') ? text : `${text}\n`));
+}
+
 export const processIO: CliIO = {
-  out: (text) => process.stdout.write(terminalSafe(text.endsWith('\n') ? text : `${text}\n`)),
-  err: (text) => process.stderr.write(terminalSafe(text.endsWith('\n') ? text : `${text}\n`)),
+  out: (text) => process.stdout.write(consoleText(text)),
+  err: (text) => process.stderr.write(consoleText(text)),
 };
 
 export type GlobalOptions = { outputDir?: string; quiet?: boolean };
