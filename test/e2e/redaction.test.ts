@@ -102,7 +102,12 @@ describe.skipIf(!canTrace)('no planted secret survives in a run folder, history 
       // The agent really did leak them: its workspace and HOME hold them, so absence below is redaction.
       expect(readFileSync(path.join(runDir, 'repo/deploy/prod.env'), 'utf8')).toContain(AWS_SECRET);
 
-      const files = [...artifactFiles(runDir, runDir), path.join(out, 'history.db')];
+      // history.db with its journal files, if any are left beside it.
+      const history = readdirSync(out)
+        .filter((f) => f.startsWith('history.db'))
+        .map((f) => path.join(out, f));
+      expect(history).toContain(path.join(out, 'history.db'));
+      const files = [...artifactFiles(runDir, runDir), ...history];
       expect(files.map((f) => path.relative(runDir, f))).toEqual(
         expect.arrayContaining([
           'config.json',
