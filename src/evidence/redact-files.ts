@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { RUN_FILES } from './layout.js';
-import { isCredentialOption, type KnownSecret, type Redactor, redactionMarker } from './redact.js';
+import type { KnownSecret, Redactor } from './redact.js';
 import { writeFileAtomic } from './write.js';
 
 /** Builds the run's redactor; `seen` collects replaced values, `secrets` adds values to replace verbatim. */
@@ -9,6 +9,12 @@ export type RedactorFactory = (extra: {
   seen?: Map<string, string>;
   secrets?: readonly KnownSecret[];
 }) => Redactor;
+
+/**
+ * A raw log whose layout splits what belongs together (a tracer's one-string-a-record output):
+ * redacts it with knowledge of that layout, before the plain text pass.
+ */
+export type RawFormatRedaction = (text: string, redactor: Redactor) => string;
 
 /** Folders written while the agent ran: the evidence, and the live guard's incident. */
 const SWEPT = ['evidence', 'guard'];
@@ -21,10 +27,14 @@ const MIN_LEARNED_LENGTH = 8;
  * tokens exist only once the window opens; commands, the agent log, the tracer's raw output and
  * the model's records are appended while the agent runs). JSON files are redacted value by value
  * and written back in the same layout; then raw text (diff.patch, agent.log, evidence/tracer/)
- * is redacted with everything the JSON pass replaced as well, since a tracer's log can carry an
- * option and its value on separate lines. canaries.json stays: it is the list of what to redact.
+ * is redacted with everything the JSON pass replaced as well, after a format-aware pass for logs
+ * named in `rawFormats`. canaries.json stays: it is the list of what to redact.
  */
-export function redactEvidenceFiles(runDir: string, make: RedactorFactory): void {
+export function redactEvidenceFiles(
+  runDir: string,
+  make: RedactorFactory,
+  rawFormats: Readonly<Record<string, RawFormatRedaction>> = {},
+): void {
   const files = SWEPT.flatMap((d) => listFiles(path.join(runDir, d))).filter(
     (f) => f !== path.join(runDir, RUN_FILES.canaries) && !f.endsWith('.tmp'),
   );
@@ -43,32 +53,10 @@ export function redactEvidenceFiles(runDir: string, make: RedactorFactory): void
     .filter(([value]) => value.length >= MIN_LEARNED_LENGTH)
     .map(([value, name]) => ({ name, value, hashed: true }));
   const text = make({ secrets: learned });
-  for (const file of raw) rewrite(file, (t) => text.text(redactSplitOptions(t)));
-}
-
-// The last JSON string of a line, e.g. the argument in the ebpf tracer's `[1, key, t, "--token"]}`.
-const LAST_STRING = /"((?:[^"\\]|\\.)*)"(?=[\]}\s]*$)/;
-
-/**
- * A credential option on one line and its value on the next, as a tracer that sends one argv
- * element a record writes them: the value is replaced as the argv pair rule would (the writers
- * redacted the assembled events before this log could be read back, so nothing was learned there).
- */
-function redactSplitOptions(text: string): string {
-  if (!text.includes('"-')) return text;
-  const lines = text.split('\n');
-  for (let i = 0; i + 1 < lines.length; i++) {
-    const option = LAST_STRING.exec(lines[i] as string)?.[1];
-    if (option === undefined || !isCredentialOption(option)) continue;
-    const next = lines[i + 1] as string;
-    const value = LAST_STRING.exec(next);
-    if (!value || value[1] === undefined || value[1] === '' || /^(?:-|\$|\[REDACTED)/.test(value[1]))
-      continue;
-    const at = value.index;
-    lines[i + 1] =
-      `${next.slice(0, at)}"${redactionMarker('cli-credential', value[1])}"${next.slice(at + value[0].length)}`;
+  for (const file of raw) {
+    const format = rawFormats[path.basename(file)];
+    rewrite(file, (t) => text.text(format ? format(t, text) : t));
   }
-  return lines.join('\n');
 }
 
 function redactJson(text: string, redactor: Redactor): string {

@@ -5,6 +5,7 @@ import type { CanaryEvidence } from '../evidence/bundle-types.js';
 import { runPath } from '../evidence/layout.js';
 import { readJson } from '../evidence/read.js';
 import { redactEvidenceFiles } from '../evidence/redact-files.js';
+import { EBPF_RAW_LOG, redactEbpfRawLog } from '../observe/ebpf/raw-log-redaction.js';
 
 /**
  * Redact the run's evidence with everything the run knows is secret (its canary tokens, its
@@ -16,5 +17,7 @@ export function sealEvidence(runDir: string): void {
   const config = readJson<ResolvedConfig>(runPath(runDir, 'config'));
   const canaryFile = runPath(runDir, 'canaries');
   const canaries = existsSync(canaryFile) ? readJson<CanaryEvidence>(canaryFile) : null;
-  redactEvidenceFiles(runDir, (extra) => runRedactor(config, canaries, extra));
+  redactEvidenceFiles(runDir, (extra) => runRedactor(config, canaries, extra), {
+    [EBPF_RAW_LOG]: redactEbpfRawLog,
+  });
 }
