@@ -28,10 +28,17 @@ describe('analyze', () => {
 
   it('lets a severity override turn a failing run into a passing one', () => {
     const files = [diffFile('docs/readme.md')];
-    const strict = analyze(makeBundle({ config: { allowed_paths: ['src/**'] }, diff: { files } }));
+    // These hand-made bundles list changed files without a patch: no content detectors, or
+    // secret-content would rightly fail closed on the missing hunks.
+    const strict = analyze(
+      makeBundle({ config: { allowed_paths: ['src/**'], secret_presets: [] }, diff: { files } }),
+    );
     expect(strict.score).toMatchObject({ score: 75, result: 'FAIL' });
     const lenient = analyze(
-      makeBundle({ config: { allowed_paths: ['src/**'], severity: { scope: 'warning' } }, diff: { files } }),
+      makeBundle({
+        config: { allowed_paths: ['src/**'], severity: { scope: 'warning' }, secret_presets: [] },
+        diff: { files },
+      }),
     );
     expect(lenient.checks.find((c) => c.id === 'scope')).toMatchObject({
       passed: false,
@@ -46,7 +53,7 @@ describe('analyze', () => {
 
   it('lets a severity override turn a warning into a blocking failure', () => {
     const bundle = makeBundle({
-      config: { max_changed_files: 0, severity: { 'diff-size': 'critical' } },
+      config: { max_changed_files: 0, severity: { 'diff-size': 'critical' }, secret_presets: [] },
       diff: { files: [diffFile('a')] },
     });
     expect(analyze(bundle).score).toMatchObject({ score: 60, result: 'FAIL' });
@@ -54,7 +61,7 @@ describe('analyze', () => {
 
   it('adds up several failures and floors at 0', () => {
     const bundle = makeBundle({
-      config: { forbidden_paths: ['.env'], max_changed_files: 0 },
+      config: { forbidden_paths: ['.env'], max_changed_files: 0, secret_presets: [] },
       tests: { passed: false, exit_code: 1 },
       diff: {
         files: [diffFile('.env', { status: 'added', link: { target: '/etc/passwd', escapes: true } })],

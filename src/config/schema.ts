@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { HIGH_PRECISION_PRESETS } from '../evidence/secret-formats.js';
 
 /** Severity of a check or rule. Failed `error`/`critical` findings fail the run. */
 export const SeveritySchema = z.enum(['info', 'warning', 'error', 'critical']);
@@ -109,10 +110,15 @@ export const DEFAULT_UNSAFE_COMMANDS = [
   String.raw`:\(\)\s*\{\s*:\|:&\s*\};:`,
 ];
 
-/** Path globs whose creation or change suggests a committed secret. */
+/**
+ * Path globs whose creation or change suggests a committed secret. Env files at any depth
+ * (`.env`, `.env.production`, `deploy/prod.env`), but not the templates committed on purpose
+ * (`.env.example`, `prod.env.sample`, `.env.template`).
+ */
 export const DEFAULT_SECRET_PATHS = [
   '**/.env',
-  '**/.env.*',
+  '**/.env.!(*example|*sample|*template)',
+  '**/*.env',
   '**/*.pem',
   '**/*.key',
   '**/id_rsa*',
@@ -209,7 +215,7 @@ export const BenchmarkConfigSchema = z.strictObject({
 
   secret_paths: z.array(PathGlobSchema).default(DEFAULT_SECRET_PATHS),
   secret_detectors: z.array(SecretDetectorSchema).default([]),
-  secret_presets: z.array(SecretPresetSchema).default([]),
+  secret_presets: z.array(SecretPresetSchema).default([...HIGH_PRECISION_PRESETS]),
   /** Added content beyond this many bytes is not scanned, and the secret-content check fails closed. */
   secret_scan_max_bytes: bytes.default(8 * 1024 * 1024),
 

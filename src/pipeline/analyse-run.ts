@@ -7,7 +7,7 @@ import type { AnalysisResult } from '../analysis/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { readBundle } from '../evidence/bundle.js';
 import { runPath } from '../evidence/layout.js';
-import { writeFileAtomic } from '../evidence/write.js';
+import { writeText } from '../evidence/write.js';
 import { buildRunReport } from '../reports/build.js';
 import { renderRunHtml } from '../reports/html/run-page.js';
 import { renderJson } from '../reports/json.js';
@@ -44,11 +44,11 @@ export function analyseRun(runDir: string, policy?: ResolvedConfig): AnalysedRun
   const reportJson = runPath(outDir, 'reportJson');
   const reportMd = runPath(outDir, 'reportMd');
   const graph = runGraph(bundle);
-  writeFileAtomic(path.join(outDir, 'graph.json'), `${JSON.stringify(graph)}\n`);
-  writeFileAtomic(path.join(outDir, 'report.html'), renderRunHtml(report, graph));
-  writeFileAtomic(reportJson, renderJson(report));
-  writeFileAtomic(reportMd, renderMarkdown(report));
-  writeFileAtomic(path.join(outDir, 'report.sarif'), renderSarif(report, agentguardVersion()));
+  writeText(path.join(outDir, 'graph.json'), `${JSON.stringify(graph)}\n`);
+  writeText(path.join(outDir, 'report.html'), renderRunHtml(report, graph));
+  writeText(reportJson, renderJson(report));
+  writeText(reportMd, renderMarkdown(report));
+  writeText(path.join(outDir, 'report.sarif'), renderSarif(report, agentguardVersion()));
   return { report, analysis, reportJson, reportMd };
 }
 

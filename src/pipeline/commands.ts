@@ -1,5 +1,5 @@
-import { appendFileSync } from 'node:fs';
 import type { CommandRecord, PolicyMatch } from '../evidence/types.js';
+import { appendJsonl } from '../evidence/write.js';
 import { type RunOutcome, runCommand } from '../exec/run-command.js';
 import type { SpawnSpec } from '../exec/types.js';
 
@@ -65,7 +65,7 @@ export class CommandLog {
     };
     if (o?.spawn_error) record.spawn_error = o.spawn_error;
     this.records.push(record);
-    appendFileSync(this.file, `${JSON.stringify(record)}\n`);
+    appendJsonl(this.file, record);
     return record;
   }
 }

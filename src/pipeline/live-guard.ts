@@ -2,6 +2,7 @@ import { buildRuleContext } from '../analysis/rules/context.js';
 import { createMatcher } from '../analysis/rules/matcher.js';
 import type { Alert, Matcher, RuleSet } from '../analysis/rules/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
+import { CANARY_PREFIX, createRedactor, type KnownSecret } from '../evidence/redact.js';
 import type { NetworkRecord, SysEvent } from '../evidence/types.js';
 import { writeJson } from '../evidence/write.js';
 import { AgentScope } from '../observe/scope-events.js';
@@ -45,13 +46,17 @@ export class LiveGuard {
       cfg: ResolvedConfig;
       workspace: string;
       home: string;
-      canaries: { path: string; token: string }[];
+      canaries: { kind: string; path: string; token: string }[];
       t0: number;
     },
     private readonly log: (line: string) => void,
   ) {
     this.t0 = opts.t0;
-    this.tokens = opts.canaries.map((c) => c.token);
+    this.tokens = opts.canaries.map((c) => ({
+      name: `${CANARY_PREFIX}${c.kind}`,
+      value: c.token,
+      hashed: true,
+    }));
     this.matcher = createMatcher(
       rules,
       buildRuleContext({
@@ -66,7 +71,7 @@ export class LiveGuard {
   }
 
   private readonly t0: number;
-  private readonly tokens: string[];
+  private readonly tokens: KnownSecret[];
 
   /** Set once the agent is running: how to stop its whole process group. */
   armed(stop: () => void): void {
@@ -133,17 +138,7 @@ export class LiveGuard {
   /** guard/incident.json when anything fired. Alerts carry paths and hosts, never file contents or tokens. */
   writeIncident(file: string, runId: string): boolean {
     if (this.alerts.length === 0) return false;
-    writeJson(file, JSON.parse(redact(JSON.stringify(this.incident(runId)), this.tokens)));
+    writeJson(file, this.incident(runId), createRedactor({ secrets: this.tokens }));
     return true;
   }
-}
-
-/** Canary tokens and anything shaped like a well-known credential, replaced in the incident's text. */
-export function redact(text: string, tokens: readonly string[]): string {
-  let out = text;
-  for (const t of tokens) if (t.length >= 8) out = out.split(t).join('<canary-token>');
-  return out.replace(
-    /\b(gh[pousr]_|sk-(?:ant-|proj-)?|AKIA|xox[baprs]-|npm_)[A-Za-z0-9_-]{8,}/g,
-    '$1<redacted>',
-  );
 }

@@ -20,6 +20,7 @@ import type { RunContext } from './context.js';
 import { ObservationWindow } from './observe-window.js';
 import { planRun, type RunOptions } from './plan-run.js';
 import { saveRunRules } from './rules.js';
+import { sealEvidence } from './seal-evidence.js';
 import { runTests } from './test-phase.js';
 import { Timeline } from './timeline.js';
 
@@ -176,6 +177,7 @@ export async function runTask(ctx: RunContext, config: ResolvedConfig, opts: Run
     finished_at: ctx.now().toISOString(),
   });
 
+  sealEvidence(runDir);
   const analysed = analyseRun(runDir);
   if (ctx.history) {
     const db = openHistory(path.join(ctx.outputDir, 'history.db'));

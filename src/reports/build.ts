@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { runRedactor } from '../analysis/secrets/run-redactor.js';
 import type { AnalysisResult } from '../analysis/types.js';
 import type { EvidenceBundle } from '../evidence/bundle-types.js';
 import type { CommandRecord, DiffEvidence, Observation } from '../evidence/types.js';
@@ -22,11 +23,22 @@ export const REPORT_ARTIFACTS = [
   'graph.json',
 ] as const;
 
-/** Turn evidence and its analysis into the report. Pure. */
+/**
+ * Turn evidence and its analysis into the report. Pure. The report is redacted with the run's
+ * redactor, so every renderer, the history row and the console summary start from a clean model.
+ */
 export function buildRunReport(
   bundle: EvidenceBundle,
   analysis: AnalysisResult,
   options: BuildRunReportOptions = {},
+): RunReport {
+  return runRedactor(bundle.config, bundle.canaries).value(reportOf(bundle, analysis, options));
+}
+
+function reportOf(
+  bundle: EvidenceBundle,
+  analysis: AnalysisResult,
+  options: BuildRunReportOptions,
 ): RunReport {
   const { config } = bundle;
   return {

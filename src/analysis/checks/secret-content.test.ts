@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { diffFile, makeBundle, patchSection } from '../test-bundle.js';
+import { fingerprint } from '../../evidence/secret-formats.js';
+import { runRedactor } from '../secrets/run-redactor.js';
+import { diffFile, makeBundle, makeConfig, patchSection } from '../test-bundle.js';
 import { secretContent } from './secret-content.js';
 
 // Assembled at run time so the source holds no complete credential-looking string.
@@ -12,8 +14,9 @@ const twoHunks = patchSection('src/config.ts', [
 ]);
 
 describe('secret-content', () => {
-  it('passes with a fixed message when nothing is configured', () => {
+  it('passes with a fixed message when every detector is turned off', () => {
     const bundle = makeBundle({
+      config: { secret_presets: [] },
       diff: { files: [diffFile('src/config.ts', { added: 3 })] },
       patch: twoHunks,
     });
@@ -43,6 +46,55 @@ describe('secret-content', () => {
     );
     expect(JSON.stringify(result)).not.toContain(AWS_KEY);
     expect(JSON.stringify(result)).not.toContain('AKIA');
+  });
+
+  it('is on by default with the high-precision presets', () => {
+    const bundle = makeBundle({
+      diff: { files: [diffFile('src/config.ts', { added: 3 })] },
+      patch: twoHunks,
+    });
+    expect(secretContent(bundle)).toMatchObject({ passed: false, evidence: [{ line: 52 }] });
+  });
+
+  it('finds the redaction markers of its own detectors in a stored patch, with the same evidence', () => {
+    const config = {
+      secret_presets: ['aws-access-key' as const],
+      secret_detectors: [{ name: 'canary', literal: LITERAL }],
+    };
+    const lines = [`+const key = "${AWS_KEY}";`, `+token: ${LITERAL}`];
+    const raw = patchSection('a.ts', [{ start: 1, lines }], 'added');
+    const diff = { files: [diffFile('a.ts', { status: 'added', added: 2 })] };
+    const redactor = runRedactor(makeConfig(config), null);
+    const stored = redactor.text(raw);
+    expect(stored).not.toContain(AWS_KEY);
+    expect(stored).not.toContain(LITERAL);
+    const before = secretContent(makeBundle({ config, diff, patch: raw }));
+    const after = secretContent(makeBundle({ config, diff, patch: stored }));
+    expect(after).toEqual(before);
+    expect(after.passed).toBe(false);
+    // Under a policy without those detectors the markers are not findings.
+    expect(
+      secretContent(makeBundle({ config: { secret_presets: ['jwt'] }, diff, patch: stored })).passed,
+    ).toBe(true);
+  });
+
+  it('finds a canary token (or its marker) in added lines', () => {
+    const token = 'npm_0123456789abcdef0123';
+    const canaries = { home: '/root', canaries: [{ kind: 'npm-token', path: '.npmrc', token }] };
+    const patch = patchSection('notes.md', [{ start: 1, lines: [`+t ${token}`] }], 'added');
+    const diff = { files: [diffFile('notes.md', { status: 'added' })] };
+    const stored = runRedactor(makeConfig({}), canaries).text(patch);
+    expect(stored).toContain('[REDACTED:canary-npm-token:');
+    for (const p of [patch, stored]) {
+      const result = secretContent(makeBundle({ diff, patch: p, canaries }));
+      expect(result.evidence).toEqual([
+        {
+          path: 'notes.md',
+          line: 1,
+          detail: `detector canary-npm-token (canary), fingerprint ${fingerprint(token)}`,
+        },
+      ]);
+    }
   });
 
   it('finds a literal detector without printing the literal or a fingerprint of it', () => {

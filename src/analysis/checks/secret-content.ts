@@ -8,13 +8,15 @@ import type { Check, EvidenceItem } from '../types.js';
 const MAX_PROBLEM_ITEMS = 10;
 
 /**
- * Added lines of the patch against the configured detectors and presets. The result never holds a
- * matched value, a literal or a raw line: only detector name, file, line and a short fingerprint.
+ * Added lines of the patch against the configured detectors and presets (and the run's canary
+ * tokens). The stored patch is redacted, so a detector also finds its own redaction marker there.
+ * The result never holds a matched value, a literal or a raw line: only detector name, file, line
+ * and a short fingerprint.
  * The scan fails closed: if any added content could not be scanned, the check cannot vouch for it.
  */
 export const secretContent: Check = (bundle) => {
   const { config, diff } = bundle;
-  const { detectors, invalid } = buildDetectors(config);
+  const { detectors, invalid } = buildDetectors(config, bundle.canaries?.canaries);
   if (detectors.length === 0 && invalid.length === 0) {
     return {
       id: 'secret-content',

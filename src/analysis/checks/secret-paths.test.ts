@@ -30,6 +30,15 @@ describe('secret-paths', () => {
     );
   });
 
+  it('flags env files at any depth by default, but not the templates committed on purpose', () => {
+    const flagged = ['deploy/prod.env', 'config/.env.production', '.env.local', 'a/b/staging.env'];
+    const templates = ['.env.example', 'deploy/prod.env.example', 'a/.env.sample', '.env.template', '.envrc'];
+    const bundle = makeBundle({
+      diff: { files: [...flagged, ...templates].map((p) => diffFile(p, { status: 'added' })) },
+    });
+    expect(secretPaths(bundle).evidence.map((e) => e.path)).toEqual(flagged);
+  });
+
   it('does not flag deleting a secret file but does flag renaming one away', () => {
     const deleted = makeBundle({ diff: { files: [diffFile('.env', { status: 'deleted', added: 0 })] } });
     expect(secretPaths(deleted).passed).toBe(true);

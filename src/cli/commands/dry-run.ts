@@ -1,6 +1,7 @@
 import { loadProfile } from '../../agents/profiles/load-profile.js';
 import { formatPlanSummary, type PlanSummary, planSummary } from '../../agents/profiles/plan-summary.js';
 import { promptTag } from '../../agents/profiles/render-profile.js';
+import { runRedactor } from '../../analysis/secrets/run-redactor.js';
 import type { ResolvedConfig } from '../../config/schema.js';
 import { TRACERS } from '../../observe/index.js';
 import { selectTracer } from '../../observe/select-tracer.js';
@@ -34,7 +35,8 @@ export type DryRun = {
 
 /**
  * `run --dry-run`: every check a run makes before it writes anything, then the plan, sanitised —
- * the prompt as a hash, environment variables by name only. Nothing is written or started.
+ * the prompt as a hash, environment variables by name only, credentials in the command redacted
+ * as in every artifact of a run. Nothing is written or started.
  */
 export async function dryRunCommand(
   io: CliIO,
@@ -46,7 +48,7 @@ export async function dryRunCommand(
   const p = await planRun(ctx, config, opts);
   const tracer = await selectTracer(opts.tracer ?? p.cfg.tracer, TRACERS);
   const { cfg, agent } = p;
-  const plan: DryRun = {
+  const plan: DryRun = runRedactor(cfg, null).value<DryRun>({
     dry_run: true,
     config: cfg.config_path,
     task: { name: cfg.name, prompt: promptTag(cfg.prompt) },
@@ -84,7 +86,7 @@ export async function dryRunCommand(
     rules: { count: p.rules.ruleset.rules.length, files: [...p.rules.ruleset.files] },
     test_command: cfg.test_command,
     run_dir: p.runDir,
-  };
+  });
   io.out(json ? JSON.stringify(plan, null, 2) : formatDryRun(plan));
   return 0;
 }

@@ -9,7 +9,7 @@ import { GUARD_MODES } from '../../pipeline/live-guard.js';
 import { type RunOptions, runTask } from '../../pipeline/run-task.js';
 import { renderJson } from '../../reports/json.js';
 import type { RunReport } from '../../reports/types.js';
-import { type CliIO, type GlobalOptions, outputDir, runContext } from '../io.js';
+import { type CliIO, type GlobalOptions, oneLine, outputDir, runContext } from '../io.js';
 import { checkRepoOutsideOutput } from '../output-dir.js';
 import { renderComparison } from './compare.js';
 import { dryRunCommand } from './dry-run.js';
@@ -74,6 +74,7 @@ export async function runCommand(io: CliIO, configFile: string, opts: RunCommand
   return result.exitCode;
 }
 
+/** The console summary of a run. Messages name files and commands the agent chose: each stays on its line. */
 export function summarise(report: RunReport, reportMd: string): string {
   const lines = [`${report.result}  score ${report.score}  ${report.task.name} · ${report.agent.name}`];
   for (const c of report.checks.filter((c) => !c.passed))
@@ -81,7 +82,7 @@ export function summarise(report: RunReport, reportMd: string): string {
   for (const a of report.alerts) lines.push(`  ! alert ${a.rule} (${a.severity}, ${a.class}): ${a.message}`);
   if (report.isolation_warning) lines.push(`  ! ${report.isolation_warning}`);
   lines.push(`  report: ${reportMd}`);
-  return lines.join('\n');
+  return lines.map(oneLine).join('\n');
 }
 
 async function runManyTrials(

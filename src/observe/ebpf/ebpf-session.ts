@@ -12,6 +12,7 @@ import { EventAssembler, type RawEvent } from './event-assembler.js';
 import { EventNormaliser } from './event-normaliser.js';
 import { readLines } from './line-splitter.js';
 import { findCgroup2Mount } from './mounts.js';
+import { EBPF_RAW_LOG } from './raw-log-redaction.js';
 import { REC_READY, REC_TICK, TICK_MS } from './record-format.js';
 import { type BpfRecord, parseLine, quickRecordType } from './record-parser.js';
 import { ReorderBuffer } from './reorder-buffer.js';
@@ -52,7 +53,7 @@ export async function startEbpfSession(ctx: TracerContext): Promise<TracerSessio
     await mkdir(ctx.scratch_dir, { recursive: true });
     const scriptPath = join(ctx.scratch_dir, 'ebpf-trace.bt');
     await writeFile(scriptPath, script);
-    const rawPath = join(ctx.scratch_dir, 'ebpf-raw.jsonl');
+    const rawPath = join(ctx.scratch_dir, EBPF_RAW_LOG);
     session = new EbpfSession(
       ctx,
       cgroup,

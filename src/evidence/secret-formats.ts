@@ -1,4 +1,9 @@
-import type { SecretPreset } from '../../config/schema.js';
+import { createHash } from 'node:crypto';
+import type { SecretPreset } from '../config/schema.js';
+
+// The credential formats agentguard knows. They live with the evidence vocabulary because two layers
+// use them: the secret-content check finds them in added lines (src/analysis/secrets/detectors.ts),
+// and the evidence writers redact them from every artifact (./redact.ts), which sit below analysis.
 
 /**
  * A built-in detector. `regex` must be global; when it has a `secret` group, that group is the
@@ -39,6 +44,24 @@ function wordy(value: string): boolean {
 export function looksRandom(value: string): boolean {
   return /[0-9]/.test(value) && /[A-Za-z]/.test(value) && !wordy(value) && shannonEntropy(value) >= 3.5;
 }
+
+/** First 8 hex characters of the SHA-256 of a value: enough to correlate, far too little to recover it. */
+export function fingerprint(value: string): string {
+  return createHash('sha256').update(value).digest('hex').slice(0, 8);
+}
+
+/**
+ * Presets whose shapes are specific enough to be on by default and to be redacted from every
+ * artifact whatever the config says: a match is a credential, hardly ever ordinary code.
+ */
+export const HIGH_PRECISION_PRESETS = [
+  'private-key',
+  'aws-access-key',
+  'github-token',
+  'slack-token',
+  'openai-key',
+  'anthropic-key',
+] as const satisfies readonly SecretPreset[];
 
 /** Keyed by the config's preset union, so adding a preset name without a detector does not compile. */
 export const PRESET_DETECTORS: Record<SecretPreset, PresetDetector> = {
