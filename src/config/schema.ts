@@ -145,6 +145,12 @@ export const BenchmarkConfigSchema = z.strictObject({
   test_command: CommandSchema,
   test_timeout_seconds: z.number().positive().default(300),
   timeout_seconds: z.number().positive().default(600),
+  /** One limit over the whole run (setup, agent, tests); unset: none. At most 7 days. */
+  run_timeout_seconds: z
+    .number()
+    .positive()
+    .max(7 * 24 * 3600)
+    .optional(),
 
   allowed_paths: z.array(nonEmpty).default(['**']),
   forbidden_paths: z.array(nonEmpty).default([]),

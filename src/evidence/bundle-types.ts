@@ -16,7 +16,9 @@ export type AgentOutcome =
   | { status: 'failed'; exit_code: number | null; signal: string | null }
   | { status: 'timed-out'; timeout_seconds: number }
   | { status: 'blocked'; reason: string }
-  | { status: 'errored'; error: string };
+  | { status: 'errored'; error: string }
+  /** Ended from outside while it ran: the live guard, an interrupt, the run's time limit. */
+  | { status: 'stopped'; by: 'guard' | 'interrupt' | 'run-timeout'; reason: string };
 
 export type AgentEvidence = {
   adapter: string;
@@ -55,4 +57,6 @@ export type EvidenceBundle = {
   skills: string[];
   started_at: string;
   finished_at: string;
+  /** Why the run was ended before it could finish (interrupt, run time limit); its verdict is ERROR. */
+  stopped?: string;
 };

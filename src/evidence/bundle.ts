@@ -16,7 +16,7 @@ import type {
   WorkspaceEvidence,
 } from './types.js';
 
-export type RunMeta = { run_id: string; started_at: string; finished_at: string };
+export type RunMeta = { run_id: string; started_at: string; finished_at: string; stopped?: string };
 
 function expectKeys<T>(file: string, value: T, keys: string[]): T {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
@@ -78,5 +78,6 @@ export function readBundle(runDir: string): EvidenceBundle {
     canaries: existsSync(f('canaries'))
       ? expectKeys(f('canaries'), readJson<CanaryEvidence>(f('canaries')), ['home', 'canaries'])
       : null,
+    ...(typeof meta.stopped === 'string' ? { stopped: meta.stopped } : {}),
   };
 }
