@@ -2,7 +2,7 @@ import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_pr
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI, execCli, tempDir } from './exec-cli.js';
+import { BENCHMARKS, CLI, execCli, tempDir } from './exec-cli.js';
 
 /**
  * One run, every time: whatever fails or whoever interrupts, the CLI exits with the right code,
@@ -365,6 +365,29 @@ describe.skipIf(!canRun)('two runs at once on a host without tracefs mounted', (
         if (!readFileSync('/proc/mounts', 'utf8').includes(' /sys/kernel/tracing tracefs '))
           execFileSync('mount', ['-t', 'tracefs', 'nodev', '/sys/kernel/tracing']);
       }
+    },
+    TIMEOUT,
+  );
+});
+
+describe.skipIf(!canRun)('the demo', () => {
+  it(
+    'records a run that fails to set up as a row of its table and goes on with the rest',
+    async () => {
+      const out = path.join(work, 'demo-out');
+      const r = await execCli(['demo', '--output-dir', out], {
+        cwd: work,
+        env: { AGENTGUARD_TEST_FAULT: 'fail:sandbox' },
+      });
+      expect(r.code).toBe(1);
+      const rows = r.stdout.split('\n').filter((l) => l.includes('ERROR'));
+      // Every planned run got its row (each task × 5 mock agents), not just the first failure.
+      const planned =
+        5 * readdirSync(BENCHMARKS).filter((d) => existsSync(path.join(BENCHMARKS, d, 'config.yaml'))).length;
+      expect(rows).toHaveLength(planned);
+      expect(rows[0]).toContain("injected failure at step 'sandbox'");
+      expect(r.stdout).toContain(`${planned} of ${planned} runs did not give the expected verdict.`);
+      await expectClean(out);
     },
     TIMEOUT,
   );
