@@ -18,7 +18,8 @@ export type SetupStep = (typeof SETUP_STEPS)[number];
 export const FAULT_ENV = 'AGENTGUARD_TEST_FAULT';
 
 /**
- * The test seam for the run's lifecycle: `fail:STEP` makes that setup step throw a SetupError, and
+ * The test seam for the run's lifecycle: `fail:STEP` makes that setup step (history … tracer)
+ * throw a SetupError, and
  * `signal:SIGNAL:STEP` sends the harness that signal when the step is reached (the agent and tests
  * steps: once their command runs). Returns undefined when the variable is unset, so normal runs
  * pay nothing.
@@ -29,7 +30,8 @@ export function faultFromEnv(env: NodeJS.ProcessEnv): ((step: SetupStep) => void
   const parts = spec.split(':');
   const step = parts.at(-1) as SetupStep;
   if (!SETUP_STEPS.includes(step)) return undefined;
-  if (parts[0] === 'fail' && parts.length === 2) {
+  // The agent and the tests are not setup: their failures are evidence, so only signals apply.
+  if (parts[0] === 'fail' && parts.length === 2 && step !== 'agent' && step !== 'tests') {
     return (at) => {
       if (at === step) throw new SetupError(`injected failure at step '${step}' (${FAULT_ENV})`);
     };
