@@ -162,6 +162,7 @@ async function collectAndAnalyse(
     const sandbox = window.sandbox;
     let agent: AgentEvidence;
     try {
+      throwIfStopped(signal);
       agent = await runAgent({
         plan,
         cfg,

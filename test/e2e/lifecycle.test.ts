@@ -178,13 +178,14 @@ describe.skipIf(!canRun)('a failed setup step leaves nothing behind', () => {
 });
 
 describe.skipIf(!canRun)('a signal in any phase: exit 128+N, an analysable ERROR run, nothing left', () => {
-  const cases: { signal: 'SIGINT' | 'SIGTERM'; phase: string; tracer: string }[] = [
+  const cases: { signal: 'SIGINT' | 'SIGTERM' | 'SIGHUP'; phase: string; tracer: string }[] = [
     { signal: 'SIGINT', phase: 'prepare', tracer: 'strace' },
     { signal: 'SIGTERM', phase: 'prepare', tracer: 'strace' },
     { signal: 'SIGINT', phase: 'agent', tracer: 'ebpf' },
     { signal: 'SIGTERM', phase: 'agent', tracer: 'strace' },
     { signal: 'SIGINT', phase: 'tests', tracer: 'strace' },
     { signal: 'SIGTERM', phase: 'tests', tracer: 'ebpf' },
+    { signal: 'SIGHUP', phase: 'agent', tracer: 'strace' },
   ];
   for (const { signal, phase, tracer } of cases) {
     it(
@@ -199,7 +200,7 @@ describe.skipIf(!canRun)('a signal in any phase: exit 128+N, an analysable ERROR
           cwd: work,
           env: { AGENTGUARD_TEST_FAULT: `signal:${signal}:${phase}` },
         });
-        expect(r.code).toBe(signal === 'SIGINT' ? 130 : 143);
+        expect(r.code).toBe({ SIGINT: 130, SIGTERM: 143, SIGHUP: 129 }[signal]);
         expect(performance.now() - started).toBeLessThan(55_000);
         const [runDir] = runsIn(out);
         expect(runDir).toBeDefined();
