@@ -21,7 +21,10 @@ export function analyze(bundle: EvidenceBundle, rules?: RuleSet): AnalysisResult
       byRule.set(a.rule, { id: `alert:${a.rule}`, passed: false, severity: a.severity });
     }
   }
-  return { checks, alerts, score: scoreChecks([...checks, ...byRule.values()]) };
+  const score = scoreChecks([...checks, ...byRule.values()]);
+  // A run cut short is no verdict on the agent either way: its partial evidence is still judged.
+  if (bundle.stopped !== undefined) score.result = 'ERROR';
+  return { checks, alerts, score };
 }
 
 /** The rules over the run's syscalls, network records and final diff. */

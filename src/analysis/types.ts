@@ -21,7 +21,8 @@ export type CheckResult = {
 /** A check is a pure function of the evidence (which carries the config snapshot). */
 export type Check = (bundle: EvidenceBundle) => Omit<CheckResult, 'severity'> & { severity?: Severity };
 
-export type Verdict = 'PASS' | 'FAIL';
+/** ERROR: the run was ended before it finished (interrupt, run time limit); judged on partial evidence. */
+export type Verdict = 'PASS' | 'FAIL' | 'ERROR';
 
 export type ScoreResult = {
   score: number;

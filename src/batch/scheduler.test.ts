@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mapLimit } from './scheduler.js';
+import { mapLimit, mapSettled } from './scheduler.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -28,5 +28,33 @@ describe('mapLimit', () => {
       }),
     ).rejects.toThrow('boom');
     expect(started).toEqual([1, 2]);
+  });
+
+  it('mapSettled: a failed item is its own row and the others still run', async () => {
+    const out = await mapSettled([1, 2, 3, 4], 2, async (n) => {
+      if (n === 2) throw new Error('tracefs already mounted');
+      await sleep(5);
+      return n * 10;
+    });
+    expect(out).toEqual([
+      { status: 'done', value: 10 },
+      { status: 'failed', error: new Error('tracefs already mounted') },
+      { status: 'done', value: 30 },
+      { status: 'done', value: 40 },
+    ]);
+  });
+
+  it('mapSettled: an aborted signal starts nothing new', async () => {
+    const controller = new AbortController();
+    const out = await mapSettled(
+      [1, 2, 3],
+      1,
+      async (n) => {
+        controller.abort();
+        return n;
+      },
+      controller.signal,
+    );
+    expect(out.map((r) => r.status)).toEqual(['done', 'skipped', 'skipped']);
   });
 });

@@ -18,7 +18,8 @@ export async function runTrials(
   trials: number,
 ): Promise<TrialsResult> {
   const results: RunResult[] = [];
-  for (let i = 0; i < trials; i++) {
+  // An interrupt ends the trial under way (written as ERROR) and starts no more.
+  for (let i = 0; i < trials && (i === 0 || !ctx.signal?.aborted); i++) {
     ctx.log(`trial ${i + 1} of ${trials}`);
     results.push(await runTask(ctx, cfg, opts));
   }

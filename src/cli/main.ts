@@ -5,7 +5,9 @@ import { cac } from 'cac';
 import { AGENT_NAMES } from '../agents/index.js';
 import { runModelServerCli } from '../agents/model-server/cli.js';
 import { AgentGuardError, errorMessage } from '../errors.js';
+import { disposeAll } from '../exec/disposer.js';
 import { killActiveGroups } from '../exec/run-command.js';
+import { requestShutdown, shutdownObserved, signalExitCode } from '../exec/shutdown.js';
 import { agentsInstall, agentsList } from './commands/agents.js';
 import { analyzeCommand } from './commands/analyze.js';
 import { compareCommand } from './commands/compare.js';
@@ -156,6 +158,38 @@ function reportError(io: CliIO, err: unknown): number {
   return 2;
 }
 
+/** How long a run may take to write its evidence after a signal before it is forced down. */
+const FORCE_AFTER_MS = 30_000;
+const EXIT_GRACE_MS = 5_000;
+
+/** What may keep the process a little while after a run: killed children (bpftrace) dying. */
+const DYING_CHILD = new Set(['PipeWrap', 'ProcessWrap', 'TTYWrap', 'Timeout', 'FSReqCallback']);
+
+/**
+ * Everything a command acquired is released when it returns. If a handle still keeps the process
+ * alive, end it rather than hang: at once after EXIT_GRACE_MS for a server or socket left open
+ * (a bug, said so), or after FORCE_AFTER_MS for a killed child that is slow to die.
+ */
+function exitWhenDrained(code: number, since: number): void {
+  setTimeout(() => {
+    const open = process.getActiveResourcesInfo().filter((r) => r !== 'Timeout' && r !== 'TTYWrap');
+    const onlyDying = open.every((r) => DYING_CHILD.has(r));
+    if (onlyDying && Date.now() - since < FORCE_AFTER_MS) return exitWhenDrained(code, since);
+    if (!onlyDying)
+      process.stderr.write(
+        `agentguard: internal error: still open at exit (${open.join(', ')}); exiting anyway\n`,
+      );
+    process.exit(code);
+  }, EXIT_GRACE_MS).unref();
+}
+
+async function forceExit(signal: NodeJS.Signals): Promise<void> {
+  killActiveGroups('SIGKILL');
+  await Promise.race([disposeAll(), new Promise((r) => setTimeout(r, 10_000))]);
+  killActiveGroups('SIGKILL');
+  process.exit(signalExitCode(signal));
+}
+
 function isEntryPoint(): boolean {
   try {
     return realpathSync(process.argv[1] ?? '') === fileURLToPath(import.meta.url);
@@ -173,16 +207,24 @@ if (isEntryPoint()) {
       process.once('SIGTERM', resolve);
     });
   } else {
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
       process.on(signal, () => {
-        killActiveGroups();
-        process.exit(130);
+        // A run winds down by itself: it ends its step, writes its evidence and releases what it
+        // holds. A second signal, a command that does not wind down, or a wind-down that takes too
+        // long gets the hard way: release everything still held, kill every child group, exit.
+        const first = requestShutdown(signal);
+        if (first && shutdownObserved()) {
+          setTimeout(() => void forceExit(signal), FORCE_AFTER_MS).unref();
+          return;
+        }
+        void forceExit(signal);
       });
     }
   }
   main(args, processIO, stop).then(
     (code) => {
       process.exitCode = code;
+      exitWhenDrained(code, Date.now());
     },
     (err) => {
       process.stderr.write(`agentguard: internal error: ${errorMessage(err)}\n`);

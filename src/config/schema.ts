@@ -196,6 +196,8 @@ export const BenchmarkConfigSchema = z.strictObject({
   test_command: CommandSchema,
   test_timeout_seconds: seconds.default(300),
   timeout_seconds: seconds.default(600),
+  /** One limit over the whole run (setup, agent, tests); unset: none. At most 7 days. */
+  run_timeout_seconds: seconds.optional(),
 
   allowed_paths: z.array(PathGlobSchema).default(['**']),
   forbidden_paths: z.array(PathGlobSchema).default([]),

@@ -17,7 +17,9 @@ export type AgentOutcome =
   | { status: 'failed'; exit_code: number | null; signal: string | null }
   | { status: 'timed-out'; timeout_seconds: number }
   | { status: 'blocked'; reason: string }
-  | { status: 'errored'; error: string };
+  | { status: 'errored'; error: string }
+  /** Ended from outside while it ran: the live guard, an interrupt, the run's time limit. */
+  | { status: 'stopped'; by: 'guard' | 'interrupt' | 'run-timeout'; reason: string };
 
 export type AgentEvidence = {
   adapter: string;
@@ -56,6 +58,8 @@ export type EvidenceBundle = {
   skills: string[];
   started_at: string;
   finished_at: string;
+  /** Why the run was ended before it could finish (interrupt, run time limit); its verdict is ERROR. */
+  stopped?: string;
 };
 
 /*
@@ -69,7 +73,12 @@ const num = z.number();
 const int = z.number().int();
 const nullableNum = z.number().nullable();
 
-export const RunMetaSchema = z.looseObject({ run_id: str.min(1), started_at: str, finished_at: str });
+export const RunMetaSchema = z.looseObject({
+  run_id: str.min(1),
+  started_at: str,
+  finished_at: str,
+  stopped: str.optional(),
+});
 
 export const SysEventSchema: z.ZodType<SysEvent> = z.looseObject({
   seq: num,
@@ -191,6 +200,11 @@ export const AgentEvidenceSchema: z.ZodType<AgentEvidence> = z.looseObject({
     z.looseObject({ status: z.literal('timed-out'), timeout_seconds: num }),
     z.looseObject({ status: z.literal('blocked'), reason: str }),
     z.looseObject({ status: z.literal('errored'), error: str }),
+    z.looseObject({
+      status: z.literal('stopped'),
+      by: z.enum(['guard', 'interrupt', 'run-timeout']),
+      reason: str,
+    }),
   ]),
   command_id: str.nullable(),
 });

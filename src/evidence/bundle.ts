@@ -20,7 +20,7 @@ import {
 import { runPath } from './layout.js';
 import { isMissing, READ_LIMITS, readEvidenceText, readJson, readJsonl } from './read.js';
 
-export type RunMeta = { run_id: string; started_at: string; finished_at: string };
+export type RunMeta = { run_id: string; started_at: string; finished_at: string; stopped?: string };
 
 const FIX = 'the run directory is incomplete or was edited; re-run the task';
 
@@ -73,5 +73,6 @@ export function readBundle(runDir: string): EvidenceBundle {
     observation: readJson(f('observation'), FIX, ObservationSchema),
     skills: isMissing(f('skills')) ? [] : readJson(f('skills'), FIX, SkillsEvidenceSchema).files,
     canaries: isMissing(f('canaries')) ? null : readJson(f('canaries'), FIX, CanaryEvidenceSchema),
+    ...(meta.stopped !== undefined ? { stopped: meta.stopped } : {}),
   };
 }

@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
+import { noteGroup } from './owner-registry.js';
+import { safeTimeout } from './safe-timer.js';
+import { resumeStuckWrappers } from './stuck-wrappers.js';
 import type { SpawnSpec } from './types.js';
 
 export type RunOptions = {
@@ -13,6 +16,14 @@ export type RunOptions = {
   killGraceMs?: number;
   /** Called once the process exists, with its pid (the process group id too). */
   onStart?: (pid: number) => void;
+  /** Ends the command early (interrupt, run time limit): the group gets SIGTERM, then SIGKILL. */
+  signal?: AbortSignal;
+  /**
+   * Which processes of the tree are harness wrappers that must not be left stopped once their
+   * child exited (see resumeStuckWrappers); checked every `wrapperPollMs` (default 1 s).
+   */
+  isWrapper?: (argv: string[]) => boolean;
+  wrapperPollMs?: number;
 };
 
 export type RunOutcome = {
@@ -20,6 +31,8 @@ export type RunOutcome = {
   exit_code: number | null;
   signal: string | null;
   timed_out: boolean;
+  /** Ended by `signal` (interrupt or run time limit), not by its own doing or its timeout. */
+  aborted: boolean;
   duration_ms: number;
   stdout: string;
   stderr: string;
@@ -95,6 +108,7 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
         resolve({
           pid: child.pid ?? null,
           timed_out: false,
+          aborted: false,
           stragglers_killed: false,
           ...partial,
           duration_ms: Math.round(performance.now() - started),
@@ -121,6 +135,7 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let timedOut = false;
+    let aborted = false;
     let settled = false;
     let killTimer: NodeJS.Timeout | undefined;
 
@@ -133,11 +148,35 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
         return false;
       }
     };
-    const timer = setTimeout(() => {
-      timedOut = true;
+    const stop = () => {
       killGroup('SIGTERM');
       killTimer = setTimeout(() => killGroup('SIGKILL'), grace);
+    };
+    const timer = safeTimeout(() => {
+      if (aborted) return;
+      timedOut = true;
+      stop();
     }, timeoutMs);
+    const onAbort = () => {
+      if (settled || timedOut) return;
+      aborted = true;
+      stop();
+    };
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    const isWrapper = options.isWrapper;
+    const wrapperPoll =
+      isWrapper && child.pid !== undefined
+        ? setInterval(
+            () => resumeStuckWrappers(child.pid as number, isWrapper),
+            options.wrapperPollMs ?? 1000,
+          )
+        : undefined;
+    const stopWatching = () => {
+      timer.clear();
+      if (wrapperPoll) clearInterval(wrapperPoll);
+      options.signal?.removeEventListener('abort', onAbort);
+    };
+    if (options.signal?.aborted) onAbort();
 
     child.stdout.on('data', (c: Buffer) => {
       out.push(c);
@@ -149,13 +188,14 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
     });
     if (child.pid !== undefined) {
       activeGroups.add(child.pid);
+      noteGroup(child.pid);
       options.onStart?.(child.pid);
     }
 
     child.on('error', (e: NodeJS.ErrnoException) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      stopWatching();
       const reason =
         e.code === 'ENOENT' ? `program '${file}' not found` : `${e.code ?? 'error'}: ${e.message}`;
       finish({ exit_code: null, signal: null, spawn_error: reason });
@@ -163,7 +203,7 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
     child.on('exit', (code, signal) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      stopWatching();
       if (child.pid !== undefined) activeGroups.delete(child.pid);
       // Background children may still hold the pipes open; the run is over for them too.
       const stragglers = killGroup('SIGKILL');
@@ -176,7 +216,13 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
         if (++closed < 2) return;
         clearTimeout(closeWait);
         if (killTimer) clearTimeout(killTimer);
-        finish({ exit_code: code, signal, timed_out: timedOut, stragglers_killed: stragglers });
+        finish({
+          exit_code: code,
+          signal,
+          timed_out: timedOut,
+          aborted,
+          stragglers_killed: stragglers,
+        });
       };
       if (child.stdout.closed) closed++;
       else child.stdout.once('close', onClose);
@@ -193,6 +239,7 @@ function emptyOutcome(reason: string): RunOutcome {
     exit_code: null,
     signal: null,
     timed_out: false,
+    aborted: false,
     duration_ms: 0,
     stdout: '',
     stderr: '',

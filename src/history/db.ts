@@ -111,6 +111,31 @@ export function openHistory(dbPath: string): History {
   return historyOn(db, dbPath);
 }
 
+/**
+ * Opens the history index and checks it before a run spends its time: a corrupt file is found
+ * now, in one sentence, rather than after the agent ran. Creates the file when it is missing.
+ */
+export function checkHistory(dbPath: string): void {
+  const history = openHistory(dbPath);
+  history.close();
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(dbPath, { readonly: true });
+    db.pragma(`busy_timeout = ${HISTORY_BUSY_TIMEOUT_MS}`);
+    const problems = db.pragma('quick_check', { simple: false }) as { quick_check: string }[];
+    const first = problems[0]?.quick_check ?? 'ok';
+    if (first !== 'ok') {
+      throw new InputError(
+        `history database ${dbPath} is corrupt (${first}); move it aside: history is rebuilt from report.json files as runs are re-recorded`,
+      );
+    }
+  } catch (err) {
+    throw translate(err, dbPath);
+  } finally {
+    db?.close();
+  }
+}
+
 function migrate(db: Database.Database, dbPath: string): void {
   const schemaVersion = () => {
     const version = Number(db.pragma('user_version', { simple: true }));

@@ -1,7 +1,7 @@
 // history sits below reports and analysis in the import order, so it names the slice of a
 // RunReport it indexes instead of importing the type; a RunReport is assignable to RecordableRun.
 
-export type HistoryVerdict = 'PASS' | 'FAIL';
+export type HistoryVerdict = 'PASS' | 'FAIL' | 'ERROR';
 
 /** The fields of a run report that the index keeps. */
 export type RecordableRun = {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { selectTracer } from './select-tracer.js';
+import { SetupError } from '../errors.js';
+import { selectTracer, startTracer } from './select-tracer.js';
 import type { Tracer, TracerAvailability } from './types.js';
 
 function fake(kind: 'ebpf' | 'strace', availability: TracerAvailability): Tracer {
@@ -59,5 +60,68 @@ describe('selectTracer', () => {
       strace: fake('strace', ok('6.1')),
     });
     expect(c).toMatchObject({ kind: 'off', tracer: null, fallbacks: [] });
+  });
+
+  describe('startTracer', () => {
+    const registry = {
+      ebpf: fake('ebpf', ok('0.17')),
+      strace: fake('strace', ok('6.1')),
+    };
+    const session = (kind: 'ebpf' | 'strace') => ({
+      kind,
+      zeroWallMs: null,
+      wrap: (s: never) => s,
+      stop: async () => ({ events: [], lost_events: 0, version: kind, warnings: [] }),
+    });
+
+    it('under auto, a tracer whose start fails gives way to the next, with a warning and a fallback', async () => {
+      const logged: string[] = [];
+      const started = await startTracer(
+        'auto',
+        registry,
+        async (t) => {
+          if (t.kind === 'ebpf') throw new Error('mount: /sys/kernel/tracing: already mounted');
+          return session(t.kind);
+        },
+        (l) => logged.push(l),
+      );
+      expect(started.kind).toBe('strace');
+      expect(started.session?.kind).toBe('strace');
+      expect(started.fallbacks).toEqual([
+        {
+          component: 'tracer',
+          wanted: 'ebpf',
+          used: 'strace',
+          reason: 'ebpf did not start: mount: /sys/kernel/tracing: already mounted',
+        },
+      ]);
+      expect(logged.join('\n')).toContain('warning: tracer strace instead of ebpf');
+    });
+
+    it('under auto, when no tracer starts, the run is untraced and says why', async () => {
+      const started = await startTracer(
+        'auto',
+        registry,
+        async (t) => {
+          throw new Error(`${t.kind} broke`);
+        },
+        () => {},
+      );
+      expect(started).toMatchObject({ kind: 'off', session: null });
+      expect(started.fallbacks.map((f) => f.used)).toEqual(['strace', 'off']);
+    });
+
+    it('an explicitly requested tracer that does not start is a SetupError', async () => {
+      await expect(
+        startTracer(
+          'ebpf',
+          registry,
+          async () => {
+            throw new Error('bpftrace exited');
+          },
+          () => {},
+        ),
+      ).rejects.toThrow(SetupError);
+    });
   });
 });

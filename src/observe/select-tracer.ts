@@ -1,5 +1,7 @@
+import { SetupError } from '../errors.js';
 import type { TracerKind } from '../evidence/types.js';
-import type { Tracer } from './types.js';
+import { RunStopped } from '../exec/interrupt.js';
+import type { Tracer, TracerSession } from './types.js';
 
 export type TracerChoice = {
   tracer: Tracer | null;
@@ -54,4 +56,48 @@ export async function selectTracer(
     reason,
   });
   return { tracer: null, kind: 'off', reason, fallbacks };
+}
+
+export type StartedTracer = Omit<TracerChoice, 'tracer'> & { session: TracerSession | null };
+
+/**
+ * Choose and start the tracer. Under `auto`, one whose start() fails gives way to the next
+ * (ebpf → strace → off), each step recorded with the reason and printed as a warning. A tracer the
+ * user asked for by name that does not start is a SetupError: they asked for that evidence.
+ */
+export async function startTracer(
+  requested: 'auto' | TracerKind,
+  registry: Record<Exclude<TracerKind, 'off'>, Tracer>,
+  start: (tracer: Tracer) => Promise<TracerSession>,
+  log: (line: string) => void,
+): Promise<StartedTracer> {
+  const choice = await selectTracer(requested, registry);
+  for (const f of choice.fallbacks) log(`warning: tracer ${f.used} instead of ${f.wanted}: ${f.reason}`);
+  const fallbacks = [...choice.fallbacks];
+  let current: TracerChoice = choice;
+  for (;;) {
+    const { tracer, kind } = current;
+    if (!tracer) return { ...current, fallbacks, session: null };
+    try {
+      return { ...current, fallbacks, session: await start(tracer) };
+    } catch (err) {
+      if (err instanceof RunStopped) throw err;
+      const why = `${kind} did not start: ${err instanceof Error ? err.message : String(err)}`;
+      if (requested !== 'auto') {
+        throw new SetupError(
+          `tracer '${kind}' was requested but ${why}. Fix: see 'agentguard doctor', or choose another with --tracer.`,
+          { cause: err },
+        );
+      }
+      const rest = ORDER.slice(ORDER.indexOf(kind as Exclude<TracerKind, 'off'>) + 1);
+      const next = rest.length > 0 ? await selectTracer(rest[0] as TracerKind, registry) : null;
+      const used = next?.kind ?? 'off';
+      const fallback = { component: 'tracer' as const, wanted: kind, used, reason: why };
+      log(`warning: tracer ${used} instead of ${kind}: ${why}`);
+      fallbacks.push(fallback, ...(next?.fallbacks ?? []));
+      current = next
+        ? { ...next, reason: `${next.kind} used because ${why}` }
+        : { tracer: null, kind: 'off', reason: `no tracer started: ${why}`, fallbacks: [] };
+    }
+  }
 }

@@ -2,6 +2,7 @@ import os from 'node:os';
 import type { AgentPlan } from '../agents/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { AgentEvidence, AgentOutcome } from '../evidence/bundle-types.js';
+import { describeStop, type StopReason } from '../exec/interrupt.js';
 import type { CommandLog } from './commands.js';
 import { matchUnsafe } from './preflight.js';
 import type { Timeline } from './timeline.js';
@@ -44,6 +45,10 @@ export type AgentPhaseInput = {
   timeline: Timeline;
   logFile: string;
   version: string | null;
+  /** Harness wrappers in the agent's tree (the sandbox bridge) that must not hold its exit hostage. */
+  isWrapper?: (argv: string[]) => boolean;
+  /** Why the run was ended, once it has been (the agent's outcome then says so). */
+  stopReason?: () => StopReason | null;
 };
 
 /** Run the agent once under the command policy; its failure, crash or timeout is returned as data. */
@@ -76,6 +81,7 @@ export async function runAgent(input: AgentPhaseInput): Promise<AgentEvidence> {
       timeline.add('agent', 'started', `pid ${pid}`);
       input.onAgentStart?.(pid);
     },
+    ...(input.isWrapper ? { isWrapper: input.isWrapper } : {}),
   });
   if (blocked) {
     return evidence(
@@ -86,6 +92,15 @@ export async function runAgent(input: AgentPhaseInput): Promise<AgentEvidence> {
   if (outcome?.spawn_error) {
     timeline.add('agent', 'errored', outcome.spawn_error);
     return evidence({ status: 'errored', error: outcome.spawn_error }, record.id);
+  }
+  const stopped = outcome?.aborted ? input.stopReason?.() : null;
+  if (stopped) {
+    const reason = `stopped by the harness: ${describeStop(stopped)}`;
+    timeline.add('agent', 'stopped', reason);
+    return evidence(
+      { status: 'stopped', by: stopped.kind === 'signal' ? 'interrupt' : 'run-timeout', reason },
+      record.id,
+    );
   }
   if (record.timed_out) {
     timeline.add('agent', 'timed-out', `after ${cfg.timeout_seconds}s; process group killed`);

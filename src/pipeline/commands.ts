@@ -17,13 +17,19 @@ export type CommandRequest = {
   blocked?: boolean;
   logFile?: string;
   onStart?: (pid: number) => void;
+  /** Harness wrappers in the command's tree that must not stay stopped (see runCommand). */
+  isWrapper?: (argv: string[]) => boolean;
 };
 
 /** Runs the commands of one run and appends each record to commands.jsonl as it finishes. */
 export class CommandLog {
   readonly records: CommandRecord[] = [];
   private t0 = performance.now();
-  constructor(private readonly file: string) {}
+  /** `signal` ends every command of the run early (interrupt, run time limit). */
+  constructor(
+    private readonly file: string,
+    private readonly signal?: AbortSignal,
+  ) {}
 
   async run(req: CommandRequest): Promise<{ record: CommandRecord; outcome: RunOutcome | null }> {
     const started = Math.round(performance.now() - this.t0);
@@ -38,6 +44,8 @@ export class CommandLog {
       maxOutputBytes: req.maxOutputBytes,
       ...(req.logFile ? { logFile: req.logFile } : {}),
       ...(req.onStart ? { onStart: req.onStart } : {}),
+      ...(req.isWrapper ? { isWrapper: req.isWrapper } : {}),
+      ...(this.signal ? { signal: this.signal } : {}),
     });
     return { record: this.record(id, req, started, outcome), outcome };
   }

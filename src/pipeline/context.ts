@@ -1,3 +1,5 @@
+import type { SetupStep } from './faults.js';
+
 /** What the orchestrator receives instead of reaching for globals. */
 export type RunContext = {
   /** The `.agentguard` folder: runs, history.db and the rest go under it. */
@@ -9,4 +11,8 @@ export type RunContext = {
   log: (line: string) => void;
   /** Record the run in history.db (off in some tests). */
   history: boolean;
+  /** Ends every run in progress (the CLI's SIGINT/SIGTERM/SIGHUP); its reason is a StopReason. */
+  signal?: AbortSignal;
+  /** Test seam: called at each setup step (see faults.ts); unset outside tests. */
+  fault?: (step: SetupStep) => void;
 };

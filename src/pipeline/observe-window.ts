@@ -5,6 +5,8 @@ import type { RuleSet } from '../analysis/rules/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { runPath } from '../evidence/layout.js';
 import type { NetworkRecord, Observation, SysEvent, TracerKind } from '../evidence/types.js';
+import type { Disposer } from '../exec/disposer.js';
+import { unlessStopped } from '../exec/interrupt.js';
 import type { SpawnSpec } from '../exec/types.js';
 import { TRACERS } from '../observe/index.js';
 import {
@@ -16,12 +18,13 @@ import {
   proxyEnv,
 } from '../observe/proxy/index.js';
 import { scopeToAgent } from '../observe/scope-events.js';
-import { selectTracer } from '../observe/select-tracer.js';
+import { startTracer } from '../observe/select-tracer.js';
 import type { TracerSession } from '../observe/types.js';
 import { SANDBOX_PROXY_DIR } from '../sandbox/bwrap.js';
 import { seedCanaryHome } from '../sandbox/canaries.js';
 import type { SandboxChoice } from '../sandbox/select-sandbox.js';
 import type { SandboxSession } from '../sandbox/types.js';
+import type { SetupStep } from './faults.js';
 import { type GuardMode, LiveGuard } from './live-guard.js';
 import type { Timeline } from './timeline.js';
 
@@ -45,7 +48,22 @@ export type WindowRequest = {
    * the network mode.
    */
   harnessHosts?: Record<string, string>;
+  /** Every resource the window opens is registered here as it is acquired (released on any exit). */
+  disposer: Disposer;
+  /** Ends the run (signal, run time limit): a tracer still starting is abandoned and released. */
+  signal?: AbortSignal;
+  /** Test seam: called before each setup step; a throw there is a failure of that step. */
+  fault?: (step: SetupStep) => void;
 };
+
+/** Calls `fn` once; later calls get the first call's promise. */
+function once<T>(fn: () => Promise<T>): () => Promise<T> {
+  let result: Promise<T> | null = null;
+  return () => {
+    result ??= fn();
+    return result;
+  };
+}
 
 export type ClosedWindow = { syscalls: SysEvent[]; network: NetworkRecord[]; observation: Observation };
 
@@ -62,6 +80,10 @@ export class ObservationWindow {
     private readonly tracerInfo: Observation['tracer'],
     private readonly proxy: EgressProxy | null,
     private readonly dns: DnsResponder | null,
+    private readonly stops: {
+      proxy: () => Promise<NetworkRecord[]>;
+      dns: () => Promise<NetworkRecord[]>;
+    },
     private readonly fallbacks: Observation['fallbacks'],
     private readonly opened: number,
     readonly guard: LiveGuard | null,
@@ -99,6 +121,8 @@ export class ObservationWindow {
     let proxy: EgressProxy | null = null;
     let dns: DnsResponder | null = null;
     let proxyDir: string | undefined;
+    let stopProxy = async (): Promise<NetworkRecord[]> => [];
+    let stopDns = async (): Promise<NetworkRecord[]> => [];
     const mode = cfg.network.mode;
     const harnessHosts = req.harnessHosts ?? {};
     const harnessNames = Object.keys(harnessHosts);
@@ -121,8 +145,14 @@ export class ObservationWindow {
         unixPath: path.join(proxyDir, DNS_SOCKET_NAME),
         ...(onRecord ? { onRecord } : {}),
       });
+      req.fault?.('proxy');
       await proxy.start();
+      stopProxy = once(() => (proxy as EgressProxy).stop());
+      req.disposer.add('egress proxy', stopProxy);
+      req.fault?.('dns');
       await dns.start();
+      stopDns = once(() => (dns as DnsResponder).stop());
+      req.disposer.add('DNS responder', stopDns);
       writeFileSync(
         path.join(proxyDir, 'resolv.conf'),
         'nameserver 127.0.0.1\noptions attempts:1 timeout:2\n',
@@ -138,7 +168,10 @@ export class ObservationWindow {
         tcpPort: 0,
         ...(onRecord ? { onRecord } : {}),
       });
+      req.fault?.('proxy');
       await proxy.start();
+      stopProxy = once(() => (proxy as EgressProxy).stop());
+      req.disposer.add('egress proxy', stopProxy);
     }
     if (mode === 'allowlist' && proxy?.address?.tcpPort) {
       const reason = `sandbox '${choice.sandbox.kind}' cannot force traffic through the proxy; HTTP_PROXY points at it, but a program may bypass it`;
@@ -157,6 +190,7 @@ export class ObservationWindow {
       });
     }
 
+    req.fault?.('sandbox');
     const sandbox = await choice.sandbox.start({
       runId: req.runId,
       runDir: req.runDir,
@@ -169,20 +203,29 @@ export class ObservationWindow {
       ...(cfg.container ? { container: cfg.container } : {}),
     });
 
-    const tracerChoice = await selectTracer(req.tracer ?? cfg.tracer, TRACERS);
-    for (const f of tracerChoice.fallbacks)
-      req.log(`warning: tracer ${f.used} instead of ${f.wanted}: ${f.reason}`);
-    fallbacks.push(...tracerChoice.fallbacks);
+    req.disposer.add('sandbox', () => sandbox.stop());
+
     const scratch = runPath(req.runDir, 'tracerScratch');
     mkdirSync(scratch, { recursive: true });
-    const tracer = tracerChoice.tracer
-      ? await tracerChoice.tracer.start({
+    const tracerChoice = await startTracer(
+      req.tracer ?? cfg.tracer,
+      TRACERS,
+      (tracer) => {
+        req.fault?.('tracer');
+        const starting = tracer.start({
           run_id: req.runId,
           scratch_dir: scratch,
           workspace: req.repoDir,
           ...(onEvent ? { onEvent } : {}),
-        })
-      : null;
+        });
+        // A tracer that finishes starting after the run was ended is stopped at once.
+        return unlessStopped(starting, req.signal, (late) => late.stop());
+      },
+      req.log,
+    );
+    fallbacks.push(...tracerChoice.fallbacks);
+    const tracer = tracerChoice.session;
+    if (tracer) req.disposer.add(`${tracer.kind} tracer`, () => tracer.stop());
     if (guard) guard.eventClockZero = tracer?.zeroWallMs ?? Date.now();
     const tracerInfo: Observation['tracer'] = {
       requested: req.tracer ?? cfg.tracer,
@@ -196,12 +239,28 @@ export class ObservationWindow {
       'window-open',
       `sandbox ${sandbox.kind}, tracer ${tracerChoice.kind}, network ${mode}`,
     );
-    return new ObservationWindow(sandbox, req, tracer, tracerInfo, proxy, dns, fallbacks, t0, guard);
+    return new ObservationWindow(
+      sandbox,
+      req,
+      tracer,
+      tracerInfo,
+      proxy,
+      dns,
+      { proxy: stopProxy, dns: stopDns },
+      fallbacks,
+      t0,
+      guard,
+    );
   }
 
   /** A tracer wraps the agent (its launcher turns a signal death into exit 128+N). */
   get traced(): boolean {
     return this.tracer !== null;
+  }
+
+  /** The harness's own wrapper processes in the agent's tree (the sandbox bridge), by their argv. */
+  isWrapper(argv: string[]): boolean {
+    return this.proxy?.address?.unixPath !== undefined && (argv[1] ?? '').endsWith('sandbox-bridge.js');
   }
 
   /** The agent's command as it must be spawned: through the bridge, inside the sandbox, under the tracer. */
@@ -224,9 +283,7 @@ export class ObservationWindow {
   async close(agentArgv: string[]): Promise<ClosedWindow> {
     const closed = Date.now();
     const traced = this.tracer ? await this.tracer.stop() : null;
-    const network = [...((await this.proxy?.stop()) ?? []), ...((await this.dns?.stop()) ?? [])].sort(
-      (a, b) => a.ts - b.ts,
-    );
+    const network = [...(await this.stops.proxy()), ...(await this.stops.dns())].sort((a, b) => a.ts - b.ts);
     this.req.timeline.add('observe', 'window-close');
     let syscalls: SysEvent[] = [];
     const tracer = { ...this.tracerInfo };

@@ -42,6 +42,8 @@ export type RunPlan = {
   trajectory: Trajectory | null;
   rules: LoadedRules;
   guardMode: GuardMode;
+  /** The --tracer override, when given. */
+  tracer?: 'auto' | TracerKind;
 };
 
 /**
@@ -112,6 +114,7 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
     trajectory,
     rules: loadRunRules(cfg),
     guardMode: opts.guard ?? 'audit',
+    ...(opts.tracer ? { tracer: opts.tracer } : {}),
   };
 }
 

@@ -9,7 +9,18 @@ import type { ResolvedConfig } from '../config/schema.js';
 import type { AgentEvidence } from '../evidence/bundle-types.js';
 import { runPath } from '../evidence/layout.js';
 import { writeFileAtomic, writeJson, writeJsonl } from '../evidence/write.js';
-import { openHistory } from '../history/db.js';
+import { Disposer, trackDisposer } from '../exec/disposer.js';
+import {
+  describeStop,
+  RunStopped,
+  type StopReason,
+  stopReasonOf,
+  throwIfStopped,
+} from '../exec/interrupt.js';
+import { noteRun } from '../exec/owner-registry.js';
+import { safeTimeout } from '../exec/safe-timer.js';
+import { signalExitCode } from '../exec/shutdown.js';
+import { checkHistory, openHistory } from '../history/db.js';
 import { packageRoot } from '../package-root.js';
 import { collectDiff } from '../workspace/diff.js';
 import { prepareWorkspace } from '../workspace/prepare.js';
@@ -18,7 +29,8 @@ import { type AnalysedRun, analyseRun } from './analyse-run.js';
 import { CommandLog } from './commands.js';
 import type { RunContext } from './context.js';
 import { ObservationWindow } from './observe-window.js';
-import { planRun, type RunOptions } from './plan-run.js';
+import { fillMissingEvidence } from './partial-evidence.js';
+import { planRun, type RunOptions, type RunPlan } from './plan-run.js';
 import { saveRunRules } from './rules.js';
 import { sealEvidence } from './seal-evidence.js';
 import { runTests } from './test-phase.js';
@@ -27,31 +39,74 @@ import { Timeline } from './timeline.js';
 const MAX_PATCH_BYTES = 32 * 1024 * 1024;
 
 export type { RunOptions } from './plan-run.js';
-export type RunResult = AnalysedRun & { runDir: string; exitCode: 0 | 1 };
+export type RunResult = AnalysedRun & { runDir: string; exitCode: number };
 
 /**
  * One run of one agent on one task. Collect evidence once (prepare, agent, diff, tests), then
- * analyse it from disk. Config and setup problems found before anything is written throw
- * ConfigError/SetupError; anything that goes wrong with the agent or the tests is evidence.
+ * analyse it from disk. Config and setup problems throw ConfigError/SetupError, and a run whose
+ * setup failed leaves no folder behind; anything that goes wrong with the agent or the tests is
+ * evidence. Every resource the run acquires is released on every path (see Disposer). A run ended
+ * from outside — `ctx.signal` or `run_timeout_seconds` — writes what it collected and is judged
+ * ERROR.
  */
 export async function runTask(ctx: RunContext, config: ResolvedConfig, opts: RunOptions): Promise<RunResult> {
   const planned = await planRun(ctx, config, opts);
+  const historyFile = path.join(ctx.outputDir, 'history.db');
+  if (ctx.history) {
+    // A corrupt history is found now, not after the agent has run for its full time.
+    ctx.fault?.('history');
+    checkHistory(historyFile);
+  }
+  const controller = new AbortController();
+  const stopRun = (reason: StopReason) => {
+    if (!controller.signal.aborted) controller.abort(reason);
+  };
+  const onOuterStop = () => stopRun(stopReasonOf(ctx.signal) ?? { kind: 'signal', signal: 'SIGTERM' });
+  ctx.signal?.addEventListener('abort', onOuterStop, { once: true });
+  if (ctx.signal?.aborted) onOuterStop();
+  const limit = planned.cfg.run_timeout_seconds;
+  const runLimit =
+    limit === undefined
+      ? null
+      : safeTimeout(() => stopRun({ kind: 'run-timeout', seconds: limit }), limit * 1000);
+  const disposer = new Disposer();
+  const untrack = trackDisposer(disposer);
+  noteRun(planned.runId);
+  try {
+    return await collectAndAnalyse(ctx, planned, controller.signal, disposer, historyFile);
+  } finally {
+    runLimit?.clear();
+    ctx.signal?.removeEventListener('abort', onOuterStop);
+    await disposer.dispose();
+    untrack();
+  }
+}
+
+async function collectAndAnalyse(
+  ctx: RunContext,
+  planned: RunPlan,
+  signal: AbortSignal,
+  disposer: Disposer,
+  historyFile: string,
+): Promise<RunResult> {
   const { cfg, started, runId, runDir, repoDir, homeDir, homeInside, taskFile } = planned;
   const { sandboxChoice, trajectory, rules, guardMode, agent: plan } = planned;
-
-  mkdirSync(path.join(runDir, 'evidence'), { recursive: true });
-  saveRunRules(runDir, rules);
-  mkdirSync(homeDir, { recursive: true });
-  writeRenderedFiles(plan.files ?? []);
-  writeJson(runPath(runDir, 'config'), cfg);
-  writeFileAtomic(taskFile, cfg.prompt);
-  const timeline = new Timeline(runPath(runDir, 'timeline'));
-  const commands = new CommandLog(runPath(runDir, 'commands'));
-
-  timeline.add('prepare', 'copy-template', cfg.repo);
-  let workspace: Awaited<ReturnType<typeof prepareWorkspace>>;
+  // Until the agent starts, a failure is a setup failure and the folder holds nothing of value.
+  let agentStarting = false;
   try {
-    workspace = await prepareWorkspace({
+    mkdirSync(path.join(runDir, 'evidence'), { recursive: true });
+    saveRunRules(runDir, rules);
+    mkdirSync(homeDir, { recursive: true });
+    writeRenderedFiles(plan.files ?? []);
+    writeJson(runPath(runDir, 'config'), cfg);
+    writeFileAtomic(taskFile, cfg.prompt);
+    writeFileAtomic(runPath(runDir, 'commands'), '');
+    const timeline = new Timeline(runPath(runDir, 'timeline'));
+    const commands = new CommandLog(runPath(runDir, 'commands'), signal);
+
+    timeline.add('prepare', 'copy-template', cfg.repo);
+    ctx.fault?.('prepare');
+    const workspace = await prepareWorkspace({
       runId,
       runDir,
       template: cfg.repo,
@@ -68,24 +123,21 @@ export async function runTask(ctx: RunContext, config: ResolvedConfig, opts: Run
         writeJson(runPath(runDir, 'skills'), skills);
       },
     });
-  } catch (err) {
-    // Nothing of value was written yet: leave no half-made run behind.
-    rmSync(runDir, { recursive: true, force: true });
-    throw err;
-  }
-  const { harness_git_dir, baseline_ignored, ...workspaceEvidence } = workspace;
-  writeJson(runPath(runDir, 'workspace'), { ...workspaceEvidence, baseline_ignored });
-  timeline.add('prepare', 'baseline', workspace.baseline_sha);
-  ctx.log(`run ${runId}: ${cfg.name} with agent ${plan.name}`);
+    const { harness_git_dir, baseline_ignored, ...workspaceEvidence } = workspace;
+    writeJson(runPath(runDir, 'workspace'), { ...workspaceEvidence, baseline_ignored });
+    timeline.add('prepare', 'baseline', workspace.baseline_sha);
+    ctx.log(`run ${runId}: ${cfg.name} with agent ${plan.name}`);
+    throwIfStopped(signal);
 
-  const model: RunningModelServer | null = trajectory
-    ? await startModelServer({ script: trajectory, recordFile: runPath(runDir, 'model') })
-    : null;
-  const harnessHosts =
-    model && plan.model_endpoint ? { [plan.model_endpoint.host]: `127.0.0.1:${model.port}` } : {};
-  let window: ObservationWindow;
-  try {
-    window = await ObservationWindow.open({
+    ctx.fault?.('model-server');
+    const model: RunningModelServer | null = trajectory
+      ? await startModelServer({ script: trajectory, recordFile: runPath(runDir, 'model') })
+      : null;
+    const stopModel = model ? disposer.add('model server', () => model.server.stop()) : null;
+    const harnessHosts =
+      model && plan.model_endpoint ? { [plan.model_endpoint.host]: `127.0.0.1:${model.port}` } : {};
+    throwIfStopped(signal);
+    const window = await ObservationWindow.open({
       cfg,
       runId,
       runDir,
@@ -94,100 +146,132 @@ export async function runTask(ctx: RunContext, config: ResolvedConfig, opts: Run
       homeInside,
       visible: [...visibleFolders(cfg, plan), path.dirname(taskFile)],
       sandboxChoice,
-      ...(opts.tracer ? { tracer: opts.tracer } : {}),
+      ...(planned.tracer ? { tracer: planned.tracer } : {}),
       timeline,
       log: ctx.log,
       ...(guardMode !== 'off' ? { guard: { mode: guardMode, rules: rules.ruleset } } : {}),
       harnessHosts,
+      disposer,
+      signal,
+      ...(ctx.fault ? { fault: ctx.fault } : {}),
     });
+    throwIfStopped(signal);
+    agentStarting = true;
+    // The version probe runs in the sandbox (a real agent may write its HOME even for --version),
+    // but not under the tracer: it is setup, not behaviour.
+    const version = await probeVersion(plan, cfg, commands, (spec) => window.sandbox.wrap(spec));
+    const sandbox = window.sandbox;
+    let agent: AgentEvidence;
+    try {
+      throwIfStopped(signal);
+      agent = await runAgent({
+        plan,
+        cfg,
+        wrap: (spec) => window.wrapAgent(spec),
+        onAgentStart: (pgid) => {
+          window.guard?.armed(() => {
+            try {
+              process.kill(-pgid, 'SIGKILL');
+            } catch {
+              // already gone
+            }
+          });
+          ctx.fault?.('agent');
+        },
+        wrapped: sandbox.kind !== 'local' || window.traced,
+        commands,
+        timeline,
+        logFile: runPath(runDir, 'agentLog'),
+        version,
+        isWrapper: (argv) => window.isWrapper(argv),
+        stopReason: () => stopReasonOf(signal),
+      });
+    } finally {
+      // Events collected up to a crash, timeout or interrupt are evidence too.
+      const closed = await window.close(plan.spec.argv);
+      writeJsonl(runPath(runDir, 'syscalls'), closed.syscalls);
+      writeJsonl(runPath(runDir, 'network'), closed.network);
+      writeJson(runPath(runDir, 'observation'), closed.observation);
+      await stopModel?.release();
+    }
+    const guard = window.guard;
+    if (guard?.stoppedAgent) {
+      const first = guard.incident(runId).first_critical;
+      const at = first ? `${(first.detected_ms / 1000).toFixed(1)} s` : 'an unknown time';
+      agent = {
+        ...agent,
+        outcome: {
+          status: 'stopped',
+          by: 'guard',
+          reason: `stopped by the guard at ${at} after rule ${first?.alert.rule ?? 'unknown'}`,
+        },
+      };
+      timeline.add('agent', 'guard-stopped', first?.alert.rule);
+    }
+    if (guard?.writeIncident(path.join(runDir, 'guard', 'incident.json'), runId)) {
+      timeline.add('observe', 'incident', `${guard.alerts.length} live alerts`);
+    }
+    writeJson(runPath(runDir, 'agent'), agent);
+
+    // The diff is taken before the tests run, so files the tests write are not counted as the agent's.
+    timeline.add('collect', 'diff');
+    const { diff, patch } = collectDiff({
+      repoDir,
+      harnessGitDir: harness_git_dir,
+      baselineSha: workspace.baseline_sha,
+      baselineIgnored: baseline_ignored,
+      maxPatchBytes: MAX_PATCH_BYTES,
+    });
+    writeJson(runPath(runDir, 'diff'), diff);
+    writeFileAtomic(runPath(runDir, 'patch'), patch);
+    throwIfStopped(signal);
+
+    const testEnv = { ...plan.spec.env };
+    ctx.fault?.('tests');
+    const tests = await runTests({ cfg, repoDir, env: testEnv, sandbox, commands, timeline });
+    writeJson(runPath(runDir, 'tests'), tests);
+    timeline.add('analyse', 'start');
   } catch (err) {
-    await model?.server.stop();
-    throw err;
+    if (!(err instanceof RunStopped) && !stopReasonOf(signal)) {
+      if (!agentStarting) {
+        // A failed setup leaves nothing behind: release what was acquired, then the folder.
+        await disposer.dispose();
+        rmSync(runDir, { recursive: true, force: true });
+      }
+      throw err;
+    }
   }
-  // The version probe runs in the sandbox (a real agent may write its HOME even for --version),
-  // but not under the tracer: it is setup, not behaviour.
-  const version = await probeVersion(plan, cfg, commands, (spec) => window.sandbox.wrap(spec));
-  const sandbox = window.sandbox;
-  let agent: AgentEvidence;
-  let closed: Awaited<ReturnType<ObservationWindow['close']>>;
-  try {
-    agent = await runAgent({
-      plan,
-      cfg,
-      wrap: (spec) => window.wrapAgent(spec),
-      onAgentStart: (pgid) =>
-        window.guard?.armed(() => {
-          try {
-            process.kill(-pgid, 'SIGKILL');
-          } catch {
-            // already gone
-          }
-        }),
-      wrapped: sandbox.kind !== 'local' || window.traced,
-      commands,
-      timeline,
-      logFile: runPath(runDir, 'agentLog'),
-      version,
-    });
-  } finally {
-    // Events collected up to a crash or timeout are evidence too.
-    closed = await window.close(plan.spec.argv);
-    writeJsonl(runPath(runDir, 'syscalls'), closed.syscalls);
-    writeJsonl(runPath(runDir, 'network'), closed.network);
-    writeJson(runPath(runDir, 'observation'), closed.observation);
-    await model?.server.stop();
+  const stop = stopReasonOf(signal);
+  if (stop) {
+    ctx.log(`run ${runId}: ${describeStop(stop)}; writing what was collected`);
+    // Release the sandbox and tracer before analysing: the run is over.
+    await disposer.dispose();
+    fillMissingEvidence(planned, stop);
   }
-  const guard = window.guard;
-  if (guard?.stoppedAgent) {
-    const first = guard.incident(runId).first_critical;
-    agent = {
-      ...agent,
-      outcome: {
-        status: 'blocked',
-        reason: `stopped by the live guard after critical alert ${first?.alert.rule}`,
-      },
-    };
-    timeline.add('agent', 'guard-stopped', first?.alert.rule);
-  }
-  if (guard?.writeIncident(path.join(runDir, 'guard', 'incident.json'), runId)) {
-    timeline.add('observe', 'incident', `${guard.alerts.length} live alerts`);
-  }
-  writeJson(runPath(runDir, 'agent'), agent);
-
-  // The diff is taken before the tests run, so files the tests write are not counted as the agent's.
-  timeline.add('collect', 'diff');
-  const { diff, patch } = collectDiff({
-    repoDir,
-    harnessGitDir: harness_git_dir,
-    baselineSha: workspace.baseline_sha,
-    baselineIgnored: baseline_ignored,
-    maxPatchBytes: MAX_PATCH_BYTES,
-  });
-  writeJson(runPath(runDir, 'diff'), diff);
-  writeFileAtomic(runPath(runDir, 'patch'), patch);
-
-  const testEnv = { ...plan.spec.env };
-  const tests = await runTests({ cfg, repoDir, env: testEnv, sandbox, commands, timeline });
-  writeJson(runPath(runDir, 'tests'), tests);
-  await sandbox.stop();
-  timeline.add('analyse', 'start');
   writeJson(runPath(runDir, 'run'), {
     run_id: runId,
     started_at: started.toISOString(),
     finished_at: ctx.now().toISOString(),
+    ...(stop ? { stopped: describeStop(stop) } : {}),
   });
 
   sealEvidence(runDir);
   const analysed = analyseRun(runDir);
   if (ctx.history) {
-    const db = openHistory(path.join(ctx.outputDir, 'history.db'));
+    const db = openHistory(historyFile);
     try {
       db.recordRun(analysed.report, { report_json: analysed.reportJson, report_md: analysed.reportMd });
     } finally {
       db.close();
     }
   }
-  return { ...analysed, runDir, exitCode: analysed.report.result === 'PASS' ? 0 : 1 };
+  return { ...analysed, runDir, exitCode: exitCodeOf(analysed.report.result, stop) };
+}
+
+/** 0 pass, 1 failed or ended by its time limit, 128+N when a signal N ended it (130 INT, 143 TERM). */
+function exitCodeOf(result: string, stop: StopReason | null): number {
+  if (stop?.kind === 'signal') return signalExitCode(stop.signal);
+  return result === 'PASS' ? 0 : 1;
 }
 
 /** Host folders the sandboxed agent must be able to read even where the sandbox hides their parents. */

@@ -17,7 +17,7 @@ export async function runTests(opts: {
   const { cfg, commands, timeline } = opts;
   timeline.add('tests', 'started', cfg.test_command.join(' ').slice(0, 200));
   const spec = { argv: cfg.test_command, cwd: opts.repoDir, env: opts.env };
-  const { record } = await commands.run({
+  const { record, outcome } = await commands.run({
     role: 'tests',
     spec: opts.sandbox.wrap(spec),
     argv: cfg.test_command,
@@ -36,6 +36,7 @@ export async function runTests(opts: {
     command_id: record.id,
   };
   if (record.spawn_error) evidence.reason = record.spawn_error;
+  else if (outcome?.aborted) evidence.reason = 'stopped by the harness before the tests finished';
   else if (record.timed_out)
     evidence.reason = `timed out after test_timeout_seconds (${cfg.test_timeout_seconds}s)`;
   timeline.add('tests', evidence.passed ? 'passed' : 'failed', evidence.reason ?? `exit ${record.exit_code}`);

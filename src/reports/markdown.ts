@@ -83,6 +83,8 @@ function outcomeText(outcome: AgentOutcome): string {
       return `blocked: ${md(outcome.reason)}`;
     case 'errored':
       return `errored: ${md(outcome.error)}`;
+    case 'stopped':
+      return md(outcome.reason);
   }
 }
 

@@ -21,6 +21,8 @@ export const agentExit: Check = (bundle) => {
       return fail(`the agent was not started: ${outcome.reason}`);
     case 'errored':
       return fail(`the agent could not run: ${outcome.error}`);
+    case 'stopped':
+      return fail(`the agent was ${outcome.reason}`);
     case 'failed':
       return fail(
         outcome.signal

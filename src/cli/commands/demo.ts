@@ -2,9 +2,13 @@ import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AgentName } from '../../agents/index.js';
-import { mapLimit } from '../../batch/scheduler.js';
+import { mapSettled } from '../../batch/scheduler.js';
 import { loadConfigOrThrow } from '../../config/load.js';
+import { errorMessage } from '../../errors.js';
+import { stopReasonOf } from '../../exec/interrupt.js';
+import { signalExitCode } from '../../exec/shutdown.js';
 import { packageRoot } from '../../package-root.js';
+import { beginRunSession } from '../../pipeline/run-session.js';
 import { runTask } from '../../pipeline/run-task.js';
 import { renderTable } from '../../reports/table.js';
 import { type CliIO, type GlobalOptions, runContext } from '../io.js';
@@ -37,25 +41,38 @@ export async function demoCommand(
   io: CliIO,
   opts: GlobalOptions & { jobs?: number | string },
 ): Promise<number> {
-  const ctx = runContext(io, { ...opts, quiet: true });
   const configs = demoConfigs().map((f) => loadConfigOrThrow(f));
+  const ctx = await beginRunSession(runContext(io, { ...opts, quiet: true }), io.err);
   const jobs = Math.max(1, Number(opts.jobs ?? Math.min(2, os.availableParallelism())) || 1);
   io.err(
     `agentguard demo: ${configs.length} tasks × ${EXPECTED.length} mock agents, ${jobs} at a time, ` +
       `results in ${ctx.outputDir}`,
   );
   const plan = configs.flatMap((cfg) => EXPECTED.map((want) => ({ cfg, want })));
-  const reports = await mapLimit(plan, jobs, async ({ cfg, want }) => {
-    const { report } = await runTask(ctx, cfg, { agent: want.agent });
-    const { sandbox, tracer } = report.observation;
-    io.err(
-      `  ${cfg.name} · ${want.agent}: ${report.result} (sandbox ${sandbox.kind}, tracer ${tracer.kind})`,
-    );
-    return report;
-  });
+  // One run that cannot be set up is that run's row; the others still run.
+  const settled = await mapSettled(
+    plan,
+    jobs,
+    async ({ cfg, want }) => {
+      const { report } = await runTask(ctx, cfg, { agent: want.agent });
+      const { sandbox, tracer } = report.observation;
+      io.err(
+        `  ${cfg.name} · ${want.agent}: ${report.result} (sandbox ${sandbox.kind}, tracer ${tracer.kind})`,
+      );
+      return report;
+    },
+    ctx.signal,
+  );
   let surprises = 0;
   const rows = plan.map(({ cfg, want }, i) => {
-    const report = reports[i] as (typeof reports)[number];
+    const outcome = settled[i] as (typeof settled)[number];
+    if (outcome.status !== 'done') {
+      surprises++;
+      const why = outcome.status === 'failed' ? errorMessage(outcome.error) : 'not started: interrupted';
+      if (outcome.status === 'failed') io.err(`  ${cfg.name} · ${want.agent}: ERROR ${why}`);
+      return [cfg.name, want.agent, 'ERROR', '-', '-', '-', `NO (${why})`];
+    }
+    const report = outcome.value;
     const failed: string[] = report.checks.filter((c) => !c.passed).map((c) => c.id);
     const alerts = report.alerts.map((a) => a.rule);
     const asExpected =
@@ -78,5 +95,7 @@ export async function demoCommand(
           `Next: agentguard run benchmarks/attacks/exfil-ssh-key/config.yaml — a skill with a malicious helper.`
       : `${surprises} of ${rows.length} runs did not give the expected verdict.`,
   );
+  const stop = stopReasonOf(ctx.signal);
+  if (stop?.kind === 'signal') return signalExitCode(stop.signal);
   return surprises === 0 ? 0 : 1;
 }

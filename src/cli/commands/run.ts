@@ -4,8 +4,11 @@ import { loadConfigOrThrow } from '../../config/load.js';
 import type { ResolvedConfig } from '../../config/schema.js';
 import { SANDBOX_KINDS, TRACER_CHOICES } from '../../config/schema.js';
 import { ConfigError } from '../../errors.js';
+import { stopReasonOf } from '../../exec/interrupt.js';
+import { signalExitCode } from '../../exec/shutdown.js';
 import type { RunContext } from '../../pipeline/context.js';
 import { GUARD_MODES } from '../../pipeline/live-guard.js';
+import { beginRunSession } from '../../pipeline/run-session.js';
 import { type RunOptions, runTask } from '../../pipeline/run-task.js';
 import { renderJson } from '../../reports/json.js';
 import type { RunReport } from '../../reports/types.js';
@@ -67,8 +70,9 @@ export async function runCommand(io: CliIO, configFile: string, opts: RunCommand
     );
   }
   if (opts.dryRun) return dryRunCommand(io, ctx, cfg, runOptions, opts.json === true);
-  if (trials > 1) return runManyTrials(io, ctx, cfg, runOptions, trials, opts.json === true);
-  const result = await runTask(ctx, cfg, runOptions);
+  const session = await beginRunSession(ctx, io.err);
+  if (trials > 1) return runManyTrials(io, session, cfg, runOptions, trials, opts.json === true);
+  const result = await runTask(session, cfg, runOptions);
   if (opts.json) io.out(renderJson(result.report));
   else io.out(summarise(result.report, result.reportMd));
   return result.exitCode;
@@ -94,7 +98,8 @@ async function runManyTrials(
   json: boolean,
 ): Promise<number> {
   const t = await runTrials(ctx, cfg, runOptions, trials);
-  const allPassed = t.results.every((r) => r.report.result === 'PASS');
+  const stop = stopReasonOf(ctx.signal);
+  const allPassed = t.results.every((r) => r.report.result === 'PASS') && !stop;
   if (json) {
     io.out(
       JSON.stringify(
@@ -103,7 +108,7 @@ async function runManyTrials(
         2,
       ),
     );
-    return allPassed ? 0 : 1;
+    return stop?.kind === 'signal' ? signalExitCode(stop.signal) : allPassed ? 0 : 1;
   }
   for (const [i, r] of t.results.entries()) io.out(`trial ${i + 1}: ${summarise(r.report, r.reportMd)}`);
   const rel = t.reliability;
@@ -114,5 +119,5 @@ async function runManyTrials(
       `pass^${trials} ${(rel.pass_pow_k[trials] ?? 0).toFixed(2)}`,
   );
   if (t.comparison) io.out(`\n${renderComparison(t.comparison)}`);
-  return allPassed ? 0 : 1;
+  return stop?.kind === 'signal' ? signalExitCode(stop.signal) : allPassed ? 0 : 1;
 }

@@ -28,18 +28,36 @@ export async function tracefsState(): Promise<TracefsState> {
   return known && (await isDir(TRACEFS_DIR)) ? { state: 'mountable' } : { state: 'unsupported' };
 }
 
-/** Mounts tracefs when it is missing; returns its directory, or the reason it cannot be used. */
-export async function ensureTracefs(): Promise<{ ok: true; dir: string } | { ok: false; reason: string }> {
+type Ensured = { ok: true; dir: string } | { ok: false; reason: string };
+
+/** Runs of one process (the demo's two at a time) mount one after the other, never both at once. */
+let mounting: Promise<Ensured> | null = null;
+
+/**
+ * Mounts tracefs when it is missing; returns its directory, or the reason it cannot be used.
+ * Idempotent and safe under concurrency: runs in this process share one attempt, and a mount that
+ * fails because another process mounted it first ("already mounted", EBUSY) counts as success once
+ * a re-check finds the syscall tracepoints.
+ */
+export function ensureTracefs(): Promise<Ensured> {
+  const attempt = (mounting ?? Promise.resolve(null)).then(mountOnce, mountOnce);
+  mounting = attempt;
+  return attempt;
+}
+
+async function mountOnce(): Promise<Ensured> {
   const before = await tracefsState();
   if (before.state === 'ready') return { ok: true, dir: before.dir };
   if (before.state !== 'mountable') return { ok: false, reason: describe(before) };
+  let failure: string | null = null;
   try {
     await run('mount', ['-t', 'tracefs', 'nodev', TRACEFS_DIR], { timeout: 10_000 });
   } catch (err) {
-    return { ok: false, reason: `\`${MOUNT_TRACEFS}\` failed: ${(err as Error).message}` };
+    failure = `\`${MOUNT_TRACEFS}\` failed: ${(err as Error).message.trim()}`;
   }
   const after = await tracefsState();
-  return after.state === 'ready' ? { ok: true, dir: after.dir } : { ok: false, reason: describe(after) };
+  if (after.state === 'ready') return { ok: true, dir: after.dir };
+  return { ok: false, reason: failure ?? describe(after) };
 }
 
 export function describe(state: TracefsState): string {

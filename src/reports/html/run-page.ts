@@ -77,6 +77,8 @@ function outcomeText(outcome: AgentOutcome): string {
       return `blocked: ${esc(outcome.reason)}`;
     case 'errored':
       return `errored: ${esc(outcome.error)}`;
+    case 'stopped':
+      return esc(outcome.reason);
   }
 }
 
