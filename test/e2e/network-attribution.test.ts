@@ -69,9 +69,10 @@ const lines = (file: string) =>
 describe.skipIf(!runnable)('each network record and alert names the process that made the request', () => {
   for (const tracer of ['ebpf', 'strace'] as const) {
     it(`under ${tracer} in bwrap, with two clients at overlapping times`, { timeout: 120_000 }, async () => {
-      const r = await execCli(['run', task(), '--tracer', tracer, '--sandbox', 'bwrap', '--json'], {
-        cwd: work,
-      });
+      const r = await execCli(
+        ['run', task(), '--tracer', tracer, '--sandbox', 'bwrap', '--guard', 'audit', '--json'],
+        { cwd: work },
+      );
       expect(r.stderr).toBe('');
       const report = JSON.parse(r.stdout);
       expect(report.observation.tracer.kind).toBe(tracer);
@@ -105,6 +106,16 @@ describe.skipIf(!runnable)('each network record and alert names the process that
         const root = alert?.process.chain.at(-1);
         expect(root?.argv.at(-1)).toMatch(/workload\.sh$/);
       }
+      // The live guard names the same processes as they happen.
+      const incident = JSON.parse(readFileSync(path.join(report.run_dir, 'guard/incident.json'), 'utf8'));
+      const live = (host: string) =>
+        (incident.alerts as { alert: Alert }[]).find(
+          (a) => a.alert.rule === 'net-proxy-not-allowed' && a.alert.host === host,
+        )?.alert.process;
+      expect(live('py.evil.example')?.pid).toBe(py?.client?.pid);
+      expect(live('py.evil.example')?.exe).toMatch(/\/python3/);
+      expect(live('curl.evil.example')?.pid).toBe(curl?.client?.pid);
+      expect(live('curl.evil.example')?.exe).toBe('/usr/bin/curl');
     });
   }
 });
