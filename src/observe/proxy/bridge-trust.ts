@@ -83,7 +83,7 @@ export class BridgeTrust {
     const id = preamble.identity;
     if (id.pid === null) return { pid: null, reason: id.reason, port: id.port };
     const exe = id.exe === undefined ? {} : { exe: id.exe };
-    const host = await hostPidOf(state.pidNamespace, id.pid, id.start);
+    const host = hostPidOf(state.pidNamespace, id.pid, id.start);
     if (host === undefined) {
       return {
         pid: null,

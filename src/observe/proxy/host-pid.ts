@@ -1,4 +1,4 @@
-import { readdir, readFile, readlink } from 'node:fs/promises';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { processStart } from './socket-owner.js';
 
 /**
@@ -7,16 +7,18 @@ import { processStart } from './socket-owner.js';
  * inside and out). The tracer records host pids, the bridge sees sandbox pids: this joins them.
  * `start` (clock ticks after boot, not namespaced) makes sure a pid reused since is not taken for
  * the process the bridge saw. Reads one link per host process, status files only of the sandbox's.
+ * Synchronous on purpose: a few hundred tiny /proc reads take well under a millisecond in one go,
+ * but several milliseconds as as many thread-pool round trips.
  */
-export async function hostPidOf(
+export function hostPidOf(
   pidNamespace: string,
   nsPid: number,
   start: number | undefined,
   proc = '/proc',
-): Promise<number | undefined> {
+): number | undefined {
   let entries: string[];
   try {
-    entries = await readdir(proc);
+    entries = readdirSync(proc);
   } catch {
     return undefined;
   }
@@ -26,8 +28,8 @@ export async function hostPidOf(
     .sort((a, b) => b - a);
   for (const pid of pids) {
     try {
-      if ((await readlink(`${proc}/${pid}/ns/pid`)) !== pidNamespace) continue;
-      const status = await readFile(`${proc}/${pid}/status`, 'utf8');
+      if (readlinkSync(`${proc}/${pid}/ns/pid`) !== pidNamespace) continue;
+      const status = readFileSync(`${proc}/${pid}/status`, 'utf8');
       // NSpid lists the pid in each namespace from the host's down to the process's own.
       const nspids = /^NSpid:\s*(.*)$/m.exec(status)?.[1]?.trim().split(/\s+/);
       if (Number(nspids?.at(-1)) !== nsPid) continue;

@@ -93,12 +93,12 @@ describe.skipIf(!linux)('the owner of a real local socket, from /proc', () => {
       });
       // Here the "sandbox" namespace is the host's own, so the host pid is the pid itself.
       const namespace = readlinkSync('/proc/self/ns/pid');
-      expect(await hostPidOf(namespace, child.pid ?? 0, processStart(child.pid ?? 0))).toBe(child.pid);
+      expect(hostPidOf(namespace, child.pid ?? 0, processStart(child.pid ?? 0))).toBe(child.pid);
       // A pid reused by another process (other start time) is not taken for it.
       expect(
         await hostPidOf(namespace, child.pid ?? 0, (processStart(child.pid ?? 0) ?? 0) + 1),
       ).toBeUndefined();
-      expect(await hostPidOf('pid:[1]', child.pid ?? 0, undefined)).toBeUndefined();
+      expect(hostPidOf('pid:[1]', child.pid ?? 0, undefined)).toBeUndefined();
     } finally {
       child.kill('SIGKILL');
     }

@@ -3,7 +3,7 @@
  * the inode of the socket bound to a port, and a process's `fd/` links name `socket:[inode]`.
  * Node built-ins only and no project imports: the sandbox bridge imports it from dist/.
  */
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync } from 'node:fs';
 
 /** What the bridge learnt about one client, in the sandbox's PID namespace. */
 export type ClientIdentity =
@@ -20,6 +20,15 @@ function portOf(field: string | undefined): number | undefined {
   return Number.isNaN(port) ? undefined : port;
 }
 
+// `sl local_address rem_address st … uid timeout inode`: the inode when this line is the socket.
+function inodeOfLine(line: string, localPort: number, remotePort: number | undefined): number | undefined {
+  const cols = line.trim().split(/\s+/);
+  if (portOf(cols[1]) !== localPort) return undefined;
+  if (remotePort !== undefined && portOf(cols[2]) !== remotePort) return undefined;
+  const inode = Number(cols[9]);
+  return Number.isInteger(inode) && inode > 0 ? inode : undefined;
+}
+
 /**
  * The inode of the socket in a `/proc/net/{tcp,udp}{,6}` table whose local port is `localPort`
  * (and, when given, whose remote port is `remotePort`). Inode 0 (a socket in TIME_WAIT, no owner)
@@ -27,20 +36,48 @@ function portOf(field: string | undefined): number | undefined {
  */
 export function inodeInTable(table: string, localPort: number, remotePort?: number): number | undefined {
   for (const line of table.split('\n').slice(1)) {
-    const cols = line.trim().split(/\s+/);
-    if (portOf(cols[1]) !== localPort) continue;
-    if (remotePort !== undefined && portOf(cols[2]) !== remotePort) continue;
-    const inode = Number(cols[9]);
-    if (Number.isInteger(inode) && inode > 0) return inode;
+    const inode = inodeOfLine(line, localPort, remotePort);
+    if (inode !== undefined) return inode;
   }
   return undefined;
 }
 
-function readOr(path: string): string {
+const chunk = Buffer.alloc(64 * 1024);
+
+/**
+ * `inodeInTable` over a /proc file read a page at a time, stopping at the match: each read() of a
+ * socket table walks the kernel's hash from the start (about 1.5 ms here whatever the table's
+ * size), and the reads come one page at a time, so a sandbox's short table costs one read, not
+ * the two (data, then end of file) of reading it whole.
+ */
+function inodeInFile(path: string, localPort: number, remotePort: number | undefined): number | undefined {
+  let fd: number;
   try {
-    return readFileSync(path, 'utf8');
+    fd = openSync(path, 'r');
   } catch {
-    return '';
+    return undefined;
+  }
+  try {
+    let carry = '';
+    let header = true;
+    for (;;) {
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) return carry === '' ? undefined : inodeOfLine(carry, localPort, remotePort);
+      const lines = (carry + chunk.toString('latin1', 0, n)).split('\n');
+      carry = lines.pop() ?? '';
+      for (const line of lines) {
+        if (header) {
+          header = false;
+          continue;
+        }
+        const inode = inodeOfLine(line, localPort, remotePort);
+        if (inode !== undefined) return inode;
+      }
+    }
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -52,7 +89,7 @@ export function findSocketInode(
   proc = '/proc',
 ): number | undefined {
   for (const table of [proto, `${proto}6`]) {
-    const inode = inodeInTable(readOr(`${proc}/net/${table}`), localPort, remotePort);
+    const inode = inodeInFile(`${proc}/net/${table}`, localPort, remotePort);
     if (inode !== undefined) return inode;
   }
   return undefined;
@@ -92,6 +129,14 @@ export function findSocketOwner(inode: number, proc = '/proc', skip = process.pi
     }
   }
   return undefined;
+}
+
+function readOr(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 /** Start time in clock ticks after boot (field 22 of stat): with the pid, it names one process. */
