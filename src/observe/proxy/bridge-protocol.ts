@@ -8,7 +8,9 @@
  * file beside its socket; before it starts the agent, the bridge reads the key and trades it once
  * (`HELLO`) for a session secret that exists only in the bridge's memory and the harness's, and
  * the harness deletes the file. A second `HELLO` means someone else had the key; the harness then
- * believes no header at all.
+ * believes no header at all. The secret is only as private as the bridge's memory, which a process
+ * of the same user may read, so the harness also checks each claim against the kernel: the named
+ * process must hold a socket on the claimed port (bridge-trust.ts).
  *
  *   AGENTGUARD-HELLO/1 <key> <pid namespace, e.g. pid:[4026532290]>\n   →   OK <secret>\n
  *   AGENTGUARD-CLIENT/1 <secret> <ClientIdentity as JSON>\n<the client's bytes…>

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -13,8 +13,23 @@ let dir: string;
 let socketPath: string;
 let proxy: EgressProxy;
 const namespace = readlinkSync('/proc/self/ns/pid');
+// A real connection of this process, standing for the client the bridge found.
+let server: Server;
+let held: Socket;
+let me: { pid: number; port: number; start: number; exe: string };
 
 beforeEach(async () => {
+  server = createServer(() => {});
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  held = connect(typeof address === 'object' && address !== null ? address.port : 0, '127.0.0.1');
+  await new Promise((resolve) => held.once('connect', resolve));
+  me = {
+    pid: process.pid,
+    port: held.localPort ?? 0,
+    start: processStart(process.pid) ?? 0,
+    exe: process.execPath,
+  };
   dir = await mkdtemp(join(tmpdir(), 'agt-'));
   socketPath = join(dir, 'proxy.sock');
   proxy = new EgressProxy({ allow: ['ok.test'], unixPath: socketPath });
@@ -22,6 +37,8 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
+  held.destroy();
+  server.close();
   await proxy.stop();
   await rm(dir, { recursive: true, force: true });
 });
@@ -45,8 +62,15 @@ async function hello(path: string, key: string): Promise<string | undefined> {
   return /^OK ([0-9a-f]+)\n$/.exec(answer)?.[1];
 }
 
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const address = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  return typeof address === 'object' && address !== null ? address.port : 0;
+}
+
 const denied = 'GET http://evil.test/x HTTP/1.1\r\nHost: evil.test\r\nConnection: close\r\n\r\n';
-const me = { pid: process.pid, port: 40000, start: processStart(process.pid) ?? 0, exe: process.execPath };
 
 describe('the bridge introduction and its client headers', () => {
   it('trades the key file for a secret once, deletes the key, and believes headers with that secret', async () => {
@@ -63,7 +87,7 @@ describe('the bridge introduction and its client headers', () => {
     expect(record?.client).toEqual({
       pid: process.pid,
       ns_pid: process.pid,
-      port: 40000,
+      port: me.port,
       exe: process.execPath,
     });
   });
@@ -75,6 +99,10 @@ describe('the bridge introduction and its client headers', () => {
     await exchange(socketPath, clientLine(secret ?? '', { pid: null, port: 5, reason: 'gone' }) + denied);
     // A pid whose start time does not match is another process now: not named.
     await exchange(socketPath, clientLine(secret ?? '', { ...me, start: me.start + 1 }) + denied);
+    // Even with the secret (read from the bridge's memory), a header cannot name a process that
+    // holds no socket on the port it claims.
+    const free = await freePort();
+    await exchange(socketPath, clientLine(secret ?? '', { ...me, port: free }) + denied);
     const clients = (await proxy.stop()).map((r) => r.client);
     expect(clients).toEqual([
       { pid: null, reason: 'the connection did not come through the sandbox bridge' },
@@ -84,7 +112,14 @@ describe('the bridge introduction and its client headers', () => {
         pid: null,
         reason: `sandbox process ${process.pid} exited before its host pid was read`,
         ns_pid: process.pid,
-        port: 40000,
+        port: me.port,
+        exe: process.execPath,
+      },
+      {
+        pid: null,
+        reason: `the bridge header names process ${process.pid}, which holds no socket on port ${free}`,
+        ns_pid: process.pid,
+        port: free,
         exe: process.execPath,
       },
     ]);

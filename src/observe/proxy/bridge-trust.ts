@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import type { NetworkClient } from '../../evidence/types.js';
 import { keyFileFor, type Preamble, readPreamble } from './bridge-protocol.js';
 import { hostPidOf } from './host-pid.js';
+import { holdsSocketOnPort } from './socket-owner.js';
 
 type TrustState =
   | { kind: 'waiting' }
@@ -88,6 +89,18 @@ export class BridgeTrust {
       return {
         pid: null,
         reason: `sandbox process ${id.pid} exited before its host pid was read`,
+        ns_pid: id.pid,
+        port: id.port,
+        ...exe,
+      };
+    }
+    // The secret lives in the bridge's memory, which a process of the same user could read. So the
+    // claim is checked against the kernel too: a forged header can only name a process that does
+    // hold a socket on that port, not pin the request on any process it likes.
+    if (!holdsSocketOnPort(host, id.port)) {
+      return {
+        pid: null,
+        reason: `the bridge header names process ${id.pid}, which holds no socket on port ${id.port}`,
         ns_pid: id.pid,
         port: id.port,
         ...exe,

@@ -6,6 +6,7 @@ import { hostPidOf } from './host-pid.js';
 import {
   findSocketInode,
   findSocketOwner,
+  holdsSocketOnPort,
   identifyClient,
   inodeInTable,
   processStart,
@@ -91,6 +92,9 @@ describe.skipIf(!linux)('the owner of a real local socket, from /proc', () => {
         start: processStart(child.pid ?? 0),
         exe: readlinkSync(`/proc/${child.pid}/exe`),
       });
+      // Checked from outside through /proc/PID/net: the child holds that port, not the server's.
+      expect(holdsSocketOnPort(child.pid ?? 0, peer.remotePort ?? 0)).toBe(true);
+      expect(holdsSocketOnPort(child.pid ?? 0, serverPort)).toBe(false);
       // Here the "sandbox" namespace is the host's own, so the host pid is the pid itself.
       const namespace = readlinkSync('/proc/self/ns/pid');
       expect(hostPidOf(namespace, child.pid ?? 0, processStart(child.pid ?? 0))).toBe(child.pid);

@@ -20,12 +20,16 @@ function portOf(field: string | undefined): number | undefined {
   return Number.isNaN(port) ? undefined : port;
 }
 
+/** Which socket a table line must be: its local port, and optionally its remote port or inode. */
+type Wanted = { localPort: number; remotePort?: number | undefined; among?: ReadonlySet<number> };
+
 // `sl local_address rem_address st … uid timeout inode`: the inode when this line is the socket.
-function inodeOfLine(line: string, localPort: number, remotePort: number | undefined): number | undefined {
+function inodeOfLine(line: string, want: Wanted): number | undefined {
   const cols = line.trim().split(/\s+/);
-  if (portOf(cols[1]) !== localPort) return undefined;
-  if (remotePort !== undefined && portOf(cols[2]) !== remotePort) return undefined;
+  if (portOf(cols[1]) !== want.localPort) return undefined;
+  if (want.remotePort !== undefined && portOf(cols[2]) !== want.remotePort) return undefined;
   const inode = Number(cols[9]);
+  if (want.among !== undefined && !want.among.has(inode)) return undefined;
   return Number.isInteger(inode) && inode > 0 ? inode : undefined;
 }
 
@@ -36,7 +40,7 @@ function inodeOfLine(line: string, localPort: number, remotePort: number | undef
  */
 export function inodeInTable(table: string, localPort: number, remotePort?: number): number | undefined {
   for (const line of table.split('\n').slice(1)) {
-    const inode = inodeOfLine(line, localPort, remotePort);
+    const inode = inodeOfLine(line, { localPort, remotePort });
     if (inode !== undefined) return inode;
   }
   return undefined;
@@ -50,7 +54,7 @@ const chunk = Buffer.alloc(64 * 1024);
  * size), and the reads come one page at a time, so a sandbox's short table costs one read, not
  * the two (data, then end of file) of reading it whole.
  */
-function inodeInFile(path: string, localPort: number, remotePort: number | undefined): number | undefined {
+function inodeInFile(path: string, want: Wanted): number | undefined {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -62,7 +66,7 @@ function inodeInFile(path: string, localPort: number, remotePort: number | undef
     let header = true;
     for (;;) {
       const n = readSync(fd, chunk, 0, chunk.length, null);
-      if (n === 0) return carry === '' ? undefined : inodeOfLine(carry, localPort, remotePort);
+      if (n === 0) return carry === '' ? undefined : inodeOfLine(carry, want);
       const lines = (carry + chunk.toString('latin1', 0, n)).split('\n');
       carry = lines.pop() ?? '';
       for (const line of lines) {
@@ -70,7 +74,7 @@ function inodeInFile(path: string, localPort: number, remotePort: number | undef
           header = false;
           continue;
         }
-        const inode = inodeOfLine(line, localPort, remotePort);
+        const inode = inodeOfLine(line, want);
         if (inode !== undefined) return inode;
       }
     }
@@ -87,9 +91,10 @@ export function findSocketInode(
   localPort: number,
   remotePort?: number,
   proc = '/proc',
+  among?: ReadonlySet<number>,
 ): number | undefined {
   for (const table of [proto, `${proto}6`]) {
-    const inode = inodeInFile(`${proc}/net/${table}`, localPort, remotePort);
+    const inode = inodeInFile(`${proc}/net/${table}`, { localPort, remotePort, ...(among ? { among } : {}) });
     if (inode !== undefined) return inode;
   }
   return undefined;
@@ -101,7 +106,6 @@ export function findSocketInode(
  * blamed on the child that went on to use it rather than on the parent. `skip` is the caller.
  */
 export function findSocketOwner(inode: number, proc = '/proc', skip = process.pid): number | undefined {
-  const wanted = `socket:[${inode}]`;
   let entries: string[];
   try {
     entries = readdirSync(proc);
@@ -113,22 +117,40 @@ export function findSocketOwner(inode: number, proc = '/proc', skip = process.pi
     .map(Number)
     .filter((pid) => pid !== skip)
     .sort((a, b) => b - a);
-  for (const pid of pids) {
-    let fds: string[];
+  for (const pid of pids) if (socketInodes(pid, proc).has(inode)) return pid;
+  return undefined;
+}
+
+/** The inodes of the sockets a process holds open. */
+function socketInodes(pid: number, proc: string): Set<number> {
+  const inodes = new Set<number>();
+  let fds: string[];
+  try {
+    fds = readdirSync(`${proc}/${pid}/fd`);
+  } catch {
+    return inodes; // exited, or not ours to read
+  }
+  for (const fd of fds) {
     try {
-      fds = readdirSync(`${proc}/${pid}/fd`);
+      const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`${proc}/${pid}/fd/${fd}`));
+      if (match) inodes.add(Number(match[1]));
     } catch {
-      continue; // exited, or not ours to read
-    }
-    for (const fd of fds) {
-      try {
-        if (readlinkSync(`${proc}/${pid}/fd/${fd}`) === wanted) return pid;
-      } catch {
-        // closed between readdir and readlink
-      }
+      // closed between readdir and readlink
     }
   }
-  return undefined;
+  return inodes;
+}
+
+/**
+ * Whether process `pid` holds a TCP or UDP socket bound to `localPort` in its own network
+ * namespace (read through `/proc/PID/net/`, so it works from outside the sandbox too).
+ */
+export function holdsSocketOnPort(pid: number, localPort: number, proc = '/proc'): boolean {
+  const held = socketInodes(pid, proc);
+  if (held.size === 0) return false;
+  return (['tcp', 'udp'] as const).some(
+    (proto) => findSocketInode(proto, localPort, undefined, `${proc}/${pid}`, held) !== undefined,
+  );
 }
 
 function readOr(path: string): string {
