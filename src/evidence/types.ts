@@ -58,7 +58,22 @@ export type NetworkRecord = {
   method?: string;
   bytes_up?: number;
   bytes_down?: number;
+  /**
+   * The process that opened the connection or sent the query, identified per connection by the
+   * sandbox bridge. Absent where nothing identifies clients (runs without the bridge, older runs).
+   */
+  client?: NetworkClient;
 };
+
+/**
+ * `pid` is the host's pid, the one the tracer records, so a record joins the process table.
+ * `ns_pid` is the same process's pid inside the sandbox's PID namespace, `port` its local port.
+ * When the process could not be identified (it had already exited, or the connection did not
+ * come through the bridge), `pid` is null and `reason` says why: a record is never guessed.
+ */
+export type NetworkClient =
+  | { pid: number; exe?: string; ns_pid?: number; port?: number }
+  | { pid: null; reason: string; exe?: string; ns_pid?: number; port?: number };
 
 /** A command the harness itself started (agent, version probe, tests). */
 export type CommandRecord = {

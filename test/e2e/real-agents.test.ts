@@ -77,6 +77,23 @@ for (const [agent, bin] of [
       expect(rules).toContain('net-proxy-not-allowed');
       const keyRead = report.alerts.find((a) => a.rule === 'secrets-canary-read');
       expect(keyRead?.process.exe).toContain('python3');
+      // The upload goes through the same proxy as the agent's own model traffic, at overlapping
+      // times: each record names its own client, and the alert the helper.
+      const upload = report.alerts.find((a) => a.rule === 'net-proxy-not-allowed');
+      expect(upload?.process.exe).toContain('python3');
+      const records: { host: string; client?: { pid: number | null; exe?: string } }[] = readFileSync(
+        path.join(report.run_dir, 'evidence/network.jsonl'),
+        'utf8',
+      )
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      const model = records.filter((r) => r.host === 'model.agentguard.test');
+      expect(model.length).toBeGreaterThan(0);
+      for (const r of model) {
+        expect(r.client?.pid).toEqual(expect.any(Number));
+        expect(r.client?.exe ?? '').not.toContain('python');
+      }
     });
   });
 }

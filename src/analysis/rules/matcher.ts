@@ -1,10 +1,11 @@
-import type { SysEvent } from '../../evidence/types.js';
+import type { NetworkRecord, SysEvent } from '../../evidence/types.js';
 import type { Expr } from './ast.js';
 import { compileExpr, DEFAULT_HARNESS_ENDPOINTS, type Predicate, placeholderValues } from './compile.js';
 import { FileState, type WriteRecord } from './file-state.js';
 import { Frame } from './frame.js';
 import { compileOutput, type Renderer } from './output.js';
 import { ProcessTable, type ProcInfo } from './process-table.js';
+import { programOf } from './program.js';
 import { specialize } from './specialize.js';
 import type { Alert, Matcher, Rule, RuleContext, RuleSet } from './types.js';
 
@@ -32,7 +33,8 @@ function endpointOf(e: SysEvent): string | undefined {
 /**
  * A streaming matcher for one run. It keeps the process table (for chains), the files the run
  * wrote (for "created then executed"), and the last client of the proxy and DNS bridge (to name
- * the process behind a proxy record). Rules are indexed by event kind and compiled to closures.
+ * the process behind a proxy record that does not name its own client). Rules are indexed by
+ * event kind and compiled to closures.
  */
 export function createMatcher(ruleset: RuleSet, ctx: RuleContext): Matcher {
   const values = placeholderValues(ctx);
@@ -67,6 +69,25 @@ export function createMatcher(ruleset: RuleSet, ctx: RuleContext): Matcher {
   const order: Alert[] = [];
   let proxyClient: ProcInfo | undefined;
   let dnsClient: ProcInfo | undefined;
+
+  // A client the tracer has not (yet) shown: named by what the bridge saw, its own chain's only link.
+  const standalone = (pid: number, exe: string | undefined): ProcInfo => {
+    const info = programOf(exe ?? 'unknown', [], undefined);
+    const program = files.resolve(info.program);
+    const base = { ppid: 0, exe: exe ?? 'unknown', argv: [], argvText: '', cwd: undefined };
+    return { pid, ...base, name: info.name, program, net: true };
+  };
+
+  /** The process behind a proxy or DNS record. */
+  const clientOf = (r: NetworkRecord): ProcInfo | undefined => {
+    const client = r.client;
+    // Runs without the bridge's attribution (older runs, loopback proxy): the last process that
+    // connected to the proxy or DNS endpoint is the best there is.
+    if (client === undefined) return r.protocol === 'dns' ? dnsClient : proxyClient;
+    // Identification failed: name what is known, never another process.
+    if (client.pid === null) return client.exe === undefined ? undefined : standalone(0, client.exe);
+    return procs.get(client.pid) ?? standalone(client.pid, client.exe);
+  };
 
   const resource = (): string => frame.target ?? frame.dest ?? frame.host ?? frame.sys?.syscall ?? '';
 
@@ -137,7 +158,7 @@ export function createMatcher(ruleset: RuleSet, ctx: RuleContext): Matcher {
       return out;
     },
     onRecord(r) {
-      frame.reset('net', r.protocol === 'dns' ? dnsClient : proxyClient);
+      frame.reset('net', clientOf(r));
       frame.net = r;
       const syscall = r.protocol === 'dns' ? 'dns' : `proxy-${r.protocol}`;
       return raise(byKey.get('net') ?? NO_RULES, { syscall, seq: -1, ts: r.ts }, () => ({

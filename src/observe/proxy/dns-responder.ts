@@ -1,8 +1,9 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, type Server, type Socket } from 'node:net';
 import { ConfigError, InternalError, SetupError } from '../../errors.js';
-import type { NetworkRecord } from '../../evidence/types.js';
+import type { NetworkClient, NetworkRecord } from '../../evidence/types.js';
 import { type AllowEntry, matchAllow, normalizeHost, parseAllowList } from './allow-list.js';
+import { BridgeTrust } from './bridge-trust.js';
 import {
   buildDnsError,
   buildDnsResponse,
@@ -51,6 +52,7 @@ export class DnsResponder {
   #address: DnsResponderAddress | undefined;
   #stopped: NetworkRecord[] | undefined;
   #unixBound = false;
+  #trust: BridgeTrust | undefined;
 
   constructor(options: DnsResponderOptions) {
     const allow = parseAllowList(options.allow ?? []);
@@ -76,9 +78,13 @@ export class DnsResponder {
     const address: DnsResponderAddress = {};
     try {
       if (this.#options.unixPath !== undefined) {
-        this.#server = this.#createStreamServer();
+        // Only the sandbox bridge relays through the Unix socket, and it names each query's process.
+        const trust = new BridgeTrust(this.#options.unixPath);
+        this.#trust = trust;
+        this.#server = this.#createStreamServer(trust);
         await listenUnix(this.#server, this.#options.unixPath);
         this.#unixBound = true;
+        await trust.start();
         address.unixPath = this.#options.unixPath;
       }
       if (this.#options.udpPort !== undefined) address.udpPort = await this.#bindUdp(this.#options.udpPort);
@@ -98,15 +104,21 @@ export class DnsResponder {
     if (this.#udp !== undefined) await new Promise<void>((resolve) => this.#udp?.close(() => resolve()));
     if (this.#unixBound && this.#options.unixPath !== undefined)
       await removeSocketFile(this.#options.unixPath);
+    await this.#trust?.stop();
     this.#stopped = this.#log?.drain() ?? [];
     return this.#stopped;
   }
 
   /** Answers one wire-format query; undefined when it deserves no reply at all. */
-  answer(message: Buffer): Buffer | undefined {
+  answer(message: Buffer, client?: NetworkClient): Buffer | undefined {
     const log = this.#log;
     if (log === undefined) throw new InternalError('DnsResponder.answer() before start()');
-    const base = { port: 53, protocol: 'dns' as const, bytes_up: message.length };
+    const base = {
+      port: 53,
+      protocol: 'dns' as const,
+      bytes_up: message.length,
+      ...(client === undefined ? {} : { client }),
+    };
     const parsed = parseDnsQuery(message);
     if (!parsed.ok) {
       const reply =
@@ -167,7 +179,7 @@ export class DnsResponder {
     });
   }
 
-  #createStreamServer(): Server {
+  #createStreamServer(trust: BridgeTrust): Server {
     const max = this.#options.maxConnections ?? 64;
     return createServer((socket) => {
       if (this.#connections.size >= max) return void socket.destroy();
@@ -175,30 +187,43 @@ export class DnsResponder {
       socket.once('close', () => this.#connections.delete(socket));
       socket.on('error', () => socket.destroy());
       socket.setTimeout(10_000, () => socket.destroy());
-      let pending = Buffer.alloc(0);
-      socket.on('data', (chunk: Buffer) => {
-        pending = Buffer.concat([pending, chunk]);
-        while (pending.length >= 2) {
-          const length = pending.readUInt16BE(0);
-          if (length > MAX_TCP_MESSAGE) {
-            this.#log?.note({
-              host: '',
-              port: 53,
-              protocol: 'dns',
-              decision: 'denied',
-              reason: `DNS message of ${length} bytes`,
-            });
-            return void socket.destroy();
-          }
-          if (pending.length < 2 + length) break;
-          const reply = this.answer(pending.subarray(2, 2 + length));
-          pending = pending.subarray(2 + length);
-          if (reply === undefined) continue;
-          const frame = Buffer.alloc(2);
-          frame.writeUInt16BE(reply.length, 0);
-          socket.write(Buffer.concat([frame, reply]));
-        }
-      });
+      trust.accept(socket).then(
+        (accepted) => {
+          if (accepted.kind === 'client') this.#serveStream(socket, accepted.client, accepted.rest);
+        },
+        () => socket.destroy(),
+      );
     });
+  }
+
+  #serveStream(socket: Socket, client: NetworkClient, rest: Buffer): void {
+    let pending = rest;
+    const onBytes = (chunk: Buffer) => {
+      pending = Buffer.concat([pending, chunk]);
+      while (pending.length >= 2) {
+        const length = pending.readUInt16BE(0);
+        if (length > MAX_TCP_MESSAGE) {
+          this.#log?.note({
+            host: '',
+            port: 53,
+            protocol: 'dns',
+            decision: 'denied',
+            reason: `DNS message of ${length} bytes`,
+            client,
+          });
+          return void socket.destroy();
+        }
+        if (pending.length < 2 + length) break;
+        const reply = this.answer(pending.subarray(2, 2 + length), client);
+        pending = pending.subarray(2 + length);
+        if (reply === undefined) continue;
+        const frame = Buffer.alloc(2);
+        frame.writeUInt16BE(reply.length, 0);
+        socket.write(Buffer.concat([frame, reply]));
+      }
+    };
+    onBytes(Buffer.alloc(0));
+    socket.on('data', onBytes);
+    socket.resume();
   }
 }

@@ -3,6 +3,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { ConfigError, InternalError } from '../../errors.js';
 import type { NetworkRecord } from '../../evidence/types.js';
 import { parseAllowList } from './allow-list.js';
+import { BridgeTrust } from './bridge-trust.js';
 import { tunnelConnect } from './connect-tunnel.js';
 import { type EgressMode, EgressPolicy } from './egress-policy.js';
 import { type HostsMap, parseHostsMap } from './hosts-map.js';
@@ -57,6 +58,9 @@ export class EgressProxy {
   #parser: HttpParser | undefined;
   #address: EgressProxyAddress | undefined;
   #stopped: NetworkRecord[] | undefined;
+  // Each connection's handlers record under its own client (the HTTP parser is shared).
+  readonly #contexts = new WeakMap<Socket, ProxyContext>();
+  #trust: BridgeTrust | undefined;
   #stopping = false;
   #unixBound = false;
   #refusedConnections = 0;
@@ -93,14 +97,17 @@ export class EgressProxy {
       track: (socket) => this.#track(socket),
       connectTimeoutMs: this.#options.connectTimeoutMs ?? 15_000,
     };
-    this.#parser = this.#createParser(ctx, log);
+    this.#parser = this.#createParser(ctx);
     const address: EgressProxyAddress = {};
     try {
       if (this.#options.unixPath !== undefined) {
-        const server = this.#createListener(ctx, log);
+        // Only the sandbox bridge relays through the Unix socket, and it names each connection's process.
+        this.#trust = new BridgeTrust(this.#options.unixPath);
+        const server = this.#createListener(ctx, log, this.#trust);
         this.#servers.push(server);
         await listenUnix(server, this.#options.unixPath);
         this.#unixBound = true;
+        await this.#trust.start();
         address.unixPath = this.#options.unixPath;
       }
       if (this.#options.tcpPort !== undefined) {
@@ -125,6 +132,7 @@ export class EgressProxy {
     await Promise.all(closing);
     if (this.#unixBound && this.#options.unixPath !== undefined)
       await removeSocketFile(this.#options.unixPath);
+    await this.#trust?.stop();
     this.#stopped = this.#log?.drain() ?? [];
     return this.#stopped;
   }
@@ -139,24 +147,25 @@ export class EgressProxy {
     socket.once('close', () => this.#sockets.delete(socket));
   }
 
-  #createParser(ctx: ProxyContext, log: RecordLog): HttpParser {
+  #createParser(ctx: ProxyContext): HttpParser {
     // Node's HTTP parser on sockets we hand it; it never listens itself. Host headers are optional
     // because absolute-URI requests name their host.
     const parser = createHttpParser({
       maxHeaderSize: this.#options.maxHeaderBytes ?? 16_384,
       requireHostHeader: false,
     });
+    const of = (socket: Socket) => this.#contexts.get(socket) ?? ctx;
     parser.on('request', (req, res) => {
       req.socket.setTimeout(0);
-      void forwardHttp(ctx, req, res).catch(() => req.socket.destroy());
+      void forwardHttp(of(req.socket), req, res).catch(() => req.socket.destroy());
     });
     parser.on('connect', (req, socket: Socket, head: Buffer) => {
       socket.setTimeout(0);
-      void tunnelConnect(ctx, req, socket, head).catch(() => socket.destroy());
+      void tunnelConnect(of(socket), req, socket, head).catch(() => socket.destroy());
     });
     parser.on('upgrade', (req, socket: Socket, head: Buffer) => {
       socket.setTimeout(0);
-      void forwardUpgrade(ctx, req, socket, head).catch(() => socket.destroy());
+      void forwardUpgrade(of(socket), req, socket, head).catch(() => socket.destroy());
     });
     parser.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
       if (err.code === 'ECONNRESET' || !socket.writable) {
@@ -164,13 +173,13 @@ export class EgressProxy {
         return;
       }
       const reason = `malformed HTTP request (${err.code ?? err.message})`;
-      log.note({ host: '', port: 0, protocol: 'http', decision: 'denied', reason });
+      of(socket).log.note({ host: '', port: 0, protocol: 'http', decision: 'denied', reason });
       socket.end(rawResponse(refusal(err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400, reason)));
     });
     return parser;
   }
 
-  #createListener(ctx: ProxyContext, log: RecordLog): Server {
+  #createListener(ctx: ProxyContext, log: RecordLog, trust?: BridgeTrust): Server {
     const max = this.#options.maxConnections ?? 256;
     const handshakeMs = this.#options.handshakeTimeoutMs ?? 30_000;
     return createServer({ allowHalfOpen: true }, (socket) => {
@@ -184,25 +193,40 @@ export class EgressProxy {
       this.#track(socket);
       socket.on('error', () => socket.destroy());
       socket.setTimeout(handshakeMs, () => socket.destroy());
-      socket.once('data', (first: Buffer) => {
-        socket.pause();
-        if (first[0] === 0x05) {
-          void serveSocks5(ctx, socket, first).catch(() => socket.destroy());
-        } else if (first[0] === 0x04) {
-          log.note({
-            host: '',
-            port: 0,
-            protocol: 'socks',
-            decision: 'denied',
-            reason: 'SOCKS4 is not supported',
-          });
-          socket.end(Buffer.from([0x00, 0x5b, 0, 0, 0, 0, 0, 0]));
-        } else {
-          socket.unshift(first);
-          this.#parser?.emit('connection', socket);
-          socket.resume();
-        }
-      });
+      if (trust === undefined) return this.#serve(socket, ctx);
+      trust.accept(socket).then(
+        (accepted) => {
+          if (accepted.kind === 'hello') return;
+          if (accepted.rest.length > 0) socket.unshift(accepted.rest);
+          this.#serve(socket, { ...ctx, log: log.forClient(accepted.client) });
+        },
+        () => socket.destroy(),
+      );
     });
+  }
+
+  #serve(socket: Socket, ctx: ProxyContext): void {
+    this.#contexts.set(socket, ctx);
+    socket.once('data', (first: Buffer) => {
+      socket.pause();
+      if (first[0] === 0x05) {
+        void serveSocks5(ctx, socket, first).catch(() => socket.destroy());
+      } else if (first[0] === 0x04) {
+        ctx.log.note({
+          host: '',
+          port: 0,
+          protocol: 'socks',
+          decision: 'denied',
+          reason: 'SOCKS4 is not supported',
+        });
+        socket.end(Buffer.from([0x00, 0x5b, 0, 0, 0, 0, 0, 0]));
+      } else {
+        socket.unshift(first);
+        this.#parser?.emit('connection', socket);
+        socket.resume();
+      }
+    });
+    // A stream whose header was read is paused; a fresh one flows anyway.
+    socket.resume();
   }
 }

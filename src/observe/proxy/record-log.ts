@@ -1,4 +1,4 @@
-import type { NetworkRecord } from '../../evidence/types.js';
+import type { NetworkClient, NetworkRecord } from '../../evidence/types.js';
 
 export type RecordListener = (record: NetworkRecord) => void;
 
@@ -55,8 +55,14 @@ export class Exchange {
   }
 }
 
+/** Where a request handler puts its records. */
+export type RecordSink = {
+  begin(fields: Omit<NetworkRecord, 'ts'>): Exchange;
+  note(fields: Omit<NetworkRecord, 'ts'>): void;
+};
+
 /** Records in arrival order, timestamped by the run's clock. */
-export class RecordLog {
+export class RecordLog implements RecordSink {
   readonly #exchanges: Exchange[] = [];
   readonly #clock: () => number;
   readonly #listener: RecordListener | undefined;
@@ -75,6 +81,14 @@ export class RecordLog {
   /** A record that is complete the moment it is made (denials, malformed input, DNS answers). */
   note(fields: Omit<NetworkRecord, 'ts'>): void {
     this.begin(fields).finish();
+  }
+
+  /** The same log, every record stamped with the process behind the connection. */
+  forClient(client: NetworkClient): RecordSink {
+    return {
+      begin: (fields) => this.begin({ ...fields, client }),
+      note: (fields) => this.note({ ...fields, client }),
+    };
   }
 
   /** Finishes whatever is still open (stop() tore its sockets down) and returns copies. */

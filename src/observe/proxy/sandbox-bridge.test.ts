@@ -62,13 +62,17 @@ let webPort: number;
 beforeAll(async () => {
   // Short path: Unix socket paths are limited to 107 bytes.
   dir = await mkdtemp(join(tmpdir(), 'agb-'));
-  // The bridge ships as plain JS from dist/; compile the source the same way, types stripped.
-  const source = await readFile(fileURLToPath(new URL('./sandbox-bridge.ts', import.meta.url)), 'utf8');
-  const compiled = ts.transpileModule(source, {
-    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-  });
-  bridge = join(dir, 'sandbox-bridge.mjs');
-  await writeFile(bridge, compiled.outputText);
+  // The bridge ships as plain JS from dist/ with its two sibling modules; compile them the same
+  // way, types stripped, as ES modules.
+  await writeFile(join(dir, 'package.json'), '{"type":"module"}\n');
+  for (const name of ['sandbox-bridge', 'bridge-protocol', 'socket-owner']) {
+    const source = await readFile(fileURLToPath(new URL(`./${name}.ts`, import.meta.url)), 'utf8');
+    const compiled = ts.transpileModule(source, {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    });
+    await writeFile(join(dir, `${name}.js`), compiled.outputText);
+  }
+  bridge = join(dir, 'sandbox-bridge.js');
   web = createHttpServer((req, res) => res.end(`fake host saw ${req.headers.host}${req.url}`));
   await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
   const address = web.address();
@@ -173,7 +177,7 @@ describe('sandbox bridge inside bwrap --unshare-net', () => {
       { argv: ['sh', '-c', script], cwd: '/', env: { PATH: '/usr/local/bin:/usr/bin:/bin' } },
       {
         node: process.execPath,
-        bridgeScript: '/run/agentguard/sandbox-bridge.mjs',
+        bridgeScript: '/run/agentguard/sandbox-bridge.js',
         dnsSocket: '/run/agentguard/dns.sock',
       },
     );
@@ -216,6 +220,21 @@ describe('sandbox bridge inside bwrap --unshare-net', () => {
       'http api.allowed.test allowed',
       'http evil.test denied',
     ]);
+    // Each record names the process that opened the connection, by its host pid.
+    for (const r of proxied) {
+      expect(r.client).toMatchObject({ pid: expect.any(Number), exe: '/usr/bin/curl' });
+      expect(r.client?.pid).not.toBe(r.client?.ns_pid);
+    }
+    expect(looked.find((r) => r.host === 'secret.evil.example')?.client).toMatchObject({
+      pid: expect.any(Number),
+      exe: '/usr/bin/getent',
+    });
+    if (python !== undefined) {
+      expect(looked.find((r) => r.host === 'py.evil.example')?.client).toMatchObject({
+        pid: expect.any(Number),
+        exe: expect.stringMatching(/\/python3/),
+      });
+    }
     const names = looked.map((r) => `${r.host} ${r.decision}`);
     expect(names).toContain('secret.evil.example denied');
     expect(names).toContain('api.allowed.test allowed');

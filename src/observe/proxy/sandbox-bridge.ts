@@ -1,18 +1,21 @@
 /**
  * Runs INSIDE a network-isolated sandbox, before the agent: listens on the sandbox's own loopback
  * and forwards to Unix sockets bind-mounted from the host (the egress proxy, the DNS responder),
- * then starts the agent and exits as it exits. Node built-ins only and no project imports, so the
- * compiled file runs on its own from dist/.
+ * then starts the agent and exits as it exits. Each relayed stream starts with a header naming the
+ * process that opened it (bridge-protocol.ts), found in /proc right at accept (socket-owner.ts).
+ * Node built-ins and its two sibling modules only, so the compiled files run on their own from dist/.
  *
  *   node sandbox-bridge.js --tcp 3128:/run/agentguard/proxy.sock [--tcp PORT:SOCK ...]
  *                          [--dns /run/agentguard/dns.sock] [--dns-port 53] -- <agent argv...>
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createSocket, type RemoteInfo, type Socket as UdpSocket } from 'node:dgram';
-import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { constants, networkInterfaces } from 'node:os';
 import { pathToFileURL } from 'node:url';
+import { clientLine, helloLine, keyFileFor } from './bridge-protocol.js';
+import { type ClientIdentity, identifyClient } from './socket-owner.js';
 
 export type BridgeArgs = {
   tcp: { port: number; socket: string }[];
@@ -63,28 +66,86 @@ export function parseBridgeArgs(args: readonly string[]): BridgeArgs | string {
   return parsed;
 }
 
+/** The session secret per harness socket; a socket without one gets no headers. */
+type Sessions = Map<string, string>;
+
 // One loopback connection ↔ one Unix-socket connection, half-closes passed through.
-function forwardStream(client: Socket, socketPath: string): void {
+function forwardStream(client: Socket, socketPath: string, header: string | undefined): void {
   const upstream = createConnection({ path: socketPath, allowHalfOpen: true });
   client.on('error', () => upstream.destroy());
   upstream.on('error', () => client.destroy());
   client.on('close', () => upstream.destroy());
   upstream.on('close', () => client.end());
+  // Written before any piped byte: the harness reads it off the front of the stream.
+  if (header !== undefined) upstream.write(header);
   client.pipe(upstream);
   upstream.pipe(client);
 }
 
-function listenTcp(port: number, socketPath: string): Promise<Server> {
+function headerFor(
+  sessions: Sessions,
+  socketPath: string,
+  identify: () => ClientIdentity,
+): string | undefined {
+  const secret = sessions.get(socketPath);
+  return secret === undefined ? undefined : clientLine(secret, identify());
+}
+
+function listenTcp(port: number, socketPath: string, sessions: Sessions): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = createServer({ allowHalfOpen: true }, (client) => forwardStream(client, socketPath));
+    const server = createServer({ allowHalfOpen: true }, (client) => {
+      // At accept, before anything else: a client that exits soon after must still be found.
+      const header = headerFor(sessions, socketPath, () =>
+        identifyClient('tcp', client.remotePort ?? 0, port),
+      );
+      forwardStream(client, socketPath, header);
+    });
     server.once('error', reject);
     server.listen({ port, host: '127.0.0.1' }, () => resolve(server));
   });
 }
 
+/**
+ * Trades the key the harness left beside its socket for a session secret, before the agent exists
+ * (the harness deletes the key then). No key file: that harness does not attribute, no headers.
+ */
+async function introduce(socketPath: string): Promise<{ secret: string | undefined } | 'no key'> {
+  let key: string;
+  try {
+    key = readFileSync(keyFileFor(socketPath), 'utf8').trim();
+  } catch {
+    return 'no key';
+  }
+  const pidNamespace = readlinkSync('/proc/self/ns/pid');
+  return new Promise((resolve) => {
+    const upstream = createConnection({ path: socketPath });
+    let answer = '';
+    const settle = (secret: string | undefined) => {
+      upstream.destroy();
+      resolve({ secret });
+    };
+    upstream.setTimeout(5_000, () => settle(undefined));
+    upstream.on('error', () => settle(undefined));
+    upstream.on('data', (chunk: Buffer) => {
+      answer += chunk.toString('utf8');
+      const line = answer.split('\n')[0] ?? '';
+      if (answer.includes('\n')) settle(/^OK [0-9a-f]+$/.test(line) ? line.slice(3) : undefined);
+    });
+    upstream.on('end', () => settle(undefined));
+    upstream.write(helloLine(key, pidNamespace));
+  });
+}
+
 // A UDP query goes over its own short Unix connection with DNS-over-TCP framing; DNS is rare enough.
-function relayDatagram(udp: UdpSocket, message: Buffer, remote: RemoteInfo, socketPath: string): void {
+function relayDatagram(
+  udp: UdpSocket,
+  message: Buffer,
+  remote: RemoteInfo,
+  socketPath: string,
+  header: string | undefined,
+): void {
   const upstream = createConnection({ path: socketPath });
+  if (header !== undefined) upstream.write(header);
   const frame = Buffer.alloc(2);
   frame.writeUInt16BE(message.length, 0);
   let pending = Buffer.alloc(0);
@@ -99,11 +160,14 @@ function relayDatagram(udp: UdpSocket, message: Buffer, remote: RemoteInfo, sock
   upstream.write(Buffer.concat([frame, message]));
 }
 
-function bindUdp(port: number, socketPath: string): Promise<UdpSocket> {
+function bindUdp(port: number, socketPath: string, sessions: Sessions): Promise<UdpSocket> {
   return new Promise((resolve, reject) => {
     const udp = createSocket('udp4');
     udp.once('error', reject);
-    udp.on('message', (message, remote) => relayDatagram(udp, message, remote, socketPath));
+    udp.on('message', (message, remote) => {
+      const header = headerFor(sessions, socketPath, () => identifyClient('udp', remote.port));
+      relayDatagram(udp, message, remote, socketPath, header);
+    });
     udp.bind(port, '127.0.0.1', () => {
       udp.removeAllListeners('error');
       udp.on('error', () => {});
@@ -168,13 +232,24 @@ async function main(): Promise<void> {
   }
   const servers: Server[] = [];
   let udp: UdpSocket | undefined;
+  const sessions: Sessions = new Map();
   try {
-    for (const { port, socket } of args.tcp) servers.push(await listenTcp(port, socket));
+    const sockets = new Set([...args.tcp.map((t) => t.socket), ...(args.dns ? [args.dns.socket] : [])]);
+    for (const socket of sockets) {
+      const introduced = await introduce(socket);
+      if (introduced === 'no key') continue;
+      if (introduced.secret !== undefined) sessions.set(socket, introduced.secret);
+      else
+        process.stderr.write(
+          `agentguard-bridge: ${socket} refused the bridge; connections will not name their process\n`,
+        );
+    }
+    for (const { port, socket } of args.tcp) servers.push(await listenTcp(port, socket, sessions));
     const dns = args.dns;
     if (dns !== undefined) {
       // DNS over TCP has the same framing as our Unix socket, so TCP 53 is a plain stream forward.
-      servers.push(await withPrivilegedRetry(dns.port, () => listenTcp(dns.port, dns.socket)));
-      udp = await bindUdp(dns.port, dns.socket);
+      servers.push(await withPrivilegedRetry(dns.port, () => listenTcp(dns.port, dns.socket, sessions)));
+      udp = await bindUdp(dns.port, dns.socket, sessions);
     }
   } catch (err) {
     fail(`cannot listen inside the sandbox: ${(err as Error).message}`);

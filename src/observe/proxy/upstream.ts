@@ -2,13 +2,13 @@ import { connect, type Socket } from 'node:net';
 import type { NetworkRecord } from '../../evidence/types.js';
 import { normalizeHost } from './allow-list.js';
 import type { EgressPolicy, UpstreamTarget } from './egress-policy.js';
-import type { Exchange, RecordLog } from './record-log.js';
+import type { Exchange, RecordSink } from './record-log.js';
 import { clip } from './refusal.js';
 
 /** What the per-protocol handlers share with the proxy that owns them. */
 export type ProxyContext = {
   policy: EgressPolicy;
-  log: RecordLog;
+  log: RecordSink;
   /** Registers a socket so that stop() can destroy it. */
   track(socket: Socket): void;
   connectTimeoutMs: number;

@@ -1,0 +1,111 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { rm, writeFile } from 'node:fs/promises';
+import type { Socket } from 'node:net';
+import type { NetworkClient } from '../../evidence/types.js';
+import { keyFileFor, type Preamble, readPreamble } from './bridge-protocol.js';
+import { hostPidOf } from './host-pid.js';
+import { holdsSocketOnPort } from './socket-owner.js';
+
+type TrustState =
+  | { kind: 'waiting' }
+  | { kind: 'ready'; secret: string; pidNamespace: string }
+  | { kind: 'broken'; reason: string };
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** What a relayed stream turned out to be: the bridge's introduction, or a client's connection. */
+export type Accepted = { kind: 'hello' } | { kind: 'client'; client: NetworkClient; rest: Buffer };
+
+/**
+ * The harness's half of the bridge protocol (bridge-protocol.ts) for one Unix socket: hands out
+ * the bootstrap key, accepts the one introduction, and turns each relayed stream's header into the
+ * `client` of its records — with the host pid the tracer knows, or `pid: null` and why.
+ */
+export class BridgeTrust {
+  readonly #keyFile: string;
+  readonly #key = randomBytes(24).toString('hex');
+  #state: TrustState = { kind: 'waiting' };
+
+  constructor(socketPath: string) {
+    this.#keyFile = keyFileFor(socketPath);
+  }
+
+  /** Writes the key file (only the harness's user may read it; the agent finds it gone). */
+  async start(): Promise<void> {
+    await writeFile(this.#keyFile, this.#key, { mode: 0o600 });
+  }
+
+  async stop(): Promise<void> {
+    await rm(this.#keyFile, { force: true });
+  }
+
+  /** Reads a fresh stream's header; answers an introduction itself. The socket is left paused. */
+  async accept(socket: Socket): Promise<Accepted> {
+    const { preamble, rest } = await readPreamble(socket);
+    if (preamble.kind === 'hello') {
+      const secret = await this.#hello(preamble.key, preamble.pidNamespace);
+      socket.end(secret === undefined ? 'REFUSED\n' : `OK ${secret}\n`);
+      return { kind: 'hello' };
+    }
+    return { kind: 'client', client: await this.#attribute(preamble), rest };
+  }
+
+  async #hello(key: string, pidNamespace: string): Promise<string | undefined> {
+    await rm(this.#keyFile, { force: true });
+    if (this.#state.kind !== 'waiting' || !sameSecret(key, this.#key)) {
+      // Either someone else introduced itself first with a key it read, or it guessed: from now
+      // on no header can be told from a forgery.
+      this.#state = {
+        kind: 'broken',
+        reason:
+          this.#state.kind === 'waiting'
+            ? 'a bridge introduced itself with a wrong key; client headers are not trusted'
+            : 'the bridge key was used twice (another process had read it); client headers are not trusted',
+      };
+      return undefined;
+    }
+    const secret = randomBytes(24).toString('hex');
+    this.#state = { kind: 'ready', secret, pidNamespace };
+    return secret;
+  }
+
+  async #attribute(preamble: Exclude<Preamble, { kind: 'hello' }>): Promise<NetworkClient> {
+    if (preamble.kind === 'none')
+      return { pid: null, reason: 'the connection did not come through the sandbox bridge' };
+    if (preamble.kind === 'malformed') return { pid: null, reason: preamble.reason };
+    const state = this.#state;
+    if (state.kind === 'broken') return { pid: null, reason: state.reason };
+    if (state.kind === 'waiting' || !sameSecret(preamble.secret, state.secret))
+      return { pid: null, reason: 'client header without the bridge secret (not from the bridge)' };
+    const id = preamble.identity;
+    if (id.pid === null) return { pid: null, reason: id.reason, port: id.port };
+    const exe = id.exe === undefined ? {} : { exe: id.exe };
+    const host = hostPidOf(state.pidNamespace, id.pid, id.start);
+    if (host === undefined) {
+      return {
+        pid: null,
+        reason: `sandbox process ${id.pid} exited before its host pid was read`,
+        ns_pid: id.pid,
+        port: id.port,
+        ...exe,
+      };
+    }
+    // The secret lives in the bridge's memory, which a process of the same user could read. So the
+    // claim is checked against the kernel too: a forged header can only name a process that does
+    // hold a socket on that port, not pin the request on any process it likes.
+    if (!holdsSocketOnPort(host, id.port)) {
+      return {
+        pid: null,
+        reason: `the bridge header names process ${id.pid}, which holds no socket on port ${id.port}`,
+        ns_pid: id.pid,
+        port: id.port,
+        ...exe,
+      };
+    }
+    return { pid: host, ns_pid: id.pid, port: id.port, ...exe };
+  }
+}
