@@ -116,6 +116,18 @@ export const NetworkRecordSchema: z.ZodType<NetworkRecord> = z.looseObject({
   method: str.optional(),
   bytes_up: num.optional(),
   bytes_down: num.optional(),
+  client: z
+    .union([
+      z.looseObject({ pid: int, exe: str.optional(), ns_pid: int.optional(), port: int.optional() }),
+      z.looseObject({
+        pid: z.null(),
+        reason: str,
+        exe: str.optional(),
+        ns_pid: int.optional(),
+        port: int.optional(),
+      }),
+    ])
+    .optional(),
 });
 
 export const CommandRecordSchema: z.ZodType<CommandRecord> = z.looseObject({
