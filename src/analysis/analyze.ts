@@ -27,7 +27,7 @@ export function analyze(bundle: EvidenceBundle, rules?: RuleSet): AnalysisResult
   return { checks, alerts, score };
 }
 
-/** The rules over the run's syscalls, network records and final diff. */
+/** The rules over the run's syscalls, network records and final diff, then over the test phase's syscalls. */
 export function securityAlerts(bundle: EvidenceBundle, rules: RuleSet): Alert[] {
   const ctx = buildRuleContext({
     workspace: bundle.workspace.repo_dir,
@@ -37,11 +37,19 @@ export function securityAlerts(bundle: EvidenceBundle, rules: RuleSet): Alert[] 
     hostsMap: bundle.config.network.hosts,
     stateDirs: bundle.config.security.state_dirs,
   });
-  return evaluateRules(
+  const agent = evaluateRules(
     { syscalls: bundle.syscalls, network: bundle.network, patch: bundle.patch, files: bundle.diff.files },
     rules,
     ctx,
   );
+  // The tests run the agent's code: a poisoned test or import that reads a canary while they run
+  // is the agent's doing too. Only the calls are judged here; the diff was judged above.
+  const tests = evaluateRules(
+    { syscalls: bundle.test_syscalls, network: [], patch: '', files: [] },
+    rules,
+    ctx,
+  );
+  return [...agent, ...tests.map((a): Alert => ({ ...a, phase: 'tests' }))];
 }
 
 /** The config's override wins, then what the check itself asked for, then the default. */

@@ -96,6 +96,7 @@ export function makeBundle(overrides: BundleOverrides = {}): EvidenceBundle {
     },
     patch: '',
     syscalls: [],
+    test_syscalls: [],
     network: [],
     timeline: [],
     observation: {

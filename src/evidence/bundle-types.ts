@@ -49,6 +49,8 @@ export type EvidenceBundle = {
   /** Unified diff of the agent's changes against the baseline (cut at a byte limit; see diff.patch_truncated). */
   patch: string;
   syscalls: SysEvent[];
+  /** What the test command's process tree did (observed like the agent, judged by the same rules). */
+  test_syscalls: SysEvent[];
   network: NetworkRecord[];
   timeline: TimelineEvent[];
   observation: Observation;

@@ -68,6 +68,7 @@ export function readBundle(runDir: string): EvidenceBundle {
     diff,
     patch,
     syscalls: readJsonl(f('syscalls'), { optional: true, fix: FIX, schema: SysEventSchema }),
+    test_syscalls: readJsonl(f('testSyscalls'), { optional: true, fix: FIX, schema: SysEventSchema }),
     network: readJsonl(f('network'), { optional: true, fix: FIX, schema: NetworkRecordSchema }),
     timeline: readJsonl(f('timeline'), { optional: true, fix: FIX, schema: TimelineEventSchema }),
     observation: readJson(f('observation'), FIX, ObservationSchema),

@@ -15,6 +15,7 @@ export const RUN_FILES = {
   diff: 'evidence/diff.json',
   patch: 'evidence/diff.patch',
   syscalls: 'evidence/syscalls.jsonl',
+  testSyscalls: 'evidence/test-syscalls.jsonl',
   network: 'evidence/network.jsonl',
   timeline: 'evidence/timeline.jsonl',
   observation: 'evidence/observation.json',

@@ -24,7 +24,10 @@ export interface TracerSession {
   readonly kind: TracerKind;
   /** Wall-clock milliseconds at which event `ts` 0 falls (null until known), to time live detection. */
   readonly zeroWallMs: number | null;
-  /** Wrap the outermost spawn so that the process and all its descendants are traced. */
+  /**
+   * Wrap the outermost spawn so that the process and all its descendants are traced. May be called
+   * more than once (the agent, then the tests); stop() returns the events of every wrapped tree.
+   */
   wrap(spec: SpawnSpec): SpawnSpec;
   /** Stop tracing, flush, parse, clean up (cgroups, child processes). Safe to call twice. */
   stop(): Promise<TracerOutput>;

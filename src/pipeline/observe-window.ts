@@ -65,12 +65,20 @@ function once<T>(fn: () => Promise<T>): () => Promise<T> {
   };
 }
 
-export type ClosedWindow = { syscalls: SysEvent[]; network: NetworkRecord[]; observation: Observation };
+export type ClosedWindow = {
+  /** The agent's own process tree. */
+  syscalls: SysEvent[];
+  /** The test command's process tree: the tests run the agent's code, so they are watched too. */
+  testSyscalls: SysEvent[];
+  observation: Observation;
+};
 
 /**
  * Everything that watches the agent: the sandbox it runs in, the tracer around it, the egress proxy
  * and DNS responder it talks through, and the canary HOME it finds. Opened after the workspace is
- * prepared, closed when the agent exits and before the tests run.
+ * prepared. The network side ends with the agent (`endAgent`); the tracer goes on through the tests,
+ * which run the agent's code in the same sandbox and HOME, and stops at `close`, where its events
+ * are cut into the agent's process tree and the tests' tree.
  */
 export class ObservationWindow {
   private constructor(
@@ -279,17 +287,37 @@ export class ObservationWindow {
     return this.tracer ? this.tracer.wrap(sandboxed) : sandboxed;
   }
 
-  /** Stop watching: the tracer's events (scoped to the agent's own process tree) and the network records. */
-  async close(agentArgv: string[]): Promise<ClosedWindow> {
+  /** The test command as it must be spawned: inside the same sandbox (no network), under the tracer. */
+  wrapTests(spec: SpawnSpec): SpawnSpec {
+    this.testsStartWallMs ??= Date.now();
+    const sandboxed = this.sandbox.wrap(spec);
+    return this.tracer ? this.tracer.wrap(sandboxed) : sandboxed;
+  }
+
+  private testsStartWallMs: number | null = null;
+
+  /** The agent has exited: stop the proxy and DNS responder and return what they recorded. */
+  async endAgent(): Promise<NetworkRecord[]> {
+    const network = [...(await this.stops.proxy()), ...(await this.stops.dns())];
+    return network.sort((a, b) => a.ts - b.ts);
+  }
+
+  /**
+   * Stop watching: the tracer's events, cut into the agent's own process tree and, from the moment
+   * the tests started, the test command's tree (the harness's launchers are neither).
+   */
+  async close(agentArgv: string[], testArgv: string[]): Promise<ClosedWindow> {
     const closed = Date.now();
+    await this.endAgent();
     const traced = this.tracer ? await this.tracer.stop() : null;
-    const network = [...(await this.stops.proxy()), ...(await this.stops.dns())].sort((a, b) => a.ts - b.ts);
     this.req.timeline.add('observe', 'window-close');
     let syscalls: SysEvent[] = [];
+    let testSyscalls: SysEvent[] = [];
     const tracer = { ...this.tracerInfo };
     if (traced) {
       const scoped = scopeToAgent(traced.events, agentArgv);
       syscalls = scoped.events;
+      testSyscalls = this.testEvents(traced.events, new Set(syscalls.map((e) => e.seq)), testArgv);
       tracer.lost_events = traced.lost_events;
       tracer.version = traced.version;
       if (scoped.rootPid === null && traced.events.length > 0) {
@@ -315,6 +343,22 @@ export class ObservationWindow {
       fallbacks: this.fallbacks,
       window: { opened_ms: 0, closed_ms: closed - this.opened },
     };
-    return { syscalls, network, observation };
+    return { syscalls, testSyscalls, observation };
+  }
+
+  /**
+   * The tests' tree: the first exec of the test command after the tests started (so an agent that
+   * ran the same command itself is not taken for them), outside the agent's own tree.
+   */
+  private testEvents(events: readonly SysEvent[], agentSeqs: Set<number>, testArgv: string[]): SysEvent[] {
+    if (this.testsStartWallMs === null) return [];
+    const zero = this.tracer?.zeroWallMs ?? null;
+    // Without the tracer's clock, the agent's tree is still excluded by sequence number.
+    const from = zero === null ? Number.NEGATIVE_INFINITY : this.testsStartWallMs - zero - CLOCK_SLACK_MS;
+    const candidates = events.filter((e) => !agentSeqs.has(e.seq) && e.ts >= from);
+    return scopeToAgent(candidates, testArgv).events;
   }
 }
+
+/** Tracer timestamps and the harness's clock can disagree by a few milliseconds. */
+const CLOCK_SLACK_MS = 50;

@@ -163,73 +163,84 @@ async function collectAndAnalyse(
     const sandbox = window.sandbox;
     let agent: AgentEvidence;
     try {
+      try {
+        throwIfStopped(signal);
+        agent = await runAgent({
+          plan,
+          cfg,
+          wrap: (spec) => window.wrapAgent(spec),
+          onAgentStart: (pgid) => {
+            window.guard?.armed(() => {
+              try {
+                process.kill(-pgid, 'SIGKILL');
+              } catch {
+                // already gone
+              }
+            });
+            ctx.fault?.('agent');
+          },
+          wrapped: sandbox.kind !== 'local' || window.traced,
+          commands,
+          timeline,
+          logFile: runPath(runDir, 'agentLog'),
+          version,
+          isWrapper: (argv) => window.isWrapper(argv),
+          stopReason: () => stopReasonOf(signal),
+        });
+      } finally {
+        writeJsonl(runPath(runDir, 'network'), await window.endAgent());
+        await stopModel?.release();
+      }
+      const guard = window.guard;
+      if (guard?.stoppedAgent) {
+        const first = guard.incident(runId).first_critical;
+        const at = first ? `${(first.detected_ms / 1000).toFixed(1)} s` : 'an unknown time';
+        agent = {
+          ...agent,
+          outcome: {
+            status: 'stopped',
+            by: 'guard',
+            reason: `stopped by the guard at ${at} after rule ${first?.alert.rule ?? 'unknown'}`,
+          },
+        };
+        timeline.add('agent', 'guard-stopped', first?.alert.rule);
+      }
+      if (guard?.writeIncident(path.join(runDir, 'guard', 'incident.json'), runId)) {
+        timeline.add('observe', 'incident', `${guard.alerts.length} live alerts`);
+      }
+      writeJson(runPath(runDir, 'agent'), agent);
+
+      // The diff is taken before the tests run, so files the tests write are not counted as the agent's.
+      timeline.add('collect', 'diff');
+      const { diff, patch } = collectDiff({
+        repoDir,
+        harnessGitDir: harness_git_dir,
+        baselineSha: workspace.baseline_sha,
+        baselineIgnored: baseline_ignored,
+        maxPatchBytes: MAX_PATCH_BYTES,
+      });
+      writeJson(runPath(runDir, 'diff'), diff);
+      writeFileAtomic(runPath(runDir, 'patch'), patch);
       throwIfStopped(signal);
-      agent = await runAgent({
-        plan,
+
+      const testEnv = { ...plan.spec.env };
+      ctx.fault?.('tests');
+      const tests = await runTests({
         cfg,
-        wrap: (spec) => window.wrapAgent(spec),
-        onAgentStart: (pgid) => {
-          window.guard?.armed(() => {
-            try {
-              process.kill(-pgid, 'SIGKILL');
-            } catch {
-              // already gone
-            }
-          });
-          ctx.fault?.('agent');
-        },
-        wrapped: sandbox.kind !== 'local' || window.traced,
+        repoDir,
+        env: testEnv,
+        wrap: (spec) => window.wrapTests(spec),
         commands,
         timeline,
-        logFile: runPath(runDir, 'agentLog'),
-        version,
-        isWrapper: (argv) => window.isWrapper(argv),
-        stopReason: () => stopReasonOf(signal),
       });
+      writeJson(runPath(runDir, 'tests'), tests);
     } finally {
       // Events collected up to a crash, timeout or interrupt are evidence too.
-      const closed = await window.close(plan.spec.argv);
+      const closed = await window.close(plan.spec.argv, cfg.test_command);
       writeJsonl(runPath(runDir, 'syscalls'), closed.syscalls);
-      writeJsonl(runPath(runDir, 'network'), closed.network);
+      writeJsonl(runPath(runDir, 'testSyscalls'), closed.testSyscalls);
       writeJson(runPath(runDir, 'observation'), closed.observation);
-      await stopModel?.release();
     }
-    const guard = window.guard;
-    if (guard?.stoppedAgent) {
-      const first = guard.incident(runId).first_critical;
-      const at = first ? `${(first.detected_ms / 1000).toFixed(1)} s` : 'an unknown time';
-      agent = {
-        ...agent,
-        outcome: {
-          status: 'stopped',
-          by: 'guard',
-          reason: `stopped by the guard at ${at} after rule ${first?.alert.rule ?? 'unknown'}`,
-        },
-      };
-      timeline.add('agent', 'guard-stopped', first?.alert.rule);
-    }
-    if (guard?.writeIncident(path.join(runDir, 'guard', 'incident.json'), runId)) {
-      timeline.add('observe', 'incident', `${guard.alerts.length} live alerts`);
-    }
-    writeJson(runPath(runDir, 'agent'), agent);
-
-    // The diff is taken before the tests run, so files the tests write are not counted as the agent's.
-    timeline.add('collect', 'diff');
-    const { diff, patch } = collectDiff({
-      repoDir,
-      harnessGitDir: harness_git_dir,
-      baselineSha: workspace.baseline_sha,
-      baselineIgnored: baseline_ignored,
-      maxPatchBytes: MAX_PATCH_BYTES,
-    });
-    writeJson(runPath(runDir, 'diff'), diff);
-    writeFileAtomic(runPath(runDir, 'patch'), patch);
-    throwIfStopped(signal);
-
-    const testEnv = { ...plan.spec.env };
-    ctx.fault?.('tests');
-    const tests = await runTests({ cfg, repoDir, env: testEnv, sandbox, commands, timeline });
-    writeJson(runPath(runDir, 'tests'), tests);
     timeline.add('analyse', 'start');
   } catch (err) {
     if (!(err instanceof RunStopped) && !stopReasonOf(signal)) {

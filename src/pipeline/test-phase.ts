@@ -1,16 +1,19 @@
 import type { ResolvedConfig } from '../config/schema.js';
 import type { TestEvidence } from '../evidence/types.js';
-import type { SandboxSession } from '../sandbox/types.js';
+import type { SpawnSpec } from '../exec/types.js';
 import type { CommandLog } from './commands.js';
 import { matchUnsafe } from './preflight.js';
 import type { Timeline } from './timeline.js';
 
-/** Run the task's tests in the workspace. They are grading, so they run outside the observation window. */
+/**
+ * Run the task's tests in the workspace, in the agent's sandbox and under its tracer (`wrap`): they run
+ * the agent's code, so what they do is judged by the same rules, as the test phase.
+ */
 export async function runTests(opts: {
   cfg: ResolvedConfig;
   repoDir: string;
   env: Record<string, string>;
-  sandbox: SandboxSession;
+  wrap: (spec: SpawnSpec) => SpawnSpec;
   commands: CommandLog;
   timeline: Timeline;
 }): Promise<TestEvidence> {
@@ -19,7 +22,7 @@ export async function runTests(opts: {
   const spec = { argv: cfg.test_command, cwd: opts.repoDir, env: opts.env };
   const { record, outcome } = await commands.run({
     role: 'tests',
-    spec: opts.sandbox.wrap(spec),
+    spec: opts.wrap(spec),
     argv: cfg.test_command,
     display_argv: cfg.test_command,
     cwd: opts.repoDir,

@@ -23,7 +23,7 @@ export function alertsSection(alerts: readonly Alert[]): string[] {
         a.class,
         md(a.syscall),
         md(a.path ?? (a.host ? `${a.host}${a.port ? `:${a.port}` : ''}` : '-')),
-        `${md(a.process.exe)} (pid ${a.process.pid})`,
+        `${md(a.process.exe)} (pid ${a.process.pid})${a.phase === 'tests' ? ', during the tests' : ''}`,
         a.ts >= 0 ? `+${Math.round(a.ts)} ms` : '-',
       ]),
     ),

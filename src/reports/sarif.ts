@@ -130,6 +130,7 @@ function alertResult(alert: Alert, workspace: string, ruleIndex: (r: SarifRule) 
       count: alert.count,
       seq: alert.seq,
       ts_ms: alert.ts,
+      phase: alert.phase ?? 'agent',
       ...(alert.host ? { host: alert.host, port: alert.port ?? null } : {}),
       process: alert.process,
     },

@@ -194,6 +194,7 @@ export function fixtureBundle(overrides: Partial<EvidenceBundle> = {}): Evidence
         result: -101,
       },
     ],
+    test_syscalls: [],
     network: [
       {
         ts: 14,

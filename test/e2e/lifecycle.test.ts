@@ -306,9 +306,18 @@ describe.skipIf(!canRun)('what the run records', () => {
   );
 
   it(
-    'a timeout_seconds past what Node timers hold does not end the agent at once',
+    'a timeout_seconds past what Node timers hold is refused by name; the longest allowed one does not end the agent at once',
     async () => {
-      const { config, out } = task('timeout_seconds: 2200000\n', { agent: 'sleep 1; touch done.txt' });
+      // Past 2^31 ms a Node timer fires at once; the config bounds timeouts to 7 days, and the
+      // timers themselves are safe past that limit (src/exec/safe-timer.test.ts).
+      const huge = task('timeout_seconds: 2200000\n', { agent: 'true' });
+      const refused = await execCli(['run', huge.config, '--output-dir', huge.out, '--tracer', 'off'], {
+        cwd: work,
+      });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('timeout_seconds');
+      expect(refused.stderr).not.toMatch(/internal error|\n\s+at /);
+      const { config, out } = task('timeout_seconds: 604800\n', { agent: 'sleep 1; touch done.txt' });
       const r = await execCli(['run', config, '--output-dir', out, '--tracer', 'off', '--json'], {
         cwd: work,
       });

@@ -31,6 +31,8 @@ export type Alert = {
   /** Milliseconds since the observation window opened, of the first matching event (-1 when unknown). */
   ts: number;
   count: number;
+  /** Set when the alert came from the test phase (the tests are observed too); absent: the agent. */
+  phase?: 'tests';
   process: AlertProcessRef & {
     /** From the acting process up to the agent's root process, the acting process first. */
     chain: AlertProcessRef[];

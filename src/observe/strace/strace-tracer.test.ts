@@ -110,7 +110,6 @@ describe.skipIf(noStrace)('strace tracer on a scripted workload', () => {
     });
     const env = { PATH: `${join(root, 'nobin')}:/usr/bin:/bin`, HOME: home, WEIRD: weird, PY: python };
     const spec = session.wrap({ argv: ['/bin/sh', '-c', script], cwd: ws, env });
-    expect(() => session.wrap(spec)).toThrow(/twice/);
     run = await runToExit(spec);
     output = await session.stop();
     expect(await session.stop()).toBe(output);
@@ -269,5 +268,32 @@ describe.skipIf(noBwrap)('strace tracer around bwrap', () => {
     expect(chain.every((pid) => pid > 3)).toBe(true);
     expect(output.events.find((e) => e.pid === chain.at(-1))?.exe).toBe('/usr/bin/bwrap');
     expect(chain.length).toBeGreaterThanOrEqual(5);
+  });
+});
+
+describe.skipIf(noStrace)('strace tracer with two wrapped commands', () => {
+  it('traces both trees, each from its own root, with distinct sequence numbers', async () => {
+    const ws2 = join(root, 'two');
+    mkdirSync(ws2, { recursive: true });
+    const session = await straceTracer.start({
+      run_id: 'strace-two',
+      scratch_dir: join(root, 'two-scratch'),
+      workspace: ws2,
+    });
+    const env = { PATH: '/usr/bin:/bin' };
+    const first = session.wrap({ argv: ['/bin/sh', '-c', 'cat /etc/hostname >/dev/null'], cwd: ws2, env });
+    expect((await runToExit(first)).code).toBe(0);
+    const second = session.wrap({ argv: ['/bin/sh', '-c', 'exec cat /etc/os-release'], cwd: ws2, env });
+    expect((await runToExit(second)).code).toBe(0);
+    const { events } = await session.stop();
+    expect(() => session.wrap(first)).toThrow(/after stop/);
+    const opened = events.filter((e) => e.kind === 'open').map((e) => e.path);
+    expect(opened).toContain('/etc/hostname');
+    expect(opened).toContain('/etc/os-release');
+    const roots = events.filter((e) => e.kind === 'exec' && e.ppid === 0 && e.argv?.[0] === '/bin/sh');
+    const rootArgs = roots.map((e) => e.argv?.[2]);
+    expect(rootArgs).toEqual(['cat /etc/hostname >/dev/null', 'exec cat /etc/os-release']);
+    expect(roots[0]?.pid).not.toBe(roots[1]?.pid);
+    expect(new Set(events.map((e) => e.seq)).size).toBe(events.length);
   });
 });

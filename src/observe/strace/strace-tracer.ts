@@ -50,8 +50,8 @@ type SessionSettings = { bin: string; version: string; startMs: number; stringLi
 
 class StraceSession implements TracerSession {
   readonly kind = 'strace' as const;
-  private readonly logPath: string;
-  private rootCwd: string | undefined;
+  /** One strace per wrapped command (the agent, then the tests), each with its own log. */
+  private readonly roots: { logPath: string; cwd: string }[] = [];
   private live: { tail: LogTail; parser: StraceParser; timer: NodeJS.Timeout } | undefined;
   private polling: Promise<void> = Promise.resolve();
   private stopping: Promise<TracerOutput> | undefined;
@@ -62,21 +62,21 @@ class StraceSession implements TracerSession {
     private readonly ctx: TracerContext,
     private readonly settings: SessionSettings,
   ) {
-    this.logPath = join(ctx.scratch_dir, LOG_FILE);
     this.zeroWallMs = settings.startMs;
   }
 
   wrap(spec: SpawnSpec): SpawnSpec {
-    // One log, one root: the parser's process tree and cwd tracking start from this spawn.
-    if (this.rootCwd !== undefined)
-      throw new InternalError('strace tracer: wrap() was called twice in one session');
+    // One log per root: each parser's process tree and cwd tracking start from its own spawn.
     if (this.stopping) throw new InternalError('strace tracer: wrap() after stop()');
-    this.rootCwd = spec.cwd;
+    const n = this.roots.length;
+    const logPath = join(this.ctx.scratch_dir, n === 0 ? LOG_FILE : LOG_FILE.replace('.log', `.${n}.log`));
+    this.roots.push({ logPath, cwd: spec.cwd });
     // A stale log from an earlier attempt would be read as this run's first lines.
-    rmSync(this.logPath, { force: true });
-    if (this.ctx.onEvent) this.startLive(spec.cwd);
+    rmSync(logPath, { force: true });
+    // Live events (the guard) follow the first root, the agent.
+    if (n === 0 && this.ctx.onEvent) this.startLive(logPath, spec.cwd);
     const { bin, stringLimit } = this.settings;
-    return { ...spec, argv: [bin, ...straceOptions(this.logPath, stringLimit), ...spec.argv] };
+    return { ...spec, argv: [bin, ...straceOptions(logPath, stringLimit), ...spec.argv] };
   }
 
   stop(): Promise<TracerOutput> {
@@ -84,7 +84,7 @@ class StraceSession implements TracerSession {
     return this.stopping;
   }
 
-  private startLive(rootCwd: string): void {
+  private startLive(logPath: string, rootCwd: string): void {
     const onEvent = this.ctx.onEvent as (event: SysEvent) => void;
     const deliver = (event: SysEvent) => {
       try {
@@ -96,7 +96,7 @@ class StraceSession implements TracerSession {
     };
     // Live events infer parents from pending clone calls; stop() re-reads the log with the full index.
     const parser = new StraceParser({ rootCwd, startMs: this.settings.startMs, onEvent: deliver });
-    const tail = new LogTail(this.logPath, (line) => parser.push(line));
+    const tail = new LogTail(logPath, (line) => parser.push(line));
     const timer = setInterval(() => this.poll(), this.settings.pollMs);
     timer.unref();
     this.live = { tail, parser, timer };
@@ -111,7 +111,7 @@ class StraceSession implements TracerSession {
         () => undefined,
         (err: unknown) => {
           if (this.liveWarnings.length < 5)
-            this.liveWarnings.push(`reading ${this.logPath}: ${errorMessage(err)}`);
+            this.liveWarnings.push(`reading the strace log: ${errorMessage(err)}`);
         },
       );
     return this.polling;
@@ -127,29 +127,45 @@ class StraceSession implements TracerSession {
       liveResult = this.live.parser.finish();
       this.live = undefined;
     }
-    const rootCwd = this.rootCwd;
-    if (rootCwd === undefined) {
+    if (this.roots.length === 0) {
       return { version, events: [], lost_events: 0, warnings: ['strace tracer: nothing was wrapped'] };
     }
-    try {
-      const indexer = new CloneIndexer();
-      if (!(await readLines(this.logPath, (line) => indexer.push(line)))) {
-        const warning = `strace wrote no log at ${this.logPath}`;
-        return { version, events: [], lost_events: 0, warnings: [warning, ...this.liveWarnings] };
-      }
-      const parser = new StraceParser({ rootCwd, startMs, clones: indexer.index });
-      await readLines(this.logPath, (line) => parser.push(line));
-      const { events, lost_events, warnings } = parser.finish();
-      return { version, events, lost_events, warnings: [...warnings, ...this.liveWarnings] };
-    } catch (err) {
-      // The live parse saw the same lines (with inferred parents): better than nothing.
-      const warning = `reading ${this.logPath} failed: ${errorMessage(err)}`;
-      return {
-        version,
-        events: liveResult?.events ?? [],
-        lost_events: liveResult?.lost_events ?? 0,
-        warnings: [warning, ...(liveResult?.warnings ?? []), ...this.liveWarnings],
-      };
+    const out: TracerOutput = { version, events: [], lost_events: 0, warnings: [...this.liveWarnings] };
+    for (const [i, root] of this.roots.entries()) {
+      const part = await parseLog(root.logPath, root.cwd, startMs, i === 0 ? liveResult : undefined);
+      // Later roots' sequence numbers follow the earlier ones', so the first root's (the agent's,
+      // which the live guard cited) stay as they were.
+      const offset = out.events.length;
+      for (const e of part.events) out.events.push(offset === 0 ? e : { ...e, seq: e.seq + offset });
+      out.lost_events += part.lost_events;
+      out.warnings.push(...part.warnings);
     }
+    return out;
+  }
+}
+
+/** One strace log parsed in two passes: clone results first, so every child knows its parent. */
+async function parseLog(
+  logPath: string,
+  rootCwd: string,
+  startMs: number,
+  liveResult: StraceParseResult | undefined,
+): Promise<Omit<TracerOutput, 'version'>> {
+  try {
+    const indexer = new CloneIndexer();
+    if (!(await readLines(logPath, (line) => indexer.push(line)))) {
+      return { events: [], lost_events: 0, warnings: [`strace wrote no log at ${logPath}`] };
+    }
+    const parser = new StraceParser({ rootCwd, startMs, clones: indexer.index });
+    await readLines(logPath, (line) => parser.push(line));
+    return parser.finish();
+  } catch (err) {
+    // The live parse saw the same lines (with inferred parents): better than nothing.
+    const warning = `reading ${logPath} failed: ${errorMessage(err)}`;
+    return {
+      events: liveResult?.events ?? [],
+      lost_events: liveResult?.lost_events ?? 0,
+      warnings: [warning, ...(liveResult?.warnings ?? [])],
+    };
   }
 }

@@ -82,7 +82,7 @@ export function alertsSection(alerts: readonly Alert[]): string {
     const chain = bounded(a.process.chain, CHAIN_LIMIT);
     return [
       `<div class="alert alert-${a.severity}">`,
-      `<h3>${sev(a.severity)} <code>${esc(a.rule)}</code> <span class="muted">(${a.class})</span></h3>`,
+      `<h3>${sev(a.severity)} <code>${esc(a.rule)}</code> <span class="muted">(${a.class}${a.phase === 'tests' ? ', during the tests' : ''})</span></h3>`,
       `<p>${esc(a.message)}${a.count > 1 ? ` <span class="muted">(${a.count} times)</span>` : ''}</p>`,
       `<p class="muted">Call <code>${esc(a.syscall)}</code>${resource === null ? '' : ` on <code>${esc(resource)}</code>`}${a.ts >= 0 ? ` at +${Math.round(a.ts)} ms` : ''}</p>`,
       '<p>Process chain, acting process first:</p>',
