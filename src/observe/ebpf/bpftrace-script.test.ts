@@ -101,7 +101,7 @@ describe('generateScript', () => {
       mechanisms: { compatSyscalls: true, ioUring: true },
     });
     const raw = script.split(/\n\n(?=[a-zA-Z])/).filter((p) => p.startsWith('tracepoint:raw_syscalls:'));
-    expect(raw).toHaveLength(4);
+    expect(raw).toHaveLength(2);
     for (const p of raw) {
       expect(p.split('\n')[1]).toMatch(
         /^\/cgroup == cgroupid\("[^"]+"\) && \(curtask->thread_info\.status & 2\) != 0( |\/$)/,

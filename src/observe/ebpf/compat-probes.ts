@@ -1,4 +1,4 @@
-import { probe } from './bpftrace-snippets.js';
+import { indent, probe } from './bpftrace-snippets.js';
 import { netExitBody } from './net-probes.js';
 import { AT_FDCWD, NO_WALK, REC_CALL, TS_COMPAT, WALK_NONE } from './record-format.js';
 import {
@@ -28,7 +28,7 @@ export const COMPAT_MAPS = ['@c32seen'];
  * raw_syscalls fires for every system call on the machine, so each probe's filter tests the
  * run's cgroup first (one helper call) and the compat bit second (one load), and does nothing else
  * for a native call. An i386 open/creat/openat is recorded with its path through the same maps and
- * exit body as the 64-bit opens, an i386 connect with its address; any other 32-bit call once per
+ * exit code as the 64-bit opens, an i386 connect with its address; any other 32-bit call once per
  * process and number, enough for the evasion rule without a record per read.
  */
 export function compatBlocks(inCgroup: string, pathExitBody: (paths: number) => string): string[] {
@@ -63,21 +63,20 @@ if ($nr == ${I386_OPEN} || $nr == ${I386_CREAT}) {
   @sac[tid] = ${CODE_IA32_CONNECT};
 }`,
     ),
+    // One exit program, not one per shape: every program attached here runs on every system call
+    // of the machine, and the filter is all a native call pays for.
     probe(
       'tracepoint:raw_syscalls:sys_exit',
-      `${compat} && (args->id == ${I386_OPEN} || args->id == ${I386_CREAT} || args->id == ${I386_OPENAT}) && @sc[tid] == ${CODE_IA32_OPEN}`,
-      pathExitBody(1),
-    ),
-    probe(
-      'tracepoint:raw_syscalls:sys_exit',
-      `${compat} && (args->id == ${I386_CONNECT} || args->id == ${I386_SOCKETCALL}) && @sa[tid] != 0`,
-      netExitBody(),
-    ),
-    probe(
-      'tracepoint:raw_syscalls:sys_exit',
-      `${compat} && ${decoded.map((nr) => `args->id != ${nr}`).join(' && ')} && @c32seen[pid, args->id] == 0`,
-      `@c32seen[pid, args->id] = 1;
-print((${CALL_RECORD_OTHER}));`,
+      compat,
+      `$nr = args->id;
+if (($nr == ${I386_OPEN} || $nr == ${I386_CREAT} || $nr == ${I386_OPENAT}) && @sc[tid] == ${CODE_IA32_OPEN}) {
+${indent(pathExitBody(1))}
+} else if (($nr == ${I386_CONNECT} || $nr == ${I386_SOCKETCALL}) && @sa[tid] != 0) {
+${indent(netExitBody())}
+} else if (${decoded.map((nr) => `$nr != ${nr}`).join(' && ')} && @c32seen[pid, $nr] == 0) {
+  @c32seen[pid, $nr] = 1;
+  print((${CALL_RECORD_OTHER}));
+}`,
     ),
   ];
 }
