@@ -17,6 +17,11 @@ export type SysEvent = {
   /** The real syscall name: 'openat', 'execve', 'connect', ... */
   syscall: string;
   path?: string;
+  /**
+   * The path as the process wrote it, when `path` differs: an alias such as
+   * `/proc/self/root/etc/shadow` or `/proc/self/fd/3` that the tracer or the rules made canonical.
+   */
+  path_as_written?: string;
   /** Second path of rename/link/symlink calls (the destination). */
   path2?: string;
   access?: 'read' | 'write' | 'create';

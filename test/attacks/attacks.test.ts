@@ -58,7 +58,14 @@ describe('the attack suite is well-formed', () => {
     const expected = malicious.flatMap((c) => c.expect.rules);
     for (const id of expected) expect(classOf.has(id), `${id} is not a default rule`).toBe(true);
     const classes = new Set(expected.map((id) => classOf.get(id)));
-    expect([...classes].sort()).toEqual(['execution', 'integrity', 'network', 'persistence', 'secrets']);
+    expect([...classes].sort()).toEqual([
+      'evasion',
+      'execution',
+      'integrity',
+      'network',
+      'persistence',
+      'secrets',
+    ]);
   });
 });
 
@@ -97,5 +104,26 @@ describe.skipIf(straceMissing !== null || ebpfMissing !== null)('attack suite un
     expect(judgeOutcome(o)).toEqual([]);
     expect(o.report?.observation.tracer.kind).toBe('ebpf');
     expectSkillAttribution(o);
+  });
+
+  // The evasive mechanisms: ebpf has probes of its own for them (docs/coverage.md).
+  for (const name of ['io-uring-read', 'io-uring-read-benign', 'compat-syscall', 'compat-syscall-benign']) {
+    it(`${name} under ebpf as under strace`, { timeout: 120_000 }, async () => {
+      const c = cases.find((x) => x.name === name) as AttackCase;
+      const o = await runAttackCase(c, { cwd: work, tracer: 'ebpf' });
+      expect(judgeOutcome(o)).toEqual([]);
+      expect(o.report?.observation.tracer.kind).toBe('ebpf');
+      if (!c.expect.malicious) return;
+      expectSkillAttribution(o);
+    });
+  }
+
+  it('sees the path an io_uring opens, which strace cannot', { timeout: 120_000 }, async () => {
+    const c = cases.find((x) => x.name === 'io-uring-read') as AttackCase;
+    const o = await runAttackCase(c, { cwd: work, tracer: 'ebpf' });
+    const canary = o.report?.alerts.filter((a) => a.rule === 'secrets-canary-read') ?? [];
+    expect(canary.map((a) => [a.syscall, a.path?.endsWith('/.aws/credentials')])).toEqual([
+      ['io_uring:OPENAT', true],
+    ]);
   });
 });

@@ -77,7 +77,15 @@ const CASES: Record<string, Case> = {
   'secrets-process-environment-read': {
     fire: (t) => void t.exec(2, 1, '/usr/bin/cat', ['cat']).open(2, '/proc/4242/environ'),
     benign: (t) =>
-      void t.exec(2, 1, '/usr/bin/cat', ['cat']).open(2, '/proc/self/environ').open(2, '/proc/4242/status'),
+      void t
+        .exec(2, 1, '/usr/bin/cat', ['cat'])
+        .open(2, '/proc/self/environ')
+        .open(2, '/proc/4242/status')
+        // procps opens every process's environ to fill its table; `ps aux` prints none of it.
+        .exec(3, 1, '/usr/bin/ps', ['ps', 'aux'])
+        .open(3, '/proc/4242/environ')
+        .exec(4, 1, '/usr/bin/ps', ['ps', '-ef'])
+        .open(4, '/proc/4242/environ'),
   },
   'integrity-outside-workspace': {
     fire: (t) =>
@@ -301,6 +309,45 @@ const CASES: Record<string, Case> = {
       );
     },
   },
+  'evasion-io-uring': {
+    fire: (t) =>
+      void t
+        .exec(2, 1, `${WS}/reader`, ['./reader'])
+        .event(2, { kind: 'other', syscall: 'io_uring_setup', result: 3 })
+        .event(2, { kind: 'other', syscall: 'io_uring:READ' }),
+    benign: (t) => void t.exec(2, 1, '/usr/bin/cat', ['cat', 'README.md']).open(2, `${WS}/README.md`),
+  },
+  'evasion-compat-syscall': {
+    fire: (t) =>
+      void t
+        .exec(2, 1, `${WS}/legacy`, ['./legacy'])
+        .event(2, { kind: 'other', syscall: 'ia32:brk', result: 0 }),
+    benign: (t) =>
+      void t
+        .exec(2, 1, `${WS}/modern`, ['./modern'])
+        .event(2, { kind: 'open', syscall: 'open', path: `${WS}/data`, access: 'read', result: 3 }),
+  },
+  'exec-memfd': {
+    fire: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/python3', ['python3', 'x.py'])
+        .event(2, { kind: 'other', syscall: 'memfd_create', path: 'memfd:payload', result: 3 })
+        .event(2, {
+          kind: 'exec',
+          syscall: 'execveat',
+          path: 'memfd:payload',
+          path_as_written: '/dev/fd/3',
+          argv: ['payload'],
+          cwd: WS,
+          result: 0,
+        }),
+    // A memory file used as a buffer, never run.
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/python3', ['python3', 'x.py'])
+        .event(2, { kind: 'other', syscall: 'memfd_create', path: 'memfd:buffer', result: 3 })
+        .exec(3, 2, '/usr/bin/true', ['true']),
+  },
 };
 
 describe('default rules', () => {
@@ -323,6 +370,58 @@ describe('default rules', () => {
 });
 
 describe('default rules on specific evasions', () => {
+  it('procfs root and cwd aliases of a secret are reported as the secret itself', () => {
+    const t = new Trace();
+    t.exec(2, 1, '/usr/bin/head', ['head'], { cwd: `${HOME}/.ssh` })
+      .open(2, `/proc/self/root${HOME}/.ssh/id_rsa`)
+      .open(2, '/proc/1/root/etc/shadow')
+      .open(2, '/proc/thread-self/root/proc/self/root//etc/./gshadow')
+      .open(2, '/proc/2/cwd/id_ed25519')
+      .open(2, `/proc/self/cwd/../.aws/credentials`);
+    const alerts = run(t);
+    expect(alerts.map((a) => [a.rule, a.path])).toEqual([
+      ['secrets-canary-read', `${HOME}/.ssh/id_rsa`],
+      ['secrets-system-credentials-read', '/etc/shadow'],
+      ['secrets-system-credentials-read', '/etc/gshadow'],
+      ['secrets-ssh-key-read', `${HOME}/.ssh/id_ed25519`],
+      ['secrets-canary-read', `${HOME}/.aws/credentials`],
+    ]);
+  });
+
+  it('a secret read through the i386 table or an io_uring open is reported twice: the file and the mechanism', () => {
+    const t = new Trace();
+    t.exec(2, 1, `${WS}/a.out`, ['./a.out'])
+      .event(2, { kind: 'open', syscall: 'ia32:open', path: '/etc/shadow', access: 'read', result: 3 })
+      .event(2, {
+        kind: 'open',
+        syscall: 'io_uring:OPENAT',
+        path: `${HOME}/.aws/credentials`,
+        access: 'read',
+      });
+    expect(ids(t).sort()).toEqual([
+      'evasion-compat-syscall',
+      'evasion-io-uring',
+      'secrets-canary-read',
+      'secrets-system-credentials-read',
+    ]);
+  });
+
+  it('ps asked to print environments (BSD e) is an environment read; ps -e is not', () => {
+    const fire = new Trace();
+    fire.exec(2, 1, '/usr/bin/ps', ['ps', 'auxe']).open(2, '/proc/4242/environ');
+    fire.exec(3, 1, '/bin/ps', ['ps', 'ax', 'e']).open(3, '/proc/4242/environ');
+    expect(ids(fire)).toEqual(['secrets-process-environment-read', 'secrets-process-environment-read']);
+    const copied = new Trace();
+    copied.open(1, '/tmp/ps', 'create').exec(2, 1, '/tmp/ps', ['ps', 'aux']).open(2, '/proc/4242/environ');
+    expect(ids(copied)).toContain('secrets-process-environment-read');
+  });
+
+  it('a program run through /proc/self/fd is an untrusted exec from no path', () => {
+    const t = new Trace();
+    t.exec(2, 1, '/usr/bin/python3', ['python3', 'x.py']).exec(2, 1, '/proc/self/fd/3', ['x']);
+    expect(ids(t).sort()).toEqual(['exec-memfd', 'exec-untrusted-dir']);
+  });
+
   it('a fake npm (a script named npm) reading ~/.npmrc is still a canary read', () => {
     const t = new Trace();
     t.open(1, '/tmp/npm', 'create')

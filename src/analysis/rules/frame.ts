@@ -1,3 +1,4 @@
+import { syscallMechanism } from '../../evidence/syscall-mechanism.js';
 import type { NetworkRecord, SysEvent } from '../../evidence/types.js';
 import { actsOnLink, changesPath2, type FileState, isRename } from './file-state.js';
 import type { ProcessTable, ProcInfo } from './process-table.js';
@@ -105,6 +106,8 @@ const labels = (h: string | undefined) =>
 const ACCESSORS: Record<string, Accessor> = {
   kind: (f) => f.kind,
   syscall: (f) => f.sys?.syscall,
+  mechanism: (f) => (f.sys ? syscallMechanism(f.sys.syscall) : undefined),
+  path_as_written: (f) => f.sys?.path_as_written,
   seq: (f) => f.sys?.seq,
   ts: (f) => f.sys?.ts ?? f.net?.ts,
   result: (f) => f.sys?.result,

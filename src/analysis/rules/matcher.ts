@@ -1,5 +1,6 @@
 import type { NetworkRecord, SysEvent } from '../../evidence/types.js';
 import type { Expr } from './ast.js';
+import { canonicalEvent } from './canonical-path.js';
 import { compileExpr, DEFAULT_HARNESS_ENDPOINTS, type Predicate, placeholderValues } from './compile.js';
 import { FileState, type WriteRecord } from './file-state.js';
 import { Frame } from './frame.js';
@@ -140,7 +141,8 @@ export function createMatcher(ruleset: RuleSet, ctx: RuleContext): Matcher {
   };
 
   return {
-    onEvent(e) {
+    onEvent(raw) {
+      const e = canonicalEvent(raw, (pid) => procs.get(pid)?.cwd);
       const proc = procs.observe(e, files);
       if (e.kind === 'connect') {
         const ep = endpointOf(e);

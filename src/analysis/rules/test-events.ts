@@ -96,6 +96,12 @@ export class Trace {
     return this;
   }
 
+  /** Any other event, as a tracer would record it (`ia32:open`, `io_uring:OPENAT`, `memfd_create`). */
+  event(pid: number, e: Omit<SysEvent, 'seq' | 'ts' | 'pid' | 'ppid' | 'exe'>): this {
+    this.#push(pid, e);
+    return this;
+  }
+
   exit(pid: number, code = 0): this {
     this.#push(pid, { kind: 'exit', syscall: 'exit', result: code });
     return this;

@@ -4,7 +4,14 @@ import type { Expr } from './ast.js';
 import type { Kind } from './vocabulary.js';
 
 /** The five things a security rule can be about. */
-export const RULE_CLASSES = ['secrets', 'integrity', 'execution', 'network', 'persistence'] as const;
+export const RULE_CLASSES = [
+  'secrets',
+  'integrity',
+  'execution',
+  'network',
+  'persistence',
+  'evasion',
+] as const;
 export type RuleClass = (typeof RULE_CLASSES)[number];
 
 /** One process as an alert names it. */

@@ -1,3 +1,5 @@
+import { SYSCALL_MECHANISMS } from '../../evidence/syscall-mechanism.js';
+
 /**
  * The words the condition language knows: event kinds, traced syscalls and fields with their types.
  * Field *values* are read in fields.ts; this file is only the static catalogue the loader checks against.
@@ -37,6 +39,13 @@ export const SYSCALL_KIND: Readonly<Record<string, Kind>> = {
   connect: 'connect',
   sendto: 'connect',
   sendmsg: 'connect',
+  // Evasive mechanisms: io_uring runs opens and reads without their system calls, memfd_create
+  // makes a file with no path. Prefixed names (`ia32:open`, `io_uring:OPENAT`) are matched with
+  // the `mechanism` field.
+  io_uring_setup: 'other',
+  io_uring_enter: 'other',
+  io_uring_register: 'other',
+  memfd_create: 'other',
   ...Object.fromEntries(
     [
       'unlink',
@@ -120,6 +129,16 @@ const NET_KINDS: Kind[] = ['connect', 'net'];
 export const FIELDS: Readonly<Record<string, FieldSpec>> = {
   kind: { type: { t: 'enum', values: KINDS }, kinds: ALL, doc: 'event kind' },
   syscall: { type: { t: 'enum', values: Object.keys(SYSCALL_KIND) }, kinds: SYS_KINDS, doc: 'syscall name' },
+  mechanism: {
+    type: { t: 'enum', values: SYSCALL_MECHANISMS },
+    kinds: SYS_KINDS,
+    doc: 'how the call bypassed the 64-bit syscall table: ia32, x32 or io_uring',
+  },
+  path_as_written: {
+    type: str,
+    kinds: PATH_KINDS,
+    doc: 'the path as the process wrote it, when an alias (/proc/self/root/…, /proc/self/fd/N) was made canonical',
+  },
   seq: { type: num, kinds: ALL, doc: 'event sequence number' },
   ts: { type: num, kinds: ALL, doc: 'ms since the window opened' },
   result: { type: num, kinds: SYS_KINDS, doc: 'return value (negative errno on failure)' },

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { generateScript } from './bpftrace-script.js';
+import { mechanismTracepoints } from './mechanism-tracepoints.js';
 import { findCgroup2Mount } from './mounts.js';
 import { STRLEN } from './record-format.js';
 import { TRACED_CALLS } from './syscall-table.js';
@@ -33,6 +34,7 @@ describe('generateScript', () => {
       cgroupId: 1234n,
       syscallTracepoints: everyTracepoint,
       exitHasGroupDead: true,
+      mechanisms: { compatSyscalls: true, ioUring: true },
     });
     expect(missing).toEqual([]);
     const probes = script.split(/\n\n(?=[a-zA-Z])/);
@@ -82,7 +84,31 @@ describe('generateScript', () => {
     expect(script).toContain('cgroup == 987654321');
     expect(script).not.toContain('odd "dir"');
     expect(script).toContain('pid == tid');
-    expect(missing).toEqual(['init_module']);
+    expect(missing).toEqual([
+      'init_module',
+      '32-bit calls (raw_syscalls)',
+      'io_uring operations (io_uring:io_uring_submit_req)',
+    ]);
+    expect(script).not.toMatch(/raw_syscalls|io_uring_submit_req|@c32seen|@iouseen/);
+  });
+
+  it('filters the raw syscall probes on the cgroup, then the compat bit, before anything else', () => {
+    const { script } = generateScript({
+      cgroupPath: '/sys/fs/cgroup/unified/agentguard/run-1',
+      cgroupId: 1234n,
+      syscallTracepoints: everyTracepoint,
+      exitHasGroupDead: true,
+      mechanisms: { compatSyscalls: true, ioUring: true },
+    });
+    const raw = script.split(/\n\n(?=[a-zA-Z])/).filter((p) => p.startsWith('tracepoint:raw_syscalls:'));
+    expect(raw).toHaveLength(2);
+    for (const p of raw) {
+      expect(p.split('\n')[1]).toMatch(
+        /^\/cgroup == cgroupid\("[^"]+"\) && \(curtask->thread_info\.status & 2\) != 0( |\/$)/,
+      );
+    }
+    expect(script).toContain('clear(@c32seen);');
+    expect(script).toContain('clear(@iouseen);');
   });
 });
 
@@ -113,6 +139,7 @@ describe('generateScript with the real bpftrace', () => {
           cgroupId: 1n,
           syscallTracepoints: await syscallTracepoints(tracing),
           exitHasGroupDead: await exitHasGroupDead(tracing),
+          mechanisms: await mechanismTracepoints(tracing),
           wakeupEvents,
         });
         await writeFile(join(dir, 'trace.bt'), script);

@@ -1,4 +1,7 @@
 import { chunkedString, indent, probe, walk } from './bpftrace-snippets.js';
+import { COMPAT_MAPS, compatBlocks } from './compat-probes.js';
+import { IO_URING_MAPS, ioUringBlocks } from './io-uring-probes.js';
+import type { MechanismTracepoints } from './mechanism-tracepoints.js';
 import { netBlocks } from './net-probes.js';
 import { EXEC_MAPS, execBlocks, processBlocks } from './process-probes.js';
 import {
@@ -30,6 +33,8 @@ export type ScriptOptions = {
   syscallTracepoints: ReadonlySet<string>;
   /** sched_process_exit carries `group_dead` (newer kernels); otherwise the leader's exit stands for the process. */
   exitHasGroupDead: boolean;
+  /** Tracepoints for 32-bit calls and io_uring operations; absent means none (their records are left out). */
+  mechanisms?: MechanismTracepoints;
   /**
    * bpftrace's perf buffers wake it once per this many records (wakeup-batching.ts) instead of
    * once per record: the script must then flush what would otherwise wait.
@@ -92,11 +97,21 @@ export function generateScript(options: ScriptOptions): GeneratedScript {
   }
 
   blocks.push(...netBlocks(inCgroup, has, missing));
+  // Maps that only exist when their probes do: END may clear only declared maps.
+  const maps = [...ALL_MAPS];
+  if (options.mechanisms?.compatSyscalls) {
+    blocks.push(...compatBlocks(inCgroup, pathCallExitBody));
+    maps.push(...COMPAT_MAPS);
+  } else missing.push('32-bit calls (raw_syscalls)');
+  if (options.mechanisms?.ioUring) {
+    blocks.push(...ioUringBlocks(inCgroup));
+    maps.push(...IO_URING_MAPS);
+  } else missing.push('io_uring operations (io_uring:io_uring_submit_req)');
   blocks.push(...processBlocks(inCgroup, has, options.exitHasGroupDead));
   // A heartbeat: once a tick later than some moment has been read, so has everything before it.
   if (batch > 1) blocks.push(...flushProbes(batch));
   else blocks.push(probe(`interval:ms:${TICK_MS}`, null, `print((${REC_TICK}, nsecs));`));
-  blocks.push(probe('END', null, ALL_MAPS.map((map) => `clear(${map});`).join('\n')));
+  blocks.push(probe('END', null, maps.map((map) => `clear(${map});`).join('\n')));
   return { script: markDirty(`${blocks.join('\n\n')}\n`), missing };
 }
 

@@ -11,6 +11,7 @@ import { wrapInCgroup } from './cgroup-launcher.js';
 import { EventAssembler, type RawEvent } from './event-assembler.js';
 import { EventNormaliser } from './event-normaliser.js';
 import { readLines } from './line-splitter.js';
+import { mechanismTracepoints } from './mechanism-tracepoints.js';
 import { findCgroup2Mount } from './mounts.js';
 import { EBPF_RAW_LOG } from './raw-log-redaction.js';
 import { REC_READY, REC_TICK, TICK_MS } from './record-format.js';
@@ -48,6 +49,7 @@ export async function startEbpfSession(ctx: TracerContext): Promise<TracerSessio
       cgroupId: cgroup.id,
       syscallTracepoints: await syscallTracepoints(tracefs.dir),
       exitHasGroupDead: await exitHasGroupDead(tracefs.dir),
+      mechanisms: await mechanismTracepoints(tracefs.dir),
       ...(batching.ok ? { wakeupEvents: WAKEUP_EVENTS } : {}),
     });
     await mkdir(ctx.scratch_dir, { recursive: true });

@@ -5,6 +5,7 @@ import { EventNormaliser, openAccess } from './event-normaliser.js';
 import {
   MAX_STRING_BYTES,
   SLOT_ARGV,
+  SLOT_EXE_NAME,
   SLOT_PATH,
   SLOT_PATH2,
   SLOT_WALK1,
@@ -12,7 +13,19 @@ import {
   WALK_ANCESTOR,
 } from './record-format.js';
 import { type BpfRecord, NO_PARTS } from './record-parser.js';
-import { CODE_CONNECT, CODE_EXECVE, CODE_SENDTO, callCode, TRACED_CALLS } from './syscall-table.js';
+import {
+  CODE_CONNECT,
+  CODE_EXECVE,
+  CODE_EXECVEAT,
+  CODE_IA32_OPEN,
+  CODE_IA32_OTHER,
+  CODE_IO_URING_OP,
+  CODE_IO_URING_OPEN,
+  CODE_SENDTO,
+  callCode,
+  IO_URING_OPS,
+  TRACED_CALLS,
+} from './syscall-table.js';
 
 const START = 1_000_000_000;
 const code = (name: string) => callCode(TRACED_CALLS.findIndex((call) => call.name === name));
@@ -387,5 +400,41 @@ describe('openAccess', () => {
     expect(openAccess(0o1000)).toBe('write');
     expect(openAccess(0o100)).toBe('create');
     expect(openAccess(0o1101)).toBe('create');
+  });
+});
+
+describe('EventNormaliser on evasive mechanisms', () => {
+  const t = START + 7_000_000;
+
+  it('names i386 calls and io_uring operations, and gives an io_uring open its path but no result', () => {
+    const events = normalise([
+      ...rootExec(),
+      call({ pid: 100, t, code: CODE_IA32_OPEN, ret: 3, head: Buffer.from('/etc/shadow') }),
+      call({ pid: 100, t: t + 1, code: CODE_IA32_OTHER, ret: 10, flags: 3 }),
+      call({ pid: 100, t: t + 2, code: CODE_IA32_OTHER, ret: 0, flags: 999 }),
+      call({ pid: 100, t: t + 3, code: CODE_IO_URING_OPEN, head: Buffer.from('/root/.aws/credentials') }),
+      call({ pid: 100, t: t + 4, code: CODE_IO_URING_OP, flags: IO_URING_OPS.indexOf('READ') }),
+      call({ pid: 100, t: t + 5, code: code('memfd_create'), ret: 4, head: Buffer.from('payload') }),
+    ]).slice(1);
+    expect(events.map((e) => [e.kind, e.syscall, e.path, e.result])).toEqual([
+      ['open', 'ia32:open', '/etc/shadow', 3],
+      ['other', 'ia32:read', undefined, 10],
+      ['other', 'ia32:999', undefined, 0],
+      ['open', 'io_uring:OPENAT', '/root/.aws/credentials', undefined],
+      ['other', 'io_uring:READ', undefined, undefined],
+      ['other', 'memfd_create', 'memfd:payload', 4],
+    ]);
+  });
+
+  it('names a program run from a memfd by the memfd, not by its descriptor', () => {
+    const [, exec, exit] = normalise([
+      ...rootExec(),
+      part(100, t, SLOT_PATH, '/dev/fd/4'),
+      part(100, t, SLOT_EXE_NAME, 'memfd:payload'),
+      call({ pid: 100, t, code: CODE_EXECVEAT, flags: 0 }),
+      { type: 'exit', t: t + 1, pid: 100, status: 0, comm: '4' },
+    ]);
+    expect(exec).toMatchObject({ syscall: 'execveat', path: 'memfd:payload', path_as_written: '/dev/fd/4' });
+    expect(exit?.exe).toBe('memfd:payload');
   });
 });

@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { compatSyscallName, I386_SYSCALL_NAMES } from '../../evidence/syscall-mechanism.js';
 import type { SocketAddress, SysEvent } from '../../evidence/types.js';
 import type { RawEvent } from './event-assembler.js';
 import { joinChunks, resolveAgainst, type Text, walkedDirectory } from './path-parts.js';
@@ -10,6 +11,7 @@ import {
   FORK_CALLS,
   MAX_ARGV,
   SLOT_ARGV,
+  SLOT_EXE_NAME,
   SLOT_PATH,
   SLOT_PATH2,
   SLOT_UNIX_ABSTRACT,
@@ -22,12 +24,19 @@ import { ipv4FromWord, ipv6FromWords, portFromNetwork } from './socket-address.j
 import {
   CODE_EXECVE,
   CODE_EXECVEAT,
+  CODE_IA32_CONNECT,
+  CODE_IA32_OPEN,
+  CODE_IA32_OTHER,
+  CODE_IO_URING_OP,
+  CODE_IO_URING_OPEN,
   CODE_SENDTO,
   callByCode,
+  IO_URING_OPS,
   O_CREAT,
   O_RDWR,
   O_TRUNC,
   O_WRONLY,
+  type TracedCall,
 } from './syscall-table.js';
 
 type ProcessState = {
@@ -72,7 +81,25 @@ export class EventNormaliser {
       case 'net':
         return this.connect(raw);
       case 'call':
-        return raw.code === CODE_EXECVE || raw.code === CODE_EXECVEAT ? this.exec(raw) : this.pathCall(raw);
+        switch (raw.code) {
+          case CODE_EXECVE:
+          case CODE_EXECVEAT:
+            return this.exec(raw);
+          case CODE_IA32_OTHER:
+            return this.emit(raw.t, raw.pid, raw.ppid, raw.comm, {
+              kind: 'other',
+              syscall: compatSyscallName('ia32', raw.flags, I386_SYSCALL_NAMES),
+              result: raw.ret,
+            });
+          case CODE_IO_URING_OP:
+            // Recorded at submission: the operation's result is not known yet.
+            return this.emit(raw.t, raw.pid, raw.ppid, raw.comm, {
+              kind: 'other',
+              syscall: `io_uring:${IO_URING_OPS[raw.flags] ?? raw.flags}`,
+            });
+          default:
+            return this.pathCall(raw);
+        }
     }
   }
 
@@ -111,6 +138,10 @@ export class EventNormaliser {
       argv.push(arg?.text ?? '');
     }
     if (argc > MAX_ARGV) truncated = true;
+    // A memfd's own name says more than the descriptor path it was run through ("3" as a name).
+    const memfd = raw.ret >= 0 ? joinChunks(raw.parts, SLOT_EXE_NAME, 1) : undefined;
+    const written = memfd && memfd.text !== path ? path : undefined;
+    if (memfd) path = memfd.text;
     if (raw.ret >= 0) {
       state.exe = path;
       state.execed = true;
@@ -119,6 +150,7 @@ export class EventNormaliser {
       kind: 'exec',
       syscall: raw.code === CODE_EXECVEAT ? 'execveat' : 'execve',
       path,
+      ...(written === undefined ? {} : { path_as_written: written }),
       argv,
       ...(cwd ? { cwd: cwd.text } : {}),
       result: raw.ret,
@@ -130,7 +162,7 @@ export class EventNormaliser {
     // In the order the probe walked them: the second walk may stop at the first one's directory.
     const base1 = this.directory(raw.parts, SLOT_WALK1, raw.walk1, raw.dir1);
     const base2 = this.directory(raw.parts, SLOT_WALK2, raw.walk2, raw.dir2);
-    const call = callByCode(raw.code);
+    const call = callOf(raw.code);
     if (!call) return null;
     const second = resolvedPath(raw.parts, SLOT_PATH2, base2?.text);
     // A symlink's target is stored verbatim and is relative to the link's own directory.
@@ -140,10 +172,12 @@ export class EventNormaliser {
     const draft: Draft = {
       kind: call.kind,
       syscall: call.name,
-      ...(first ? { path: first.text } : {}),
+      // A memfd's name is not a path; `memfd:NAME` is how /proc and the exec records call it.
+      ...(first ? { path: call.name === 'memfd_create' ? `memfd:${first.text}` : first.text } : {}),
       ...(second ? { path2: second.text } : {}),
       ...(call.kind === 'open' ? { access: openAccess(raw.flags) } : {}),
-      result: raw.ret,
+      // An io_uring open is recorded at submission, before it has a result.
+      ...(raw.code === CODE_IO_URING_OPEN ? {} : { result: raw.ret }),
       ...(truncated ? { truncated } : {}),
     };
     return this.emit(raw.t, raw.pid, raw.ppid, raw.comm, draft);
@@ -179,7 +213,8 @@ export class EventNormaliser {
     }
     return this.emit(raw.t, raw.pid, raw.ppid, raw.comm, {
       kind: 'connect',
-      syscall: raw.code === CODE_SENDTO ? 'sendto' : 'connect',
+      syscall:
+        raw.code === CODE_SENDTO ? 'sendto' : raw.code === CODE_IA32_CONNECT ? 'ia32:connect' : 'connect',
       addr,
       result: raw.ret,
     });
@@ -206,6 +241,14 @@ export class EventNormaliser {
       ...draft,
     };
   }
+}
+
+/** The table entry of a code, or the open-like shape of the i386 and io_uring opens. */
+function callOf(code: number): Pick<TracedCall, 'name' | 'kind' | 'path'> | undefined {
+  if (code === CODE_IA32_OPEN) return { name: 'ia32:open', kind: 'open', path: { field: '', resolve: true } };
+  if (code === CODE_IO_URING_OPEN)
+    return { name: 'io_uring:OPENAT', kind: 'open', path: { field: '', resolve: true } };
+  return callByCode(code);
 }
 
 function resolvedPath(

@@ -36,15 +36,20 @@ export function netBlocks(inCgroup: string, has: (name: string) => boolean, miss
     exits.push('tracepoint:syscalls:sys_exit_sendto');
   } else missing.push('sendto');
   if (exits.length === 0) return blocks;
+  blocks.push(probe(exits.join(',\n'), `${inCgroup} && @sa[tid] != 0`, netExitBody()));
+  return blocks;
+}
+
+/**
+ * The exit of a call with a socket address remembered in @sa (its code in @sac): one NET record,
+ * preceded by the unix socket path if any. Shared with the i386 connect (compat-probes.ts).
+ */
+export function netExitBody(): string {
   const head = `${REC_NET}, tid, $t, pid, curtask->real_parent->tgid, @sac[tid], args->ret`;
   const in4 = '((struct sockaddr_in *)@sa[tid])';
   const in6 = '((struct sockaddr_in6 *)@sa[tid])';
   const word = (index: number) => `${in6}->sin6_addr.in6_u.u6_addr32[${index}]`;
-  blocks.push(
-    probe(
-      exits.join(',\n'),
-      `${inCgroup} && @sa[tid] != 0`,
-      `$t = nsecs;
+  return `$t = nsecs;
 $fam = *(uint16 *)uptr(@sa[tid]);
 if ($fam == ${AF_INET}) {
   print((${head}, ${AF_INET}, ${in4}->sin_port, ${in4}->sin_addr.s_addr, 0, 0, 0, comm));
@@ -59,8 +64,5 @@ if ($fam == ${AF_INET}) {
   print((${head}, ${AF_UNIX}, 0, 0, 0, 0, 0, comm));
 }
 delete(@sa[tid]);
-delete(@sac[tid]);`,
-    ),
-  );
-  return blocks;
+delete(@sac[tid]);`;
 }

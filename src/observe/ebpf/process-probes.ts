@@ -1,4 +1,4 @@
-import { chunkedString, indent, probe, walk } from './bpftrace-snippets.js';
+import { chunkedString, indent, partKey, probe, walk } from './bpftrace-snippets.js';
 import {
   AT_FDCWD,
   CLONE_THREAD,
@@ -11,6 +11,7 @@ import {
   REC_FORK,
   REC_PART,
   SLOT_ARGV,
+  SLOT_EXE_NAME,
   SLOT_PATH,
   SLOT_WALK1,
   WALK_NONE,
@@ -70,6 +71,7 @@ $argc = (int64)@exac[args->old_pid];
 $w1 = ${WALK_NONE};
 $s1 = 0;
 ${walk(String(AT_FDCWD), SLOT_WALK1, '$w1', '$s1')}
+${memfdName()}
 if (@exsc[args->old_pid] == ${CODE_EXECVEAT}) {
   print((${REC_CALL}, tid, $t, pid, curtask->real_parent->tgid, ${CODE_EXECVEAT}, 0, $argc, $w1, ${WALK_NONE}, $s1, 0, comm));
 } else {
@@ -98,6 +100,25 @@ ${EXEC_MAPS.map((map) => `delete(${map}[tid]);`).join('\n')}`,
     ),
   );
   return blocks;
+}
+
+/**
+ * A program run from a memfd (fexecve, or exec of /proc/self/fd/N) has only the descriptor's path
+ * as its filename; its file's dentry holds the memfd's own name, `memfd:NAME`, which is sent instead.
+ */
+function memfdName(): string {
+  // "memfd:" as the low six bytes of a little-endian word.
+  const prefix = `0x${[...'memfd:']
+    .reverse()
+    .map((c) => c.charCodeAt(0).toString(16))
+    .join('')}`;
+  return `$xf = curtask->mm->exe_file;
+if ($xf != 0) {
+  $xn = $xf->f_path.dentry->d_name.name;
+  if ((*(uint64 *)$xn & 0xffffffffffff) == ${prefix}) {
+    print((${REC_PART}, ${partKey(SLOT_EXE_NAME)}, $t, str($xn)));
+  }
+}`;
 }
 
 /** Probes for the process tree: fork (processes only, not threads) and exit with its status. */

@@ -40,6 +40,8 @@ export const SLOT_PATH = 1;
 export const SLOT_PATH2 = 2;
 export const SLOT_UNIX_PATH = 3;
 export const SLOT_UNIX_ABSTRACT = 4;
+/** The name of a memfd an exec ran (`memfd:NAME`, the dentry of the new image's file). */
+export const SLOT_EXE_NAME = 5;
 export const SLOT_ARGV = 10;
 /** Components of the base directory of the first path (for exec: the cwd). */
 export const SLOT_WALK1 = 40;
@@ -75,6 +77,9 @@ export const NO_WALK = -1000;
 export const AF_UNIX = 1;
 export const AF_INET = 2;
 export const AF_INET6 = 10;
+
+/** x86 `thread_info.status` bit set while a task runs a 32-bit (i386 or x32) system call. */
+export const TS_COMPAT = 2;
 
 /** CALL flags of a non-open call that can change directory paths (rename, rmdir, mounts). */
 export const FLAG_MOVES_DIRECTORIES = -1;

@@ -9,7 +9,7 @@ import {
   REC_READY,
   REC_TICK,
 } from './record-format.js';
-import { callByCode } from './syscall-table.js';
+import { carriesPathHead } from './syscall-table.js';
 
 export type PartRecord = { type: 'part'; tid: number; t: number; slot: number; chunk: number; bytes: Buffer };
 export type CallRecord = {
@@ -138,7 +138,7 @@ function toRecord(data: unknown): BpfRecord | null {
     }
     case REC_CALL: {
       if (data.length !== 13 || !numbers(data, 1, 11) || typeof data[last] !== 'string') return null;
-      const head = callByCode(data[5])?.path !== undefined;
+      const head = carriesPathHead(data[5]);
       return {
         type: 'call',
         tid: data[1],

@@ -21,7 +21,7 @@ export type TracedCall = {
   name: string;
   /** Tracepoint suffix: `sys_enter_<tracepoint>` (umount2 is `umount` in tracefs). */
   tracepoint: string;
-  kind: 'open' | 'write-meta' | 'privilege';
+  kind: 'open' | 'write-meta' | 'privilege' | 'other';
   path?: PathArg;
   path2?: PathArg;
   /** bpftrace expression for the open flags, evaluated at sys_enter. */
@@ -44,6 +44,16 @@ export const CODE_EXECVE = 1;
 export const CODE_EXECVEAT = 2;
 export const CODE_CONNECT = 3;
 export const CODE_SENDTO = 4;
+/** An i386 open, creat or openat (compat-probes.ts); flags carry the open flags. */
+export const CODE_IA32_OPEN = 5;
+/** Any other i386 call, once per process and call number; flags carry the number. */
+export const CODE_IA32_OTHER = 6;
+/** An i386 connect (socketcall or the direct call), a NET record. */
+export const CODE_IA32_CONNECT = 7;
+/** An io_uring OPENAT/OPENAT2 (io-uring-probes.ts): the path the ring opens; flags carry the open flags. */
+export const CODE_IO_URING_OPEN = 8;
+/** Any other io_uring operation, once per process and opcode; flags carry the opcode. */
+export const CODE_IO_URING_OP = 9;
 const FIRST_TABLE_CODE = 10;
 
 export const TRACED_CALLS: readonly TracedCall[] = [
@@ -156,6 +166,16 @@ export const TRACED_CALLS: readonly TracedCall[] = [
   { name: 'bpf', tracepoint: 'bpf', kind: 'privilege' },
   { name: 'unshare', tracepoint: 'unshare', kind: 'privilege' },
   { name: 'setns', tracepoint: 'setns', kind: 'privilege' },
+  // Evasive mechanisms (rules/evasion.yaml). A memfd's name is not a path: never walked.
+  {
+    name: 'memfd_create',
+    tracepoint: 'memfd_create',
+    kind: 'other',
+    path: { field: 'uname', resolve: false },
+  },
+  { name: 'io_uring_setup', tracepoint: 'io_uring_setup', kind: 'other' },
+  { name: 'io_uring_enter', tracepoint: 'io_uring_enter', kind: 'other' },
+  { name: 'io_uring_register', tracepoint: 'io_uring_register', kind: 'other' },
 ];
 
 /** The numeric code a call's records carry. */
@@ -167,3 +187,85 @@ export function callCode(index: number): number {
 export function callByCode(code: number): TracedCall | undefined {
   return TRACED_CALLS[code - FIRST_TABLE_CODE];
 }
+
+/** Whether a CALL record of this code carries the head of its first path instead of the process name. */
+export function carriesPathHead(code: number): boolean {
+  return code === CODE_IA32_OPEN || code === CODE_IO_URING_OPEN || callByCode(code)?.path !== undefined;
+}
+
+/** io_uring opcodes (enum io_uring_op in include/uapi/linux/io_uring.h), for `io_uring:<NAME>`. */
+export const IO_URING_OPS: readonly string[] = [
+  'NOP',
+  'READV',
+  'WRITEV',
+  'FSYNC',
+  'READ_FIXED',
+  'WRITE_FIXED',
+  'POLL_ADD',
+  'POLL_REMOVE',
+  'SYNC_FILE_RANGE',
+  'SENDMSG',
+  'RECVMSG',
+  'TIMEOUT',
+  'TIMEOUT_REMOVE',
+  'ACCEPT',
+  'ASYNC_CANCEL',
+  'LINK_TIMEOUT',
+  'CONNECT',
+  'FALLOCATE',
+  'OPENAT',
+  'CLOSE',
+  'FILES_UPDATE',
+  'STATX',
+  'READ',
+  'WRITE',
+  'FADVISE',
+  'MADVISE',
+  'SEND',
+  'RECV',
+  'OPENAT2',
+  'EPOLL_CTL',
+  'SPLICE',
+  'PROVIDE_BUFFERS',
+  'REMOVE_BUFFERS',
+  'TEE',
+  'SHUTDOWN',
+  'RENAMEAT',
+  'UNLINKAT',
+  'MKDIRAT',
+  'SYMLINKAT',
+  'LINKAT',
+  'MSG_RING',
+  'FSETXATTR',
+  'SETXATTR',
+  'FGETXATTR',
+  'GETXATTR',
+  'SOCKET',
+  'URING_CMD',
+  'SEND_ZC',
+  'SENDMSG_ZC',
+  'READ_MULTISHOT',
+  'WAITID',
+  'FUTEX_WAIT',
+  'FUTEX_WAKE',
+  'FUTEX_WAITV',
+  'FIXED_FD_INSTALL',
+  'FTRUNCATE',
+  'BIND',
+  'LISTEN',
+  'RECV_ZC',
+  'EPOLL_WAIT',
+  'READV_FIXED',
+  'WRITEV_FIXED',
+];
+export const IORING_OP_OPENAT = IO_URING_OPS.indexOf('OPENAT');
+export const IORING_OP_OPENAT2 = IO_URING_OPS.indexOf('OPENAT2');
+
+/** i386 numbers the compat probes decode (arch/x86/entry/syscalls/syscall_32.tbl). */
+export const I386_OPEN = 5;
+export const I386_CREAT = 8;
+export const I386_OPENAT = 295;
+export const I386_SOCKETCALL = 102;
+export const I386_CONNECT = 362;
+/** socketcall's first argument for connect (SYS_CONNECT in linux/net.h). */
+export const SYS_CONNECT = 3;

@@ -6,6 +6,8 @@ export type ParseStraceOptions = {
   /** Wall-clock ms when the observation window opened; defaults to the time of the first line. */
   startMs?: number;
   onEvent?: (event: SysEvent) => void;
+  /** See StraceParserOptions.nativeSyscalls. */
+  nativeSyscalls?: Readonly<Record<string, number>> | null;
 };
 
 /**

@@ -10,6 +10,8 @@ export type ProcessState = {
   /** Shared between processes created with CLONE_FS (and between threads). */
   cwd: { path: string };
   tids: Set<number>;
+  /** Descriptors that memfd_create returned (`memfd:NAME`), inherited across fork, to name an exec of /proc/self/fd/N. */
+  memfds: Map<number, string>;
 };
 
 /** How a clone-family call created a thread id. */
@@ -24,7 +26,14 @@ export class ProcessTable {
 
   /** A process whose parent was not traced (the root, or one that escaped the fork record). */
   addOrphan(tid: number, cwd: string): ProcessState {
-    const proc: ProcessState = { pid: tid, ppid: 0, exe: '', cwd: { path: cwd }, tids: new Set([tid]) };
+    const proc: ProcessState = {
+      pid: tid,
+      ppid: 0,
+      exe: '',
+      cwd: { path: cwd },
+      tids: new Set([tid]),
+      memfds: new Map(),
+    };
     this.byTid.set(tid, proc);
     return proc;
   }
@@ -43,6 +52,7 @@ export class ProcessTable {
       exe: parent.exe,
       cwd: flags.has('CLONE_FS') ? parent.cwd : { path: parent.cwd.path },
       tids: new Set([tid]),
+      memfds: new Map(parent.memfds),
     };
     this.byTid.set(tid, proc);
     return proc;

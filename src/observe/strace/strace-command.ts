@@ -14,6 +14,7 @@ export const INSTALL_FIX = 'apt-get install -y strace';
  * - `-e signal=!…`: `signal=none` would also hide `+++ killed by SIG… +++`; only the noisy signals
  *   that never kill are left out.
  * - `-y`: decode descriptors to paths, for `*at` calls with a real dirfd and for fchdir.
+ * - `-n`: print each call's number: the only mark of a 32-bit (i386/x32) call (native-syscalls.ts).
  * - `--decode-pids=pidns`: inside a PID namespace (bwrap) clone returns namespace pids; this adds the
  *   host pid that the line prefixes use.
  * - one `-o` file, not `-ff`: a single file keeps the global order, which cwd and parent tracking need.
@@ -25,6 +26,7 @@ export function straceOptions(logPath: string, stringLimit: number): string[] {
     '-q',
     '-ttt',
     '-y',
+    '-n',
     '--decode-pids=pidns',
     '-s',
     String(stringLimit),

@@ -6,9 +6,17 @@ import { splitTopLevel } from './strace-syntax.js';
  * output come as an `unfinished` line and a later `resumed` line for the same thread id.
  */
 export type StraceLine =
-  | { kind: 'call'; tid: number; time?: number; name: string; text: string }
-  | { kind: 'unfinished'; tid: number; time?: number; name: string; text: string; movedTo?: number }
-  | { kind: 'resumed'; tid: number; time?: number; name: string; rest: string }
+  | { kind: 'call'; tid: number; time?: number; nr?: number; name: string; text: string }
+  | {
+      kind: 'unfinished';
+      tid: number;
+      time?: number;
+      nr?: number;
+      name: string;
+      text: string;
+      movedTo?: number;
+    }
+  | { kind: 'resumed'; tid: number; time?: number; nr?: number; name: string; rest: string }
   | { kind: 'exited'; tid: number; time?: number; code: number }
   | { kind: 'killed'; tid: number; time?: number; signal: string }
   | { kind: 'superseded'; tid: number; time?: number; oldTid: number }
@@ -27,7 +35,8 @@ export type CallResult = {
   hostPid?: number;
 };
 
-const HEAD = /^(\d+)\s+(?:(\d+)\.(\d+)\s+)?(.*)$/s;
+// `-n` puts the call's number in brackets after the time (also before `+++` lines, where it means nothing).
+const HEAD = /^(\d+)\s+(?:(\d+)\.(\d+)\s+)?(?:\[\s*(\d+)\]\s)?(.*)$/s;
 const UNFINISHED = ' <unfinished ...>';
 const PID_CHANGED = / <pid changed to (\d+) \.\.\.>$/;
 
@@ -46,8 +55,9 @@ export function parseStraceLine(line: string): StraceLine | null {
   if (!head) return null;
   const tid = Number(head[1]);
   const time = head[2] === undefined ? undefined : wallMs(head[2], head[3] ?? '0');
-  const body = head[4] as string;
+  const body = head[5] as string;
   const at = { tid, ...(time === undefined ? {} : { time }) };
+  const numbered = head[4] === undefined ? at : { ...at, nr: Number(head[4]) };
 
   if (body.startsWith('+++ ')) {
     const exited = /^\+\+\+ exited with (\d+) \+\+\+$/.exec(body);
@@ -61,20 +71,27 @@ export function parseStraceLine(line: string): StraceLine | null {
   if (body.startsWith('--- ') && body.endsWith(' ---')) return { kind: 'signal', ...at };
 
   const resumed = /^<\.\.\. ([A-Za-z_][\w]*) resumed>(.*)$/s.exec(body);
-  if (resumed) return { kind: 'resumed', ...at, name: resumed[1] as string, rest: resumed[2] as string };
+  if (resumed)
+    return { kind: 'resumed', ...numbered, name: resumed[1] as string, rest: resumed[2] as string };
 
   const call = /^([A-Za-z_][\w]*)\(/.exec(body);
   if (!call) return null;
   const name = call[1] as string;
   if (body.endsWith(UNFINISHED)) {
-    return { kind: 'unfinished', ...at, name, text: body.slice(0, -UNFINISHED.length) };
+    return { kind: 'unfinished', ...numbered, name, text: body.slice(0, -UNFINISHED.length) };
   }
   // An execve from a non-leader thread: the call completes under the thread-group leader's id.
   const moved = PID_CHANGED.exec(body);
   if (moved) {
-    return { kind: 'unfinished', ...at, name, text: body.slice(0, moved.index), movedTo: Number(moved[1]) };
+    return {
+      kind: 'unfinished',
+      ...numbered,
+      name,
+      text: body.slice(0, moved.index),
+      movedTo: Number(moved[1]),
+    };
   }
-  return { kind: 'call', ...at, name, text: body };
+  return { kind: 'call', ...numbered, name, text: body };
 }
 
 function wallMs(seconds: string, fraction: string): number {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SysEvent } from '../../evidence/types.js';
+import { X86_64_SYSCALL_NUMBERS } from './native-syscalls.js';
 import { parseStraceLines } from './parse-strace-lines.js';
 import { StraceParser } from './strace-parser.js';
 
@@ -295,5 +296,59 @@ this is not strace output
       ['/cut-at-end', undefined],
     ]);
     expect(warnings.at(-1)).toContain('never returned');
+  });
+});
+
+// Captured with the tracer's options (`-n` prints the call's number), from three small static
+// programs: i386 `int $0x80` open, an io_uring OPENAT+READ, and a memfd run with fexecve; then
+// Python running a memfd through /proc/self/fd/N.
+const EVASIONS = `
+14622 1796290590.456787 [  59] execve("/tmp/compat-open", ["/tmp/compat-open", "/etc/hostname"], 0x55ba9fe34cb8 /* 35 vars */) = 0
+14622 1796290590.458178 [   5] open("/etc/hostname", O_RDONLY) = 3</etc/hostname>
+14622 1796290590.458337 [   5] +++ exited with 0 +++
+14623 1796290590.463448 [  59] execve("/tmp/io-uring-read", ["/tmp/io-uring-read", "/etc/hostname"], 0x55ba9fe34cb8 /* 35 vars */) = 0
+14623 1796290590.464913 [ 425] io_uring_setup(4, {flags=0, sq_thread_cpu=0, sq_thread_idle=0, sq_entries=4, cq_entries=8, features=IORING_FEAT_SINGLE_MMAP, sq_off={head=0, tail=4}, cq_off={head=8, tail=12}}) = 3<anon_inode:[io_uring]>
+14623 1796290590.465073 [ 426] io_uring_enter(3<anon_inode:[io_uring]>, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0) = 1
+14623 1796290590.465250 [ 426] +++ exited with 0 +++
+14624 1796290590.465596 [  59] execve("/tmp/memfd-exec", ["/tmp/memfd-exec", "/bin/true"], 0x55ba9fe34cb0 /* 35 vars */) = 0
+14624 1796290590.467048 [ 319] memfd_create("payload", MFD_CLOEXEC) = 4</memfd:payload>(deleted)
+14624 1796290590.467113 [ 322] execveat(4</memfd:payload>(deleted), "", ["/bin/true"], 0x7ffe5ac0dcc0 /* 35 vars */, AT_EMPTY_PATH) = 0
+14624 1796290590.468129 [ 257] +++ exited with 0 +++
+14625 1796290590.721243 [  59] execve("/usr/bin/python3", ["python3", "-c", "..."], 0x7ffe4273b328 /* 38 vars */) = 0
+14625 1796290590.831118 [ 319] memfd_create("py", MFD_CLOEXEC) = 3</memfd:py>(deleted)
+14625 1796290590.833812 [  59] execve("/proc/self/fd/3", ["py"], 0x7ffe4273b328 /* 38 vars */) = 0
+14625 1796290590.836502 [ 257] +++ exited with 0 +++
+`;
+
+describe('evasive mechanisms', () => {
+  const events = parseStraceLines(EVASIONS.trim(), '/tmp', { nativeSyscalls: X86_64_SYSCALL_NUMBERS }).events;
+  const pick = (syscall: string) => events.filter((e) => e.syscall === syscall);
+
+  it('marks an i386 call by its number and keeps its path and kind', () => {
+    expect(pick('ia32:open')).toMatchObject([
+      { pid: 14622, kind: 'open', path: '/etc/hostname', access: 'read', result: 3, exe: '/tmp/compat-open' },
+    ]);
+    expect(events.filter((e) => e.syscall === 'open')).toEqual([]);
+  });
+
+  it('records the io_uring calls', () => {
+    expect(pick('io_uring_setup')).toMatchObject([{ kind: 'other', result: 3 }]);
+    expect(pick('io_uring_enter')).toMatchObject([{ kind: 'other', result: 1 }]);
+  });
+
+  it('names a program run from a memfd by the memfd, keeping the path as written', () => {
+    expect(pick('memfd_create').map((e) => e.path)).toEqual(['memfd:payload', 'memfd:py']);
+    const execs = events.filter((e) => e.kind === 'exec' && e.path?.startsWith('memfd:'));
+    expect(execs).toMatchObject([
+      { syscall: 'execveat', path: 'memfd:payload', path_as_written: '/dev/fd/4', argv: ['/bin/true'] },
+      { syscall: 'execve', path: 'memfd:py', path_as_written: '/proc/self/fd/3', argv: ['py'] },
+    ]);
+    // Whatever the exec'd image does next is attributed to the memfd program, not to "3".
+    expect(events.find((e) => e.pid === 14625 && e.kind === 'exit')?.exe).toBe('memfd:py');
+  });
+
+  it('without a native table (another architecture) leaves names alone', () => {
+    const plain = parseStraceLines(EVASIONS.trim(), '/tmp', { nativeSyscalls: null });
+    expect(plain.events.some((e) => e.syscall === 'open')).toBe(true);
   });
 });

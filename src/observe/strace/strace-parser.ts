@@ -1,6 +1,7 @@
 import type { SysEvent } from '../../evidence/types.js';
 import { CallJoiner } from './call-joiner.js';
 import { type CloneIndex, type CloneRecord, cloneFlags } from './clone-index.js';
+import { compatPersonality, X86_64_SYSCALL_NUMBERS } from './native-syscalls.js';
 import { type ProcessState, ProcessTable } from './process-table.js';
 import { type ParsedCall, parseCall, parseStraceLine, signalExitCode } from './strace-line.js';
 import { parseFd, parseQuoted } from './strace-syntax.js';
@@ -15,6 +16,11 @@ export type StraceParserOptions = {
   clones?: CloneIndex;
   /** Called with each event as soon as it is complete. */
   onEvent?: (event: SysEvent) => void;
+  /**
+   * Native numbers of the traced calls, to tell 32-bit calls by the number `-n` prints; defaults to
+   * the x86_64 table on x86_64 (the only host with a second, 32-bit table agentguard supports).
+   */
+  nativeSyscalls?: Readonly<Record<string, number>> | null;
 };
 
 export type StraceParseResult = { events: SysEvent[]; lost_events: number; warnings: string[] };
@@ -34,6 +40,9 @@ export class StraceParser {
   private readonly announced = new Set<number>();
   /** Leaders whose pending execve came from another thread (strace then prints `= ?` on success). */
   private readonly movedExecs = new Set<number>();
+  /** The call number of each thread's unfinished call (its resumed line may lack one). */
+  private readonly pendingNr = new Map<number, number>();
+  private readonly native: Readonly<Record<string, number>> | null;
   private lost = 0;
   private seq = 0;
   private startMs: number | undefined;
@@ -42,6 +51,12 @@ export class StraceParser {
 
   constructor(private readonly options: StraceParserOptions) {
     this.startMs = options.startMs;
+    this.native =
+      options.nativeSyscalls === undefined
+        ? process.arch === 'x64'
+          ? X86_64_SYSCALL_NUMBERS
+          : null
+        : options.nativeSyscalls;
   }
 
   push(raw: string): void {
@@ -71,16 +86,19 @@ export class StraceParser {
         if (line.oldTid !== line.tid) this.procs.remove(line.oldTid);
         break;
       case 'unfinished':
+        if (line.nr !== undefined) this.pendingNr.set(line.movedTo ?? line.tid, line.nr);
         this.unfinished(line.tid, time, line.name, line.text, line.movedTo);
         break;
       case 'resumed': {
         const text = this.joiner.resume(line.tid, line.name, line.rest);
+        const nr = line.nr ?? this.pendingNr.get(line.tid);
+        this.pendingNr.delete(line.tid);
         if (text === null) this.lose('resumed call without its start', raw);
-        else this.finishCall(line.tid, time, line.name, text, raw);
+        else this.finishCall(line.tid, time, line.name, text, raw, nr);
         break;
       }
       case 'call':
-        this.finishCall(line.tid, time, line.name, line.text, raw);
+        this.finishCall(line.tid, time, line.name, line.text, raw, line.nr);
         break;
     }
   }
@@ -111,7 +129,7 @@ export class StraceParser {
     if (displaced) this.lose('call never resumed', displaced.text);
   }
 
-  private finishCall(tid: number, time: number, name: string, text: string, raw: string): void {
+  private finishCall(tid: number, time: number, name: string, text: string, raw: string, nr?: number): void {
     const call = parseCall(name, text);
     if (!call) {
       this.lose('unparseable call', raw);
@@ -133,8 +151,24 @@ export class StraceParser {
     }
     const draft = draftEvent(call, proc.cwd.path);
     if (!draft) return;
+    if (name === 'memfd_create' && draft.path !== undefined && (draft.result ?? -1) >= 0)
+      proc.memfds.set(draft.result as number, draft.path);
+    if (draft.kind === 'exec' && draft.path !== undefined) this.nameFdExec(proc, draft);
     if (draft.kind === 'exec' && draft.result === 0 && draft.path !== undefined) proc.exe = draft.path;
+    const personality =
+      nr === undefined || !this.native ? undefined : compatPersonality(name, nr, this.native);
+    if (personality) draft.syscall = `${personality}:${draft.syscall}`;
     this.emit(proc, time, draft);
+  }
+
+  /** An exec of /proc/self/fd/N or /dev/fd/N that names a memfd this process made: its name instead. */
+  private nameFdExec(proc: ProcessState, draft: EventDraft): void {
+    const fd = /^\/(?:proc\/(?:self|thread-self|(\d+))|dev)\/fd\/(\d+)$/.exec(draft.path as string);
+    if (!fd || (fd[1] !== undefined && Number(fd[1]) !== proc.pid)) return;
+    const name = proc.memfds.get(Number(fd[2]));
+    if (name === undefined) return;
+    draft.path_as_written = draft.path as string;
+    draft.path = name;
   }
 
   /** The process a thread id belongs to, registering it (and announcing its fork) on first sight. */

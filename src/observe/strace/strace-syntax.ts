@@ -147,7 +147,8 @@ export function parseQuoted(token: string | undefined): QuotedString | null {
 /** `3`, `3</path>`, `AT_FDCWD` or `AT_FDCWD</cwd>`. */
 export function parseFd(token: string | undefined): FdArgument | null {
   if (token === undefined) return null;
-  const match = /^(-?\d+|AT_FDCWD)(?:<(.*)>)?$/s.exec(token);
+  // `-y` marks a descriptor of a deleted file (a memfd is one) with `(deleted)` after the path.
+  const match = /^(-?\d+|AT_FDCWD)(?:<(.*)>(?:\(deleted\))?)?$/s.exec(token);
   if (!match) return null;
   const fd = match[1] === 'AT_FDCWD' ? 'AT_FDCWD' : Number(match[1]);
   return match[2] === undefined ? { fd } : { fd, path: decodeEscapes(match[2]) };

@@ -21,6 +21,19 @@ export const CWD_CALLS = new Set(['chdir', 'fchdir']);
 
 const OPEN_CALLS = new Set(['open', 'creat', 'openat', 'openat2']);
 
+/**
+ * Evasive mechanisms, recorded as `other` events for the evasion rules: io_uring runs opens and
+ * reads without their system calls, memfd_create makes a file with no path, and socketcall is the
+ * i386 door to connect and sendto.
+ */
+const MECHANISM_CALLS = new Set([
+  'io_uring_setup',
+  'io_uring_enter',
+  'io_uring_register',
+  'memfd_create',
+  'socketcall',
+]);
+
 // [dirfd index, path index, second dirfd index, second path index]; null where the call has none.
 const WRITE_META: Record<string, [number | null, number, (number | null)?, number?]> = {
   unlink: [null, 0],
@@ -79,6 +92,7 @@ const OPTIONAL_CALLS = new Set([
   'link',
   'symlink',
   'fchmodat2',
+  'socketcall',
 ]);
 
 /** Every call the strace command line asks for. */
@@ -94,6 +108,7 @@ export const TRACED_SYSCALLS = [
   'connect',
   'sendto',
   ...PRIVILEGE_CALLS,
+  ...MECHANISM_CALLS,
 ].map((name) => (OPTIONAL_CALLS.has(name) ? `?${name}` : name));
 
 /** Resolves a path argument against a dirfd argument (or the cwd) to an absolute, normalised path. */
@@ -146,6 +161,11 @@ export function draftEvent(call: ParsedCall, cwd: string): EventDraft | null {
     return addr ? { ...base, kind: 'connect', addr } : null;
   }
   if (PRIVILEGE_CALLS.has(name)) return privilegeDraft(call, cwd, base);
+  if (name === 'memfd_create') {
+    const label = parseQuoted(args[0]);
+    return { ...base, kind: 'other', ...(label ? { path: `memfd:${label.value}` } : {}) };
+  }
+  if (MECHANISM_CALLS.has(name)) return { ...base, kind: 'other' };
   return null;
 }
 
@@ -153,11 +173,30 @@ type Base = { syscall: string; result?: number };
 
 function execDraft(call: ParsedCall, cwd: string, base: Base): EventDraft {
   const at = call.name === 'execveat';
-  const target = resolveAt(at ? call.args[0] : null, call.args[at ? 1 : 0], cwd);
   const argv = parseStringArray(call.args[at ? 2 : 1]);
   const draft: EventDraft = { ...base, kind: 'exec', cwd };
   if (argv) draft.argv = argv.values;
+  const fd = at ? parseFd(call.args[0]) : null;
+  if (fd && typeof fd.fd === 'number' && parseQuoted(call.args[1])?.value === '') {
+    // fexecve: execveat(fd, "", ..., AT_EMPTY_PATH) runs the descriptor itself; the kernel calls it
+    // /dev/fd/N, and `-y` names what it is (a memfd shows as `/memfd:NAME`).
+    const written = `/dev/fd/${fd.fd}`;
+    const path = fd.path === undefined ? written : (memfdName(fd.path) ?? fd.path);
+    return withPaths(
+      { ...draft, ...(path === written ? {} : { path_as_written: written }) },
+      {
+        path,
+        truncated: argv?.truncated ?? false,
+      },
+    );
+  }
+  const target = resolveAt(at ? call.args[0] : null, call.args[at ? 1 : 0], cwd);
   return withPaths(draft, { path: target.path, truncated: target.truncated || (argv?.truncated ?? false) });
+}
+
+/** `memfd:NAME` for the path `-y` gives a memfd (`/memfd:NAME`), else undefined. */
+export function memfdName(fdPath: string): string | undefined {
+  return fdPath.startsWith('/memfd:') ? fdPath.slice(1) : undefined;
 }
 
 function openDraft(call: ParsedCall, cwd: string, base: Base): EventDraft {
