@@ -205,9 +205,6 @@ async function collectAndAnalyse(
         };
         timeline.add('agent', 'guard-stopped', first?.alert.rule);
       }
-      if (guard?.writeIncident(path.join(runDir, 'guard', 'incident.json'), runId)) {
-        timeline.add('observe', 'incident', `${guard.alerts.length} live alerts`);
-      }
       writeJson(runPath(runDir, 'agent'), agent);
 
       // The diff is taken before the tests run, so files the tests write are not counted as the agent's.
@@ -240,6 +237,10 @@ async function collectAndAnalyse(
       writeJsonl(runPath(runDir, 'syscalls'), closed.syscalls);
       writeJsonl(runPath(runDir, 'testSyscalls'), closed.testSyscalls);
       writeJson(runPath(runDir, 'observation'), closed.observation);
+      // After the tracer's last flush, so the guard has seen every event of the agent's tree.
+      if (window.guard?.writeIncident(path.join(runDir, 'guard', 'incident.json'), runId)) {
+        timeline.add('observe', 'incident', `${window.guard.alerts.length} live alerts`);
+      }
     }
     timeline.add('analyse', 'start');
   } catch (err) {
