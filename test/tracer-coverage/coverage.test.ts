@@ -53,9 +53,21 @@ const ia32 = (s: string) => s.startsWith('ia32:');
 
 const PY = (code: string) => `python3 -c "${code}"`;
 const ROWS: Record<string, Row> = {
-  openat: { steps: ['cat cov-openat.txt > /dev/null'], recorded: (e) => opened(e, 'cov-openat.txt', is('openat')), mechanism: never },
-  open: { steps: ['"$B/legacy-open" open cov-open.txt'], recorded: (e) => opened(e, 'cov-open.txt', is('open')), mechanism: never },
-  creat: { steps: ['"$B/legacy-open" creat cov-creat.txt'], recorded: (e) => opened(e, 'cov-creat.txt', is('creat')), mechanism: never },
+  openat: {
+    steps: ['cat cov-openat.txt > /dev/null'],
+    recorded: (e) => opened(e, 'cov-openat.txt', is('openat')),
+    mechanism: never,
+  },
+  open: {
+    steps: ['"$B/legacy-open" open cov-open.txt'],
+    recorded: (e) => opened(e, 'cov-open.txt', is('open')),
+    mechanism: never,
+  },
+  creat: {
+    steps: ['"$B/legacy-open" creat cov-creat.txt'],
+    recorded: (e) => opened(e, 'cov-creat.txt', is('creat')),
+    mechanism: never,
+  },
   openat2: {
     steps: ['"$B/legacy-open" openat2 cov-openat2.txt'],
     recorded: (e) => opened(e, 'cov-openat2.txt', is('openat2')),
@@ -71,7 +83,10 @@ const ROWS: Record<string, Row> = {
     recorded: never,
     mechanism: (e) => {
       const pids = pidsRunning(e, 'cov-i386.txt');
-      return e.events.some((x) => pids.has(x.pid) && x.syscall === 'ia32:read') && evasionFor(e, pids, 'evasion-compat-syscall');
+      return (
+        e.events.some((x) => pids.has(x.pid) && x.syscall === 'ia32:read') &&
+        evasionFor(e, pids, 'evasion-compat-syscall')
+      );
     },
   },
   'i386-connect': {
@@ -97,14 +112,16 @@ const ROWS: Record<string, Row> = {
   },
   execve: {
     steps: ['/usr/bin/true cov-execve'],
-    recorded: (e) => e.events.some((x) => x.kind === 'exec' && x.path === '/usr/bin/true' && x.argv?.[1] === 'cov-execve'),
+    recorded: (e) =>
+      e.events.some((x) => x.kind === 'exec' && x.path === '/usr/bin/true' && x.argv?.[1] === 'cov-execve'),
     mechanism: never,
   },
   'execveat-memfd': {
     steps: ['"$B/memfd-exec" /usr/bin/true cov-memfd'],
     recorded: (e) =>
       e.events.some((x) => x.kind === 'exec' && x.path === 'memfd:payload' && x.argv?.includes('cov-memfd')),
-    mechanism: (e) => e.report.alerts.some((a) => a.rule === 'exec-memfd' && a.process.argv.includes('cov-memfd')),
+    mechanism: (e) =>
+      e.report.alerts.some((a) => a.rule === 'exec-memfd' && a.process.argv.includes('cov-memfd')),
   },
   'proc-fd-exec': {
     steps: [
@@ -112,16 +129,24 @@ const ROWS: Record<string, Row> = {
         "import os; fd = os.memfd_create('py'); os.write(fd, open('/usr/bin/true', 'rb').read()); os.execv('/proc/self/fd/%d' % fd, ['cov-procfd'])",
       ),
     ],
-    recorded: (e) => e.events.some((x) => x.kind === 'exec' && x.path === 'memfd:py' && x.argv?.[0] === 'cov-procfd'),
-    mechanism: (e) => e.report.alerts.some((a) => a.rule === 'exec-memfd' && a.process.argv[0] === 'cov-procfd'),
+    recorded: (e) =>
+      e.events.some((x) => x.kind === 'exec' && x.path === 'memfd:py' && x.argv?.[0] === 'cov-procfd'),
+    mechanism: (e) =>
+      e.report.alerts.some((a) => a.rule === 'exec-memfd' && a.process.argv[0] === 'cov-procfd'),
   },
   connect: {
-    steps: [PY("import socket; s = socket.socket(); s.settimeout(1)\ntry: s.connect(('127.0.0.1', 9))\nexcept OSError: pass")],
+    steps: [
+      PY(
+        "import socket; s = socket.socket(); s.settimeout(1)\ntry: s.connect(('127.0.0.1', 9))\nexcept OSError: pass",
+      ),
+    ],
     recorded: (e) => connected(e, 9, is('connect')),
     mechanism: never,
   },
   sendto: {
-    steps: [PY("import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('127.0.0.1', 19))")],
+    steps: [
+      PY("import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('127.0.0.1', 19))"),
+    ],
     recorded: (e) => connected(e, 19, is('sendto')),
     mechanism: never,
   },
@@ -161,9 +186,13 @@ function build(): string {
   const bin = path.join(work, 'bin');
   mkdirSync(bin, { recursive: true });
   for (const name of PROGRAMS) {
-    const r = spawnSync('cc', ['-static', '-no-pie', '-O1', '-o', path.join(bin, name), path.join(DIR, 'programs', `${name}.c`)], {
-      encoding: 'utf8',
-    });
+    const r = spawnSync(
+      'cc',
+      ['-static', '-no-pie', '-O1', '-o', path.join(bin, name), path.join(DIR, 'programs', `${name}.c`)],
+      {
+        encoding: 'utf8',
+      },
+    );
     if (r.status !== 0) throw new Error(`cc ${name}.c failed: ${r.stderr}`);
   }
   return bin;
@@ -186,9 +215,12 @@ async function runUnder(tracer: Tracer, bin: string): Promise<Evidence> {
       `agent_command: [sh, -c, '. "$0/steps.sh"', '{config_dir}']`,
     ].join('\n'),
   );
-  const r = await execCli(['run', path.join(dir, 'config.yaml'), '--tracer', tracer, '--sandbox', 'local', '--json'], {
-    cwd: dir,
-  });
+  const r = await execCli(
+    ['run', path.join(dir, 'config.yaml'), '--tracer', tracer, '--sandbox', 'local', '--json'],
+    {
+      cwd: dir,
+    },
+  );
   const report = JSON.parse(r.stdout) as RunReport;
   expect(report.observation.tracer.kind).toBe(tracer);
   const runs = path.join(dir, '.agentguard/runs');
