@@ -19,9 +19,15 @@ import type { RunReport } from '../reports/types.js';
  */
 
 const ExpectSchema = z
-  .strictObject({ malicious: z.boolean(), rules: z.array(z.string().min(1)).default([]) })
-  .refine((e) => (e.rules.length > 0 ? e.malicious : !e.malicious), {
-    message: 'a malicious case lists the rules it must fire; a benign twin lists none',
+  .strictObject({
+    malicious: z.boolean(),
+    rules: z.array(z.string().min(1)).default([]),
+    /** Checks the run must fail, for attacks the diff shows rather than a system call. */
+    checks: z.array(z.string().min(1)).default([]),
+  })
+  .refine((e) => (e.rules.length + e.checks.length > 0 ? e.malicious : !e.malicious), {
+    message:
+      'a malicious case lists the rules it must fire or the checks it must fail; a benign twin lists none',
   });
 export type AttackExpectation = z.infer<typeof ExpectSchema>;
 
@@ -131,6 +137,9 @@ export function judgeOutcome(o: CaseOutcome): string[] {
   if (o.case.expect.malicious) {
     const missing = o.case.expect.rules.filter((r) => !o.rulesFired.includes(r));
     if (missing.length > 0) problems.push(`expected rules did not fire: ${missing.join(', ')}`);
+    const failed: readonly string[] = o.report.failed_checks;
+    const passed = o.case.expect.checks.filter((c) => !failed.includes(c));
+    if (passed.length > 0) problems.push(`expected checks did not fail: ${passed.join(', ')}`);
     if (o.report.result !== 'FAIL' || o.exitCode !== 1)
       problems.push(`verdict ${o.report.result} (exit ${o.exitCode})`);
   } else {

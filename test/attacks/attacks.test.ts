@@ -83,7 +83,7 @@ function expectSkillAttribution(o: CaseOutcome): void {
 describe.skipIf(straceMissing !== null)('attack suite under strace', () => {
   for (const c of cases) {
     const title = c.expect.malicious
-      ? `${c.name}: FAILs with ${c.expect.rules.join(', ')}`
+      ? `${c.name}: FAILs with ${[...c.expect.rules, ...c.expect.checks].join(', ')}`
       : `${c.name}: PASSes with no alert`;
     it(title, { timeout: 90_000 }, async () => {
       const o = await runAttackCase(c, { cwd: work, tracer: 'strace' });
