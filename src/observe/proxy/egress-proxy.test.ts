@@ -328,11 +328,16 @@ describe('EgressProxy over HTTP', () => {
       'http://evil.test/',
     ]);
     expect(denied.stdout).toBe('403');
-    expect((await proxy.stop()).map((r) => `${r.protocol} ${r.host} ${r.decision}`)).toEqual([
+    const records = await proxy.stop();
+    expect(records.map((r) => `${r.protocol} ${r.host} ${r.decision}`)).toEqual([
       'http api.allowed.test allowed',
       'socks api.allowed.test allowed',
       'http evil.test denied',
     ]);
+    // Each loopback client is named by the kernel's socket table: curl, not the last user.
+    for (const r of records)
+      expect(r.client).toMatchObject({ pid: expect.any(Number), exe: expect.stringMatching(/curl$/) });
+    expect(new Set(records.map((r) => r.client?.pid)).size).toBe(3);
   });
 });
 

@@ -1,7 +1,7 @@
 import { createServer as createHttpParser, type Server as HttpParser } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import { ConfigError, InternalError } from '../../errors.js';
-import type { NetworkRecord } from '../../evidence/types.js';
+import type { NetworkClient, NetworkRecord } from '../../evidence/types.js';
 import { parseAllowList } from './allow-list.js';
 import { BridgeTrust } from './bridge-trust.js';
 import { tunnelConnect } from './connect-tunnel.js';
@@ -11,6 +11,7 @@ import { forwardHttp } from './http-forward.js';
 import { closeServer, listenTcp, listenUnix, removeSocketFile } from './listen.js';
 import { clockFromNow, type RecordListener, RecordLog } from './record-log.js';
 import { rawResponse, refusal } from './refusal.js';
+import { identifyClient } from './socket-owner.js';
 import { serveSocks5 } from './socks5.js';
 import { forwardUpgrade } from './upgrade-forward.js';
 import type { ProxyContext } from './upstream.js';
@@ -193,7 +194,10 @@ export class EgressProxy {
       this.#track(socket);
       socket.on('error', () => socket.destroy());
       socket.setTimeout(handshakeMs, () => socket.destroy());
-      if (trust === undefined) return this.#serve(socket, ctx);
+      if (trust === undefined) {
+        const client = loopbackClient(socket);
+        return this.#serve(socket, client ? { ...ctx, log: log.forClient(client) } : ctx);
+      }
       trust.accept(socket).then(
         (accepted) => {
           if (accepted.kind === 'hello') return;
@@ -229,4 +233,16 @@ export class EgressProxy {
     // A stream whose header was read is paused; a fresh one flows anyway.
     socket.resume();
   }
+}
+
+/**
+ * A TCP client on this machine (the loopback proxy of sandboxes without the bridge), named from the
+ * kernel's socket table at accept time: its pid is in the harness's own PID namespace, so it joins
+ * the tracer's process table as it is. Unix-socket clients (no port) are the bridge's to name.
+ */
+function loopbackClient(socket: Socket): NetworkClient | undefined {
+  if (socket.remotePort === undefined || socket.localPort === undefined) return undefined;
+  const id = identifyClient('tcp', socket.remotePort, socket.localPort);
+  if (id.pid === null) return { pid: null, reason: id.reason, port: id.port };
+  return { pid: id.pid, port: id.port, ...(id.exe === undefined ? {} : { exe: id.exe }) };
 }
