@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { processStart } from './socket-owner.js';
+import { readFileSync, readlinkSync } from 'node:fs';
+import { processStart, procPids } from './socket-owner.js';
 
 /**
  * The host pid of process `nsPid` of the PID namespace `pidNamespace` (as `readlink
@@ -16,17 +16,7 @@ export function hostPidOf(
   start: number | undefined,
   proc = '/proc',
 ): number | undefined {
-  let entries: string[];
-  try {
-    entries = readdirSync(proc);
-  } catch {
-    return undefined;
-  }
-  const pids = entries
-    .filter((name) => /^\d+$/.test(name))
-    .map(Number)
-    .sort((a, b) => b - a);
-  for (const pid of pids) {
+  for (const pid of procPids(proc)) {
     try {
       if (readlinkSync(`${proc}/${pid}/ns/pid`) !== pidNamespace) continue;
       const status = readFileSync(`${proc}/${pid}/status`, 'utf8');

@@ -106,18 +106,7 @@ export function findSocketInode(
  * blamed on the child that went on to use it rather than on the parent. `skip` is the caller.
  */
 export function findSocketOwner(inode: number, proc = '/proc', skip = process.pid): number | undefined {
-  let entries: string[];
-  try {
-    entries = readdirSync(proc);
-  } catch {
-    return undefined;
-  }
-  const pids = entries
-    .filter((name) => /^\d+$/.test(name))
-    .map(Number)
-    .filter((pid) => pid !== skip)
-    .sort((a, b) => b - a);
-  for (const pid of pids) if (socketInodes(pid, proc).has(inode)) return pid;
+  for (const pid of procPids(proc)) if (pid !== skip && socketInodes(pid, proc).has(inode)) return pid;
   return undefined;
 }
 
@@ -207,4 +196,18 @@ export function identifyClient(
     ...(start === undefined ? {} : { start }),
     ...(exe === undefined ? {} : { exe }),
   };
+}
+
+/** The pids under a procfs mount, newest (highest) first; none when it cannot be read. */
+export function procPids(proc = '/proc'): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync(proc);
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .sort((a, b) => b - a);
 }
