@@ -8,7 +8,7 @@ const SUMMARY_ROWS = 20;
  * The compact Markdown a GitHub job shows on its summary page: verdict, score, what was judged,
  * failed checks, alerts, and where the full reports are. Pure.
  */
-export function githubSummary(report: RunReport, judged: string, reportMd: string): string {
+export function githubSummary(report: RunReport, judged: string, reportMd: string, runUrl?: string): string {
   const failed = report.checks.filter((c) => !c.passed);
   const lines = [
     `### agentguard ci: ${report.result === 'PASS' ? '✅' : '❌'} ${report.result} (score ${report.score})`,
@@ -32,10 +32,9 @@ export function githubSummary(report: RunReport, judged: string, reportMd: strin
     lines.push('');
   }
   if (failed.length === 0 && report.alerts.length === 0) lines.push('No failed checks, no alerts.', '');
-  lines.push(
-    `Full report: \`${cell(reportMd)}\` (also report.json, report.sarif, report.html beside it).`,
-    '',
-  );
+  lines.push(`Full report: \`${cell(reportMd)}\` (also report.json, report.sarif, report.html beside it).`);
+  if (runUrl) lines.push(`Workflow run: [${cell(runUrl)}](${runUrl})`);
+  lines.push('');
   return `${lines.join('\n')}\n`;
 }
 

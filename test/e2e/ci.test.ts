@@ -206,6 +206,33 @@ describe('agentguard ci over the working tree', () => {
   }, 60_000);
 });
 
+describe('agentguard ci: what is blamed on the PR', () => {
+  it("judges from the merge base: commits main gained since are not the PR's", async () => {
+    const dir = project('moved', false);
+    gitIn(dir, 'checkout', '-q', 'main');
+    write(dir, 'deploy/main-only.conf', 'x\n');
+    gitIn(dir, 'add', '-A');
+    gitIn(dir, 'commit', '-qm', 'main moved on');
+    gitIn(dir, 'checkout', '-q', 'pr');
+    const r = await ci(dir, ['--base', 'main', '--no-tests', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.report?.diff.files.map((f) => f.path)).toEqual(['src/greet.sh']);
+  }, 60_000);
+
+  it('fails closed, naming the file, on a name that is not UTF-8', async () => {
+    const dir = project('latin1', false);
+    writeFileSync(
+      Buffer.concat([Buffer.from(`${dir}/bad`), Buffer.from([0xff]), Buffer.from('.txt')]),
+      'x\n',
+    );
+    gitIn(dir, 'add', '-A');
+    gitIn(dir, 'commit', '-qm', 'odd name');
+    const r = await ci(dir, ['--base', 'main', '--no-tests', '--json']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.report?.failed_checks).toEqual(['workspace-integrity']);
+  }, 60_000);
+});
+
 describe('agentguard ci: bad input, one sentence and exit 2', () => {
   it('refuses a config with a task or agent key, naming it', async () => {
     const dir = project('refuse', false);
@@ -226,6 +253,9 @@ describe('agentguard ci: bad input, one sentence and exit 2', () => {
     expect(b.code).toBe(2);
     expect(b.stderr).toContain('--base no-such-branch is not a branch, tag or commit');
     rmSync(path.join(dir, '.agentguard.yaml'));
+    const h = await ci(dir, ['--head', 'pr', '--no-tests']);
+    expect(h.code).toBe(2);
+    expect(h.stderr).toContain('--head needs --base');
     const c = await ci(dir, ['--no-tests']);
     expect(c.code).toBe(2);
     expect(c.stderr).toContain('no CI config found');

@@ -34,6 +34,10 @@ export async function ciCommand(io: CliIO, opts: CiCommandOptions): Promise<numb
   const tracer = opts.tracer;
   if (tracer !== undefined && !(TRACER_CHOICES as readonly string[]).includes(tracer))
     throw new ConfigError(`--tracer '${tracer}' is not known. Fix: use one of ${TRACER_CHOICES.join(', ')}.`);
+  if (opts.head !== undefined && opts.base === undefined)
+    throw new ConfigError(
+      '--head needs --base. Fix: pass --base REF too, or neither to judge the working tree.',
+    );
   const root = repositoryRoot(opts.repo ?? '.');
   const cfg = loadCiConfig(findCiConfig(root, opts.config), root);
   const range = resolveRange(root, opts.base, opts.head);
@@ -60,13 +64,22 @@ export async function ciCommand(io: CliIO, opts: CiCommandOptions): Promise<numb
     const annotations = githubAnnotations(report);
     for (const line of annotations) (opts.json ? io.err : io.out)(line);
     if (summaryFile)
-      appendFileSync(summaryFile, githubSummary(report, describeRange(range), result.reportMd));
+      appendFileSync(
+        summaryFile,
+        githubSummary(report, describeRange(range), result.reportMd, workflowRunUrl()),
+      );
   }
   if (failing && opts.allowFailures) {
     io.err(`agentguard: ${report.result}, but --allow-failures was given: exit 0.`);
     return 0;
   }
   return result.exitCode;
+}
+
+/** The link to this workflow run, from the variables GitHub Actions sets (undefined elsewhere). */
+function workflowRunUrl(): string | undefined {
+  const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repo, GITHUB_RUN_ID: id } = process.env;
+  return server && repo && id ? `${server}/${repo}/actions/runs/${id}` : undefined;
 }
 
 /** The file GitHub Actions collects the job summary from; checked before any work is done. */
