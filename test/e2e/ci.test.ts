@@ -41,7 +41,8 @@ function project(name: string, poisoned: boolean): string {
   write(
     dir,
     'tests/run.sh',
-    'sh scripts/postinstall.sh\n. ./src/greet.sh\n[ "$(greet you)" = "hello you" ]\n',
+    // The tests write a file: in the copy they run in, never in the checkout.
+    'sh scripts/postinstall.sh\n. ./src/greet.sh\necho ran > test-stamp.txt\n[ "$(greet you)" = "hello you" ]\n',
   );
   write(dir, '.gitignore', 'build/\n');
   write(
@@ -139,6 +140,19 @@ describe('agentguard ci over a pull request', () => {
         },
       );
       expect(JSON.parse(rows.stdout)[0]).toMatchObject({ kind: 'ci', result: 'FAIL' });
+    },
+    120_000,
+  );
+
+  it.skipIf(!(isRoot && has('bwrap') && has('strace')))(
+    'catches the install script under strace too',
+    async () => {
+      const dir = project('poisoned-strace', true);
+      const r = await ci(dir, ['--base', 'main', '--json', '--tracer', 'strace']);
+      expect(r.code, r.stderr).toBe(1);
+      const canary = (r.report as Report).alerts.filter((a) => a.rule === 'secrets-canary-read');
+      expect(canary.length).toBeGreaterThan(0);
+      expect(canary.every((a) => a.phase === 'tests')).toBe(true);
     },
     120_000,
   );
