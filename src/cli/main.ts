@@ -10,6 +10,7 @@ import { killActiveGroups } from '../exec/run-command.js';
 import { requestShutdown, shutdownObserved, signalExitCode } from '../exec/shutdown.js';
 import { agentsInstall, agentsList } from './commands/agents.js';
 import { analyzeCommand } from './commands/analyze.js';
+import { ciCommand, registerCi } from './commands/ci.js';
 import { compareCommand } from './commands/compare.js';
 import { demoCommand } from './commands/demo.js';
 import { doctorCommand } from './commands/doctor.js';
@@ -66,6 +67,8 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
       'also write the comparison as a self-contained HTML page (heat map, graphs side by side)',
     )
     .action((first: string, more: string[], opts) => start(() => compareCommand(io, [first, ...more], opts)));
+
+  registerCi(cli, (opts) => start(() => ciCommand(io, opts)));
 
   cli
     .command('doctor', 'show which sandboxes, tracers and network modes work here, and how to fix the rest')

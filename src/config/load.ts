@@ -30,11 +30,18 @@ export function loadConfigOrThrow(file: string): ResolvedConfig {
 
 export function loadConfig(file: string): LoadResult {
   const configPath = path.resolve(file);
-  const fail = (field: string, message: string, fix: string): LoadResult => ({
-    ok: false,
+  const read = readConfigYaml(configPath);
+  return read.ok ? resolveConfigObject(read.value, configPath) : read;
+}
+
+/** A config file's YAML value, or the one issue that says why it could not be read or parsed. */
+export function readConfigYaml(
+  configPath: string,
+): { ok: true; value: unknown } | Extract<LoadResult, { ok: false }> {
+  const fail = (field: string, message: string, fix: string) => ({
+    ok: false as const,
     issues: [{ file: configPath, field, message, fix }],
   });
-
   const yaml = readYamlFile(configPath);
   if (!yaml.ok) {
     const { problem } = yaml;
@@ -45,7 +52,19 @@ export function loadConfig(file: string): LoadResult {
     const fix = problem.line ? 'correct the YAML syntax there' : problem.fix;
     return fail('', problem.message, fix);
   }
-  const raw: unknown = yaml.value;
+  return { ok: true, value: yaml.value };
+}
+
+/**
+ * Validate and resolve a parsed config object as if it had been read from `configPath` (relative
+ * paths resolve against its folder). CI mode builds its object from a policy-only file and uses this,
+ * so both kinds of config are checked by the same code.
+ */
+export function resolveConfigObject(raw: unknown, configPath: string): LoadResult {
+  const fail = (field: string, message: string, fix: string): LoadResult => ({
+    ok: false,
+    issues: [{ file: configPath, field, message, fix }],
+  });
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     return fail(
       '',

@@ -19,7 +19,9 @@ export type AgentOutcome =
   | { status: 'blocked'; reason: string }
   | { status: 'errored'; error: string }
   /** Ended from outside while it ran: the live guard, an interrupt, the run's time limit. */
-  | { status: 'stopped'; by: 'guard' | 'interrupt' | 'run-timeout'; reason: string };
+  | { status: 'stopped'; by: 'guard' | 'interrupt' | 'run-timeout'; reason: string }
+  /** No agent ran: CI mode judges a checkout someone (or something) already changed. */
+  | { status: 'none'; reason: string };
 
 export type AgentEvidence = {
   adapter: string;
@@ -169,6 +171,7 @@ export const TestEvidenceSchema: z.ZodType<TestEvidence> = z.looseObject({
   duration_ms: num,
   command_id: str.nullable(),
   reason: str.optional(),
+  skipped: z.boolean().optional(),
 });
 
 export const DiffEvidenceSchema: z.ZodType<DiffEvidence> = z.looseObject({
@@ -219,6 +222,7 @@ export const AgentEvidenceSchema: z.ZodType<AgentEvidence> = z.looseObject({
       by: z.enum(['guard', 'interrupt', 'run-timeout']),
       reason: str,
     }),
+    z.looseObject({ status: z.literal('none'), reason: str }),
   ]),
   command_id: str.nullable(),
 });

@@ -117,6 +117,8 @@ export type TestEvidence = {
   command_id: string | null;
   /** Why the tests did not run, if they did not. */
   reason?: string;
+  /** Set when the user asked for no tests (`ci --no-tests`): not running them is then not a failure. */
+  skipped?: boolean;
 };
 
 export type DiffFileStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'type-changed';

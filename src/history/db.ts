@@ -184,8 +184,8 @@ function historyOn(db: Database.Database, dbPath: string): History {
   const byId = db.prepare<[string], StoredRow>(`SELECT ${COLUMNS.join(', ')} FROM runs WHERE run_id = ?`);
 
   return {
-    recordRun: guarded((report: RecordableRun, paths: RecordedPaths) => {
-      insert.run(rowOf(report, paths, 'run'));
+    recordRun: guarded((report: RecordableRun, paths: RecordedPaths, kind: HistoryKind = 'run') => {
+      insert.run(rowOf(report, paths, kind));
     }),
     listRuns: guarded((filter: HistoryFilter = {}) => {
       const limit = filter.limit ?? DEFAULT_LIMIT;

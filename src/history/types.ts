@@ -64,7 +64,7 @@ export type HistoryFilter = {
 
 export type History = {
   /** Insert the run, or replace its row when it was recorded before. */
-  recordRun(report: RecordableRun, paths: RecordedPaths): void;
+  recordRun(report: RecordableRun, paths: RecordedPaths, kind?: HistoryKind): void;
   listRuns(filter?: HistoryFilter): HistoryRow[];
   getRun(runId: string): HistoryRow | null;
   close(): void;

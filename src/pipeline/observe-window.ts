@@ -320,7 +320,8 @@ export class ObservationWindow {
       testSyscalls = this.testEvents(traced.events, new Set(syscalls.map((e) => e.seq)), testArgv);
       tracer.lost_events = traced.lost_events;
       tracer.version = traced.version;
-      if (scoped.rootPid === null && traced.events.length > 0) {
+      // No agent argv (CI mode): nothing is the agent's, and that is no tracer's fault.
+      if (scoped.rootPid === null && traced.events.length > 0 && agentArgv.length > 0) {
         tracer.reason = `${tracer.reason}; the agent's own exec was not seen, so no event could be attributed to it`;
       }
     }

@@ -123,7 +123,7 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
  * an ordinary home folder, else /home/agent — a HOME under /tmp would make the rules treat the
  * agent's home as scratch space.
  */
-function sandboxHome(): string {
+export function sandboxHome(): string {
   const home = os.homedir();
   return /^\/(root|home\/[^/]+)\/?$/.test(home) ? home : '/home/agent';
 }

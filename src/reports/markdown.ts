@@ -84,6 +84,7 @@ function outcomeText(outcome: AgentOutcome): string {
     case 'errored':
       return `errored: ${md(outcome.error)}`;
     case 'stopped':
+    case 'none':
       return md(outcome.reason);
   }
 }

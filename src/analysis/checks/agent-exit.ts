@@ -23,6 +23,9 @@ export const agentExit: Check = (bundle) => {
       return fail(`the agent could not run: ${outcome.error}`);
     case 'stopped':
       return fail(`the agent was ${outcome.reason}`);
+    case 'none':
+      // CI mode: there is no agent process to judge, only what the checkout holds.
+      return { id: 'agent-exit', passed: true, message: outcome.reason, evidence };
     case 'failed':
       return fail(
         outcome.signal

@@ -78,6 +78,7 @@ function outcomeText(outcome: AgentOutcome): string {
     case 'errored':
       return `errored: ${esc(outcome.error)}`;
     case 'stopped':
+    case 'none':
       return esc(outcome.reason);
   }
 }

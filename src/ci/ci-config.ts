@@ -1,0 +1,87 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { formatIssue, readConfigYaml, resolveConfigObject } from '../config/load.js';
+import type { ResolvedConfig } from '../config/schema.js';
+import { ConfigError } from '../errors.js';
+
+/** Where `agentguard ci` looks for its config at the repository root, in this order. */
+export const CI_CONFIG_NAMES = ['.agentguard.yaml', 'agentguard.yaml'] as const;
+
+/**
+ * Keys of a benchmark config that describe a task or an agent. A CI config judges a checkout
+ * someone already changed: there is no task to give and no agent to start, so these are refused
+ * by name rather than silently ignored.
+ */
+const NOT_IN_CI = [
+  'task',
+  'repo',
+  'solution',
+  'timeout_seconds',
+  'run_timeout_seconds',
+  'agent_command',
+  'agent_name',
+  'agent_environment',
+  'agent_workdir',
+  'agent_version_command',
+  'agent_model',
+  'agent_metadata',
+  'agent_profile',
+  'model_script',
+  'skills',
+  'grader_paths',
+  'min_skill_coverage',
+  'command_policy',
+] as const;
+
+/** The config file `ci` uses: --config as given, else the first of CI_CONFIG_NAMES at the root. */
+export function findCiConfig(root: string, flag: string | undefined): string {
+  if (flag !== undefined) return path.resolve(flag);
+  for (const name of CI_CONFIG_NAMES) {
+    const file = path.join(root, name);
+    if (existsSync(file)) return file;
+  }
+  throw new ConfigError(
+    `no CI config found: neither ${CI_CONFIG_NAMES.join(' nor ')} is in ${root}. ` +
+      'Fix: create .agentguard.yaml there (at least test_command; see docs/ci.md), or pass --config FILE.',
+  );
+}
+
+/**
+ * Load a CI config: the policy part of a benchmark config (paths, test paths, unsafe commands,
+ * severity, diff limits, secrets, security rules, sandbox and tracer, test_command). It is checked
+ * by the same schema and resolver as a benchmark config, with the checkout as its `repo`.
+ */
+export function loadCiConfig(file: string, root: string): ResolvedConfig {
+  const read = readConfigYaml(file);
+  if (!read.ok) throw new ConfigError(read.issues.map(formatIssue).join('\n'));
+  const raw = read.value;
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new ConfigError(
+      `${file}: must be a YAML mapping of keys to values. Fix: start the file with test_command: ... and the policy keys.`,
+    );
+  }
+  const given = raw as Record<string, unknown>;
+  const refused = NOT_IN_CI.find((key) => key in given);
+  if (refused) {
+    throw new ConfigError(
+      `${file}: field '${refused}': a CI config judges the checkout, with no task or agent, so '${refused}' has no meaning here. ` +
+        'Fix: remove it (keep the policy keys: paths, test paths, unsafe commands, severity, diff limits, secrets, security, test_command).',
+    );
+  }
+  if (given.test_command === undefined) {
+    throw new ConfigError(
+      `${file}: field 'test_command': is missing. Fix: add the command that runs the project's tests, e.g. test_command: npm test (--no-tests skips running it).`,
+    );
+  }
+  const resolved = resolveConfigObject(
+    {
+      name: 'ci',
+      ...given,
+      task: { prompt: 'CI mode: judge the changes in the checkout' },
+      repo: root,
+    },
+    file,
+  );
+  if (!resolved.ok) throw new ConfigError(resolved.issues.map(formatIssue).join('\n'));
+  return resolved.value;
+}

@@ -1,0 +1,224 @@
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { ResolvedConfig, TRACER_CHOICES } from '../config/schema.js';
+import { ConfigError } from '../errors.js';
+import type { AgentEvidence } from '../evidence/bundle-types.js';
+import { runPath } from '../evidence/layout.js';
+import type { Observation, TestEvidence, WorkspaceEvidence } from '../evidence/types.js';
+import { writeFileAtomic, writeJson, writeJsonl } from '../evidence/write.js';
+import { Disposer, trackDisposer } from '../exec/disposer.js';
+import { checkHistory, openHistory } from '../history/db.js';
+import { packageRoot } from '../package-root.js';
+import { type AnalysedRun, analyseRun } from '../pipeline/analyse-run.js';
+import { CommandLog } from '../pipeline/commands.js';
+import type { RunContext } from '../pipeline/context.js';
+import { ObservationWindow } from '../pipeline/observe-window.js';
+import { sandboxHome } from '../pipeline/plan-run.js';
+import { resolveProgram } from '../pipeline/preflight.js';
+import { loadRunRules, saveRunRules } from '../pipeline/rules.js';
+import { newRunId } from '../pipeline/run-id.js';
+import { sealEvidence } from '../pipeline/seal-evidence.js';
+import { runTests } from '../pipeline/test-phase.js';
+import { Timeline } from '../pipeline/timeline.js';
+import { SANDBOXES } from '../sandbox/index.js';
+import { selectSandbox } from '../sandbox/select-sandbox.js';
+import { OUTPUT_FOLDER } from './materialize.js';
+import { prepareCiWorkspace } from './prepare-ci.js';
+import type { CiRange } from './resolve-range.js';
+
+export type CiOptions = {
+  range: CiRange;
+  cfg: ResolvedConfig;
+  runTests: boolean;
+  tracer?: (typeof TRACER_CHOICES)[number];
+};
+
+export type CiResult = AnalysedRun & { runDir: string; runId: string; exitCode: number };
+
+/**
+ * One CI run: the checkout's changes laid out as a run folder under `.agentguard/ci/<id>/` (base
+ * tree as the baseline, judged tree as the workspace), the tests run in that copy inside the
+ * sandbox and under the tracer, then the same sealing, analysis, reports and history as a run.
+ * No agent runs; its evidence says so. The checkout is only read.
+ */
+export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult> {
+  const { cfg, range } = opts;
+  const started = ctx.now();
+  const runId = newRunId(started);
+  const runDir = path.join(ctx.outputDir, 'ci', runId);
+  const repoDir = runPath(runDir, 'repo');
+  const homeDir = runPath(runDir, 'home');
+  const historyFile = path.join(ctx.outputDir, 'history.db');
+  const rules = loadRunRules(cfg);
+  const testProgram = cfg.test_command[0] ?? '';
+  if (opts.runTests && !resolveProgram(testProgram, range.root, ctx.env.PATH)) {
+    throw new ConfigError(
+      `${cfg.config_path}: field 'test_command': the program '${testProgram}' was not found in the checkout or on PATH. ` +
+        'Fix: install it or correct the command.',
+    );
+  }
+  const sandboxChoice = opts.runTests ? await selectSandbox(cfg.sandbox, SANDBOXES, cfg.config_path) : null;
+  if (ctx.history) checkHistory(historyFile);
+  ignoreOutputFolder(ctx.outputDir, range.root);
+
+  const disposer = new Disposer();
+  const untrack = trackDisposer(disposer);
+  try {
+    mkdirSync(path.join(runDir, 'evidence'), { recursive: true });
+    saveRunRules(runDir, rules);
+    writeJson(runPath(runDir, 'config'), cfg);
+    writeFileAtomic(runPath(runDir, 'commands'), '');
+    const timeline = new Timeline(runPath(runDir, 'timeline'));
+    const commands = new CommandLog(runPath(runDir, 'commands'));
+    timeline.add('prepare', 'ci-checkout', describeRange(range));
+    const ws = prepareCiWorkspace(range, runDir, repoDir);
+    const workspace: WorkspaceEvidence = {
+      run_id: runId,
+      repo_dir: repoDir,
+      baseline_sha: ws.baseline_sha,
+      template: range.root,
+      files: ws.files,
+    };
+    writeJson(runPath(runDir, 'workspace'), workspace);
+    writeJson(runPath(runDir, 'agent'), noAgent(range));
+    writeJson(runPath(runDir, 'diff'), ws.diff);
+    writeFileAtomic(runPath(runDir, 'patch'), ws.patch);
+    timeline.add('collect', 'diff', `${ws.diff.files.length} files`);
+    writeJsonl(runPath(runDir, 'syscalls'), []);
+
+    if (sandboxChoice) {
+      mkdirSync(homeDir, { recursive: true });
+      const homeInside = sandboxChoice.sandbox.kind === 'local' ? homeDir : sandboxHome();
+      const window = await ObservationWindow.open({
+        cfg,
+        runId,
+        runDir,
+        repoDir,
+        homeDir,
+        homeInside,
+        visible: [packageRoot(), path.dirname(path.dirname(process.execPath))],
+        sandboxChoice,
+        ...(opts.tracer ? { tracer: opts.tracer } : {}),
+        timeline,
+        log: ctx.log,
+        disposer,
+      });
+      try {
+        const env = {
+          PATH: ctx.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+          HOME: homeInside,
+          LANG: 'C.UTF-8',
+          TERM: 'dumb',
+          NO_COLOR: '1',
+          TMPDIR: '/tmp',
+          CI: 'true',
+        };
+        const tests = await runTests({
+          cfg,
+          repoDir,
+          env,
+          wrap: (spec) => window.wrapTests(spec),
+          commands,
+          timeline,
+        });
+        writeJson(runPath(runDir, 'tests'), tests);
+      } finally {
+        // No agent argv: every traced event is the setup's or the tests'.
+        const closed = await window.close([], cfg.test_command);
+        writeJsonl(runPath(runDir, 'network'), []);
+        writeJsonl(runPath(runDir, 'testSyscalls'), closed.testSyscalls);
+        writeJson(runPath(runDir, 'observation'), closed.observation);
+      }
+    } else {
+      const tests: TestEvidence = {
+        ran: false,
+        passed: false,
+        exit_code: null,
+        timed_out: false,
+        duration_ms: 0,
+        command_id: null,
+        reason: '--no-tests was given',
+        skipped: true,
+      };
+      writeJson(runPath(runDir, 'tests'), tests);
+      writeJson(runPath(runDir, 'observation'), nothingObserved(cfg));
+    }
+    timeline.add('analyse', 'start');
+  } catch (err) {
+    await disposer.dispose();
+    rmSync(runDir, { recursive: true, force: true });
+    throw err;
+  } finally {
+    await disposer.dispose();
+    untrack();
+  }
+  writeJson(runPath(runDir, 'run'), {
+    run_id: runId,
+    started_at: started.toISOString(),
+    finished_at: ctx.now().toISOString(),
+  });
+  sealEvidence(runDir);
+  const analysed = analyseRun(runDir);
+  if (ctx.history) {
+    const db = openHistory(historyFile);
+    try {
+      db.recordRun(analysed.report, { report_json: analysed.reportJson, report_md: analysed.reportMd }, 'ci');
+    } finally {
+      db.close();
+    }
+  }
+  return { ...analysed, runDir, runId, exitCode: analysed.report.result === 'PASS' ? 0 : 1 };
+}
+
+export function describeRange(range: CiRange): string {
+  return range.mode === 'commits'
+    ? `${range.base_ref}...${range.head_ref} (merge base ${range.merge_base.slice(0, 12)}, head ${range.head_sha.slice(0, 12)})`
+    : `working tree against HEAD ${range.base_sha.slice(0, 12)}`;
+}
+
+function noAgent(range: CiRange): AgentEvidence {
+  const metadata: AgentEvidence['metadata'] =
+    range.mode === 'commits'
+      ? {
+          ci_mode: 'commits',
+          base: range.base_ref,
+          head: range.head_ref,
+          merge_base: range.merge_base,
+          head_sha: range.head_sha,
+        }
+      : { ci_mode: 'working-tree', head_sha: range.base_sha };
+  return {
+    adapter: 'ci',
+    name: 'ci',
+    version: null,
+    model: null,
+    metadata,
+    outcome: { status: 'none', reason: 'no agent: CI mode judges the changes already in the checkout' },
+    command_id: null,
+  };
+}
+
+function nothingObserved(cfg: ResolvedConfig): Observation {
+  const why = 'nothing ran: --no-tests';
+  return {
+    sandbox: { kind: 'local', isolated: true, detail: why },
+    tracer: { requested: cfg.tracer, kind: 'off', reason: why, lost_events: 0 },
+    network: { mode: cfg.network.mode },
+    kernel: `${os.type()} ${os.release()}`,
+    fallbacks: [],
+    window: null,
+  };
+}
+
+/**
+ * Reports land in the checkout's `.agentguard/`: a `.gitignore` of `*` there keeps `git status`
+ * exactly as it was, so agentguard's own output never shows as a change to the checkout.
+ */
+function ignoreOutputFolder(outputDir: string, root: string): void {
+  mkdirSync(outputDir, { recursive: true });
+  const inside = path.resolve(outputDir) === path.join(root, OUTPUT_FOLDER);
+  const file = path.join(outputDir, '.gitignore');
+  if (inside && !existsSync(file))
+    writeFileSync(file, '# written by agentguard: its output is not part of the project\n*\n');
+}

@@ -1,0 +1,117 @@
+import { appendFileSync } from 'node:fs';
+import path from 'node:path';
+import type { CAC } from 'cac';
+import { findCiConfig, loadCiConfig } from '../../ci/ci-config.js';
+import { githubAnnotations, githubSummary } from '../../ci/github.js';
+import { repositoryRoot, resolveRange } from '../../ci/resolve-range.js';
+import { describeRange, runCi } from '../../ci/run-ci.js';
+import { TRACER_CHOICES } from '../../config/schema.js';
+import { ConfigError, SetupError } from '../../errors.js';
+import { beginRunSession } from '../../pipeline/run-session.js';
+import { renderJson } from '../../reports/json.js';
+import { type CliIO, type GlobalOptions, runContext } from '../io.js';
+import { checkOutputDir } from '../output-dir.js';
+import { summarise } from './run.js';
+
+export type CiCommandOptions = GlobalOptions & {
+  config?: string;
+  repo?: string;
+  base?: string;
+  head?: string;
+  runTests?: boolean;
+  /** cac's negation of --no-tests: false when it was given. */
+  tests?: boolean;
+  tracer?: string;
+  githubSummary?: boolean;
+  allowFailures?: boolean;
+  json?: boolean;
+};
+
+/** `agentguard ci`: judge a checkout's changes; 0 PASS, 1 FAIL (0 with --allow-failures), 2 setup/config. */
+export async function ciCommand(io: CliIO, opts: CiCommandOptions): Promise<number> {
+  if (opts.runTests && opts.tests === false)
+    throw new ConfigError('--run-tests and --no-tests contradict each other. Fix: pass one of them.');
+  const tracer = opts.tracer;
+  if (tracer !== undefined && !(TRACER_CHOICES as readonly string[]).includes(tracer))
+    throw new ConfigError(`--tracer '${tracer}' is not known. Fix: use one of ${TRACER_CHOICES.join(', ')}.`);
+  if (opts.head !== undefined && opts.base === undefined)
+    throw new ConfigError(
+      '--head needs --base. Fix: pass --base REF too, or neither to judge the working tree.',
+    );
+  const root = repositoryRoot(opts.repo ?? '.');
+  const cfg = loadCiConfig(findCiConfig(root, opts.config), root);
+  const range = resolveRange(root, opts.base, opts.head);
+  const summaryFile = opts.githubSummary ? stepSummaryFile() : null;
+  const outputDir = path.resolve(opts.outputDir ?? path.join(root, '.agentguard'));
+  checkOutputDir(outputDir, opts.outputDir !== undefined);
+  const ctx = { ...runContext(io, { ...opts, quiet: opts.quiet || opts.json }), outputDir };
+  if (range.mode === 'commits' && range.dirty)
+    io.err(
+      `agentguard: note: the checkout has uncommitted changes; --base judges only the commits ${range.base_ref}...${range.head_ref}, not them.`,
+    );
+  const session = await beginRunSession(ctx, io.err);
+  const result = await runCi(session, {
+    cfg,
+    range,
+    runTests: opts.tests !== false,
+    ...(tracer ? { tracer: tracer as (typeof TRACER_CHOICES)[number] } : {}),
+  });
+  const { report } = result;
+  const failing = report.result !== 'PASS';
+  if (opts.json) io.out(renderJson(report));
+  else io.out(summarise(report, result.reportMd));
+  if (opts.githubSummary) {
+    const annotations = githubAnnotations(report);
+    for (const line of annotations) (opts.json ? io.err : io.out)(line);
+    if (summaryFile)
+      appendFileSync(
+        summaryFile,
+        githubSummary(report, describeRange(range), result.reportMd, workflowRunUrl()),
+      );
+  }
+  if (failing && opts.allowFailures) {
+    io.err(`agentguard: ${report.result}, but --allow-failures was given: exit 0.`);
+    return 0;
+  }
+  return result.exitCode;
+}
+
+/** The link to this workflow run, from the variables GitHub Actions sets (undefined elsewhere). */
+function workflowRunUrl(): string | undefined {
+  const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repo, GITHUB_RUN_ID: id } = process.env;
+  return server && repo && id ? `${server}/${repo}/actions/runs/${id}` : undefined;
+}
+
+/** The file GitHub Actions collects the job summary from; checked before any work is done. */
+function stepSummaryFile(): string {
+  const file = process.env.GITHUB_STEP_SUMMARY;
+  if (!file)
+    throw new SetupError(
+      '--github-summary needs the GITHUB_STEP_SUMMARY environment variable, which GitHub Actions sets. ' +
+        'Fix: run it in a GitHub Actions step, or set GITHUB_STEP_SUMMARY to a file.',
+    );
+  return file;
+}
+
+/** The `ci` command's flags, kept beside the command so main.ts registers it in one line. */
+export function registerCi(cli: CAC, action: (opts: CiCommandOptions) => void): void {
+  cli
+    .command(
+      'ci',
+      "judge a checkout's changes (working tree vs HEAD, or --base...--head) with the same checks and rules",
+    )
+    .option(
+      '--config <file>',
+      'the CI policy (default: .agentguard.yaml or agentguard.yaml at the repository root)',
+    )
+    .option('--repo <dir>', 'the checkout to judge (default: the current folder)')
+    .option('--base <ref>', 'judge merge-base(base, head)..head instead of the working tree')
+    .option('--head <ref>', 'the commit to judge with --base (default: HEAD)')
+    .option('--run-tests', 'run test_command in a copy of the checkout, sandboxed and traced (default)')
+    .option('--no-tests', 'do not run the tests')
+    .option('--tracer <kind>', 'auto, ebpf, strace or off (overrides the config)')
+    .option('--github-summary', 'append a summary to $GITHUB_STEP_SUMMARY and print ::error annotations')
+    .option('--allow-failures', 'exit 0 even when the verdict is FAIL (still printed)')
+    .option('--json', 'print exactly report.json on stdout')
+    .action(action);
+}

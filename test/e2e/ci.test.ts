@@ -1,0 +1,300 @@
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { execCli, tempDir } from './exec-cli.js';
+
+const isRoot = process.getuid?.() === 0;
+const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
+const observed = isRoot && has('bwrap') && (has('bpftrace') || has('strace'));
+if (!observed) console.warn('ci e2e (observed tests) skipped: it needs root, bwrap and a tracer');
+
+const work = tempDir('ag-ci-');
+const home = path.join(work, 'home');
+mkdirSync(home);
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function sh(cwd: string, ...argv: string[]): string {
+  const r = spawnSync(argv[0] as string, argv.slice(1), { cwd, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${argv.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+const gitIn = (cwd: string, ...args: string[]) =>
+  sh(cwd, 'git', '-c', 'user.name=t', '-c', 'user.email=t@t', ...args);
+
+function write(dir: string, rel: string, text: string): void {
+  mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+  writeFileSync(path.join(dir, rel), text);
+}
+
+/**
+ * A project on `main` whose tests run an install script, and a branch `pr` made from it. The
+ * poisoned PR edits a test, adds a file under a forbidden path and an `.env`, and makes the install
+ * script read the SSH key; the clean twin makes an ordinary change to the code.
+ */
+function project(name: string, poisoned: boolean): string {
+  const dir = path.join(work, name);
+  mkdirSync(dir, { recursive: true });
+  gitIn(dir, 'init', '-q', '-b', 'main');
+  write(dir, 'src/greet.sh', 'greet() { echo "hello $1"; }\n');
+  write(dir, 'scripts/postinstall.sh', 'echo installed > /dev/null\n');
+  write(
+    dir,
+    'tests/run.sh',
+    // The tests write a file: in the copy they run in, never in the checkout.
+    'sh scripts/postinstall.sh\n. ./src/greet.sh\necho ran > test-stamp.txt\n[ "$(greet you)" = "hello you" ]\n',
+  );
+  write(dir, '.gitignore', 'build/\n');
+  write(
+    dir,
+    '.agentguard.yaml',
+    ['test_command: [sh, tests/run.sh]', 'test_paths: ["tests/**"]', 'forbidden_paths: ["deploy/**"]'].join(
+      '\n',
+    ),
+  );
+  gitIn(dir, 'add', '-A');
+  gitIn(dir, 'commit', '-qm', 'base');
+  gitIn(dir, 'checkout', '-qb', 'pr');
+  if (poisoned) {
+    appendFileSync(path.join(dir, 'tests/run.sh'), '# the PR touched the tests\n');
+    write(dir, 'deploy/prod.conf', 'replicas: 3\n');
+    write(dir, '.env', 'API_URL=https://example.test\n');
+    appendFileSync(path.join(dir, 'scripts/postinstall.sh'), 'head -c 16 "$HOME/.ssh/id_rsa" > /dev/null\n');
+  } else {
+    write(dir, 'src/greet.sh', 'greet() { echo "hello $1"; }\n# greets by name\n');
+  }
+  gitIn(dir, 'add', '-A');
+  gitIn(dir, 'commit', '-qm', 'pr');
+  // Something the build left behind, ignored by .gitignore: never judged.
+  write(dir, 'build/out.txt', 'x\n');
+  return dir;
+}
+
+type Report = {
+  result: string;
+  run_dir: string;
+  failed_checks: string[];
+  alerts: { rule: string; phase?: string; path?: string }[];
+  tests: { ran: boolean; passed: boolean };
+  diff: { files: { path: string; status: string; old_path?: string; binary?: boolean }[] };
+};
+
+async function ci(dir: string, args: string[], env: Record<string, string> = {}) {
+  // HOME is not the checkout, as on a CI runner (agentguard keeps host caches under HOME).
+  const r = await execCli(['ci', ...args], { cwd: dir, env: { HOME: home, ...env } });
+  let report: Report | null = null;
+  if (args.includes('--json') && r.stdout.startsWith('{')) report = JSON.parse(r.stdout);
+  return { ...r, report };
+}
+
+const status = (dir: string) => gitIn(dir, 'status', '--porcelain');
+
+describe('agentguard ci over a pull request', () => {
+  it.skipIf(!observed)(
+    'FAILs the poisoned PR with exactly its findings, the install script caught during the tests',
+    async () => {
+      const dir = project('poisoned', true);
+      const before = status(dir);
+      const summary = path.join(work, 'poisoned-summary.md');
+      const r = await ci(dir, ['--base', 'main', '--json', '--github-summary'], {
+        GITHUB_STEP_SUMMARY: summary,
+      });
+      expect(r.code, r.stderr).toBe(1);
+      const report = r.report as Report;
+      expect(report.result).toBe('FAIL');
+      expect([...report.failed_checks].sort()).toEqual(['forbidden-paths', 'secret-paths', 'test-tampering']);
+      expect(report.tests.passed).toBe(true);
+      const rules = [...new Set(report.alerts.map((a) => a.rule))];
+      expect(rules, JSON.stringify(report.alerts)).toEqual(['secrets-canary-read']);
+      expect(report.alerts.every((a) => a.phase === 'tests')).toBe(true);
+      expect(report.alerts[0]?.path).toMatch(/\.ssh\/id_rsa$/);
+      expect(report.diff.files.map((f) => f.path).sort()).toEqual([
+        '.env',
+        'deploy/prod.conf',
+        'scripts/postinstall.sh',
+        'tests/run.sh',
+      ]);
+      // Reports in .agentguard/ci/<id>/, and nothing in the checkout changed.
+      expect(report.run_dir.startsWith(path.join(dir, '.agentguard', 'ci'))).toBe(true);
+      for (const f of [
+        'report.json',
+        'report.md',
+        'report.sarif',
+        'evidence/commands.jsonl',
+        'evidence/timeline.jsonl',
+      ])
+        expect(existsSync(path.join(report.run_dir, f)), f).toBe(true);
+      expect(status(dir)).toBe(before);
+      // The job summary and the annotations for findings that point at files.
+      const md = readFileSync(summary, 'utf8');
+      expect(md).toContain('FAIL');
+      expect(md).toContain('test-tampering');
+      expect(md).toContain('secrets-canary-read');
+      expect(r.stderr).toContain('::error file=tests/run.sh');
+      expect(r.stderr).toContain('::error file=deploy/prod.conf');
+      // A history row marked as a CI run.
+      const rows = await execCli(
+        ['reports', 'list', '--json', '--output-dir', path.join(dir, '.agentguard')],
+        {
+          cwd: dir,
+        },
+      );
+      expect(JSON.parse(rows.stdout)[0]).toMatchObject({ kind: 'ci', result: 'FAIL' });
+    },
+    120_000,
+  );
+
+  it.skipIf(!(isRoot && has('bwrap') && has('strace')))(
+    'catches the install script under strace too',
+    async () => {
+      const dir = project('poisoned-strace', true);
+      const r = await ci(dir, ['--base', 'main', '--json', '--tracer', 'strace']);
+      expect(r.code, r.stderr).toBe(1);
+      const canary = (r.report as Report).alerts.filter((a) => a.rule === 'secrets-canary-read');
+      expect(canary.length).toBeGreaterThan(0);
+      expect(canary.every((a) => a.phase === 'tests')).toBe(true);
+    },
+    120_000,
+  );
+
+  it.skipIf(!observed)(
+    'PASSes the clean twin, exit 0, checkout unchanged',
+    async () => {
+      const dir = project('clean', false);
+      const before = status(dir);
+      const r = await ci(dir, ['--base', 'main', '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.report?.result).toBe('PASS');
+      expect(r.report?.alerts).toEqual([]);
+      expect(r.report?.diff.files.map((f) => f.path)).toEqual(['src/greet.sh']);
+      expect(status(dir)).toBe(before);
+    },
+    120_000,
+  );
+
+  it('--allow-failures prints FAIL and exits 0; without tests nothing runs', async () => {
+    const dir = project('allowed', true);
+    const r = await ci(dir, ['--base', 'main', '--no-tests', '--allow-failures']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^FAIL/);
+    expect(r.stderr).toContain('--allow-failures');
+  }, 60_000);
+});
+
+describe('agentguard ci over the working tree', () => {
+  it('judges staged, unstaged and untracked changes, not ignored files, and leaves the checkout as it was', async () => {
+    const dir = project('wt', false);
+    write(dir, 'deploy/new.conf', 'x\n'); // untracked
+    appendFileSync(path.join(dir, 'tests/run.sh'), '# unstaged\n');
+    write(dir, 'src/staged file.sh', 'echo staged\n');
+    gitIn(dir, 'add', 'src/staged file.sh');
+    write(dir, 'build/ignored.pem', 'x\n'); // ignored: never judged
+    const before = status(dir);
+    const r = await ci(dir, ['--no-tests', '--json']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.report?.diff.files.map((f) => f.path).sort()).toEqual([
+      'deploy/new.conf',
+      'src/staged file.sh',
+      'tests/run.sh',
+    ]);
+    expect([...(r.report?.failed_checks ?? [])].sort()).toEqual(['forbidden-paths', 'test-tampering']);
+    expect(status(dir)).toBe(before);
+  }, 60_000);
+
+  it('keeps renames, binary files and names with spaces and newlines', async () => {
+    const dir = project('names', false);
+    gitIn(dir, 'mv', 'src/greet.sh', 'src/hello.sh');
+    write(dir, 'odd\nname .txt', 'a\n');
+    writeFileSync(path.join(dir, 'blob.bin'), Buffer.from([0, 1, 2, 0, 255]));
+    gitIn(dir, 'add', '-A');
+    gitIn(dir, 'commit', '-qm', 'more');
+    const r = await ci(dir, ['--base', 'main', '--no-tests', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const files = r.report?.diff.files ?? [];
+    expect(files.find((f) => f.path === 'src/hello.sh')).toMatchObject({
+      status: 'renamed',
+      old_path: 'src/greet.sh',
+    });
+    expect(files.find((f) => f.path === 'odd\nname .txt')?.status).toBe('added');
+    expect(files.find((f) => f.path === 'blob.bin')?.binary).toBe(true);
+  }, 60_000);
+});
+
+describe('agentguard ci: what is blamed on the PR', () => {
+  it("judges from the merge base: commits main gained since are not the PR's", async () => {
+    const dir = project('moved', false);
+    gitIn(dir, 'checkout', '-q', 'main');
+    write(dir, 'deploy/main-only.conf', 'x\n');
+    gitIn(dir, 'add', '-A');
+    gitIn(dir, 'commit', '-qm', 'main moved on');
+    gitIn(dir, 'checkout', '-q', 'pr');
+    const r = await ci(dir, ['--base', 'main', '--no-tests', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.report?.diff.files.map((f) => f.path)).toEqual(['src/greet.sh']);
+  }, 60_000);
+
+  it('fails closed, naming the file, on a name that is not UTF-8', async () => {
+    const dir = project('latin1', false);
+    writeFileSync(
+      Buffer.concat([Buffer.from(`${dir}/bad`), Buffer.from([0xff]), Buffer.from('.txt')]),
+      'x\n',
+    );
+    gitIn(dir, 'add', '-A');
+    gitIn(dir, 'commit', '-qm', 'odd name');
+    const r = await ci(dir, ['--base', 'main', '--no-tests', '--json']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.report?.failed_checks).toEqual(['workspace-integrity']);
+  }, 60_000);
+});
+
+describe('agentguard ci: bad input, one sentence and exit 2', () => {
+  it('refuses a config with a task or agent key, naming it', async () => {
+    const dir = project('refuse', false);
+    appendFileSync(path.join(dir, '.agentguard.yaml'), '\nagent_command: [sh, agent.sh]\n');
+    const r = await ci(dir, ['--no-tests']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("field 'agent_command'");
+    expect(r.stderr).toContain('no task or agent');
+  });
+
+  it('says when there is no config, no repository, or no such ref', async () => {
+    const dir = project('refs', false);
+    const noRepo = tempDir('ag-ci-norepo-');
+    const a = await ci(noRepo, ['--no-tests']);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toContain('is not inside a git repository');
+    const b = await ci(dir, ['--base', 'no-such-branch', '--no-tests']);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toContain('--base no-such-branch is not a branch, tag or commit');
+    rmSync(path.join(dir, '.agentguard.yaml'));
+    const h = await ci(dir, ['--head', 'pr', '--no-tests']);
+    expect(h.code).toBe(2);
+    expect(h.stderr).toContain('--head needs --base');
+    const c = await ci(dir, ['--no-tests']);
+    expect(c.code).toBe(2);
+    expect(c.stderr).toContain('no CI config found');
+    rmSync(noRepo, { recursive: true, force: true });
+  });
+
+  it('tells a shallow clone to fetch the missing base, never a raw git message', async () => {
+    const origin = project('origin', false);
+    const clone = path.join(work, 'shallow');
+    sh(work, 'git', 'clone', '-q', '--depth', '1', '--branch', 'pr', `file://${origin}`, clone);
+    const base = gitIn(origin, 'rev-parse', 'main').trim();
+    const r = await ci(clone, ['--base', base, '--no-tests']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('shallow clone');
+    expect(r.stderr).toContain('fetch-depth: 0');
+    expect(r.stderr).toContain(`git fetch origin ${base}`);
+    expect(r.stderr).not.toMatch(/fatal:/);
+  });
+
+  it('notes a dirty checkout in --base mode and judges only the commits', async () => {
+    const dir = project('dirty', false);
+    write(dir, 'deploy/uncommitted.conf', 'x\n');
+    const r = await ci(dir, ['--base', 'main', '--no-tests', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('uncommitted changes');
+    expect(r.report?.diff.files.map((f) => f.path)).toEqual(['src/greet.sh']);
+  });
+});
