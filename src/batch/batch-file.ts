@@ -73,7 +73,10 @@ function readFile<T>(file: string, schema: z.ZodType<T>, what: string): T {
   const parsed = schema.safeParse(yaml.value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0] as z.core.$ZodIssue;
-    const base = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p))).join('.');
+    const base = issue.path
+      .map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))
+      .join('.')
+      .replace(/\.\[/g, '[');
     if (issue.code === 'unrecognized_keys') {
       const key = issue.keys[0] ?? '';
       refuse(
@@ -83,6 +86,13 @@ function readFile<T>(file: string, schema: z.ZodType<T>, what: string): T {
         'remove it; docs/batches.md lists every key',
       );
     }
+    if (issue.code === 'invalid_union' && issue.path[0] === 'agents')
+      refuse(
+        file,
+        base,
+        'an agent must be a built-in agent name, {name, agent_command} or {name, agent_profile}',
+        'see docs/batches.md for the agent forms',
+      );
     refuse(file, base, issue.message, `see docs/batches.md for the ${what} format`);
   }
   return parsed.data;
