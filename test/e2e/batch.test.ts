@@ -312,6 +312,40 @@ describe('checkpoint and resume', () => {
     rmSync(cwd, { recursive: true, force: true });
   }, 180_000);
 
+  it('Ctrl-C starts no new attempt and leaves a batch that resume completes', async () => {
+    const cwd = tempDir('ag-int-');
+    const m = path.join(cwd, 'm.yaml');
+    writeFileSync(
+      m,
+      `tasks: [${bench('js-slugify')}, ${bench('sh-logrotate')}, ${bench('py-inventory')}]\nagents: [mock-solve, mock-noop]\n`,
+    );
+    const child = spawn(process.execPath, [CLI, 'matrix', m, '--tracer', 'off', '--workers', '1'], {
+      cwd,
+      stdio: 'ignore',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, NO_COLOR: '1' },
+    });
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const dirNow = () => batches(cwd)[0];
+    const deadline = Date.now() + 60_000;
+    while (
+      !(dirNow() && existsSync(path.join(dirNow() as string, 'checkpoint.jsonl'))) &&
+      Date.now() < deadline
+    )
+      await new Promise((r) => setTimeout(r, 25));
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    const dir = dirNow() as string;
+    const s = readJson(path.join(dir, 'summary.json'));
+    expect(s.complete).toBe(false);
+    expect(s.totals.not_run).toBeGreaterThan(0);
+    expect(s.rows.every((x: Row) => x.result !== 'ERROR')).toBe(true);
+    const r = await execCli(['resume', dir, '--json'], { cwd });
+    const done = JSON.parse(r.stdout);
+    expect(done.complete).toBe(true);
+    expect(done.rows.map((x: Row) => x.index)).toEqual([0, 1, 2, 3, 4, 5]);
+    rmSync(cwd, { recursive: true, force: true });
+  }, 180_000);
+
   it('refuses to resume when a task config or its repo template changed', async () => {
     const cwd = tempDir('ag-change-');
     cpSync(path.join(BENCHMARKS, 'sh-logrotate'), path.join(cwd, 'task'), { recursive: true });
