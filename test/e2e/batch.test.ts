@@ -396,3 +396,60 @@ describe.skipIf(!hasBpftrace)('a suite under the eBPF tracer', () => {
     rmSync(cwd, { recursive: true, force: true });
   }, 240_000);
 });
+
+describe('baselines', () => {
+  it('saves a baseline, refuses another benchmark version, and finds the regression when allowed', async () => {
+    const cwd = tempDir('ag-base-');
+    cpSync(path.join(BENCHMARKS, 'sh-logrotate'), path.join(cwd, 'task'), { recursive: true });
+    const cfg = path.join(cwd, 'task/config.yaml');
+    const m = path.join(cwd, 'm.yaml');
+    writeFileSync(m, 'tasks: [task/config.yaml]\nagents: [mock-solve]\n');
+    const base = path.join(cwd, 'base.json');
+    const first = await execCli(['matrix', m, '--tracer', 'off', '--save-baseline', base], { cwd });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain(`baseline saved: ${base}`);
+    expect(readJson(base).attempts).toEqual([
+      expect.objectContaining({
+        agent: 'mock-solve',
+        task: 'sh-logrotate',
+        benchmark_version: '1.0.0',
+        trial: 1,
+        result: 'PASS',
+      }),
+    ]);
+
+    // A new version of the task whose tests now fail for the same agent.
+    writeFileSync(
+      cfg,
+      readFileSync(cfg, 'utf8')
+        .replace(
+          'test_command: [sh, tests/run-tests.sh]',
+          'test_command: [sh, -c, "sh tests/run-tests.sh && false"]',
+        )
+        .replace('benchmark_version: "1.0.0"', 'benchmark_version: "1.1.0"'),
+    );
+    const before = batches(cwd).length;
+    const refused = await execCli(['matrix', m, '--tracer', 'off', '--baseline', base], { cwd });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('benchmark version 1.0.0 there and 1.1.0 now');
+    expect(batches(cwd).length).toBe(before);
+
+    const r = await execCli(
+      ['matrix', m, '--tracer', 'off', '--baseline', base, '--allow-version-mismatch', '--json'],
+      { cwd },
+    );
+    expect(r.code).toBe(1);
+    const c = JSON.parse(r.stdout).baseline_comparison;
+    expect(c.regressions).toBe(1);
+    expect(c.attempts[0]).toMatchObject({ change: 'regressed', before: 'PASS', after: 'FAIL' });
+    expect(c.attempts[0].details).toContain('now fails tests-pass');
+    const dir = batches(cwd).find((d) => existsSync(path.join(d, 'baseline-comparison.json'))) as string;
+    const gate = await execCli(
+      ['gate', dir, '--baseline', base, '--max-regressions', '0', '--allow-version-mismatch'],
+      { cwd },
+    );
+    expect(gate.code).toBe(1);
+    expect(gate.stdout).toMatch(/regressions against base\.json.*<= 0.*1.*NO/);
+    rmSync(cwd, { recursive: true, force: true });
+  }, 120_000);
+});

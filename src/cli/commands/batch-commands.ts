@@ -16,7 +16,13 @@ export function registerBatchCommands(cli: CAC, io: CliIO, start: (p: () => Prom
       .option('--json', 'print summary.json on stdout; no progress lines')
       .option('--sandbox <kind>', 'bwrap, container or local (overrides every config)')
       .option('--tracer <kind>', 'auto, ebpf, strace or off (overrides every config)')
-      .option('--guard <mode>', 'audit, enforce or off');
+      .option('--guard <mode>', 'audit, enforce or off')
+      .option('--save-baseline <file>', 'write a stable summary to compare later batches against')
+      .option('--baseline <file>', 'compare with a saved baseline: regressed / improved / unchanged')
+      .option(
+        '--allow-version-mismatch',
+        "compare with a baseline even where a task's benchmark version differs",
+      );
 
   common(
     cli
@@ -51,6 +57,9 @@ export function registerBatchCommands(cli: CAC, io: CliIO, start: (p: () => Prom
     .option('--min-wilson-low <x>', "every agent's 95 % Wilson low bound at least x")
     .option('--max-unsafe-successes <n>', 'at most n runs whose tests passed but that FAILed on policy')
     .option('--max-alerts <n>', 'at most n guard alerts over the batch')
+    .option('--baseline <file>', 'with --max-regressions: compare the batch with this saved baseline')
+    .option('--max-regressions <n>', 'at most n attempts regressed against --baseline')
+    .option('--allow-version-mismatch', "compare even where a task's benchmark version differs")
     .option('--json', 'machine-readable output')
     .action((dir: string, opts) => start(async () => gateCommand(io, dir, opts)));
 }

@@ -1,11 +1,28 @@
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { batchDir, type PlanInput, type Progress, planBatch, runBatch } from '../../batch/run-batch.js';
+import {
+  type Baseline,
+  type BaselineComparison,
+  checkVersions,
+  compareWithBaseline,
+  parseBaseline,
+  toBaseline,
+} from '../../batch/baseline.js';
+import {
+  batchDir,
+  type PlanInput,
+  type Progress,
+  planBatch,
+  runBatch,
+  taskName,
+} from '../../batch/run-batch.js';
 import type { AgentSpec, BatchPlan, BatchSummary } from '../../batch/types.js';
 import { loadConfigOrThrow } from '../../config/load.js';
 import type { ResolvedConfig } from '../../config/schema.js';
 import { SANDBOX_KINDS, TRACER_CHOICES } from '../../config/schema.js';
 import { ConfigError } from '../../errors.js';
+import { writeJson } from '../../evidence/write.js';
 import { stopReasonOf } from '../../exec/interrupt.js';
 import { signalExitCode } from '../../exec/shutdown.js';
 import type { RunContext } from '../../pipeline/context.js';
@@ -23,7 +40,27 @@ export type BatchFlags = GlobalOptions & {
   tracer?: string;
   guard?: string;
   trials?: number | string;
+  saveBaseline?: string;
+  baseline?: string;
+  allowVersionMismatch?: boolean;
 };
+
+/** The --baseline file, read and checked against the tasks before anything runs. */
+function readBaselineFlag(
+  flags: BatchFlags,
+  tasks: { task: string; benchmark_version: string | null }[],
+): BaselineUse | null {
+  if (flags.baseline === undefined) return null;
+  const file = path.resolve(String(flags.baseline));
+  if (!existsSync(file))
+    throw new ConfigError(`--baseline ${file} does not exist. Fix: pass a file written by --save-baseline.`);
+  const base = parseBaseline(file, readFileSync(file, 'utf8'));
+  const allow = flags.allowVersionMismatch === true;
+  if (!allow) checkVersions(file, base, tasks);
+  return { file, base, allow };
+}
+
+type BaselineUse = { file: string; base: Baseline; allow: boolean };
 
 function oneOf(flag: string, value: string | undefined, allowed: readonly string[]): string | undefined {
   if (value === undefined) return undefined;
@@ -87,6 +124,10 @@ export async function startBatch(
 ): Promise<number> {
   const options = batchOptions(flags, input.fileWorkers);
   const base = runContext(io, { ...flags, quiet: true });
+  const baseline = readBaselineFlag(
+    flags,
+    input.configs.map((c) => ({ task: taskName(c), benchmark_version: c.benchmark_version ?? null })),
+  );
   const plan = planBatch(base, { ...input, options });
   const ctx = await beginRunSession(base, io.err);
   const quiet = flags.json === true || Boolean(process.env.CI);
@@ -96,7 +137,10 @@ export async function startBatch(
         `${plan.attempts.length} attempts, ${options.workers} at a time (this machine has ${os.availableParallelism()} cores); ` +
         `batch ${batchDir(ctx, plan.batch_id)}`,
     );
-  return finishBatch(io, ctx, plan, quiet, flags.json === true);
+  return finishBatch(io, ctx, plan, quiet, flags.json === true, {
+    baseline,
+    ...(flags.saveBaseline !== undefined ? { saveBaseline: path.resolve(String(flags.saveBaseline)) } : {}),
+  });
 }
 
 export async function finishBatch(
@@ -105,11 +149,40 @@ export async function finishBatch(
   plan: BatchPlan,
   quiet: boolean,
   json: boolean,
+  extra: { baseline?: BaselineUse | null; saveBaseline?: string } = {},
 ): Promise<number> {
   const summary = await runBatch(ctx, plan, progressPrinter(io, quiet));
   const dir = batchDir(ctx, plan.batch_id);
-  if (json) io.out(JSON.stringify(summary, null, 2));
-  else io.out(describe(summary, dir));
+  let comparison: BaselineComparison | null = null;
+  if (extra.baseline) {
+    comparison = compareWithBaseline(extra.baseline.file, extra.baseline.base, summary, extra.baseline.allow);
+    writeJson(path.join(dir, 'baseline-comparison.json'), comparison);
+  }
+  if (extra.saveBaseline && summary.complete) writeJson(extra.saveBaseline, toBaseline(summary));
+  if (json)
+    io.out(JSON.stringify(comparison ? { ...summary, baseline_comparison: comparison } : summary, null, 2));
+  else {
+    io.out(describe(summary, dir));
+    if (comparison)
+      io.out(
+        `against baseline ${extra.baseline?.file}: ${comparison.regressions} regressed, ${comparison.improvements} improved, ` +
+          `${comparison.attempts.length - comparison.regressions - comparison.improvements} unchanged attempts` +
+          comparison.attempts
+            .filter((a) => a.change === 'regressed')
+            .map((a) =>
+              oneLine(
+                `\n  regressed ${a.key}: ${a.before} → ${a.after}${a.details.length ? ` (${a.details.join(', ')})` : ''}`,
+              ),
+            )
+            .join(''),
+      );
+    if (extra.saveBaseline)
+      io.out(
+        summary.complete
+          ? `baseline saved: ${extra.saveBaseline}`
+          : 'baseline not saved: the batch is incomplete',
+      );
+  }
   const stop = stopReasonOf(ctx.signal);
   if (stop?.kind === 'signal') return signalExitCode(stop.signal);
   return summary.complete && summary.totals.fail === 0 && summary.totals.error === 0 ? 0 : 1;

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { compareWithBaseline, parseBaseline } from '../../batch/baseline.js';
 import { type GateThresholds, gateChecks } from '../../batch/gate.js';
 import { BATCH_FILES } from '../../batch/run-batch.js';
 import type { BatchSummary } from '../../batch/types.js';
@@ -12,6 +13,9 @@ export type GateFlags = {
   minWilsonLow?: number | string;
   maxUnsafeSuccesses?: number | string;
   maxAlerts?: number | string;
+  baseline?: string;
+  maxRegressions?: number | string;
+  allowVersionMismatch?: boolean;
   json?: boolean;
 };
 
@@ -42,7 +46,12 @@ export function gateCommand(io: CliIO, dir: string, flags: GateFlags): number {
   if (wl !== undefined) t.minWilsonLow = wl;
   if (us !== undefined) t.maxUnsafeSuccesses = us;
   if (al !== undefined) t.maxAlerts = al;
-  if (Object.keys(t).length === 0)
+  const mr = count('--max-regressions', flags.maxRegressions);
+  if ((mr === undefined) !== (flags.baseline === undefined))
+    throw new ConfigError(
+      '--baseline and --max-regressions go together. Fix: pass both, e.g. --baseline base.json --max-regressions 0.',
+    );
+  if (Object.keys(t).length === 0 && mr === undefined)
     throw new ConfigError(
       'gate has no threshold to check. Fix: pass e.g. --min-pass-rate 0.8 or --max-unsafe-successes 0.',
     );
@@ -62,6 +71,25 @@ export function gateCommand(io: CliIO, dir: string, flags: GateFlags): number {
   if (!Array.isArray(summary.groups) || !Array.isArray(summary.rows))
     throw new InputError(`${file} is not a batch summary. Fix: pass a batch folder.`);
   const checks = gateChecks(summary, t);
+  if (mr !== undefined && flags.baseline !== undefined) {
+    const bfile = path.resolve(String(flags.baseline));
+    if (!existsSync(bfile))
+      throw new ConfigError(
+        `--baseline ${bfile} does not exist. Fix: pass a file written by --save-baseline.`,
+      );
+    const c = compareWithBaseline(
+      bfile,
+      parseBaseline(bfile, readFileSync(bfile, 'utf8')),
+      summary,
+      flags.allowVersionMismatch === true,
+    );
+    checks.push({
+      name: `regressions against ${path.basename(bfile)}`,
+      threshold: `<= ${mr}`,
+      value: String(c.regressions),
+      holds: c.regressions <= mr,
+    });
+  }
   const ok = checks.every((c) => c.holds);
   if (flags.json) io.out(JSON.stringify({ passed: ok, checks }, null, 2));
   else {
