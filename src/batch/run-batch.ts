@@ -9,6 +9,7 @@ import { newRunId } from '../pipeline/run-id.js';
 import { type RunOptions, runTask } from '../pipeline/run-task.js';
 import { renderBatchJunit } from '../reports/batch-junit.js';
 import { renderBatchMarkdown } from '../reports/batch-markdown.js';
+import { renderBatchHtml } from '../reports/html/batch-page.js';
 import { appendCheckpoint, readCheckpoint } from './checkpoint.js';
 import { cellSimilarities } from './group-similarity.js';
 import { fileSha256, treeSha256 } from './hashes.js';
@@ -21,6 +22,7 @@ export const BATCH_FILES = {
   checkpoint: 'checkpoint.jsonl',
   summaryJson: 'summary.json',
   summaryMd: 'summary.md',
+  summaryHtml: 'summary.html',
   junit: 'junit.xml',
 } as const;
 
@@ -250,7 +252,7 @@ async function runAttempt(
   }
 }
 
-/** summary.json, summary.md and junit.xml from the checkpointed rows. */
+/** summary.json, summary.md, summary.html and junit.xml from the checkpointed rows. */
 export function writeSummaries(
   ctx: RunContext,
   plan: BatchPlan,
@@ -261,5 +263,6 @@ export function writeSummaries(
   writeJson(path.join(dir, BATCH_FILES.summaryJson), summary);
   writeFileAtomic(path.join(dir, BATCH_FILES.summaryMd), renderBatchMarkdown(summary));
   writeFileAtomic(path.join(dir, BATCH_FILES.junit), renderBatchJunit(summary));
+  writeFileAtomic(path.join(dir, BATCH_FILES.summaryHtml), renderBatchHtml(summary, dir));
   return summary;
 }
