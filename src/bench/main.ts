@@ -45,6 +45,14 @@ const BENCHES: Bench[] = [
     },
   },
   {
+    name: 'batches: scheduler overhead per attempt (trivial agent, tracer off) and the demo as a matrix at 2 workers vs 1',
+    script: 'batch-bench.js',
+    targets: {
+      scheduler_overhead_ms_per_attempt: [100, 'ms'],
+      rss_growth_mb_last_three_quarters: [50, 'MB'],
+    },
+  },
+  {
     name: 'reliability: homogeneous vs mixed on the built-in tasks, exploring scripted agent (strace, bwrap)',
     script: 'reliability-bench.js',
     targets: {},

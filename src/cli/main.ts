@@ -10,6 +10,7 @@ import { killActiveGroups } from '../exec/run-command.js';
 import { requestShutdown, shutdownObserved, signalExitCode } from '../exec/shutdown.js';
 import { agentsInstall, agentsList } from './commands/agents.js';
 import { analyzeCommand } from './commands/analyze.js';
+import { registerBatchCommands } from './commands/batch-commands.js';
 import { ciCommand, registerCi } from './commands/ci.js';
 import { compareCommand } from './commands/compare.js';
 import { demoCommand } from './commands/demo.js';
@@ -118,6 +119,8 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
         );
       }),
     );
+
+  registerBatchCommands(cli, io, start);
 
   cli
     .command(

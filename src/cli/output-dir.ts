@@ -4,7 +4,7 @@ import type { ResolvedConfig } from '../config/schema.js';
 import { ConfigError, SetupError } from '../errors.js';
 
 /** Commands that write runs under the output folder (the others only read it, or not at all). */
-const WRITING_COMMANDS = new Set(['run', 'demo']);
+const WRITING_COMMANDS = new Set(['run', 'demo', 'benchmark', 'suite', 'matrix']);
 
 /** Check the output folder up front for a command that writes there (`flag` is --output-dir as given). */
 export function checkOutputDirFor(command: string, flag: unknown): void {

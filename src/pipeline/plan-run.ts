@@ -23,6 +23,8 @@ export type RunOptions = {
   tracer?: 'auto' | TracerKind;
   /** Live security guard: print alerts as they happen (audit) or also stop the agent on a critical one. */
   guard?: GuardMode;
+  /** Set when the run is one attempt of a batch: recorded in evidence/run.json. */
+  batch?: { id: string; attempt: number };
 };
 
 /** Everything decided about a run before anything is written: `run` carries it out, `--dry-run` prints it. */

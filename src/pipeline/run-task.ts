@@ -73,7 +73,7 @@ export async function runTask(ctx: RunContext, config: ResolvedConfig, opts: Run
   const untrack = trackDisposer(disposer);
   noteRun(planned.runId);
   try {
-    return await collectAndAnalyse(ctx, planned, controller.signal, disposer, historyFile);
+    return await collectAndAnalyse(ctx, planned, controller.signal, disposer, historyFile, opts.batch);
   } finally {
     runLimit?.clear();
     ctx.signal?.removeEventListener('abort', onOuterStop);
@@ -88,6 +88,7 @@ async function collectAndAnalyse(
   signal: AbortSignal,
   disposer: Disposer,
   historyFile: string,
+  batch?: RunOptions['batch'],
 ): Promise<RunResult> {
   const { cfg, started, runId, runDir, repoDir, homeDir, homeInside, taskFile } = planned;
   const { sandboxChoice, trajectory, rules, guardMode, agent: plan } = planned;
@@ -265,6 +266,7 @@ async function collectAndAnalyse(
     started_at: started.toISOString(),
     finished_at: ctx.now().toISOString(),
     ...(stop ? { stopped: describeStop(stop) } : {}),
+    ...(batch ? { batch } : {}),
   });
 
   sealEvidence(runDir);

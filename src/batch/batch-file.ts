@@ -1,0 +1,226 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import picomatch from 'picomatch';
+import { z } from 'zod';
+import { AGENT_NAMES, isAgentName } from '../agents/index.js';
+import { readYamlFile } from '../config/yaml.js';
+import { ConfigError } from '../errors.js';
+import type { AgentSpec } from './types.js';
+
+/*
+ * The suite and matrix files. Both are refused whole, before anything runs, with one sentence
+ * naming the file and the field: a typo in a batch of 60 runs must not surface after the 59th.
+ */
+
+const nonEmpty = z.string().min(1);
+const Count = (what: string) =>
+  z
+    .number({ error: `${what} must be a whole number` })
+    .int(`${what} must be a whole number`)
+    .min(1, `${what} must be at least 1`);
+
+const InlineAgentSchema = z.union([
+  z.strictObject({ name: nonEmpty, agent_command: z.union([nonEmpty, z.array(nonEmpty).min(1)]) }),
+  z.strictObject({ name: nonEmpty, agent_profile: nonEmpty }),
+]);
+const AgentEntrySchema = z.union([nonEmpty, InlineAgentSchema]);
+
+export const SuiteFileSchema = z.strictObject({
+  /** Config paths or one-level globs (`attacks/*\/config.yaml`), relative to the suite file. */
+  configs: z.array(nonEmpty).min(1),
+  defaults: z
+    .strictObject({
+      agents: z.array(AgentEntrySchema).min(1).optional(),
+      trials: Count('trials').optional(),
+      workers: Count('workers').optional(),
+    })
+    .default({}),
+});
+
+export const MatrixFileSchema = z
+  .strictObject({
+    tasks: z.array(nonEmpty).min(1).optional(),
+    suite: nonEmpty.optional(),
+    agents: z.array(AgentEntrySchema).min(1),
+    trials: Count('trials').default(1),
+    workers: Count('workers').optional(),
+  })
+  .refine((m) => (m.tasks === undefined) !== (m.suite === undefined), {
+    message: 'give exactly one of tasks and suite',
+    path: ['tasks'],
+  });
+
+export type SuiteFile = z.infer<typeof SuiteFileSchema> & { file: string; configPaths: string[] };
+export type MatrixFile = {
+  file: string;
+  configPaths: string[];
+  agents: AgentSpec[];
+  trials: number;
+  workers?: number;
+};
+
+function refuse(file: string, field: string, message: string, fix: string): never {
+  throw new ConfigError(`${file}: ${field ? `field '${field}': ` : ''}${message}. Fix: ${fix}.`);
+}
+
+function readFile<T>(file: string, schema: z.ZodType<T>, what: string): T {
+  const yaml = readYamlFile(file);
+  if (!yaml.ok) {
+    if (yaml.problem.read === 'missing')
+      refuse(file, '', `the ${what} file does not exist`, 'check the path');
+    refuse(file, '', yaml.problem.message, yaml.problem.fix);
+  }
+  const parsed = schema.safeParse(yaml.value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0] as z.core.$ZodIssue;
+    const base = issue.path
+      .map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))
+      .join('.')
+      .replace(/\.\[/g, '[');
+    if (issue.code === 'unrecognized_keys') {
+      const key = issue.keys[0] ?? '';
+      refuse(
+        file,
+        base ? `${base}.${key}` : key,
+        `'${key}' is not a known key`,
+        'remove it; docs/batches.md lists every key',
+      );
+    }
+    if (issue.code === 'invalid_union' && issue.path[0] === 'agents')
+      refuse(
+        file,
+        base,
+        'an agent must be a built-in agent name, {name, agent_command} or {name, agent_profile}',
+        'see docs/batches.md for the agent forms',
+      );
+    refuse(file, base, issue.message, `see docs/batches.md for the ${what} format`);
+  }
+  return parsed.data;
+}
+
+/** Turn the file's agent list into specs, refusing unknown built-ins and duplicate names. */
+export function agentSpecs(
+  file: string,
+  field: string,
+  entries: readonly unknown[],
+  baseDir: string,
+): AgentSpec[] {
+  const specs: AgentSpec[] = [];
+  const seen = new Set<string>();
+  for (const [i, raw] of entries.entries()) {
+    const entry = raw as string | { name: string; agent_command?: string | string[]; agent_profile?: string };
+    let spec: AgentSpec;
+    if (typeof entry === 'string') {
+      if (!isAgentName(entry))
+        refuse(
+          file,
+          `${field}[${i}]`,
+          `'${entry}' is not a built-in agent`,
+          `use one of ${AGENT_NAMES.join(', ')}, or an inline {name, agent_command}`,
+        );
+      spec = { name: entry, kind: 'builtin', adapter: entry };
+    } else if (entry.agent_command !== undefined) {
+      const argv =
+        typeof entry.agent_command === 'string' ? entry.agent_command.split(/\s+/) : entry.agent_command;
+      // `./x` in an inline command is relative to the batch file, not to the run's workspace.
+      spec = {
+        name: entry.name,
+        kind: 'command',
+        argv: argv.map((a) => (a.startsWith('./') || a.startsWith('../') ? path.resolve(baseDir, a) : a)),
+      };
+    } else {
+      spec = { name: entry.name, kind: 'profile', profile: entry.agent_profile as string };
+    }
+    if (seen.has(spec.name))
+      refuse(
+        file,
+        `${field}[${i}]`,
+        `agent name '${spec.name}' appears twice`,
+        'give every agent a distinct name',
+      );
+    seen.add(spec.name);
+    specs.push(spec);
+  }
+  return specs;
+}
+
+/** Expand config paths and one-level globs relative to `baseDir`; a missing config is refused. */
+export function expandConfigs(
+  file: string,
+  field: string,
+  patterns: readonly string[],
+  baseDir: string,
+): string[] {
+  const out: string[] = [];
+  for (const [i, pattern] of patterns.entries()) {
+    const matches = /[*?[\]{}]/.test(pattern)
+      ? globPaths(baseDir, pattern)
+      : [path.resolve(baseDir, pattern)];
+    if (matches.length === 0)
+      refuse(
+        file,
+        `${field}[${i}]`,
+        `'${pattern}' matches no config file`,
+        'fix the glob or remove the entry',
+      );
+    for (const m of matches) {
+      if (!existsSync(m) || !statSync(m).isFile())
+        refuse(
+          file,
+          `${field}[${i}]`,
+          `config ${m} does not exist`,
+          'check the path (relative to this file)',
+        );
+      if (!out.includes(m)) out.push(m);
+    }
+  }
+  return out;
+}
+
+function globPaths(baseDir: string, pattern: string): string[] {
+  let current = [path.resolve(baseDir, path.isAbsolute(pattern) ? '/' : '.')];
+  for (const segment of pattern.split('/').filter((s) => s !== '' && s !== '.')) {
+    if (!/[*?[\]{}]/.test(segment)) {
+      current = current.map((d) => path.join(d, segment)).filter((p) => existsSync(p));
+      continue;
+    }
+    const match = picomatch(segment);
+    current = current.flatMap((d) => {
+      try {
+        return readdirSync(d)
+          .filter((n) => match(n))
+          .sort()
+          .map((n) => path.join(d, n));
+      } catch {
+        return [];
+      }
+    });
+  }
+  return current;
+}
+
+export function loadSuiteFile(file: string): SuiteFile {
+  const abs = path.resolve(file);
+  const suite = readFile(abs, SuiteFileSchema, 'suite');
+  return {
+    ...suite,
+    file: abs,
+    configPaths: expandConfigs(abs, 'configs', suite.configs, path.dirname(abs)),
+  };
+}
+
+export function loadMatrixFile(file: string): MatrixFile {
+  const abs = path.resolve(file);
+  const m = readFile(abs, MatrixFileSchema, 'matrix');
+  const dir = path.dirname(abs);
+  const configPaths = m.tasks
+    ? expandConfigs(abs, 'tasks', m.tasks, dir)
+    : loadSuiteFile(path.resolve(dir, m.suite as string)).configPaths;
+  return {
+    file: abs,
+    configPaths,
+    agents: agentSpecs(abs, 'agents', m.agents, dir),
+    trials: m.trials,
+    ...(m.workers !== undefined ? { workers: m.workers } : {}),
+  };
+}

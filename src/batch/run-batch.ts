@@ -1,0 +1,268 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadConfigOrThrow } from '../config/load.js';
+import type { ResolvedConfig } from '../config/schema.js';
+import { ConfigError, errorMessage, InputError } from '../errors.js';
+import { writeFileAtomic, writeJson } from '../evidence/write.js';
+import type { RunContext } from '../pipeline/context.js';
+import { newRunId } from '../pipeline/run-id.js';
+import { type RunOptions, runTask } from '../pipeline/run-task.js';
+import { renderBatchJunit } from '../reports/batch-junit.js';
+import { renderBatchMarkdown } from '../reports/batch-markdown.js';
+import { renderBatchHtml } from '../reports/html/batch-page.js';
+import { appendCheckpoint, readCheckpoint } from './checkpoint.js';
+import { cellSimilarities } from './group-similarity.js';
+import { fileSha256, treeSha256 } from './hashes.js';
+import { mapSettled } from './scheduler.js';
+import { buildSummary } from './summary.js';
+import type { AgentSpec, Attempt, BatchKind, BatchPlan, BatchSummary, Row } from './types.js';
+
+export const BATCH_FILES = {
+  plan: 'batch.json',
+  checkpoint: 'checkpoint.jsonl',
+  summaryJson: 'summary.json',
+  summaryMd: 'summary.md',
+  summaryHtml: 'summary.html',
+  junit: 'junit.xml',
+} as const;
+
+export type PlanInput = {
+  kind: BatchKind;
+  sourceFile: string | null;
+  agents: AgentSpec[];
+  /** Task configs, already loaded (a bad one has been refused). */
+  configs: ResolvedConfig[];
+  trials: number;
+  options: BatchPlan['options'];
+};
+
+export function taskName(cfg: ResolvedConfig): string {
+  return cfg.benchmark_id ?? cfg.name;
+}
+
+/** agents × tasks × trials in that nesting order, with the hashes resume checks. */
+export function planBatch(ctx: RunContext, input: PlanInput): BatchPlan {
+  const attempts: Attempt[] = [];
+  for (const agent of input.agents)
+    for (const cfg of input.configs)
+      for (let trial = 1; trial <= input.trials; trial++)
+        attempts.push({
+          index: attempts.length,
+          agent,
+          task: taskName(cfg),
+          config_path: cfg.config_path,
+          trial,
+        });
+  const now = ctx.now();
+  return {
+    schema_version: 1,
+    batch_id: newRunId(now),
+    kind: input.kind,
+    created_at: now.toISOString(),
+    source: input.sourceFile ? { file: input.sourceFile, sha256: fileSha256(input.sourceFile) } : null,
+    options: input.options,
+    attempts,
+    hashes: contentHashes(input.configs),
+  };
+}
+
+function contentHashes(configs: readonly ResolvedConfig[]): BatchPlan['hashes'] {
+  const out: BatchPlan['hashes'] = { configs: {}, repos: {} };
+  for (const cfg of configs) {
+    out.configs[cfg.config_path] = fileSha256(cfg.config_path);
+    out.repos[cfg.repo] = treeSha256(cfg.repo);
+  }
+  return out;
+}
+
+export function batchDir(ctx: RunContext, batchId: string): string {
+  return path.join(ctx.outputDir, 'batches', batchId);
+}
+
+/** The config an attempt runs: the task's, with the attempt's agent put in. */
+export function attemptConfig(
+  cfg: ResolvedConfig,
+  agent: AgentSpec,
+): { cfg: ResolvedConfig; opts: RunOptions } {
+  if (agent.kind === 'builtin') return { cfg, opts: { agent: agent.adapter } };
+  const { agent_command: _c, agent_profile: _p, ...rest } = cfg;
+  if (agent.kind === 'command')
+    return { cfg: { ...rest, agent_command: agent.argv }, opts: { agent: 'agent-command' } };
+  return { cfg: { ...rest, agent_profile: agent.profile }, opts: { agent: 'agent-profile' } };
+}
+
+/** Read batch.json back and refuse when anything it was planned from has changed since. */
+export function loadBatchForResume(dir: string): BatchPlan {
+  const file = path.join(dir, BATCH_FILES.plan);
+  if (!existsSync(file))
+    throw new InputError(
+      `${dir} has no ${BATCH_FILES.plan}, so it is not a batch. Fix: pass a folder under .agentguard/batches/.`,
+    );
+  let plan: BatchPlan;
+  try {
+    plan = JSON.parse(readFileSync(file, 'utf8')) as BatchPlan;
+  } catch (err) {
+    throw new InputError(`${file} is not valid JSON (${errorMessage(err)}). Fix: start the batch again.`);
+  }
+  if (plan.schema_version !== 1 || !Array.isArray(plan.attempts))
+    throw new InputError(`${file} is not a batch plan this version can resume. Fix: start the batch again.`);
+  const changed = (what: string, p: string) =>
+    new ConfigError(
+      `cannot resume ${dir}: ${what} ${p} changed since the batch started, so old and new attempts would not be comparable. Fix: restore it, or start a new batch.`,
+    );
+  const hash = (f: (p: string) => string, p: string) => {
+    try {
+      return f(p);
+    } catch {
+      return 'missing';
+    }
+  };
+  if (plan.source && hash(fileSha256, plan.source.file) !== plan.source.sha256)
+    throw changed('the batch file', plan.source.file);
+  for (const [p, sha] of Object.entries(plan.hashes.configs))
+    if (hash(fileSha256, p) !== sha) throw changed('the task config', p);
+  for (const [p, sha] of Object.entries(plan.hashes.repos))
+    if (hash(treeSha256, p) !== sha) throw changed('the repo template', p);
+  return plan;
+}
+
+export type Progress = (p: {
+  row: Row;
+  done: number;
+  total: number;
+  elapsedMs: number;
+  etaMs: number;
+}) => void;
+
+/**
+ * Run every attempt of `plan` not yet in its checkpoint, at most `workers` at a time, then write
+ * the summaries. Each finished attempt is in the checkpoint (fsynced) before it is counted. An
+ * interrupt starts nothing new; attempts it cut short are not checkpointed, so resume runs them again.
+ */
+export async function runBatch(
+  ctx: RunContext,
+  plan: BatchPlan,
+  progress: Progress = () => {},
+): Promise<BatchSummary> {
+  const dir = batchDir(ctx, plan.batch_id);
+  mkdirSync(dir, { recursive: true });
+  const planFile = path.join(dir, BATCH_FILES.plan);
+  if (!existsSync(planFile)) writeJson(planFile, plan);
+  const checkpoint = path.join(dir, BATCH_FILES.checkpoint);
+  const finished = readCheckpoint(checkpoint);
+  const done = new Set(finished.map((r) => r.index));
+  const todo = plan.attempts.filter((a) => !done.has(a.index));
+
+  const configs = new Map<string, ResolvedConfig>();
+  const configOf = (p: string) => {
+    let cfg = configs.get(p);
+    if (!cfg) {
+      cfg = loadConfigOrThrow(p);
+      configs.set(p, cfg);
+    }
+    return cfg;
+  };
+  const failFast = new AbortController();
+  const stopStarting = ctx.signal ? AbortSignal.any([ctx.signal, failFast.signal]) : failFast.signal;
+  const start = Date.now();
+  let count = 0;
+  const overrides = {
+    ...(plan.options.sandbox ? { sandbox: plan.options.sandbox } : {}),
+    ...(plan.options.tracer ? { tracer: plan.options.tracer } : {}),
+    ...(plan.options.guard ? { guard: plan.options.guard } : {}),
+  } as Partial<RunOptions>;
+
+  await mapSettled(
+    todo,
+    plan.options.workers,
+    async (attempt) => {
+      const began = Date.now();
+      const row = await runAttempt(ctx, plan.batch_id, attempt, configOf, overrides, began);
+      // A run cut short by an interrupt is not a finished attempt: resume runs it again.
+      if (row === null) return;
+      appendCheckpoint(checkpoint, row);
+      finished.push(row);
+      count++;
+      const elapsedMs = Date.now() - start;
+      const perAttempt = elapsedMs / count;
+      progress({
+        row,
+        done: done.size + count,
+        total: plan.attempts.length,
+        elapsedMs: row.elapsed_ms,
+        etaMs: Math.round(perAttempt * (todo.length - count)),
+      });
+      if (plan.options.fail_fast && row.result !== 'PASS') failFast.abort();
+    },
+    stopStarting,
+  );
+  return writeSummaries(ctx, plan, dir, finished);
+}
+
+async function runAttempt(
+  ctx: RunContext,
+  batchId: string,
+  attempt: Attempt,
+  configOf: (p: string) => ResolvedConfig,
+  overrides: Partial<RunOptions>,
+  began: number,
+): Promise<Row | null> {
+  const base = {
+    index: attempt.index,
+    agent: attempt.agent.name,
+    task: attempt.task,
+    trial: attempt.trial,
+  };
+  try {
+    const { cfg, opts } = attemptConfig(configOf(attempt.config_path), attempt.agent);
+    const result = await runTask(ctx, cfg, {
+      ...opts,
+      ...overrides,
+      batch: { id: batchId, attempt: attempt.index },
+    });
+    const report = result.report;
+    if (report.result === 'ERROR' && ctx.signal?.aborted) return null;
+    return {
+      ...base,
+      run_id: report.run_id,
+      run_dir: result.runDir,
+      result: report.result,
+      score: report.score,
+      tests_passed: report.tests.passed,
+      failed_checks: [...report.failed_checks],
+      alerts: report.alerts.map((a) => a.rule),
+      benchmark_version: report.benchmark.version,
+      elapsed_ms: Date.now() - began,
+    };
+  } catch (err) {
+    if (ctx.signal?.aborted) return null;
+    return {
+      ...base,
+      run_id: null,
+      run_dir: null,
+      result: 'ERROR',
+      score: null,
+      tests_passed: null,
+      failed_checks: [],
+      alerts: [],
+      benchmark_version: null,
+      elapsed_ms: Date.now() - began,
+      reason: errorMessage(err),
+    };
+  }
+}
+
+/** summary.json, summary.md, summary.html and junit.xml from the checkpointed rows. */
+export function writeSummaries(
+  ctx: RunContext,
+  plan: BatchPlan,
+  dir: string,
+  rows: readonly Row[],
+): BatchSummary {
+  const summary = buildSummary(plan, rows, ctx.now().toISOString(), cellSimilarities(rows));
+  writeJson(path.join(dir, BATCH_FILES.summaryJson), summary);
+  writeFileAtomic(path.join(dir, BATCH_FILES.summaryMd), renderBatchMarkdown(summary));
+  writeFileAtomic(path.join(dir, BATCH_FILES.junit), renderBatchJunit(summary));
+  writeFileAtomic(path.join(dir, BATCH_FILES.summaryHtml), renderBatchHtml(summary, dir));
+  return summary;
+}
