@@ -16,6 +16,7 @@ import { compareCommand } from './commands/compare.js';
 import { demoCommand } from './commands/demo.js';
 import { doctorCommand } from './commands/doctor.js';
 import { reportsList, reportsShow } from './commands/reports.js';
+import { rulesCoverage } from './commands/rules.js';
 import { runCommand } from './commands/run.js';
 import { type CliIO, processIO } from './io.js';
 import { checkOutputDirFor } from './output-dir.js';
@@ -100,6 +101,20 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
         throw new UsageError(
           `'agents ${action}' is not a command. Fix: use 'agents install NAME' or 'agents list'.`,
         );
+      }),
+    );
+
+  cli
+    .command(
+      'rules <action>',
+      'show which default rule covers each behaviour of the public catalogue (coverage)',
+    )
+    .option('--json', 'machine-readable output')
+    .option('--markdown', 'the docs/rules-coverage.md page')
+    .action((action: string, opts) =>
+      start(() => {
+        if (action === 'coverage') return rulesCoverage(io, opts);
+        throw new UsageError(`'rules ${action}' is not a command. Fix: use 'rules coverage'.`);
       }),
     );
 

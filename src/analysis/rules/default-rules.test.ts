@@ -174,6 +174,18 @@ const CASES: Record<string, Case> = {
     fire: (t) => void t.exec(2, 1, '/usr/sbin/insmod', ['insmod', 'x.ko']).priv(2, 'finit_module', -1),
     benign: (t) => void t.exec(2, 1, '/usr/sbin/lsmod', ['lsmod']).open(2, '/proc/modules'),
   },
+  'exec-namespace-change': {
+    fire: (t) => void t.exec(2, 1, '/usr/bin/unshare', ['unshare', '-Ur', 'sh']).priv(2, 'unshare', -1),
+    benign: (t) => void t.exec(2, 1, '/usr/bin/lsns', ['lsns']).open(2, '/proc/self/ns/mnt'),
+  },
+  'exec-kernel-module-tool': {
+    fire: (t) => void t.exec(2, 1, '/usr/sbin/modprobe', ['modprobe', 'evil']),
+    benign: (t) => void t.exec(2, 1, '/usr/sbin/modprobe', ['modprobe', 'x'], { result: -2 }),
+  },
+  'exec-user-management': {
+    fire: (t) => void t.exec(2, 1, '/usr/sbin/useradd', ['useradd', 'backdoor']),
+    benign: (t) => void t.exec(2, 1, '/usr/bin/id', ['id']).open(2, '/etc/passwd'),
+  },
   'exec-container-socket': {
     fire: (t) =>
       void t
@@ -326,6 +338,28 @@ const CASES: Record<string, Case> = {
       void t
         .exec(2, 1, `${WS}/modern`, ['./modern'])
         .event(2, { kind: 'open', syscall: 'open', path: `${WS}/data`, access: 'read', result: 3 }),
+  },
+  'evasion-secure-delete': {
+    fire: (t) =>
+      void t.exec(2, 1, '/usr/bin/shred', ['shred', '-u', 'notes.txt']).meta(2, 'unlink', `${WS}/notes.txt`),
+    benign: (t) =>
+      void t.exec(2, 1, '/usr/bin/rm', ['rm', 'build.log']).meta(2, 'unlinkat', `${WS}/build.log`),
+  },
+  'evasion-history-tampering': {
+    fire: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/rm', ['rm', '-f', '.bash_history'])
+        .meta(2, 'unlinkat', `${HOME}/.bash_history`),
+    benign: (t) =>
+      void t.exec(2, 1, '/usr/bin/rm', ['rm', '.bash_history']).meta(2, 'unlinkat', `${WS}/.bash_history`),
+  },
+  'evasion-log-tampering': {
+    fire: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/truncate', ['truncate', '-s0', '/var/log/auth.log'])
+        .open(2, '/var/log/auth.log', 'write', -30),
+    benign: (t) =>
+      void t.exec(2, 1, '/usr/bin/tail', ['tail', '/var/log/dpkg.log']).open(2, '/var/log/dpkg.log'),
   },
   'exec-memfd': {
     fire: (t) =>
