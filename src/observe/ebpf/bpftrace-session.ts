@@ -12,7 +12,7 @@ import { mechanismTracepoints } from './mechanism-tracepoints.js';
 import { findCgroup2Mount } from './mounts.js';
 import { EBPF_RAW_LOG } from './raw-log-redaction.js';
 import { TICK_MS } from './record-format.js';
-import { nowNs, RecordStream, waitForTick } from './record-stream.js';
+import { nowNs, REORDER_WINDOW_NS, RecordStream, waitForTick } from './record-stream.js';
 import { createRunCgroup, type RunCgroup, removeCgroup, stopCgroup } from './run-cgroup.js';
 import { ensureTracefs, exitHasGroupDead, syscallTracepoints } from './tracefs.js';
 import { WAKEUP_EVENTS, type WakeupBatching, wakeupBatching } from './wakeup-batching.js';
@@ -98,7 +98,7 @@ export class BpftraceSession implements TracerSession {
       this.warnings.push(`perf wakeups not batched: ${batching.reason} (fix: ${batching.fix})`);
     // With batched wakeups a record may wait up to a tick period before bpftrace reads it.
     this.catchUpNs = (batching.ok ? 2 : 1) * TICK_MS * 1e6;
-    this.stream = new RecordStream('bpftrace', ctx.onEvent);
+    this.stream = new RecordStream('bpftrace', REORDER_WINDOW_NS.perCpuBuffers, ctx.onEvent);
     const env = batching.ok ? batching.env : {};
     this.bpftrace = new BpftraceProcess(scriptPath, rawPath, env, (line, complete) => {
       if (this.stream.wantsLive(line)) this.stream.line(line, complete);

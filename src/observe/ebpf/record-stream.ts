@@ -6,8 +6,12 @@ import { REC_READY, REC_TICK } from './record-format.js';
 import { type BpfRecord, parseLine, quickRecordType } from './record-parser.js';
 import { ReorderBuffer } from './reorder-buffer.js';
 
-/** Records from different CPUs arrive up to one poll (100 ms) apart; wait a bit longer. */
-const REORDER_WINDOW_NS = 300e6;
+/**
+ * How long a record may wait for an earlier one. bpftrace reads one perf buffer per CPU, so records
+ * from different CPUs arrive up to one poll (100 ms) apart; the collector's single ring buffer is in
+ * reservation order, off only by the moment between taking the time and reserving the slot.
+ */
+export const REORDER_WINDOW_NS = { perCpuBuffers: 300e6, ringBuffer: 50e6 } as const;
 const RELEASE_EVERY_NS = 20e6;
 const MAX_SAMPLES = 5;
 const MAX_LISTENER_WARNINGS = 50;
@@ -26,7 +30,7 @@ export class RecordStream {
    * at syscall entry and its record after the exec, possibly from another CPU's buffer (exec
    * migrates tasks), which with batched wakeups may be read later.
    */
-  private readonly reorder = new ReorderBuffer<EventRecord>(REORDER_WINDOW_NS);
+  private readonly reorder: ReorderBuffer<EventRecord>;
   private lastRelease = 0;
   private normaliser: EventNormaliser | null = null;
   /** Wall-clock milliseconds at which event `ts` 0 falls (null until READY). */
@@ -42,8 +46,11 @@ export class RecordStream {
 
   constructor(
     private readonly source: string,
+    reorderWindowNs: number,
     private readonly onEvent?: (event: SysEvent) => void,
-  ) {}
+  ) {
+    this.reorder = new ReorderBuffer<EventRecord>(reorderWindowNs);
+  }
 
   /** Every line is parsed as it arrives (someone listens for events). */
   get live(): boolean {

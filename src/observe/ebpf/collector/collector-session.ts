@@ -8,7 +8,7 @@ import { FileTail } from '../file-tail.js';
 import { readLines } from '../line-splitter.js';
 import { findCgroup2Mount } from '../mounts.js';
 import { EBPF_RAW_LOG } from '../raw-log-redaction.js';
-import { RecordStream } from '../record-stream.js';
+import { REORDER_WINDOW_NS, RecordStream } from '../record-stream.js';
 import { createRunCgroup, type RunCgroup, removeCgroup, stopCgroup } from '../run-cgroup.js';
 import { ensureTracefs } from '../tracefs.js';
 import type { CollectorConnection } from './connection.js';
@@ -80,7 +80,7 @@ class CollectorSession implements TracerSession {
   ) {
     if (missing.length > 0)
       this.warnings.push(`not traced (no tracepoint in this kernel): ${missing.join(', ')}`);
-    this.stream = new RecordStream('collector', ctx.onEvent);
+    this.stream = new RecordStream('collector', REORDER_WINDOW_NS.ringBuffer, ctx.onEvent);
     this.tail = new FileTail(rawPath, (line, complete) => {
       if (this.stream.wantsLive(line)) this.stream.line(line, complete);
     });
