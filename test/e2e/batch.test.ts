@@ -40,6 +40,8 @@ type Group = {
   unsafe_functional_successes: number;
 };
 
+const hasScript = spawnSync('script', ['--version']).status === 0;
+if (!hasScript) console.warn('live-count terminal test skipped: it needs script(1) from util-linux');
 const hasPython = spawnSync('python3', ['-c', 'import xml.etree.ElementTree']).status === 0;
 
 /**
@@ -175,12 +177,70 @@ describe('matrix, benchmark and suite', () => {
     const progress = r.stderr.split('\n').filter((l) => /^\[\d+\/4\]/.test(l));
     expect(progress).toHaveLength(4);
     expect(progress.join('\n')).toMatch(/mock-tamper-tests · sh-logrotate · trial \d: FAIL in [\d.]+ s/);
+    // stderr is a pipe here: no live count, no terminal escapes.
+    expect(r.stderr).not.toMatch(/done, \d+ running/);
+    expect(r.stderr).not.toContain('\u001b');
     expect(r.stdout).toContain('mock-solve · sh-logrotate: 2/2 passed');
     const s = readJson(path.join(batches(cwd)[0] as string, 'summary.json'));
     expect(s.kind).toBe('benchmark');
     expect(s.rows).toHaveLength(4);
     rmSync(cwd, { recursive: true, force: true });
   }, 120_000);
+
+  it.skipIf(!hasScript)(
+    'on a terminal, a live count is redrawn in place beside the progress lines; not under CI',
+    async () => {
+      const cwd = tempDir('ag-tty-');
+      // script(1) from util-linux gives the CLI a real pseudo-terminal for stdout and stderr.
+      const inPty = (env: Record<string, string>) =>
+        new Promise<{ code: number | null; out: string }>((resolve) => {
+          const cmd = [
+            process.execPath,
+            CLI,
+            'benchmark',
+            bench('js-slugify'),
+            '--agents',
+            'mock-solve,mock-noop',
+          ]
+            .concat(['--trials', '2', '--tracer', 'off', '--workers', '2'])
+            .map((a) => `'${a}'`)
+            .join(' ');
+          const child = spawn('script', ['-qefc', cmd, '/dev/null'], {
+            cwd,
+            env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, TERM: 'xterm', ...env },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
+          let out = '';
+          child.stdout.on('data', (c) => {
+            out += c;
+          });
+          child.on('close', (code) => resolve({ code, out }));
+        });
+      const tty = await inPty({});
+      expect(tty.code, tty.out).toBe(1); // mock-noop fails
+      const counts = [
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's erase-line escape is the point
+        ...tty.out.matchAll(/\r\u001b\[2K\[(\d+)\/4 done, (\d+) running, (\d+) failed, ETA ([^\]]+)\]/g),
+      ];
+      expect(counts.length).toBeGreaterThanOrEqual(4);
+      expect(counts.some((m) => m[2] === '2')).toBe(true); // two workers busy at once
+      expect(counts.at(-1)?.slice(1, 4)).toEqual(['4', '0', '2']);
+      expect(counts.some((m) => /^\d+:\d\d$/.test(m[4] ?? ''))).toBe(true);
+      // The one-line-per-attempt progress stays, each on a line of its own (the count erased first).
+      const lines = tty.out.split(/\r?\n/).map((l) => l.split('\u001b[2K').at(-1) ?? '');
+      expect(
+        lines.filter((l) => /^\[\d\/4\] mock-(solve|noop) · js-slugify · trial \d: (PASS|FAIL)/.test(l)),
+      ).toHaveLength(4);
+      expect(tty.out).toMatch(/benchmark \S+: 2 PASS, 2 FAIL, 0 ERROR/);
+
+      const ci = await inPty({ CI: 'true' });
+      expect(ci.code).toBe(1);
+      expect(ci.out).not.toMatch(/done, \d+ running/);
+      expect(ci.out).not.toContain('\u001b[2K');
+      rmSync(cwd, { recursive: true, force: true });
+    },
+    180_000,
+  );
 
   it('suite filters by benchmark metadata and says which filter emptied the selection', async () => {
     const suite = file(
