@@ -406,6 +406,64 @@ describe('checkpoint and resume', () => {
     rmSync(cwd, { recursive: true, force: true });
   }, 180_000);
 
+  it('matrix --resume finishes that batch, refusing another file, another kind or a changed option; setup ERRORs run again', async () => {
+    const cwd = tempDir('ag-resume-flag-');
+    const m = path.join(cwd, 'm.yaml');
+    // `late` names an agent program that does not exist yet: its attempt fails in setup.
+    writeFileSync(
+      m,
+      `tasks: [${bench('js-slugify')}]\nagents:\n  - mock-solve\n  - name: late\n    agent_command: [./late.sh]\n`,
+    );
+    const first = await execCli(['matrix', m, '--tracer', 'off', '--workers', '1', '--json'], { cwd });
+    expect(first.code, first.stderr).toBe(1);
+    const before = JSON.parse(first.stdout);
+    expect(before.rows.map((x: Row) => [x.result, x.run_id === null])).toEqual([
+      ['PASS', false],
+      ['ERROR', true],
+    ]);
+    const dir = batches(cwd)[0] as string;
+    const id = path.basename(dir);
+
+    const other = path.join(cwd, 'other.yaml');
+    writeFileSync(other, readFileSync(m, 'utf8'));
+    const wrongFile = await execCli(['matrix', other, '--resume', dir], { cwd });
+    expect(wrongFile.code).toBe(2);
+    expect(wrongFile.stderr).toContain(`the batch was started from ${m}, not ${other}`);
+    const wrongKind = await execCli(['suite', m, '--resume', id], { cwd });
+    expect(wrongKind.code).toBe(2);
+    expect(wrongKind.stderr).toContain('that batch is a matrix, not a suite');
+    const newOption = await execCli(['matrix', m, '--resume', id, '--trials', '3'], { cwd });
+    expect(newOption.code).toBe(2);
+    expect(newOption.stderr).toContain('--trials cannot be used with --resume');
+    const unknown = await execCli(['matrix', m, '--resume', 'no-such-batch'], { cwd });
+    expect(unknown.code).toBe(2);
+
+    // The program now exists (the matrix file is unchanged): resume by id runs the ERROR again.
+    writeFileSync(path.join(cwd, 'late.sh'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    const r = await execCli(['matrix', m, '--resume', id, '--json'], { cwd });
+    expect(r.code, r.stderr).toBe(1); // late changes nothing: its tests fail
+    expect(r.stderr).toMatch(
+      /running again 1 attempt\(s\) whose setup failed: #1 late · js-slugify · trial 1 \(.*late\.sh/,
+    );
+    const after = JSON.parse(r.stdout);
+    expect(after.batch_id).toBe(id);
+    expect(after.rows.map((x: Row) => x.index)).toEqual([0, 1]);
+    expect(after.rows[0].run_id).toBe(before.rows[0].run_id); // the PASS did not run again
+    expect(after.rows[1]).toMatchObject({ agent: 'late', result: 'FAIL' });
+    expect(after.rows[1].run_id).not.toBeNull();
+    expect(after.totals).toEqual({ pass: 1, fail: 1, error: 0, not_run: 0 });
+    // The checkpoint keeps the history: the setup ERROR, then its retry.
+    const lines = readFileSync(path.join(dir, 'checkpoint.jsonl'), 'utf8').split('\n').filter(Boolean);
+    expect(lines.map((l) => JSON.parse(l).result)).toEqual(['PASS', 'ERROR', 'FAIL']);
+    // Nothing is left to retry: a second resume runs nothing and says nothing about setup.
+    const again = await execCli(['resume', dir, '--json'], { cwd });
+    expect(again.stderr).not.toContain('running again');
+    expect(JSON.parse(again.stdout).rows.map((x: Row) => x.run_id)).toEqual(
+      after.rows.map((x: Row) => x.run_id),
+    );
+    rmSync(cwd, { recursive: true, force: true });
+  }, 180_000);
+
   it('refuses to resume when a task config or its repo template changed', async () => {
     const cwd = tempDir('ag-change-');
     cpSync(path.join(BENCHMARKS, 'sh-logrotate'), path.join(cwd, 'task'), { recursive: true });
