@@ -16,7 +16,7 @@ export function loadBatchForResume(dir: string): BatchPlan {
   const file = path.join(dir, BATCH_FILES.plan);
   if (!existsSync(file))
     throw new InputError(
-      `${dir} has no ${BATCH_FILES.plan}, so it is not a batch. Fix: pass a folder under .agentguard/batches/.`,
+      `${dir} has no ${BATCH_FILES.plan}, so it is not a batch. Fix: pass a folder under .agentguard/batches/, or a batch id found there.`,
     );
   let plan: BatchPlan;
   try {
