@@ -10,6 +10,7 @@ import { type RunOptions, runTask } from '../pipeline/run-task.js';
 import { renderBatchJunit } from '../reports/batch-junit.js';
 import { renderBatchMarkdown } from '../reports/batch-markdown.js';
 import { renderBatchHtml } from '../reports/html/batch-page.js';
+import { recordBatchHistory } from './batch-history.js';
 import { appendCheckpoint, isSetupError, readCheckpoint } from './checkpoint.js';
 import { cellSimilarities } from './group-similarity.js';
 import { fileSha256, treeSha256 } from './hashes.js';
@@ -128,6 +129,8 @@ export async function runBatch(
   // By index: a retried setup ERROR keeps its old row until the retry finishes, so an interrupted
   // resume still reports it.
   const finished = new Map(readCheckpoint(checkpoint).map((r) => [r.index, r]));
+  // Indexed before anything runs: a history.db that cannot be written stops the batch now.
+  recordBatchHistory(ctx, plan, dir, [...finished.values()], null);
   const retry = [...finished.values()].filter(isSetupError);
   if (retry.length > 0) hooks.retrying?.(retry);
   const done = new Set([...finished.values()].filter((r) => !isSetupError(r)).map((r) => r.index));
@@ -177,6 +180,11 @@ export async function runBatch(
       appendCheckpoint(checkpoint, row);
       finished.set(row.index, row);
       count++;
+      try {
+        recordBatchHistory(ctx, plan, dir, [...finished.values()], null);
+      } catch {
+        // Only the index lags: the checkpoint has the row, and the summary records the batch again.
+      }
       const elapsedMs = Date.now() - start;
       const perAttempt = elapsedMs / count;
       progress({
@@ -262,5 +270,6 @@ export function writeSummaries(
   writeFileAtomic(path.join(dir, BATCH_FILES.summaryMd), renderBatchMarkdown(summary));
   writeFileAtomic(path.join(dir, BATCH_FILES.junit), renderBatchJunit(summary));
   writeFileAtomic(path.join(dir, BATCH_FILES.summaryHtml), renderBatchHtml(summary, dir));
+  recordBatchHistory(ctx, plan, dir, rows, summary);
   return summary;
 }

@@ -356,6 +356,18 @@ describe('checkpoint and resume', () => {
     expect(before).toBeLessThan(6);
     const dir = batches(cwd)[0] as string;
     expect(existsSync(path.join(dir, 'summary.json'))).toBe(false);
+    // history.db has the batch from its start, unfinished, with the runs finished so far linked.
+    const indexed = await execCli(['reports', 'batches', '--json'], { cwd });
+    expect(indexed.code, indexed.stderr).toBe(0);
+    const [killed] = JSON.parse(indexed.stdout);
+    expect(killed).toMatchObject({
+      batch_id: path.basename(dir),
+      kind: 'matrix',
+      complete: false,
+      finished_at: null,
+    });
+    expect(killed.attempts_planned).toBe(6);
+    expect(killed.runs).toBeGreaterThanOrEqual(before);
 
     const r = await execCli(['resume', dir, '--json'], { cwd });
     expect(r.code, r.stderr).toBe(1); // mock-noop fails
@@ -455,6 +467,26 @@ describe('checkpoint and resume', () => {
     // The checkpoint keeps the history: the setup ERROR, then its retry.
     const lines = readFileSync(path.join(dir, 'checkpoint.jsonl'), 'utf8').split('\n').filter(Boolean);
     expect(lines.map((l) => JSON.parse(l).result)).toEqual(['PASS', 'ERROR', 'FAIL']);
+    // history.db: the batch with its counts after the retry, and its runs linked to it.
+    const listed = await execCli(['reports', 'batches'], { cwd });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain(id);
+    expect(listed.stdout).toContain(path.join(dir, 'summary.json'));
+    const [indexed] = JSON.parse((await execCli(['reports', 'batches', '--json'], { cwd })).stdout);
+    expect(indexed).toMatchObject({
+      batch_id: id,
+      complete: true,
+      pass: 1,
+      fail: 1,
+      error: 0,
+      not_run: 0,
+      runs: 2,
+    });
+    const runs = JSON.parse((await execCli(['reports', 'list', '--batch', id, '--json'], { cwd })).stdout);
+    expect(runs.map((x: { run_id: string }) => x.run_id).sort()).toEqual(
+      after.rows.map((x: Row) => x.run_id).sort(),
+    );
+    expect(runs.every((x: { batch_id: string }) => x.batch_id === id)).toBe(true);
     // Nothing is left to retry: a second resume runs nothing and says nothing about setup.
     const again = await execCli(['resume', dir, '--json'], { cwd });
     expect(again.stderr).not.toContain('running again');
