@@ -150,10 +150,12 @@ export async function runBatch(
   const start = Date.now();
   let count = 0;
   let running = 0;
+  const pending = new Set(retry.map((r) => r.index));
   const counts = (): BatchCounts => ({
     done: done.size + count,
     running,
-    failed: [...finished.values()].filter((r) => r.result !== 'PASS').length,
+    // A setup ERROR being retried is not done yet, so not failed either.
+    failed: [...finished.values()].filter((r) => r.result !== 'PASS' && !pending.has(r.index)).length,
     total: plan.attempts.length,
   });
   const overrides = {
@@ -179,6 +181,7 @@ export async function runBatch(
       if (row === null) return;
       appendCheckpoint(checkpoint, row);
       finished.set(row.index, row);
+      pending.delete(row.index);
       count++;
       try {
         recordBatchHistory(ctx, plan, dir, [...finished.values()], null);

@@ -34,7 +34,11 @@ describe('live count', () => {
     vi.useFakeTimers();
     let now = 1_000_000;
     const writes: string[] = [];
-    const live = new LiveCount((raw) => writes.push(raw), () => now, 1000);
+    const live = new LiveCount(
+      (raw) => writes.push(raw),
+      () => now,
+      1000,
+    );
     live.clear(); // nothing shown yet: nothing to erase
     expect(writes).toEqual([]);
     live.update({ done: 0, running: 2, failed: 0, total: 4 });
