@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { type Dirent, existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { z } from 'zod';
@@ -26,7 +26,7 @@ const InlineAgentSchema = z.union([
 const AgentEntrySchema = z.union([nonEmpty, InlineAgentSchema]);
 
 export const SuiteFileSchema = z.strictObject({
-  /** Config paths or one-level globs (`attacks/*\/config.yaml`), relative to the suite file. */
+  /** Config paths or globs (`attacks/*\/config.yaml`, `**\/config.yaml`), relative to the suite file. */
   configs: z.array(nonEmpty).min(1),
   defaults: z
     .strictObject({
@@ -144,7 +144,7 @@ export function agentSpecs(
   return specs;
 }
 
-/** Expand config paths and one-level globs relative to `baseDir`; a missing config is refused. */
+/** Expand config paths and globs (`*` one level, `**` any depth) relative to `baseDir`; a missing config is refused. */
 export function expandConfigs(
   file: string,
   field: string,
@@ -153,6 +153,14 @@ export function expandConfigs(
 ): string[] {
   const out: string[] = [];
   for (const [i, pattern] of patterns.entries()) {
+    const problem = recursiveGlobProblem(pattern);
+    if (problem)
+      refuse(
+        file,
+        `${field}[${i}]`,
+        problem,
+        `write it relative to this file's folder without '..', e.g. '${pattern.replace(/^(\/|~\/?|(\.\.\/)+)+/, '')}', or move the file up`,
+      );
     const matches = /[*?[\]{}]/.test(pattern)
       ? globPaths(baseDir, pattern)
       : [path.resolve(baseDir, pattern)];
@@ -177,9 +185,45 @@ export function expandConfigs(
   return out;
 }
 
+/**
+ * Why a recursive (`**`) config glob is refused, or null. `**` walks every folder below where it
+ * starts; from `/` or above the batch file's folder that is a walk of the disk, not a list of
+ * tasks. So, like the path globs of a task config, it may be neither absolute nor climb with `..`.
+ */
+export function recursiveGlobProblem(pattern: string): string | null {
+  const parts = pattern.split('/');
+  if (!parts.includes('**')) return null;
+  if (path.isAbsolute(pattern) || pattern.startsWith('~'))
+    return `'${pattern}' is an absolute recursive glob, which would walk the whole disk`;
+  if (parts.includes('..')) return `'${pattern}' climbs out of this file's folder with '..' before recursing`;
+  return null;
+}
+
+/** Folders a `**` skips: version control, tool state and dependencies hold no task configs. */
+const SKIPPED_DIRS = new Set(['node_modules', '.git', '.agentguard']);
+
+/** `dir` and every folder below it, sorted, not following symlinks (no loops). */
+function foldersBelow(dir: string): string[] {
+  const out = [dir];
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return out;
+  }
+  for (const e of entries.sort((a, b) => a.name.localeCompare(b.name)))
+    if (e.isDirectory() && !e.name.startsWith('.') && !SKIPPED_DIRS.has(e.name))
+      out.push(...foldersBelow(path.join(dir, e.name)));
+  return out;
+}
+
 function globPaths(baseDir: string, pattern: string): string[] {
   let current = [path.resolve(baseDir, path.isAbsolute(pattern) ? '/' : '.')];
   for (const segment of pattern.split('/').filter((s) => s !== '' && s !== '.')) {
+    if (segment === '**') {
+      current = [...new Set(current.flatMap(foldersBelow))];
+      continue;
+    }
     if (!/[*?[\]{}]/.test(segment)) {
       current = current.map((d) => path.join(d, segment)).filter((p) => existsSync(p));
       continue;

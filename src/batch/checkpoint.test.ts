@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { appendCheckpoint, readCheckpoint } from './checkpoint.js';
+import { appendCheckpoint, isSetupError, readCheckpoint } from './checkpoint.js';
 import type { Row } from './types.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'ag-ckpt-'));
@@ -36,6 +36,23 @@ describe('checkpoint', () => {
     expect(rows.map((r) => [r.index, r.result])).toEqual([
       [0, 'PASS'],
       [2, 'PASS'],
+    ]);
+  });
+
+  it("lets a later row replace a setup ERROR (resume's retry), and nothing else", () => {
+    const file = path.join(dir, 'retry.jsonl');
+    const setupError = { ...row(0, 'ERROR'), reason: 'sandbox missing' };
+    appendCheckpoint(file, setupError);
+    appendCheckpoint(file, { ...row(1, 'ERROR'), run_id: 'r1', run_dir: '/runs/r1' });
+    appendCheckpoint(file, row(0, 'FAIL'));
+    appendCheckpoint(file, row(1, 'PASS'));
+    appendCheckpoint(file, row(0, 'PASS'));
+    expect(isSetupError(setupError)).toBe(true);
+    // Index 0: the setup error is replaced by the retry, which then stands. Index 1 ran (it has a
+    // run), so its ERROR is a judged outcome and stays.
+    expect(readCheckpoint(file).map((r) => [r.index, r.result])).toEqual([
+      [0, 'FAIL'],
+      [1, 'ERROR'],
     ]);
   });
 });

@@ -17,7 +17,18 @@ export function appendCheckpoint(file: string, row: Row): void {
   }
 }
 
-/** The finished rows, one per attempt index (the first written wins). */
+/**
+ * An attempt that never became a run (config, workspace or sandbox setup failed): it says nothing
+ * about the agent, and a fixed machine may well run it, so resume tries it again.
+ */
+export function isSetupError(row: Row): boolean {
+  return row.result === 'ERROR' && row.run_id === null;
+}
+
+/**
+ * The finished rows, one per attempt index. The first written wins, except that a later row
+ * replaces a setup ERROR: that is resume's retry of it.
+ */
 export function readCheckpoint(file: string): Row[] {
   if (!existsSync(file)) return [];
   const rows = new Map<number, Row>();
@@ -29,7 +40,9 @@ export function readCheckpoint(file: string): Row[] {
     } catch {
       continue;
     }
-    if (typeof row?.index === 'number' && !rows.has(row.index)) rows.set(row.index, row);
+    if (typeof row?.index !== 'number') continue;
+    const earlier = rows.get(row.index);
+    if (earlier === undefined || isSetupError(earlier)) rows.set(row.index, row);
   }
   return [...rows.values()].sort((a, b) => a.index - b.index);
 }

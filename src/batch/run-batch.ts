@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfigOrThrow } from '../config/load.js';
 import type { ResolvedConfig } from '../config/schema.js';
-import { ConfigError, errorMessage, InputError } from '../errors.js';
+import { errorMessage } from '../errors.js';
 import { writeFileAtomic, writeJson } from '../evidence/write.js';
 import type { RunContext } from '../pipeline/context.js';
 import { newRunId } from '../pipeline/run-id.js';
@@ -10,7 +10,8 @@ import { type RunOptions, runTask } from '../pipeline/run-task.js';
 import { renderBatchJunit } from '../reports/batch-junit.js';
 import { renderBatchMarkdown } from '../reports/batch-markdown.js';
 import { renderBatchHtml } from '../reports/html/batch-page.js';
-import { appendCheckpoint, readCheckpoint } from './checkpoint.js';
+import { recordBatchHistory } from './batch-history.js';
+import { appendCheckpoint, isSetupError, readCheckpoint } from './checkpoint.js';
 import { cellSimilarities } from './group-similarity.js';
 import { fileSha256, treeSha256 } from './hashes.js';
 import { mapSettled } from './scheduler.js';
@@ -91,48 +92,23 @@ export function attemptConfig(
   return { cfg: { ...rest, agent_profile: agent.profile }, opts: { agent: 'agent-profile' } };
 }
 
-/** Read batch.json back and refuse when anything it was planned from has changed since. */
-export function loadBatchForResume(dir: string): BatchPlan {
-  const file = path.join(dir, BATCH_FILES.plan);
-  if (!existsSync(file))
-    throw new InputError(
-      `${dir} has no ${BATCH_FILES.plan}, so it is not a batch. Fix: pass a folder under .agentguard/batches/.`,
-    );
-  let plan: BatchPlan;
-  try {
-    plan = JSON.parse(readFileSync(file, 'utf8')) as BatchPlan;
-  } catch (err) {
-    throw new InputError(`${file} is not valid JSON (${errorMessage(err)}). Fix: start the batch again.`);
-  }
-  if (plan.schema_version !== 1 || !Array.isArray(plan.attempts))
-    throw new InputError(`${file} is not a batch plan this version can resume. Fix: start the batch again.`);
-  const changed = (what: string, p: string) =>
-    new ConfigError(
-      `cannot resume ${dir}: ${what} ${p} changed since the batch started, so old and new attempts would not be comparable. Fix: restore it, or start a new batch.`,
-    );
-  const hash = (f: (p: string) => string, p: string) => {
-    try {
-      return f(p);
-    } catch {
-      return 'missing';
-    }
-  };
-  if (plan.source && hash(fileSha256, plan.source.file) !== plan.source.sha256)
-    throw changed('the batch file', plan.source.file);
-  for (const [p, sha] of Object.entries(plan.hashes.configs))
-    if (hash(fileSha256, p) !== sha) throw changed('the task config', p);
-  for (const [p, sha] of Object.entries(plan.hashes.repos))
-    if (hash(treeSha256, p) !== sha) throw changed('the repo template', p);
-  return plan;
-}
+/** Where the batch stands: what a live count shows. `failed` counts FAIL and ERROR rows. */
+export type BatchCounts = { done: number; running: number; failed: number; total: number };
 
-export type Progress = (p: {
-  row: Row;
-  done: number;
-  total: number;
-  elapsedMs: number;
-  etaMs: number;
-}) => void;
+export type Progress = (
+  p: BatchCounts & {
+    row: Row;
+    elapsedMs: number;
+    etaMs: number;
+  },
+) => void;
+
+export type BatchHooks = {
+  /** An attempt started (the live count's `running` went up). */
+  started?: (counts: BatchCounts) => void;
+  /** Resume found these setup ERROR rows in the checkpoint and runs their attempts again. */
+  retrying?: (rows: readonly Row[]) => void;
+};
 
 /**
  * Run every attempt of `plan` not yet in its checkpoint, at most `workers` at a time, then write
@@ -143,14 +119,21 @@ export async function runBatch(
   ctx: RunContext,
   plan: BatchPlan,
   progress: Progress = () => {},
+  hooks: BatchHooks = {},
 ): Promise<BatchSummary> {
   const dir = batchDir(ctx, plan.batch_id);
   mkdirSync(dir, { recursive: true });
   const planFile = path.join(dir, BATCH_FILES.plan);
   if (!existsSync(planFile)) writeJson(planFile, plan);
   const checkpoint = path.join(dir, BATCH_FILES.checkpoint);
-  const finished = readCheckpoint(checkpoint);
-  const done = new Set(finished.map((r) => r.index));
+  // By index: a retried setup ERROR keeps its old row until the retry finishes, so an interrupted
+  // resume still reports it.
+  const finished = new Map(readCheckpoint(checkpoint).map((r) => [r.index, r]));
+  // Indexed before anything runs: a history.db that cannot be written stops the batch now.
+  recordBatchHistory(ctx, plan, dir, [...finished.values()], null);
+  const retry = [...finished.values()].filter(isSetupError);
+  if (retry.length > 0) hooks.retrying?.(retry);
+  const done = new Set([...finished.values()].filter((r) => !isSetupError(r)).map((r) => r.index));
   const todo = plan.attempts.filter((a) => !done.has(a.index));
 
   const configs = new Map<string, ResolvedConfig>();
@@ -166,6 +149,15 @@ export async function runBatch(
   const stopStarting = ctx.signal ? AbortSignal.any([ctx.signal, failFast.signal]) : failFast.signal;
   const start = Date.now();
   let count = 0;
+  let running = 0;
+  const pending = new Set(retry.map((r) => r.index));
+  const counts = (): BatchCounts => ({
+    done: done.size + count,
+    running,
+    // A setup ERROR being retried is not done yet, so not failed either.
+    failed: [...finished.values()].filter((r) => r.result !== 'PASS' && !pending.has(r.index)).length,
+    total: plan.attempts.length,
+  });
   const overrides = {
     ...(plan.options.sandbox ? { sandbox: plan.options.sandbox } : {}),
     ...(plan.options.tracer ? { tracer: plan.options.tracer } : {}),
@@ -177,18 +169,30 @@ export async function runBatch(
     plan.options.workers,
     async (attempt) => {
       const began = Date.now();
-      const row = await runAttempt(ctx, plan.batch_id, attempt, configOf, overrides, began);
+      running++;
+      hooks.started?.(counts());
+      let row: Row | null;
+      try {
+        row = await runAttempt(ctx, plan.batch_id, attempt, configOf, overrides, began);
+      } finally {
+        running--;
+      }
       // A run cut short by an interrupt is not a finished attempt: resume runs it again.
       if (row === null) return;
       appendCheckpoint(checkpoint, row);
-      finished.push(row);
+      finished.set(row.index, row);
+      pending.delete(row.index);
       count++;
+      try {
+        recordBatchHistory(ctx, plan, dir, [...finished.values()], null);
+      } catch {
+        // Only the index lags: the checkpoint has the row, and the summary records the batch again.
+      }
       const elapsedMs = Date.now() - start;
       const perAttempt = elapsedMs / count;
       progress({
         row,
-        done: done.size + count,
-        total: plan.attempts.length,
+        ...counts(),
         elapsedMs: row.elapsed_ms,
         etaMs: Math.round(perAttempt * (todo.length - count)),
       });
@@ -196,7 +200,12 @@ export async function runBatch(
     },
     stopStarting,
   );
-  return writeSummaries(ctx, plan, dir, finished);
+  return writeSummaries(
+    ctx,
+    plan,
+    dir,
+    [...finished.values()].sort((a, b) => a.index - b.index),
+  );
 }
 
 async function runAttempt(
@@ -264,5 +273,6 @@ export function writeSummaries(
   writeFileAtomic(path.join(dir, BATCH_FILES.summaryMd), renderBatchMarkdown(summary));
   writeFileAtomic(path.join(dir, BATCH_FILES.junit), renderBatchJunit(summary));
   writeFileAtomic(path.join(dir, BATCH_FILES.summaryHtml), renderBatchHtml(summary, dir));
+  recordBatchHistory(ctx, plan, dir, rows, summary);
   return summary;
 }

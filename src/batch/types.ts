@@ -88,6 +88,13 @@ export type GroupSimilarity = {
   /** Mean pairwise overall similarity. */
   mean_similarity: number;
   outlier_run_id: string | null;
+  /** The compared runs, in attempt order: the heat map's labels. Empty when it could not be computed. */
+  run_ids: string[];
+  /**
+   * Pairwise overall similarity, `matrix[i][j]` for runs i and j (symmetric, diagonal 1); null
+   * where the two runs had no resource of any compared type. Bounded: see SIMILARITY_MATRIX_LIMIT.
+   */
+  matrix: (number | null)[][];
   /** Why similarity could not be computed, if it could not. */
   note?: string;
 };

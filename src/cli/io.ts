@@ -5,6 +5,8 @@ import type { RunContext } from '../pipeline/context.js';
 export type CliIO = {
   out: (text: string) => void;
   err: (text: string) => void;
+  /** Raw writes to stderr, present only when stderr is a terminal (for redrawn status lines). */
+  tty?: (raw: string) => void;
 };
 
 // C0 controls but tab and newline, DEL, and the C1 controls (0x9b is a one-byte CSI on some terminals).
@@ -45,6 +47,7 @@ export function consoleText(text: string): string {
 export const processIO: CliIO = {
   out: (text) => process.stdout.write(consoleText(text)),
   err: (text) => process.stderr.write(consoleText(text)),
+  ...(process.stderr.isTTY ? { tty: (raw: string) => void process.stderr.write(raw) } : {}),
 };
 
 export type GlobalOptions = { outputDir?: string; quiet?: boolean };

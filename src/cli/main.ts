@@ -15,7 +15,7 @@ import { ciCommand, registerCi } from './commands/ci.js';
 import { compareCommand } from './commands/compare.js';
 import { demoCommand } from './commands/demo.js';
 import { doctorCommand } from './commands/doctor.js';
-import { reportsList, reportsShow } from './commands/reports.js';
+import { reportsBatches, reportsList, reportsShow } from './commands/reports.js';
 import { rulesCoverage } from './commands/rules.js';
 import { runCommand } from './commands/run.js';
 import { type CliIO, processIO } from './io.js';
@@ -119,8 +119,12 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
     );
 
   cli
-    .command('reports <action> [runId]', 'list recorded runs (list) or print one report (show RUN_ID)')
+    .command(
+      'reports <action> [runId]',
+      'list recorded runs (list), print one report (show RUN_ID), or list batches (batches)',
+    )
     .option('--limit <n>', 'rows to list', { default: 20 })
+    .option('--batch <id>', 'only the runs of this batch')
     .option('--agent <name>', 'only runs of this agent')
     .option('--benchmark <id>', 'only runs of this benchmark id')
     .option('--result <PASS|FAIL>', 'only runs with this result')
@@ -129,8 +133,9 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
       start(() => {
         if (action === 'list') return reportsList(io, opts);
         if (action === 'show' && runId) return reportsShow(io, runId, opts);
+        if (action === 'batches') return reportsBatches(io, opts);
         throw new UsageError(
-          `'reports ${action}' is not a command. Fix: use 'reports list' or 'reports show RUN_ID'.`,
+          `'reports ${action}' is not a command. Fix: use 'reports list', 'reports show RUN_ID' or 'reports batches'.`,
         );
       }),
     );

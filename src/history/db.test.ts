@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { InputError } from '../errors.js';
 import { buildRunReport } from '../reports/build.js';
 import { fixtureAnalysis, fixtureBundle } from '../reports/test-fixture.js';
 import { HISTORY_SCHEMA_VERSION, openHistory } from './db.js';
-import type { History, RecordableRun } from './types.js';
+import type { History, RecordableBatch, RecordableRun } from './types.js';
 
 let dir: string;
 let dbPath: string;
@@ -97,6 +97,7 @@ describe('openHistory', () => {
       report_json: '/runs/r2/report.json',
       report_md: '/runs/r2/report.md',
       manifest_path: null,
+      batch_id: null,
     });
     expect(history.getRun('r1')?.manifest_path).toBe('/runs/r1/manifest.json');
     expect(history.getRun('nope')).toBeNull();
@@ -143,6 +144,113 @@ describe('openHistory', () => {
 
   it('rejects a bad limit', () => {
     expect(() => open().listRuns({ limit: 0 })).toThrow(/limit must be a positive integer/);
+  });
+});
+
+describe('batches', () => {
+  const batch = (over: Partial<RecordableBatch> = {}): RecordableBatch => ({
+    batch_id: 'b1',
+    kind: 'matrix',
+    started_at: '2025-03-01T09:00:00.000Z',
+    finished_at: null,
+    complete: false,
+    attempts_planned: 3,
+    pass: 0,
+    fail: 0,
+    error: 0,
+    not_run: 3,
+    batch_dir: '/out/batches/b1',
+    summary_json: null,
+    run_ids: [],
+    ...over,
+  });
+
+  it('records a batch at its start, updates it when its summary is written, and links its runs', () => {
+    const history = open();
+    history.recordBatch(batch());
+    expect(history.getBatch('b1')).toMatchObject({ complete: false, finished_at: null, runs: 0, not_run: 3 });
+    for (const id of ['r1', 'r2', 'solo']) history.recordRun(run({ run_id: id }), paths(id));
+    history.recordBatch(
+      batch({
+        started_at: '2030-01-01T00:00:00.000Z', // ignored: a batch starts once
+        finished_at: '2025-03-01T09:05:00.000Z',
+        complete: true,
+        pass: 1,
+        fail: 1,
+        error: 1,
+        not_run: 0,
+        summary_json: '/out/batches/b1/summary.json',
+        run_ids: ['r1', 'r2'],
+      }),
+    );
+    expect(history.getBatch('b1')).toEqual({
+      batch_id: 'b1',
+      kind: 'matrix',
+      started_at: '2025-03-01T09:00:00.000Z',
+      finished_at: '2025-03-01T09:05:00.000Z',
+      complete: true,
+      attempts_planned: 3,
+      pass: 1,
+      fail: 1,
+      error: 1,
+      not_run: 0,
+      batch_dir: '/out/batches/b1',
+      summary_json: '/out/batches/b1/summary.json',
+      runs: 2,
+    });
+    expect(
+      history
+        .listRuns({ batch: 'b1' })
+        .map((r) => r.run_id)
+        .sort(),
+    ).toEqual(['r1', 'r2']);
+    expect(history.getRun('solo')?.batch_id).toBeNull();
+    // Re-recording a run (agentguard analyze) keeps its link to the batch.
+    history.recordRun(run({ run_id: 'r1', score: 50 }), paths('r1'));
+    expect(history.getRun('r1')).toMatchObject({ score: 50, batch_id: 'b1' });
+
+    history.recordBatch(batch({ batch_id: 'b0', started_at: '2025-02-01T00:00:00.000Z' }));
+    expect(history.listBatches().map((b) => b.batch_id)).toEqual(['b1', 'b0']);
+    expect(history.listBatches(1).map((b) => b.batch_id)).toEqual(['b1']);
+    expect(history.getBatch('nope')).toBeNull();
+  });
+
+  it('migrates a version 1 history.db in place, keeping every run it indexed', () => {
+    mkdirSync(join(dir, '.agentguard'), { recursive: true });
+    const raw = new Database(dbPath);
+    // The version 1 schema as released: runs without batch_id, no batches table.
+    raw.exec(`CREATE TABLE runs (run_id TEXT PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL,
+      benchmark_id TEXT, benchmark_version TEXT, category TEXT, difficulty TEXT, agent TEXT NOT NULL,
+      model TEXT, result TEXT NOT NULL, score REAL NOT NULL, failed_checks TEXT NOT NULL,
+      started_at TEXT NOT NULL, finished_at TEXT NOT NULL, duration_ms INTEGER NOT NULL,
+      run_dir TEXT NOT NULL, report_json TEXT NOT NULL, report_md TEXT NOT NULL, manifest_path TEXT);
+      CREATE INDEX runs_started_at ON runs (started_at);`);
+    raw
+      .prepare(`INSERT INTO runs VALUES ('old', 'run', 'task-a', NULL, NULL, NULL, NULL, 'codex', NULL,
+        'PASS', 100, '[]', '2024-01-01T00:00:00.000Z', '2024-01-01T00:01:00.000Z', 60000, '/runs/old',
+        '/runs/old/report.json', '/runs/old/report.md', NULL)`)
+      .run();
+    raw.pragma('user_version = 1');
+    raw.close();
+
+    const history = open();
+    expect(history.getRun('old')).toMatchObject({
+      run_id: 'old',
+      agent: 'codex',
+      score: 100,
+      batch_id: null,
+    });
+    history.recordBatch(batch({ run_ids: ['old'] }));
+    expect(history.getRun('old')?.batch_id).toBe('b1');
+    history.close();
+    const check = new Database(dbPath);
+    try {
+      expect(check.pragma('user_version', { simple: true })).toBe(2);
+    } finally {
+      check.close();
+    }
+    // Opening again is a no-op: the migration ran once.
+    expect(open().getRun('old')?.batch_id).toBe('b1');
   });
 });
 

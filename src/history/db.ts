@@ -2,17 +2,19 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { AgentGuardError, errorMessage, InputError, InternalError, SetupError } from '../errors.js';
+import { batchStatements, migrateToBatches } from './batches.js';
 import type {
   History,
   HistoryFilter,
   HistoryKind,
   HistoryRow,
+  RecordableBatch,
   RecordableRun,
   RecordedPaths,
 } from './types.js';
 
 /** Stored in `PRAGMA user_version`. */
-export const HISTORY_SCHEMA_VERSION = 1;
+export const HISTORY_SCHEMA_VERSION = 2;
 export const HISTORY_BUSY_TIMEOUT_MS = 5000;
 const DEFAULT_LIMIT = 20;
 
@@ -40,6 +42,11 @@ const COLUMNS = [
 
 type Column = (typeof COLUMNS)[number];
 type StoredRow = Omit<HistoryRow, 'failed_checks'> & { failed_checks: string };
+/**
+ * Read, never written by recordRun: the batch layer links a run to its batch, and re-recording the
+ * run (analyze) must not unlink it.
+ */
+const SELECTED = [...COLUMNS, 'batch_id'] as const;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS runs (
@@ -79,7 +86,8 @@ const FILTER_COLUMNS = {
   agent: 'agent',
   benchmark: 'benchmark_id',
   result: 'result',
-} as const satisfies Record<Exclude<keyof HistoryFilter, 'limit'>, Column>;
+  batch: 'batch_id',
+} as const satisfies Record<Exclude<keyof HistoryFilter, 'limit'>, (typeof SELECTED)[number]>;
 
 /**
  * Open (creating if needed) the history index at `dbPath`. Several processes may write at once:
@@ -150,8 +158,11 @@ function migrate(db: Database.Database, dbPath: string): void {
   // processes creating the schema queue up, and the second then finds the work done.
   if (schemaVersion() < HISTORY_SCHEMA_VERSION) {
     db.transaction(() => {
-      if (schemaVersion() < HISTORY_SCHEMA_VERSION) {
+      const from = schemaVersion();
+      if (from < HISTORY_SCHEMA_VERSION) {
+        // Each step is idempotent and only adds: a version 1 file keeps every run it indexed.
         db.exec(SCHEMA);
+        if (from < 2) migrateToBatches(db);
         db.pragma(`user_version = ${HISTORY_SCHEMA_VERSION}`);
       }
     }).immediate();
@@ -162,7 +173,7 @@ function migrate(db: Database.Database, dbPath: string): void {
       .all('runs')
       .map((c) => c.name),
   );
-  const missing = COLUMNS.filter((c) => !present.has(c));
+  const missing = SELECTED.filter((c) => !present.has(c));
   if (missing.length > 0) {
     throw new InputError(
       `${dbPath} is not an agentguard history database (table runs lacks ${missing.join(', ')}); move it aside: history is rebuilt from report.json files as runs are re-recorded`,
@@ -181,7 +192,8 @@ function historyOn(db: Database.Database, dbPath: string): History {
       }
     };
   const insert = db.prepare<[Record<Column, string | number | null>]>(INSERT);
-  const byId = db.prepare<[string], StoredRow>(`SELECT ${COLUMNS.join(', ')} FROM runs WHERE run_id = ?`);
+  const byId = db.prepare<[string], StoredRow>(`SELECT ${SELECTED.join(', ')} FROM runs WHERE run_id = ?`);
+  const batches = batchStatements(db);
 
   return {
     recordRun: guarded((report: RecordableRun, paths: RecordedPaths, kind: HistoryKind = 'run') => {
@@ -200,7 +212,7 @@ function historyOn(db: Database.Database, dbPath: string): History {
         where.push(`${column} = @${key}`);
         params[key] = value;
       }
-      const sql = `SELECT ${COLUMNS.join(', ')} FROM runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+      const sql = `SELECT ${SELECTED.join(', ')} FROM runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
         ORDER BY started_at DESC, run_id DESC LIMIT @limit`;
       return db
         .prepare<[Record<string, string | number>], StoredRow>(sql)
@@ -211,6 +223,14 @@ function historyOn(db: Database.Database, dbPath: string): History {
       const row = byId.get(runId);
       return row === undefined ? null : parseRow(row, dbPath);
     }),
+    recordBatch: guarded((batch: RecordableBatch) => batches.record(batch)),
+    listBatches: guarded((limit: number = DEFAULT_LIMIT) => {
+      if (!Number.isInteger(limit) || limit < 1) {
+        throw new InternalError(`history: limit must be a positive integer, got ${limit}`);
+      }
+      return batches.list(limit);
+    }),
+    getBatch: guarded((batchId: string) => batches.get(batchId)),
     close: () => {
       if (db.open) db.close();
     },

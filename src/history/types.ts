@@ -47,6 +47,8 @@ export type HistoryRow = {
   report_json: string;
   report_md: string;
   manifest_path: string | null;
+  /** The batch this run was an attempt of, or null (a single run, or recorded before batches were). */
+  batch_id: string | null;
 };
 
 export type RecordedPaths = { report_json: string; report_md: string; manifest?: string };
@@ -60,12 +62,42 @@ export type HistoryFilter = {
   /** Matches `benchmark_id`. */
   benchmark?: string;
   result?: HistoryVerdict;
+  /** Only the runs of this batch. */
+  batch?: string;
 };
+
+/** What the batch layer records about a batch: at its start, and again whenever its summary is written. */
+export type RecordableBatch = {
+  batch_id: string;
+  kind: string;
+  started_at: string;
+  /** Null while it runs (or was killed before any summary). */
+  finished_at: string | null;
+  complete: boolean;
+  attempts_planned: number;
+  pass: number;
+  fail: number;
+  error: number;
+  not_run: number;
+  batch_dir: string;
+  /** summary.json, once written. */
+  summary_json: string | null;
+  /** Child runs to link to the batch (runs.batch_id). */
+  run_ids: readonly string[];
+};
+
+/** One row of the `batches` table, with how many recorded runs point to it. */
+export type BatchHistoryRow = Omit<RecordableBatch, 'run_ids'> & { runs: number };
 
 export type History = {
   /** Insert the run, or replace its row when it was recorded before. */
   recordRun(report: RecordableRun, paths: RecordedPaths, kind?: HistoryKind): void;
   listRuns(filter?: HistoryFilter): HistoryRow[];
   getRun(runId: string): HistoryRow | null;
+  /** Insert the batch or update its finish, counts and summary; link the given runs to it. */
+  recordBatch(batch: RecordableBatch): void;
+  /** Newest first. */
+  listBatches(limit?: number): BatchHistoryRow[];
+  getBatch(batchId: string): BatchHistoryRow | null;
   close(): void;
 };

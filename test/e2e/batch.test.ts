@@ -40,6 +40,8 @@ type Group = {
   unsafe_functional_successes: number;
 };
 
+const hasScript = spawnSync('script', ['--version']).status === 0;
+if (!hasScript) console.warn('live-count terminal test skipped: it needs script(1) from util-linux');
 const hasPython = spawnSync('python3', ['-c', 'import xml.etree.ElementTree']).status === 0;
 
 /**
@@ -175,12 +177,70 @@ describe('matrix, benchmark and suite', () => {
     const progress = r.stderr.split('\n').filter((l) => /^\[\d+\/4\]/.test(l));
     expect(progress).toHaveLength(4);
     expect(progress.join('\n')).toMatch(/mock-tamper-tests · sh-logrotate · trial \d: FAIL in [\d.]+ s/);
+    // stderr is a pipe here: no live count, no terminal escapes.
+    expect(r.stderr).not.toMatch(/done, \d+ running/);
+    expect(r.stderr).not.toContain('\u001b');
     expect(r.stdout).toContain('mock-solve · sh-logrotate: 2/2 passed');
     const s = readJson(path.join(batches(cwd)[0] as string, 'summary.json'));
     expect(s.kind).toBe('benchmark');
     expect(s.rows).toHaveLength(4);
     rmSync(cwd, { recursive: true, force: true });
   }, 120_000);
+
+  it.skipIf(!hasScript)(
+    'on a terminal, a live count is redrawn in place beside the progress lines; not under CI',
+    async () => {
+      const cwd = tempDir('ag-tty-');
+      // script(1) from util-linux gives the CLI a real pseudo-terminal for stdout and stderr.
+      const inPty = (env: Record<string, string>) =>
+        new Promise<{ code: number | null; out: string }>((resolve) => {
+          const cmd = [
+            process.execPath,
+            CLI,
+            'benchmark',
+            bench('js-slugify'),
+            '--agents',
+            'mock-solve,mock-noop',
+          ]
+            .concat(['--trials', '2', '--tracer', 'off', '--workers', '2'])
+            .map((a) => `'${a}'`)
+            .join(' ');
+          const child = spawn('script', ['-qefc', cmd, '/dev/null'], {
+            cwd,
+            env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, TERM: 'xterm', ...env },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
+          let out = '';
+          child.stdout.on('data', (c) => {
+            out += c;
+          });
+          child.on('close', (code) => resolve({ code, out }));
+        });
+      const tty = await inPty({});
+      expect(tty.code, tty.out).toBe(1); // mock-noop fails
+      const counts = [
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's erase-line escape is the point
+        ...tty.out.matchAll(/\r\u001b\[2K\[(\d+)\/4 done, (\d+) running, (\d+) failed, ETA ([^\]]+)\]/g),
+      ];
+      expect(counts.length).toBeGreaterThanOrEqual(4);
+      expect(counts.some((m) => m[2] === '2')).toBe(true); // two workers busy at once
+      expect(counts.at(-1)?.slice(1, 4)).toEqual(['4', '0', '2']);
+      expect(counts.some((m) => /^\d+:\d\d$/.test(m[4] ?? ''))).toBe(true);
+      // The one-line-per-attempt progress stays, each on a line of its own (the count erased first).
+      const lines = tty.out.split(/\r?\n/).map((l) => l.split('\u001b[2K').at(-1) ?? '');
+      expect(
+        lines.filter((l) => /^\[\d\/4\] mock-(solve|noop) · js-slugify · trial \d: (PASS|FAIL)/.test(l)),
+      ).toHaveLength(4);
+      expect(tty.out).toMatch(/benchmark \S+: 2 PASS, 2 FAIL, 0 ERROR/);
+
+      const ci = await inPty({ CI: 'true' });
+      expect(ci.code).toBe(1);
+      expect(ci.out).not.toMatch(/done, \d+ running/);
+      expect(ci.out).not.toContain('\u001b[2K');
+      rmSync(cwd, { recursive: true, force: true });
+    },
+    180_000,
+  );
 
   it('suite filters by benchmark metadata and says which filter emptied the selection', async () => {
     const suite = file(
@@ -296,6 +356,18 @@ describe('checkpoint and resume', () => {
     expect(before).toBeLessThan(6);
     const dir = batches(cwd)[0] as string;
     expect(existsSync(path.join(dir, 'summary.json'))).toBe(false);
+    // history.db has the batch from its start, unfinished, with the runs finished so far linked.
+    const indexed = await execCli(['reports', 'batches', '--json'], { cwd });
+    expect(indexed.code, indexed.stderr).toBe(0);
+    const [killed] = JSON.parse(indexed.stdout);
+    expect(killed).toMatchObject({
+      batch_id: path.basename(dir),
+      kind: 'matrix',
+      complete: false,
+      finished_at: null,
+    });
+    expect(killed.attempts_planned).toBe(6);
+    expect(killed.runs).toBeGreaterThanOrEqual(before);
 
     const r = await execCli(['resume', dir, '--json'], { cwd });
     expect(r.code, r.stderr).toBe(1); // mock-noop fails
@@ -343,6 +415,84 @@ describe('checkpoint and resume', () => {
     const done = JSON.parse(r.stdout);
     expect(done.complete).toBe(true);
     expect(done.rows.map((x: Row) => x.index)).toEqual([0, 1, 2, 3, 4, 5]);
+    rmSync(cwd, { recursive: true, force: true });
+  }, 180_000);
+
+  it('matrix --resume finishes that batch, refusing another file, another kind or a changed option; setup ERRORs run again', async () => {
+    const cwd = tempDir('ag-resume-flag-');
+    const m = path.join(cwd, 'm.yaml');
+    // `late` names an agent program that does not exist yet: its attempt fails in setup.
+    writeFileSync(
+      m,
+      `tasks: [${bench('js-slugify')}]\nagents:\n  - mock-solve\n  - name: late\n    agent_command: [./late.sh]\n`,
+    );
+    const first = await execCli(['matrix', m, '--tracer', 'off', '--workers', '1', '--json'], { cwd });
+    expect(first.code, first.stderr).toBe(1);
+    const before = JSON.parse(first.stdout);
+    expect(before.rows.map((x: Row) => [x.result, x.run_id === null])).toEqual([
+      ['PASS', false],
+      ['ERROR', true],
+    ]);
+    const dir = batches(cwd)[0] as string;
+    const id = path.basename(dir);
+
+    const other = path.join(cwd, 'other.yaml');
+    writeFileSync(other, readFileSync(m, 'utf8'));
+    const wrongFile = await execCli(['matrix', other, '--resume', dir], { cwd });
+    expect(wrongFile.code).toBe(2);
+    expect(wrongFile.stderr).toContain(`the batch was started from ${m}, not ${other}`);
+    const wrongKind = await execCli(['suite', m, '--resume', id], { cwd });
+    expect(wrongKind.code).toBe(2);
+    expect(wrongKind.stderr).toContain('that batch is a matrix, not a suite');
+    const newOption = await execCli(['matrix', m, '--resume', id, '--trials', '3'], { cwd });
+    expect(newOption.code).toBe(2);
+    expect(newOption.stderr).toContain('--trials cannot be used with --resume');
+    const unknown = await execCli(['matrix', m, '--resume', 'no-such-batch'], { cwd });
+    expect(unknown.code).toBe(2);
+
+    // The program now exists (the matrix file is unchanged): resume by id runs the ERROR again.
+    writeFileSync(path.join(cwd, 'late.sh'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    const r = await execCli(['matrix', m, '--resume', id, '--json'], { cwd });
+    expect(r.code, r.stderr).toBe(1); // late changes nothing: its tests fail
+    expect(r.stderr).toMatch(
+      /running again 1 attempt\(s\) whose setup failed: #1 late · js-slugify · trial 1 \(.*late\.sh/,
+    );
+    const after = JSON.parse(r.stdout);
+    expect(after.batch_id).toBe(id);
+    expect(after.rows.map((x: Row) => x.index)).toEqual([0, 1]);
+    expect(after.rows[0].run_id).toBe(before.rows[0].run_id); // the PASS did not run again
+    expect(after.rows[1]).toMatchObject({ agent: 'late', result: 'FAIL' });
+    expect(after.rows[1].run_id).not.toBeNull();
+    expect(after.totals).toEqual({ pass: 1, fail: 1, error: 0, not_run: 0 });
+    // The checkpoint keeps the history: the setup ERROR, then its retry.
+    const lines = readFileSync(path.join(dir, 'checkpoint.jsonl'), 'utf8').split('\n').filter(Boolean);
+    expect(lines.map((l) => JSON.parse(l).result)).toEqual(['PASS', 'ERROR', 'FAIL']);
+    // history.db: the batch with its counts after the retry, and its runs linked to it.
+    const listed = await execCli(['reports', 'batches'], { cwd });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain(id);
+    expect(listed.stdout).toContain(path.join(dir, 'summary.json'));
+    const [indexed] = JSON.parse((await execCli(['reports', 'batches', '--json'], { cwd })).stdout);
+    expect(indexed).toMatchObject({
+      batch_id: id,
+      complete: true,
+      pass: 1,
+      fail: 1,
+      error: 0,
+      not_run: 0,
+      runs: 2,
+    });
+    const runs = JSON.parse((await execCli(['reports', 'list', '--batch', id, '--json'], { cwd })).stdout);
+    expect(runs.map((x: { run_id: string }) => x.run_id).sort()).toEqual(
+      after.rows.map((x: Row) => x.run_id).sort(),
+    );
+    expect(runs.every((x: { batch_id: string }) => x.batch_id === id)).toBe(true);
+    // Nothing is left to retry: a second resume runs nothing and says nothing about setup.
+    const again = await execCli(['resume', dir, '--json'], { cwd });
+    expect(again.stderr).not.toContain('running again');
+    expect(JSON.parse(again.stdout).rows.map((x: Row) => x.run_id)).toEqual(
+      after.rows.map((x: Row) => x.run_id),
+    );
     rmSync(cwd, { recursive: true, force: true });
   }, 180_000);
 

@@ -103,7 +103,65 @@ describe.skipIf(reason !== null)('summary.html in headless Chromium', () => {
       const href = (await links.nth(i).getAttribute('href')) as string;
       expect(existsSync(path.resolve(dir, href)), href).toBe(true);
     }
+    // Tracer off: each cell's two runs have nothing to compare, and the heat maps say so.
+    const offMaps = page.locator('div.cell-heat');
+    expect(await offMaps.count()).toBe(4);
+    expect(await page.locator('div.cell-heat table.heat td.cell.none').count()).toBe(16);
+    expect(await offMaps.nth(0).textContent()).toContain('nothing to compare');
     expect(errors).toEqual([]);
     expect(requests.filter((u) => !u.startsWith('file:') && !u.startsWith('data:'))).toEqual([]);
   }, 120_000);
+
+  it("draws each cell's similarity heat map from traced runs, labelled by run id", async () => {
+    const cwd = tempDir('ag-batch-heat-');
+    const m = path.join(cwd, 'm.yaml');
+    writeFileSync(
+      m,
+      `tasks: [${path.join(BENCHMARKS, 'js-slugify/config.yaml')}]\nagents: [mock-solve]\ntrials: 3\n`,
+    );
+    // A real tracer, so that the runs have commands and files to compare.
+    const r = await execCli(['matrix', m, '--tracer', 'auto', '--workers', '2', '--json'], { cwd });
+    expect(r.code, r.stderr).toBe(0);
+    const s = JSON.parse(r.stdout);
+    const sim = s.groups.find((g: { task: string | null }) => g.task === 'js-slugify').similarity;
+    const runIds: string[] = s.rows.map((x: { run_id: string }) => x.run_id);
+    expect(sim.run_ids).toEqual(runIds);
+    expect(sim.matrix).toHaveLength(3);
+    expect(
+      sim.matrix.every((row: unknown[]) => row.length === 3 && row.every((v) => typeof v === 'number')),
+    ).toBe(true);
+    const root = path.join(cwd, '.agentguard/batches');
+    const file = path.join(root, readdirSync(root)[0] as string, 'summary.html');
+
+    const page = await (context as Context).newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(pathToFileURL(file).href);
+    const map = page.locator('div.cell-heat[data-agent="mock-solve"][data-task="js-slugify"]');
+    expect(await map.count()).toBe(1);
+    // Rows are labelled by the full run ids, in attempt order; columns by their suffixes.
+    const rowHeads = page.locator('div.cell-heat table.heat tbody th');
+    expect(await rowHeads.count()).toBe(3);
+    for (let i = 0; i < 3; i++) expect(await rowHeads.nth(i).textContent()).toBe(runIds[i]);
+    const colHeads = page.locator('div.cell-heat table.heat thead th[title]');
+    expect(await colHeads.nth(0).getAttribute('title')).toBe(`${runIds[0]} · trial 1`);
+    // 3 × 3 coloured cells, each showing its value, coloured by it: a run is identical to itself
+    // (1, the darkest blue of the scale).
+    const cells = page.locator('div.cell-heat table.heat td.cell');
+    expect(await cells.count()).toBe(9);
+    for (let i = 0; i < 3; i++) {
+      const value = sim.matrix[i][i] as number;
+      expect(value).toBe(1);
+      const diagonal = cells.nth(i * 4);
+      expect(await diagonal.textContent()).toMatch(/^1(\.0+)?$/);
+      expect(await diagonal.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(8, 48, 107)');
+    }
+    const offDiagonal = sim.matrix[0][1] as number;
+    expect(Number(await cells.nth(1).textContent())).toBeCloseTo(offDiagonal, 2);
+    expect(await cells.nth(1).getAttribute('title')).toContain(
+      `${runIds[0]} · trial 1 vs ${runIds[1]} · trial 2`,
+    );
+    expect(errors).toEqual([]);
+    rmSync(cwd, { recursive: true, force: true });
+  }, 180_000);
 });

@@ -22,7 +22,8 @@ export function registerBatchCommands(cli: CAC, io: CliIO, start: (p: () => Prom
       .option(
         '--allow-version-mismatch',
         "compare with a baseline even where a task's benchmark version differs",
-      );
+      )
+      .option('--resume <batch>', 'resume that batch (folder or id) started from this same file');
 
   common(
     cli
@@ -47,8 +48,9 @@ export function registerBatchCommands(cli: CAC, io: CliIO, start: (p: () => Prom
   ).action((file: string, opts) => start(() => matrixCommand(io, file, opts)));
 
   cli
-    .command('resume <batchDir>', 'run the attempts of a batch that did not finish')
+    .command('resume <batch>', 'run the attempts of a batch (folder or id) that did not finish')
     .option('--json', 'print summary.json on stdout')
+    .option('--save-baseline <file>', 'when the batch is complete, write a stable summary to file')
     .action((dir: string, opts) => start(() => resumeCommand(io, dir, opts)));
 
   cli

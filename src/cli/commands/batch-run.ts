@@ -29,6 +29,7 @@ import type { RunContext } from '../../pipeline/context.js';
 import { GUARD_MODES } from '../../pipeline/live-guard.js';
 import { beginRunSession } from '../../pipeline/run-session.js';
 import { type CliIO, type GlobalOptions, oneLine, runContext } from '../io.js';
+import { isCI, LiveCount, liveCountWanted } from '../live-count.js';
 import { checkRepoOutsideOutput } from '../output-dir.js';
 
 /** Flags every batch command takes. */
@@ -43,6 +44,8 @@ export type BatchFlags = GlobalOptions & {
   saveBaseline?: string;
   baseline?: string;
   allowVersionMismatch?: boolean;
+  /** A batch folder or id to resume instead of starting a new batch. */
+  resume?: string;
 };
 
 /** The --baseline file, read and checked against the tasks before anything runs. */
@@ -104,6 +107,11 @@ export function batchOptions(flags: BatchFlags, fileWorkers?: number): BatchPlan
 }
 
 /** Progress lines are for people: off with --json and under CI. */
+export function quietProgress(json: boolean): boolean {
+  return json || isCI(process.env);
+}
+
+/** Progress lines are for people: off with --json and under CI. */
 function progressPrinter(io: CliIO, quiet: boolean): Progress {
   if (quiet) return () => {};
   return ({ row, done, total, elapsedMs, etaMs }) => {
@@ -130,7 +138,7 @@ export async function startBatch(
   );
   const plan = planBatch(base, { ...input, options });
   const ctx = await beginRunSession(base, io.err);
-  const quiet = flags.json === true || Boolean(process.env.CI);
+  const quiet = quietProgress(flags.json === true);
   if (!quiet)
     io.err(
       `agentguard ${plan.kind}: ${input.agents.length} agent(s) × ${input.configs.length} task(s) × ${input.trials} trial(s) = ` +
@@ -151,7 +159,47 @@ export async function finishBatch(
   json: boolean,
   extra: { baseline?: BaselineUse | null; saveBaseline?: string } = {},
 ): Promise<number> {
-  const summary = await runBatch(ctx, plan, progressPrinter(io, quiet));
+  const live =
+    io.tty && liveCountWanted({ isTTY: true, json, env: process.env }) ? new LiveCount(io.tty) : null;
+  // Every stderr line clears the count first and draws it again after, so the two never interleave.
+  const errIO: CliIO = live
+    ? {
+        ...io,
+        err: (text) => {
+          live.clear();
+          io.err(text);
+          live.redraw();
+        },
+      }
+    : io;
+  const print = progressPrinter(errIO, quiet);
+  let summary: BatchSummary;
+  try {
+    summary = await runBatch(
+      ctx,
+      plan,
+      (p) => {
+        live?.update(p, p.etaMs);
+        print(p);
+      },
+      {
+        started: (counts) => live?.update(counts),
+        retrying: (rows) =>
+          errIO.err(
+            oneLine(
+              `resume: running again ${rows.length} attempt(s) whose setup failed: ` +
+                rows
+                  .map(
+                    (r) => `#${r.index} ${r.agent} · ${r.task} · trial ${r.trial} (${r.reason ?? 'ERROR'})`,
+                  )
+                  .join('; '),
+            ),
+          ),
+      },
+    );
+  } finally {
+    live?.stop();
+  }
   const dir = batchDir(ctx, plan.batch_id);
   let comparison: BaselineComparison | null = null;
   if (extra.baseline) {

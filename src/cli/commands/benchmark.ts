@@ -2,6 +2,7 @@ import { agentSpecs } from '../../batch/batch-file.js';
 import { ConfigError } from '../../errors.js';
 import { type CliIO, outputDir } from '../io.js';
 import { type BatchFlags, countFlag, loadTaskConfigs, startBatch } from './batch-run.js';
+import { resumeFromFlag } from './resume.js';
 
 /** Several built-in agents on one task, each for --trials attempts. */
 export async function benchmarkCommand(
@@ -9,6 +10,8 @@ export async function benchmarkCommand(
   config: string,
   flags: BatchFlags & { agents?: string },
 ): Promise<number> {
+  if (flags.resume !== undefined)
+    return resumeFromFlag(io, 'benchmark', config, { ...flags, resume: flags.resume });
   const names = String(flags.agents ?? '')
     .split(',')
     .map((s) => s.trim())

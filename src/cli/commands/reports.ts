@@ -11,6 +11,7 @@ export type ReportsOptions = GlobalOptions & {
   agent?: string;
   benchmark?: string;
   result?: string;
+  batch?: string;
   json?: boolean;
 };
 
@@ -31,6 +32,7 @@ export async function reportsList(io: CliIO, opts: ReportsOptions): Promise<numb
     if (opts.agent) filter.agent = opts.agent;
     if (opts.benchmark) filter.benchmark = opts.benchmark;
     if (opts.result) filter.result = opts.result.toUpperCase() === 'PASS' ? 'PASS' : 'FAIL';
+    if (opts.batch) filter.batch = String(opts.batch);
     const rows = db.listRuns(filter);
     if (opts.json) {
       io.out(JSON.stringify(rows, null, 2));
@@ -38,8 +40,61 @@ export async function reportsList(io: CliIO, opts: ReportsOptions): Promise<numb
     }
     io.out(
       renderTable(
-        ['run', 'task', 'agent', 'result', 'score', 'started'],
-        rows.map((r) => [r.run_id, r.name, r.agent, r.result, String(r.score), r.started_at]),
+        ['run', 'task', 'agent', 'result', 'score', 'started', 'batch'],
+        rows.map((r) => [
+          r.run_id,
+          r.name,
+          r.agent,
+          r.result,
+          String(r.score),
+          r.started_at,
+          r.batch_id ?? '–',
+        ]),
+      ),
+    );
+    return 0;
+  } finally {
+    db.close();
+  }
+}
+
+/** The batches history.db indexes, newest first: kind, counts, whether complete, and the summary. */
+export async function reportsBatches(io: CliIO, opts: ReportsOptions): Promise<number> {
+  const db = history(opts);
+  try {
+    const rows = db.listBatches(opts.limit ?? 20);
+    if (opts.json) {
+      io.out(JSON.stringify(rows, null, 2));
+      return 0;
+    }
+    io.out(
+      renderTable(
+        [
+          'batch',
+          'kind',
+          'started',
+          'finished',
+          'attempts',
+          'pass',
+          'fail',
+          'error',
+          'not run',
+          'runs',
+          'summary',
+        ],
+        rows.map((b) => [
+          b.batch_id,
+          b.kind,
+          b.started_at,
+          b.finished_at ?? 'not finished',
+          String(b.attempts_planned),
+          String(b.pass),
+          String(b.fail),
+          String(b.error),
+          String(b.not_run),
+          String(b.runs),
+          b.complete ? (b.summary_json ?? '–') : `incomplete: agentguard resume ${b.batch_dir}`,
+        ]),
       ),
     );
     return 0;

@@ -1,9 +1,10 @@
 import path from 'node:path';
-import { loadBatchForResume } from '../../batch/run-batch.js';
-import { InputError } from '../../errors.js';
+import { checkResumeSource, resumeTarget } from '../../batch/resume-plan.js';
+import type { BatchKind } from '../../batch/types.js';
+import { ConfigError } from '../../errors.js';
 import { beginRunSession } from '../../pipeline/run-session.js';
-import { type CliIO, type GlobalOptions, runContext } from '../io.js';
-import { finishBatch } from './batch-run.js';
+import { type CliIO, type GlobalOptions, outputDir, runContext } from '../io.js';
+import { type BatchFlags, finishBatch, quietProgress } from './batch-run.js';
 
 /**
  * Run what a batch did not finish. The batch folder is `<output-dir>/batches/<id>`, so the output
@@ -12,16 +13,57 @@ import { finishBatch } from './batch-run.js';
 export async function resumeCommand(
   io: CliIO,
   dir: string,
-  flags: GlobalOptions & { json?: boolean },
+  flags: GlobalOptions & { json?: boolean; saveBaseline?: string },
 ): Promise<number> {
-  const abs = path.resolve(dir);
-  const plan = loadBatchForResume(abs);
-  if (path.basename(abs) !== plan.batch_id)
-    throw new InputError(
-      `${abs} holds batch ${plan.batch_id} under another name. Fix: move it back to .agentguard/batches/${plan.batch_id}.`,
-    );
-  const base = runContext(io, { ...flags, outputDir: path.dirname(path.dirname(abs)), quiet: true });
+  const target = resumeTarget(dir, outputDir(flags));
+  return resumeBatch(io, target.dir, target.plan, flags);
+}
+
+async function resumeBatch(
+  io: CliIO,
+  dir: string,
+  plan: Parameters<typeof finishBatch>[2],
+  flags: GlobalOptions & { json?: boolean; saveBaseline?: string },
+): Promise<number> {
+  const base = runContext(io, { ...flags, outputDir: path.dirname(path.dirname(dir)), quiet: true });
   const ctx = await beginRunSession(base, io.err);
-  const quiet = flags.json === true || Boolean(process.env.CI);
-  return finishBatch(io, ctx, plan, quiet, flags.json === true);
+  return finishBatch(io, ctx, plan, quietProgress(flags.json === true), flags.json === true, {
+    ...(flags.saveBaseline !== undefined ? { saveBaseline: path.resolve(String(flags.saveBaseline)) } : {}),
+  });
+}
+
+/** Flags that would change what a batch runs or how: its plan already fixed them. */
+const PLAN_FLAGS = [
+  ['trials', '--trials'],
+  ['workers', '--workers'],
+  ['failFast', '--fail-fast'],
+  ['sandbox', '--sandbox'],
+  ['tracer', '--tracer'],
+  ['guard', '--guard'],
+  ['agents', '--agents'],
+  ['category', '--category'],
+  ['difficulty', '--difficulty'],
+  ['tag', '--tag'],
+  ['baseline', '--baseline'],
+  ['allowVersionMismatch', '--allow-version-mismatch'],
+] as const;
+
+/**
+ * `agentguard matrix m.yaml --resume BATCH` (and suite, benchmark): resume BATCH like
+ * `agentguard resume`, after checking that it is a batch of this kind started from this file.
+ */
+export async function resumeFromFlag(
+  io: CliIO,
+  kind: BatchKind,
+  file: string,
+  flags: BatchFlags & Record<string, unknown> & { resume: string },
+): Promise<number> {
+  const given = PLAN_FLAGS.find(([key]) => flags[key] !== undefined && flags[key] !== false);
+  if (given)
+    throw new ConfigError(
+      `${given[1]} cannot be used with --resume: the batch runs with the options it was started with. Fix: drop ${given[1]}, or start a new batch without --resume.`,
+    );
+  const target = resumeTarget(String(flags.resume), outputDir(flags));
+  checkResumeSource(target.dir, target.plan, kind, file);
+  return resumeBatch(io, target.dir, target.plan, flags);
 }

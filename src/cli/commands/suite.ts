@@ -4,6 +4,7 @@ import type { ResolvedConfig } from '../../config/schema.js';
 import { ConfigError } from '../../errors.js';
 import { type CliIO, outputDir } from '../io.js';
 import { type BatchFlags, countFlag, loadTaskConfigs, startBatch } from './batch-run.js';
+import { resumeFromFlag } from './resume.js';
 
 export type SuiteFlags = BatchFlags & { category?: string; difficulty?: string; tag?: string };
 
@@ -29,6 +30,8 @@ export function filterConfigs(file: string, configs: ResolvedConfig[], flags: Su
 
 /** Many task configs from a suite file, each run by the suite's agents (default: the config's own agent). */
 export async function suiteCommand(io: CliIO, file: string, flags: SuiteFlags): Promise<number> {
+  if (flags.resume !== undefined)
+    return resumeFromFlag(io, 'suite', file, { ...flags, resume: flags.resume });
   const suite = loadSuiteFile(file);
   const configs = filterConfigs(suite.file, loadTaskConfigs(suite.configPaths, outputDir(flags)), flags);
   const agents: AgentSpec[] = suite.defaults.agents

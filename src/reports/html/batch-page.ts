@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { BatchSummary, Group } from '../../batch/types.js';
+import { batchHeatMaps } from './batch-heatmaps.js';
 import { esc } from './escape.js';
 import { htmlPage, htmlTable } from './page.js';
 
@@ -76,6 +77,7 @@ export function renderBatchHtml(s: BatchSummary, batchDir: string): string {
     similar.length
       ? `<h2>Similarity of each cell's runs</h2>${htmlTable(['agent', 'task', 'runs', 'mean similarity', 'outlier', 'note'], similar)}`
       : '',
+    batchHeatMaps(s),
     '<h2>Attempts</h2>',
     htmlTable(['#', 'agent', 'task', 'trial', 'result', 'score', 'failed checks', 'alerts', 'run'], rows),
   ].join('\n');
