@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <linux/types.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -616,6 +617,35 @@ static void bind_socket(const char *path)
 	chmod(path, 0600);
 }
 
+/*
+ * Detaching a tracepoint waits for an RCU grace period (about 50 ms each, 5 s for all of them in
+ * a row); detaching from several threads lets the waits overlap.
+ */
+#define DETACH_THREADS 16
+
+static void *detach_slice(void *arg)
+{
+	long first = (long)arg;
+	for (int i = first; i < link_count; i += DETACH_THREADS)
+		bpf_link__destroy(links[i]);
+	return NULL;
+}
+
+static void detach_all(void)
+{
+	pthread_t threads[DETACH_THREADS];
+	int started = 0;
+	for (long i = 0; i < DETACH_THREADS; i++) {
+		if (pthread_create(&threads[started], NULL, detach_slice, (void *)i) == 0)
+			started++;
+		else
+			detach_slice((void *)i);
+	}
+	for (int i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	link_count = 0;
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -732,8 +762,7 @@ int main(int argc, char **argv)
 	}
 	unlink(socket_path);
 	ring_buffer__free(ring);
-	for (int i = 0; i < link_count; i++)
-		bpf_link__destroy(links[i]);
+	detach_all();
 	agentguard_bpf__destroy(skel);
 	log_line("exiting (%s)", stop_requested ? "signal" : "idle");
 	return 0;
