@@ -125,8 +125,12 @@ struct {
 	__type(value, __u64);
 } wc SEC(".maps");
 
-/* Once per process and number: io_uring opcodes (@iouseen) and undecoded i386 calls (@c32seen). */
+/*
+ * Once per process and number: io_uring opcodes (@iouseen) and undecoded i386 calls (@c32seen).
+ * Keyed by cgroup too: a pid a later run reuses must get its own first record.
+ */
 struct seen_key {
+	__u64 cgid;
 	__u32 pid;
 	__u32 nr;
 };
@@ -575,7 +579,7 @@ int enter_execveat(struct trace_event_raw_sys_enter *ctx)
 }
 
 /* "memfd:" as the low six bytes of a little-endian word. */
-#define MEMFD_PREFIX 0x3a6466626d656dULL
+#define MEMFD_PREFIX 0x3a64666d656dULL
 #define MEMFD_PREFIX_MASK 0xffffffffffffULL
 
 SEC("tp/sched/sched_process_exec")
@@ -980,7 +984,7 @@ int compat_exit(struct trace_event_raw_sys_exit *ctx)
 		net_exit(cgid, ctx->ret);
 		return 0;
 	}
-	struct seen_key key = {.pid = current_pid(), .nr = (__u32)nr | 0x80000000u};
+	struct seen_key key = {.cgid = cgid, .pid = current_pid(), .nr = (__u32)nr | 0x80000000u};
 	if (bpf_map_lookup_elem(&seen, &key))
 		return 0;
 	__u8 one = 1;
@@ -1020,7 +1024,7 @@ int io_uring_submit(struct trace_event_raw_io_uring_submit_req *ctx)
 	__u32 tid = current_tid();
 	if (opcode != IORING_OP_OPENAT_VALUE && opcode != IORING_OP_OPENAT2_VALUE) {
 		/* Other operations once per process and opcode: enough for the evasion rule. */
-		struct seen_key key = {.pid = current_pid(), .nr = opcode};
+		struct seen_key key = {.cgid = cgid, .pid = current_pid(), .nr = opcode};
 		if (bpf_map_lookup_elem(&seen, &key))
 			return 0;
 		__u8 one = 1;

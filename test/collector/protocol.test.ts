@@ -414,7 +414,7 @@ describe.skipIf(skip)('agentguard-collector', () => {
     expect(await exited(collector.child)).toBe(0);
   });
 
-  it('gives the same normalised events as the bpftrace script for the same workload', async () => {
+  it('gives the same normalised events as the bpftrace script for file operations', async () => {
     const dir = join(root, 'same');
     await mkdir(join(dir, 'sub'), { recursive: true });
     await writeFile(join(dir, 'sub', 'file.txt'), 'x\n');
@@ -427,55 +427,118 @@ describe.skipIf(skip)('agentguard-collector', () => {
       'rm link.txt',
       'rmdir ../moved',
       'cat /nonexistent-file 2>/dev/null',
+      './no-such-program 2>/dev/null',
       'true',
     ].join('; ');
-    const summary = (events: SysEvent[], cgroupDir: string) =>
-      new Set(
-        events
-          .filter((event) => event.kind !== 'fork' && event.kind !== 'exit')
-          .map((event) =>
-            JSON.stringify([
-              event.kind,
-              event.syscall,
-              event.path,
-              event.path2,
-              event.argv,
-              event.result,
-            ]).replaceAll(cgroupDir, '<cgroup>'),
-          ),
-      );
-
-    // bpftrace, as runs use it today.
-    const session = await startEbpfSession({
-      run_id: `collector-compare-${process.pid}`,
-      scratch_dir: join(root, 'bpftrace-scratch'),
-      workspace: dir,
-    });
-    const spec = session.wrap({ argv: ['/bin/sh', '-c', workload], cwd: dir, env: process.env });
-    const cgroupDir = spec.argv[4] as string;
-    await new Promise((done) =>
-      spawn(spec.argv[0] as string, spec.argv.slice(1), { cwd: dir }).once('close', done),
-    );
-    const bpftrace = await session.stop();
-
-    // The collector.
-    const collector = await startCollector(socketPath());
-    const cgroup = await newCgroup('compare');
-    const out = join(root, 'compare.jsonl');
-    const client = await Client.connect(collector.socket);
-    expect(await client.ask(`WATCH ${cgroup.id} ${out}`)).toMatch(/^OK /);
-    await runIn(cgroup, workload, dir);
-    await client.ask('STOP');
-    const compiled = await parseFile(out);
-    collector.child.kill('SIGTERM');
-
-    expect(bpftrace.lost_events).toBe(0);
-    expect(compiled.lost).toBe(0);
-    const expected = summary(bpftrace.events, cgroupDir);
-    const actual = summary(compiled.events, cgroup.dir);
-    expect([...actual].sort()).toEqual([...expected].sort());
-    expect(actual.size).toBeGreaterThan(10);
-    const kinds = (events: SysEvent[]) => events.map((event) => event.kind).sort();
-    expect(kinds(compiled.events)).toEqual(kinds(bpftrace.events));
+    const { bpftrace, compiled } = await underBoth('files', workload, dir);
+    expect(compiled.size).toBeGreaterThan(10);
+    expect([...compiled].sort()).toEqual([...bpftrace].sort());
   }, 180_000);
+
+  it('gives the same normalised events as the bpftrace script for the evasive mechanisms', async () => {
+    // The programs of test/tracer-coverage: legacy opens, i386 calls, io_uring, memfd exec.
+    const bin = join(root, 'bin');
+    await mkdir(bin, { recursive: true });
+    const programs = resolve(import.meta.dirname, '../tracer-coverage/programs');
+    for (const name of ['compat-calls', 'io-uring-ops', 'legacy-open', 'memfd-exec']) {
+      execFileSync('cc', ['-static', '-no-pie', '-O1', '-o', join(bin, name), join(programs, `${name}.c`)]);
+    }
+    const dir = join(root, 'mechanisms');
+    const long = 'd'.repeat(200);
+    await mkdir(join(dir, long), { recursive: true });
+    for (const name of ['cov-open', 'cov-openat2', 'cov-i386', 'cov-uring'])
+      await writeFile(join(dir, `${name}.txt`), 'x\n');
+    await writeFile(join(dir, long, 'f'.repeat(150)), 'x\n');
+    const py = (code: string) => `python3 -c "${code}" 2>/dev/null`;
+    const workload = [
+      `cd '${dir}'`,
+      `B='${bin}'`,
+      '"$B/legacy-open" open cov-open.txt',
+      '"$B/legacy-open" creat cov-creat.txt',
+      '"$B/legacy-open" openat2 cov-openat2.txt',
+      '"$B/compat-calls" open cov-i386.txt > /dev/null',
+      '"$B/compat-calls" connect 7',
+      '"$B/io-uring-ops" read cov-uring.txt > /dev/null',
+      '"$B/io-uring-ops" connect 13',
+      '"$B/memfd-exec" /usr/bin/true cov-memfd',
+      py(
+        "import os; fd = os.memfd_create('py'); os.write(fd, open('/usr/bin/true', 'rb').read()); os.execv('/proc/self/fd/%d' % fd, ['cov-procfd'])",
+      ),
+      py("import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('127.0.0.1', 19))"),
+      py(
+        "import socket\nfor a in ['/nonexistent/agentguard.sock', '\\0agentguard-abstract']:\n  try: socket.socket(socket.AF_UNIX).connect(a)\n  except OSError: pass",
+      ),
+      `cat '${long}/${'f'.repeat(150)}' > /dev/null`,
+      `cd '${long}' && cat ./${'f'.repeat(150)} > /dev/null`,
+      'true',
+    ].join('\n');
+    const { bpftrace, compiled } = await underBoth('mechanisms', workload, dir);
+    const joined = [...compiled].join('\n');
+    for (const seen of [
+      '["open","io_uring:OPENAT",',
+      '["other","io_uring:READ",',
+      '["open","ia32:open",',
+      '["connect","ia32:connect",',
+      '["exec","execveat","memfd:payload",',
+      '["exec","execve","memfd:py",',
+      '["connect","sendto",',
+      '"family":"unix","path":"/nonexistent/agentguard.sock"',
+      '["open","creat",',
+      '["open","openat2",',
+      `${long}/${'f'.repeat(150)}"`,
+    ])
+      expect(joined).toContain(seen);
+    expect([...compiled].sort()).toEqual([...bpftrace].sort());
+  }, 240_000);
 });
+
+/** The same workload traced by bpftrace (the session runs use today) and by the collector. */
+async function underBoth(
+  name: string,
+  workload: string,
+  dir: string,
+): Promise<{ bpftrace: Set<string>; compiled: Set<string> }> {
+  const summary = (events: SysEvent[], cgroupDir: string) =>
+    new Set(
+      events
+        .filter((event) => event.kind !== 'fork' && event.kind !== 'exit')
+        .map((event) =>
+          JSON.stringify([
+            event.kind,
+            event.syscall,
+            event.path,
+            event.path2,
+            event.argv,
+            event.addr,
+            event.result,
+            event.truncated,
+          ]).replaceAll(cgroupDir, '<cgroup>'),
+        ),
+    );
+  const session = await startEbpfSession({
+    run_id: `collector-compare-${name}-${process.pid}`,
+    scratch_dir: join(root, `bpftrace-${name}`),
+    workspace: dir,
+  });
+  const spec = session.wrap({ argv: ['/bin/sh', '-c', workload], cwd: dir, env: process.env });
+  const cgroupDir = spec.argv[4] as string;
+  await new Promise((done) =>
+    spawn(spec.argv[0] as string, spec.argv.slice(1), { cwd: dir }).once('close', done),
+  );
+  const traced = await session.stop();
+  expect(traced.lost_events).toBe(0);
+
+  const collector = await startCollector(socketPath());
+  const cgroup = await newCgroup(name);
+  const out = join(root, `${name}.jsonl`);
+  const client = await Client.connect(collector.socket);
+  expect(await client.ask(`WATCH ${cgroup.id} ${out}`)).toMatch(/^OK /);
+  await runIn(cgroup, workload, dir);
+  await client.ask('STOP');
+  const compiled = await parseFile(out);
+  collector.child.kill('SIGTERM');
+  expect(compiled.lost).toBe(0);
+  const kinds = (events: SysEvent[]) => events.map((event) => event.kind).sort();
+  expect(kinds(compiled.events)).toEqual(kinds(traced.events));
+  return { bpftrace: summary(traced.events, cgroupDir), compiled: summary(compiled.events, cgroup.dir) };
+}
