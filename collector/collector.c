@@ -140,6 +140,10 @@ static const char *tracefs_events(void)
 		if (access(probe, F_OK) == 0)
 			return dirs[i];
 	}
+	/* errno of the first: EACCES says "not root" rather than "not mounted". */
+	char probe[256];
+	snprintf(probe, sizeof(probe), "%s/sched/sched_process_exec", dirs[0]);
+	access(probe, F_OK);
 	return NULL;
 }
 
@@ -209,6 +213,11 @@ static void load(uint64_t ring_bytes)
 		exit(1);
 	}
 	const char *events = tracefs_events();
+	if (!events && (errno == EACCES || errno == EPERM)) {
+		fprintf(stderr, "agentguard-collector: cannot read tracefs (%s): loading BPF programs needs root, "
+				"or CAP_BPF and CAP_PERFMON\n", strerror(errno));
+		exit(1);
+	}
 	if (!events) {
 		fprintf(stderr, "agentguard-collector: tracefs is not mounted (no /sys/kernel/tracing/events); "
 				"mount it with: mount -t tracefs nodev /sys/kernel/tracing\n");
