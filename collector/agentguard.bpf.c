@@ -155,8 +155,13 @@ struct {
 	__type(value, struct scratch);
 } scratch SEC(".maps");
 
+/* How many cgroups are watched (set by the daemon): with none, every program returns at once. */
+volatile __u32 watches;
+
 static __always_inline int traced(__u64 *cgid)
 {
+	if (!watches)
+		return 0;
 	*cgid = bpf_get_current_cgroup_id();
 	return bpf_map_lookup_elem(&cgroups, cgid) != NULL;
 }
@@ -923,19 +928,23 @@ int process_exit(struct trace_event_raw_sched_process_exit *ctx)
 
 /* ---- 32-bit calls (compat-probes.ts) ---- */
 
+/*
+ * raw_syscalls fires for every system call on the host: the compat bit is tested first, by a
+ * direct load through the task's BTF pointer, so a native call costs about nothing more.
+ */
 static __always_inline int compat_call(void)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct task_struct *task = bpf_get_current_task_btf();
 	if (!bpf_core_field_exists(task->thread_info.status))
 		return 0;
-	return (BPF_CORE_READ(task, thread_info.status) & TS_COMPAT_BIT) != 0;
+	return (task->thread_info.status & TS_COMPAT_BIT) != 0;
 }
 
 SEC("tp/raw_syscalls/sys_enter")
 int compat_enter(struct trace_event_raw_sys_enter *ctx)
 {
 	__u64 cgid;
-	if (!traced(&cgid) || !compat_call())
+	if (!compat_call() || !traced(&cgid))
 		return 0;
 	__u32 tid = current_tid();
 	long nr = ctx->id;
@@ -970,7 +979,7 @@ SEC("tp/raw_syscalls/sys_exit")
 int compat_exit(struct trace_event_raw_sys_exit *ctx)
 {
 	__u64 cgid;
-	if (!traced(&cgid) || !compat_call())
+	if (!compat_call() || !traced(&cgid))
 		return 0;
 	long nr = ctx->id;
 	__u32 tid = current_tid();

@@ -422,6 +422,7 @@ static void reply(struct client *c, const char *fmt, ...)
 static uint64_t end_watch(struct client *c)
 {
 	bpf_map__delete_elem(skel->maps.cgroups, &c->cgid, sizeof(c->cgid), 0);
+	skel->bss->watches--;
 	/* A program that passed the filter just before may still be writing its record. */
 	ring_buffer__consume(ring);
 	usleep(2000);
@@ -497,6 +498,7 @@ static void watch(struct client *c, uint64_t cgid, const char *path)
 		refuse(c, "cannot add cgroup %llu to the filter: %s", (unsigned long long)cgid, strerror(err));
 		return;
 	}
+	skel->bss->watches++;
 	/* READY's time is taken after the filter has the cgroup: every later event is traced. */
 	write_clock(out, REC_READY, now_ns());
 	fflush(out);
