@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -657,6 +658,35 @@ static void detach_all(void)
 	link_count = 0;
 }
 
+/*
+ * One collector per socket: `PATH.lock` is held (flock) from before loading until the socket is
+ * gone, so two starting at once cannot both replace a stale socket, and the loser learns it
+ * before loading anything. The kernel drops the lock when the holder dies, even by kill -9.
+ */
+static int lock_fd = -1;
+
+static void take_lock(const char *path)
+{
+	char lock_path[PATH_MAX];
+	if (snprintf(lock_path, sizeof(lock_path), "%s.lock", path) >= (int)sizeof(lock_path)) {
+		fprintf(stderr, "agentguard-collector: socket path too long: %s\n", path);
+		exit(1);
+	}
+	lock_fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (lock_fd < 0) {
+		fprintf(stderr, "agentguard-collector: cannot open %s: %s\n", lock_path, strerror(errno));
+		exit(1);
+	}
+	if (flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+		if (errno == EWOULDBLOCK) {
+			fprintf(stderr, "agentguard-collector: already running (%s is locked)\n", lock_path);
+			exit(EXIT_EXISTS);
+		}
+		fprintf(stderr, "agentguard-collector: cannot lock %s: %s\n", lock_path, strerror(errno));
+		exit(1);
+	}
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -705,6 +735,7 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 
+	take_lock(socket_path);
 	load(ring_bytes);
 	ring = ring_buffer__new(bpf_map__fd(skel->maps.rb), on_record, NULL, NULL);
 	if (!ring)
@@ -772,6 +803,8 @@ int main(int argc, char **argv)
 			drop_client(&clients[i]);
 	}
 	unlink(socket_path);
+	/* A successor may start now, while the links are detached (that takes seconds). */
+	close(lock_fd);
 	ring_buffer__free(ring);
 	detach_all();
 	agentguard_bpf__destroy(skel);

@@ -379,6 +379,30 @@ describe.skipIf(skip)('agentguard-collector', () => {
     expect(existsSync(socket)).toBe(false);
   });
 
+  it('lets only one of two collectors started together serve a socket', async () => {
+    const socket = socketPath();
+    const both = [0, 1].map(() => spawn(BINARY, ['--socket', socket], { stdio: ['ignore', 'pipe', 'pipe'] }));
+    collectors.push(...both);
+    const outcomes = await Promise.all(
+      both.map(
+        (child) =>
+          new Promise<string>((done) => {
+            child.stdout?.on('data', (chunk: Buffer) => {
+              if (chunk.toString().startsWith('READY ')) done('ready');
+            });
+            child.once('exit', (code) => done(`exit ${code}`));
+          }),
+      ),
+    );
+    expect(outcomes.sort()).toEqual(['exit 3', 'ready']);
+    const client = await Client.connect(socket);
+    const cgroup = await newCgroup('race');
+    expect(await client.ask(`WATCH ${cgroup.id} ${join(root, 'race.jsonl')}`)).toMatch(/^OK /);
+    expect(await client.ask('STOP')).toBe('DONE 0');
+    for (const child of both) if (child.exitCode === null) child.kill('SIGTERM');
+    await Promise.all(both.map(exited));
+  });
+
   it('leaves no BPF program behind when killed with -9', async () => {
     const before = collectorPrograms();
     const socket = socketPath();
