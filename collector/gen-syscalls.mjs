@@ -32,7 +32,11 @@ const rows = [];
 table.TRACED_CALLS.forEach((call, index) => {
   const path = (arg) => {
     if (!arg) return [-1, NO_WALK_ARG];
-    const dirfd = !arg.resolve ? NO_WALK_ARG : arg.dirfd ? argIndex(call.tracepoint, arg.dirfd) : AT_FDCWD_ARG;
+    const dirfd = !arg.resolve
+      ? NO_WALK_ARG
+      : arg.dirfd
+        ? argIndex(call.tracepoint, arg.dirfd)
+        : AT_FDCWD_ARG;
     return [argIndex(call.tracepoint, arg.field), dirfd];
   };
   const [p1, d1] = path(call.path);
