@@ -441,6 +441,7 @@ describe.skipIf(skip)('agentguard-collector', () => {
   it('gives the same normalised events as the bpftrace script for file operations', async () => {
     const dir = join(root, 'same');
     await mkdir(join(dir, 'sub'), { recursive: true });
+    await mkdir(join(dir, 'mnt'), { recursive: true });
     await writeFile(join(dir, 'sub', 'file.txt'), 'x\n');
     const workload = [
       `cd '${dir}/sub'`,
@@ -452,10 +453,15 @@ describe.skipIf(skip)('agentguard-collector', () => {
       'rmdir ../moved',
       'cat /nonexistent-file 2>/dev/null',
       './no-such-program 2>/dev/null',
+      // A walk that crosses a mount point (a tmpfs in a private mount namespace); mount also
+      // makes remembered walks stale.
+      `unshare -m sh -c "mount -t tmpfs none '${dir}/mnt' && cd '${dir}/mnt' && mkdir d && cd d && touch ./inside && cat ./inside ../d/inside"`,
       'true',
     ].join('; ');
     const { bpftrace, compiled } = await underBoth('files', workload, dir);
     expect(compiled.size).toBeGreaterThan(10);
+    // Walked across the tmpfs mount point, after the mount made the remembered walks stale.
+    expect([...compiled].join('\n')).toContain(`["open","openat","${dir}/mnt/d/inside"`);
     expect([...compiled].sort()).toEqual([...bpftrace].sort());
   }, 180_000);
 
