@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { createConnection, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -187,8 +187,9 @@ async function closedPort(): Promise<number> {
 
 /** Names of the collector's BPF programs (bpftool shows at most 15 characters). */
 const PROGRAM_NAMES = new Set(
-  readFileSync(join(COLLECTOR_DIR, 'agentguard.bpf.c'), 'utf8')
-    .split('\n')
+  readdirSync(COLLECTOR_DIR)
+    .filter((file) => file.endsWith('.bpf.c') || file.endsWith('.bpf.h'))
+    .flatMap((file) => readFileSync(join(COLLECTOR_DIR, file), 'utf8').split('\n'))
     .map((line) => /^int ([a-z0-9_]+)\(/.exec(line)?.[1]?.slice(0, 15))
     .filter((name): name is string => name !== undefined),
 );
