@@ -465,6 +465,8 @@ describe.skipIf(skip)('agentguard-collector', () => {
       'rmdir ../moved',
       'cat /nonexistent-file 2>/dev/null',
       './no-such-program 2>/dev/null',
+      // Bytes JSON must escape, and one that is not UTF-8.
+      `f=$(printf 'we"ird\\\\ta\\tb\\001\\377'); touch "./$f"; rm "./$f"`,
       // A walk that crosses a mount point (a tmpfs in a private mount namespace); mount also
       // makes remembered walks stale.
       `unshare -m sh -c "mount -t tmpfs none '${dir}/mnt' && cd '${dir}/mnt' && mkdir d && cd d && touch ./inside && cat ./inside ../d/inside"`,
@@ -472,6 +474,7 @@ describe.skipIf(skip)('agentguard-collector', () => {
     ].join('; ');
     const { bpftrace, compiled } = await underBoth('files', workload, dir);
     expect(compiled.size).toBeGreaterThan(10);
+    expect([...compiled].join('\n')).toContain(JSON.stringify(`${dir}/sub/we"ird\\ta\tb\u0001\ufffd`));
     // Walked across the tmpfs mount point, after the mount made the remembered walks stale.
     expect([...compiled].join('\n')).toContain(`["open","openat","${dir}/mnt/d/inside"`);
     expect([...compiled].sort()).toEqual([...bpftrace].sort());
