@@ -36,6 +36,7 @@ for p in $collector_packages; do
 done
 if [ -n "$collector_missing" ] && [ "$(id -u)" -eq 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
+  [ -n "$missing" ] || apt-get update -qq >/dev/null 2>&1 || true
   apt-get install -y -qq --no-install-recommends $collector_missing >/dev/null 2>&1 \
     || echo "agentguard: could not install$collector_missing (for the compiled collector); runs will use bpftrace" >&2
 fi

@@ -64,19 +64,51 @@ async function tryConnect(
   }
 }
 
-/** Starts the collector detached (it serves later runs too) and waits until its socket answers. */
+/**
+ * Starts the collector detached (it serves later runs too) and waits until its socket answers. A
+ * collector that exits 3 found another one holding the socket's lock: usually one still dying
+ * (detaching its programs takes a few seconds after a kill -9), so it is started again until that
+ * one is gone or a live one answers.
+ */
 async function startCollector(paths: Paths): Promise<void> {
   if (!isExecutable(paths.binary)) {
     throw new SetupError(
       `the compiled collector is not built (${paths.binary} is missing). Fix: ${BUILD_COLLECTOR}`,
     );
   }
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    const child = spawnCollector(paths);
+    for (;;) {
+      const probe = await tryConnect(paths.socket);
+      if (probe.connection) {
+        probe.connection.close();
+        return;
+      }
+      const ended = child.ended();
+      if (ended && ended.code !== 3) {
+        const why = ended.error ?? lastLines(paths.log) ?? describeEnd(ended);
+        throw new SetupError(`the compiled collector did not start: ${why}`);
+      }
+      if (Date.now() > deadline) {
+        throw new SetupError(
+          `the compiled collector did not open ${paths.socket} within ${START_TIMEOUT_MS / 1000} s: ${lastLines(paths.log) ?? 'no output'}`,
+        );
+      }
+      await sleep(ended ? 100 : 10);
+      if (ended) break;
+    }
+  }
+}
+
+type Ended = { code: number | null; signal: NodeJS.Signals | null; error?: string };
+
+function spawnCollector(paths: Paths): { ended: () => Ended | null } {
   const log = openSync(paths.log, 'w', 0o600);
   // Not one run's helper: the startup sweep must not take it for a dead run's leftover.
   const env = { ...process.env };
   delete env[OWNER_ENV];
-  let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
-  let spawnError: string | null = null;
+  let ended: Ended | null = null;
   try {
     const child = spawn(paths.binary, ['--socket', paths.socket, '--idle-exit', String(paths.idleExitS)], {
       detached: true,
@@ -84,39 +116,20 @@ async function startCollector(paths: Paths): Promise<void> {
       env,
     });
     child.once('error', (err) => {
-      spawnError = err.message;
+      ended = { code: null, signal: null, error: err.message };
     });
     child.once('exit', (code, signal) => {
-      exit = { code, signal };
+      ended ??= { code, signal };
     });
     child.unref();
   } finally {
     closeSync(log);
   }
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  for (;;) {
-    const probe = await tryConnect(paths.socket);
-    if (probe.connection) {
-      probe.connection.close();
-      return;
-    }
-    const ended = exit as { code: number | null; signal: NodeJS.Signals | null } | null;
-    if (spawnError || ended) {
-      const why =
-        spawnError ??
-        lastLines(paths.log) ??
-        (ended?.signal ? `signal ${ended.signal}` : `exit code ${ended?.code}`);
-      // Exit 3: another collector won the socket (one not started through the lock); use it.
-      if (ended?.code === 3) return;
-      throw new SetupError(`the compiled collector did not start: ${why}`);
-    }
-    if (Date.now() > deadline) {
-      throw new SetupError(
-        `the compiled collector did not open ${paths.socket} within ${START_TIMEOUT_MS / 1000} s: ${lastLines(paths.log) ?? 'no output'}`,
-      );
-    }
-    await sleep(10);
-  }
+  return { ended: () => ended };
+}
+
+function describeEnd(ended: Ended): string {
+  return ended.signal ? `signal ${ended.signal}` : `exit code ${ended.code}`;
 }
 
 function lastLines(file: string): string | null {
