@@ -233,17 +233,32 @@ describe('agentguard ci: what is blamed on the PR', () => {
     expect(r.report?.diff.files.map((f) => f.path)).toEqual(['src/greet.sh']);
   }, 60_000);
 
-  it('fails closed, naming the file, on a name that is not UTF-8', async () => {
+  it('judges a name that is not UTF-8 like any other, committed or untracked, shown with U+FFFD', async () => {
     const dir = project('latin1', false);
-    writeFileSync(
-      Buffer.concat([Buffer.from(`${dir}/bad`), Buffer.from([0xff]), Buffer.from('.txt')]),
-      'x\n',
-    );
+    const named = (...parts: (string | number)[]) =>
+      Buffer.concat([
+        Buffer.from(`${dir}/`),
+        ...parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from([p]))),
+      ]);
+    writeFileSync(named('bad', 0xff, '.txt'), 'x\n');
     gitIn(dir, 'add', '-A');
     gitIn(dir, 'commit', '-qm', 'odd name');
     const r = await ci(dir, ['--base', 'main', '--no-tests', '--json']);
-    expect(r.code, r.stderr).toBe(1);
-    expect(r.report?.failed_checks).toEqual(['workspace-integrity']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.report?.failed_checks).toEqual([]);
+    expect(r.report?.diff.files.map((f) => f.path).sort()).toEqual(['bad\uFFFD.txt', 'src/greet.sh']);
+    const patch = readFileSync(path.join(r.report?.run_dir ?? '', 'evidence/diff.patch'), 'utf8');
+    expect(patch).toContain('+++ "b/bad\\377.txt"');
+
+    // In the working tree, untracked under a forbidden path: found, named, and the checkout untouched.
+    mkdirSync(path.join(dir, 'deploy'));
+    writeFileSync(named('deploy/prod', 0xff, '.conf'), 'x\n');
+    const before = status(dir);
+    const w = await ci(dir, ['--no-tests', '--json']);
+    expect(w.code, w.stderr).toBe(1);
+    expect(w.report?.failed_checks).toEqual(['forbidden-paths']);
+    expect(w.report?.diff.files.map((f) => f.path)).toEqual(['deploy/prod\uFFFD.conf']);
+    expect(status(dir)).toBe(before);
   }, 60_000);
 });
 
