@@ -8,12 +8,15 @@ import { runPath } from '../evidence/layout.js';
 import type { Observation, TestEvidence, WorkspaceEvidence } from '../evidence/types.js';
 import { writeFileAtomic, writeJson, writeJsonl } from '../evidence/write.js';
 import { Disposer, trackDisposer } from '../exec/disposer.js';
+import { describeStop, RunStopped, stopReasonOf, throwIfStopped } from '../exec/interrupt.js';
+import { signalExitCode } from '../exec/shutdown.js';
 import { checkHistory, openHistory } from '../history/db.js';
 import { packageRoot } from '../package-root.js';
 import { type AnalysedRun, analyseRun } from '../pipeline/analyse-run.js';
 import { CommandLog } from '../pipeline/commands.js';
 import type { RunContext } from '../pipeline/context.js';
 import { ObservationWindow } from '../pipeline/observe-window.js';
+import { fillMissingEvidence } from '../pipeline/partial-evidence.js';
 import { sandboxHome } from '../pipeline/plan-run.js';
 import { resolveProgram } from '../pipeline/preflight.js';
 import { loadRunRules, saveRunRules } from '../pipeline/rules.js';
@@ -34,7 +37,13 @@ export type CiOptions = {
   tracer?: (typeof TRACER_CHOICES)[number];
 };
 
-export type CiResult = AnalysedRun & { runDir: string; runId: string; exitCode: number };
+export type CiResult = AnalysedRun & {
+  runDir: string;
+  runId: string;
+  exitCode: number;
+  /** Ended by a signal before it finished: judged ERROR on what was collected, exit 128+N. */
+  stopped: boolean;
+};
 
 /**
  * One CI run: the checkout's changes laid out as a run folder under `.agentguard/ci/<id>/` (base
@@ -62,6 +71,9 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
   if (ctx.history) checkHistory(historyFile);
   ignoreOutputFolder(ctx.outputDir, range.root);
 
+  // The CLI's SIGINT/SIGTERM/SIGHUP: the step under way ends (the test command is stopped), what was
+  // collected is written and judged, as in `agentguard run`.
+  const { signal } = ctx;
   const disposer = new Disposer();
   const untrack = trackDisposer(disposer);
   try {
@@ -70,8 +82,9 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
     writeJson(runPath(runDir, 'config'), cfg);
     writeFileAtomic(runPath(runDir, 'commands'), '');
     const timeline = new Timeline(runPath(runDir, 'timeline'));
-    const commands = new CommandLog(runPath(runDir, 'commands'));
+    const commands = new CommandLog(runPath(runDir, 'commands'), signal);
     timeline.add('prepare', 'ci-checkout', describeRange(range));
+    ctx.fault?.('prepare');
     const ws = prepareCiWorkspace(range, runDir, repoDir);
     const workspace: WorkspaceEvidence = {
       run_id: runId,
@@ -86,7 +99,7 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
     writeFileAtomic(runPath(runDir, 'patch'), ws.patch);
     timeline.add('collect', 'diff', `${ws.diff.files.length} files`);
     writeJsonl(runPath(runDir, 'syscalls'), []);
-
+    throwIfStopped(signal);
     if (sandboxChoice) {
       mkdirSync(homeDir, { recursive: true });
       const homeInside = sandboxChoice.sandbox.kind === 'local' ? homeDir : sandboxHome();
@@ -103,8 +116,11 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
         timeline,
         log: ctx.log,
         disposer,
+        ...(signal ? { signal } : {}),
+        ...(ctx.fault ? { fault: ctx.fault } : {}),
       });
       try {
+        throwIfStopped(signal);
         const env = {
           PATH: ctx.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
           HOME: homeInside,
@@ -114,6 +130,7 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
           TMPDIR: '/tmp',
           CI: 'true',
         };
+        ctx.fault?.('tests');
         const tests = await runTests({
           cfg,
           repoDir,
@@ -124,7 +141,8 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
         });
         writeJson(runPath(runDir, 'tests'), tests);
       } finally {
-        // No agent argv: every traced event is the setup's or the tests'.
+        // No agent argv: every traced event is the setup's or the tests'. Events seen up to an
+        // interrupt are evidence too.
         const closed = await window.close([], cfg.test_command);
         writeJsonl(runPath(runDir, 'network'), []);
         writeJsonl(runPath(runDir, 'testSyscalls'), closed.testSyscalls);
@@ -146,17 +164,36 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
     }
     timeline.add('analyse', 'start');
   } catch (err) {
-    await disposer.dispose();
-    rmSync(runDir, { recursive: true, force: true });
-    throw err;
+    if (!(err instanceof RunStopped) && !stopReasonOf(signal)) {
+      // A run that failed to set up leaves nothing behind.
+      await disposer.dispose();
+      rmSync(runDir, { recursive: true, force: true });
+      throw err;
+    }
   } finally {
     await disposer.dispose();
     untrack();
+  }
+  const stop = stopReasonOf(signal);
+  if (stop) {
+    ctx.log(`ci ${runId}: ${describeStop(stop)}; writing what was collected`);
+    fillMissingEvidence(
+      {
+        runDir,
+        runId,
+        cfg,
+        repoDir,
+        agent: { adapter: 'ci', name: 'ci', model: null, metadata: {} },
+        sandboxChoice: { sandbox: { kind: sandboxChoice?.sandbox.kind ?? 'local' } },
+      },
+      stop,
+    );
   }
   writeJson(runPath(runDir, 'run'), {
     run_id: runId,
     started_at: started.toISOString(),
     finished_at: ctx.now().toISOString(),
+    ...(stop ? { stopped: describeStop(stop) } : {}),
   });
   sealEvidence(runDir);
   const analysed = analyseRun(runDir);
@@ -168,7 +205,9 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
       db.close();
     }
   }
-  return { ...analysed, runDir, runId, exitCode: analysed.report.result === 'PASS' ? 0 : 1 };
+  const exitCode =
+    stop?.kind === 'signal' ? signalExitCode(stop.signal) : analysed.report.result === 'PASS' ? 0 : 1;
+  return { ...analysed, runDir, runId, exitCode, stopped: stop !== null };
 }
 
 export function describeRange(range: CiRange): string {

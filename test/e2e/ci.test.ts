@@ -1,8 +1,16 @@
-import { spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { execCli, tempDir } from './exec-cli.js';
+import { CLI, execCli, tempDir } from './exec-cli.js';
 
 const isRoot = process.getuid?.() === 0;
 const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
@@ -179,6 +187,75 @@ describe('agentguard ci over a pull request', () => {
     expect(r.stdout).toMatch(/^FAIL/);
     expect(r.stderr).toContain('--allow-failures');
   }, 60_000);
+});
+
+describe('agentguard ci: Ctrl-C', () => {
+  it.skipIf(!observed)(
+    'stops the tests, seals what was collected, exits 130 and leaves the checkout and its index as they were',
+    async () => {
+      const dir = project('interrupted', false);
+      // A slow test command that says (in the copy it runs in) that it has started.
+      write(dir, '.agentguard.yaml', 'test_command: [sh, -c, "touch started; sleep 93.25; echo done"]\n');
+      gitIn(dir, 'commit', '-qam', 'slow tests');
+      write(dir, 'src/extra.sh', 'echo extra\n');
+      const before = status(dir);
+      const index = readFileSync(path.join(dir, '.git/index'));
+      const child = spawn(process.execPath, [CLI, 'ci', '--json', '--allow-failures'], {
+        cwd: dir,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, NO_COLOR: '1' },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c) => {
+        stdout += c;
+      });
+      child.stderr.on('data', (c) => {
+        stderr += c;
+      });
+      const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+      const ciDir = path.join(dir, '.agentguard', 'ci');
+      const started = () =>
+        existsSync(ciDir) &&
+        readdirSync(ciDir).some((id) => existsSync(path.join(ciDir, id, 'repo', 'started')));
+      const deadline = Date.now() + 60_000;
+      while (!started() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(started(), stderr).toBe(true);
+      const sentAt = Date.now();
+      child.kill('SIGINT');
+      // 130 even with --allow-failures, well before the forced path (30 s) or the sleep would end.
+      expect(await exited, stderr).toBe(130);
+      expect(Date.now() - sentAt).toBeLessThan(20_000);
+      const report = JSON.parse(stdout);
+      expect(report.result).toBe('ERROR');
+      expect(report.tests).toMatchObject({
+        ran: true,
+        passed: false,
+        reason: 'stopped by the harness before the tests finished',
+      });
+      expect(report.diff.files.map((f: { path: string }) => f.path)).toEqual(['src/extra.sh']);
+      const run = JSON.parse(readFileSync(path.join(report.run_dir, 'evidence/run.json'), 'utf8'));
+      expect(run.stopped).toBe('interrupted by SIGINT');
+      for (const f of ['report.json', 'report.md', 'evidence/observation.json', 'evidence/tests.json'])
+        expect(existsSync(path.join(report.run_dir, f)), f).toBe(true);
+      // The test command is gone, and the checkout is exactly as it was.
+      expect(spawnSync('pgrep', ['-f', 'sleep 93.25']).status).toBe(1);
+      expect(status(dir)).toBe(before);
+      expect(readFileSync(path.join(dir, '.git/index')).equals(index)).toBe(true);
+      expect(existsSync(path.join(dir, 'started'))).toBe(false);
+      // A stopped run is evidence like any other: re-analysed as it is, and in the history.
+      const again = await execCli(['analyze', report.run_dir, '--json'], { cwd: dir, env: { HOME: home } });
+      expect(JSON.parse(again.stdout).result, again.stderr).toBe('ERROR');
+      const rows = await execCli(
+        ['reports', 'list', '--json', '--output-dir', path.join(dir, '.agentguard')],
+        {
+          cwd: dir,
+        },
+      );
+      expect(JSON.parse(rows.stdout)[0]).toMatchObject({ kind: 'ci', result: 'ERROR' });
+    },
+    120_000,
+  );
 });
 
 describe('agentguard ci over the working tree', () => {

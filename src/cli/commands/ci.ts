@@ -69,7 +69,8 @@ export async function ciCommand(io: CliIO, opts: CiCommandOptions): Promise<numb
         githubSummary(report, describeRange(range), result.reportMd, workflowRunUrl()),
       );
   }
-  if (failing && opts.allowFailures) {
+  // An interrupt is not a verdict --allow-failures can waive: the job was stopped (exit 128+N).
+  if (failing && opts.allowFailures && !result.stopped) {
     io.err(`agentguard: ${report.result}, but --allow-failures was given: exit 0.`);
     return 0;
   }
