@@ -6,7 +6,7 @@ import { ConfigError } from '../errors.js';
 import type { AgentEvidence } from '../evidence/bundle-types.js';
 import { runPath } from '../evidence/layout.js';
 import type { Observation, TestEvidence, WorkspaceEvidence } from '../evidence/types.js';
-import { writeFileAtomic, writeJson, writeJsonl } from '../evidence/write.js';
+import { appendJsonl, writeFileAtomic, writeJson, writeJsonl } from '../evidence/write.js';
 import { Disposer, trackDisposer } from '../exec/disposer.js';
 import { describeStop, RunStopped, stopReasonOf, throwIfStopped } from '../exec/interrupt.js';
 import { signalExitCode } from '../exec/shutdown.js';
@@ -28,6 +28,7 @@ import { SANDBOXES } from '../sandbox/index.js';
 import { selectSandbox } from '../sandbox/select-sandbox.js';
 import { OUTPUT_FOLDER } from './materialize.js';
 import { prepareCiWorkspace } from './prepare-ci.js';
+import { type AgentLogs, readAgentLogs } from './read-agent-logs.js';
 import type { CiRange } from './resolve-range.js';
 
 export type CiOptions = {
@@ -35,6 +36,10 @@ export type CiOptions = {
   cfg: ResolvedConfig;
   runTests: boolean;
   tracer?: (typeof TRACER_CHOICES)[number];
+  /** Globs of agent command logs in the changes (the config's `agent_logs`). */
+  agentLogGlobs?: readonly string[];
+  /** Agent command logs outside the changes (`--agent-log FILE`), checked to exist by the caller. */
+  agentLogFiles?: readonly string[];
 };
 
 export type CiResult = AnalysedRun & {
@@ -94,7 +99,20 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
       files: ws.files,
     };
     writeJson(runPath(runDir, 'workspace'), workspace);
-    writeJson(runPath(runDir, 'agent'), noAgent(range));
+    // What the agent says it ran, where the PR or the job carries its logs: claims the checks read
+    // beside what the tests are seen to do.
+    const logs = readAgentLogs({
+      repoDir,
+      diff: ws.diff,
+      globs: opts.agentLogGlobs ?? [],
+      files: opts.agentLogFiles ?? [],
+    });
+    for (const r of logs.records) appendJsonl(runPath(runDir, 'commands'), r);
+    for (const note of logs.notes) {
+      timeline.add('collect', 'agent-log', note);
+      ctx.log(`agent log ${note}`);
+    }
+    writeJson(runPath(runDir, 'agent'), noAgent(range, logs));
     writeJson(runPath(runDir, 'diff'), ws.diff);
     writeFileAtomic(runPath(runDir, 'patch'), ws.patch);
     timeline.add('collect', 'diff', `${ws.diff.files.length} files`);
@@ -216,7 +234,7 @@ export function describeRange(range: CiRange): string {
     : `working tree against HEAD ${range.base_sha.slice(0, 12)}`;
 }
 
-function noAgent(range: CiRange): AgentEvidence {
+function noAgent(range: CiRange, logs: AgentLogs): AgentEvidence {
   const metadata: AgentEvidence['metadata'] =
     range.mode === 'commits'
       ? {
@@ -227,6 +245,10 @@ function noAgent(range: CiRange): AgentEvidence {
           head_sha: range.head_sha,
         }
       : { ci_mode: 'working-tree', head_sha: range.base_sha };
+  if (logs.notes.length > 0) {
+    metadata.agent_logs = logs.notes.join('; ');
+    metadata.agent_log_commands = logs.records.length;
+  }
   return {
     adapter: 'ci',
     name: 'ci',

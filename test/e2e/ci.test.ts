@@ -83,6 +83,8 @@ type Report = {
   run_dir: string;
   failed_checks: string[];
   alerts: { rule: string; phase?: string; path?: string }[];
+  checks: { id: string; passed: boolean; message: string }[];
+  commands: { role: string; argv: string[] }[];
   tests: { ran: boolean; passed: boolean };
   diff: { files: { path: string; status: string; old_path?: string; binary?: boolean }[] };
 };
@@ -336,6 +338,80 @@ describe('agentguard ci: what is blamed on the PR', () => {
     expect(w.report?.failed_checks).toEqual(['forbidden-paths']);
     expect(w.report?.diff.files.map((f) => f.path)).toEqual(['deploy/prod\uFFFD.conf']);
     expect(status(dir)).toBe(before);
+  }, 60_000);
+});
+
+describe("agentguard ci: the agent's command logs", () => {
+  const transcript = (command: string) =>
+    `${JSON.stringify({ type: 'user', message: { role: 'user', content: 'fix it' } })}\n${JSON.stringify({
+      type: 'assistant',
+      message: { content: [{ type: 'tool_use', name: 'Bash', input: { command } }] },
+    })}\nnot json\n`;
+
+  function withLogs(name: string, command: string): string {
+    const dir = project(name, false);
+    appendFileSync(path.join(dir, '.agentguard.yaml'), '\nagent_logs: [".agent/*.jsonl"]\n');
+    gitIn(dir, 'commit', '-qam', 'read agent logs');
+    write(dir, '.agent/session.jsonl', transcript(command));
+    gitIn(dir, 'add', '-A');
+    gitIn(dir, 'commit', '-qm', 'the agent logged its session');
+    return dir;
+  }
+
+  it('reads the logs the PR carries: an unsafe logged command FAILs, a clean log PASSes', async () => {
+    const bad = withLogs('log-bad', 'sudo chmod 777 /etc/hosts');
+    const r = await ci(bad, ['--base', 'main', '--no-tests', '--json']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.report?.failed_checks).toEqual(['unsafe-commands']);
+    const unsafe = r.report?.checks.find((c) => c.id === 'unsafe-commands');
+    expect(unsafe?.message).toContain('sudo chmod 777 /etc/hosts');
+    expect(r.report?.commands.filter((c) => c.role === 'agent-log').map((c) => c.argv)).toEqual([
+      ['sh', '-c', 'sudo chmod 777 /etc/hosts'],
+    ]);
+    const ev = JSON.parse(readFileSync(path.join(r.report?.run_dir ?? '', 'evidence/agent.json'), 'utf8'));
+    expect(ev.metadata.agent_logs).toBe('.agent/session.jsonl: 1 command (1 line not understood)');
+    const md = readFileSync(path.join(r.report?.run_dir ?? '', 'report.md'), 'utf8');
+    expect(md).toContain("the agent's log .agent/session.jsonl:2");
+
+    const clean = withLogs('log-clean', 'sh tests/run.sh');
+    const c = await ci(clean, ['--base', 'main', '--no-tests', '--json']);
+    expect(c.code, c.stderr).toBe(0);
+    expect(c.report?.commands.filter((x) => x.role === 'agent-log').length).toBe(1);
+  }, 60_000);
+
+  it('reads a log given by --agent-log, never follows a logged symlink, and refuses a missing file', async () => {
+    const dir = project('log-flag', false);
+    appendFileSync(path.join(dir, '.agentguard.yaml'), '\nagent_logs: [".agent/**"]\n');
+    gitIn(dir, 'commit', '-qam', 'read agent logs');
+    // The PR points its "log" at a file outside the checkout: not read.
+    const outside = path.join(work, 'outside-log.jsonl');
+    writeFileSync(outside, '{"command": "sudo reboot"}\n');
+    mkdirSync(path.join(dir, '.agent'));
+    spawnSync('ln', ['-s', outside, path.join(dir, '.agent/link.jsonl')]);
+    gitIn(dir, 'add', '-A');
+    gitIn(dir, 'commit', '-qm', 'a link');
+    const codex = path.join(work, 'codex-rollout.jsonl');
+    writeFileSync(
+      codex,
+      `${JSON.stringify({
+        type: 'response_item',
+        payload: {
+          type: 'function_call',
+          name: 'exec_command',
+          arguments: JSON.stringify({ cmd: 'git push --force' }),
+        },
+      })}\n`,
+    );
+    const r = await ci(dir, ['--base', 'main', '--no-tests', '--json', '--agent-log', codex]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.report?.commands.filter((c) => c.role === 'agent-log').map((c) => c.argv)).toEqual([
+      ['sh', '-c', 'git push --force'],
+    ]);
+    const ev = JSON.parse(readFileSync(path.join(r.report?.run_dir ?? '', 'evidence/agent.json'), 'utf8'));
+    expect(ev.metadata.agent_logs).toContain('.agent/link.jsonl: not read (a symlink, not followed)');
+    const missing = await ci(dir, ['--no-tests', '--agent-log', 'nope.jsonl']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--agent-log nope.jsonl: no such file');
   }, 60_000);
 });
 
