@@ -26,6 +26,7 @@ import { runTests } from '../pipeline/test-phase.js';
 import { Timeline } from '../pipeline/timeline.js';
 import { SANDBOXES } from '../sandbox/index.js';
 import { selectSandbox } from '../sandbox/select-sandbox.js';
+import { copyIgnoredForTests } from './copy-ignored.js';
 import { OUTPUT_FOLDER } from './materialize.js';
 import { prepareCiWorkspace } from './prepare-ci.js';
 import { type AgentLogs, readAgentLogs } from './read-agent-logs.js';
@@ -119,6 +120,16 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
     writeJsonl(runPath(runDir, 'syscalls'), []);
     throwIfStopped(signal);
     if (sandboxChoice) {
+      // The job's installed dependencies and build output, which the tests need and the diff skips.
+      const ignored = copyIgnoredForTests(range.root, repoDir);
+      const skippedNote =
+        ignored.skipped.length > 0 ? `; not copied (name not UTF-8): ${ignored.skipped.join(', ')}` : '';
+      timeline.add('prepare', 'ignored-files', `${ignored.entries} copied for the tests${skippedNote}`);
+      if (ignored.error)
+        ctx.log(
+          `agentguard: warning: the checkout's ignored files were not all copied for the tests: ${ignored.error}`,
+        );
+      throwIfStopped(signal);
       mkdirSync(homeDir, { recursive: true });
       const homeInside = sandboxChoice.sandbox.kind === 'local' ? homeDir : sandboxHome();
       const window = await ObservationWindow.open({

@@ -182,6 +182,35 @@ describe('agentguard ci over a pull request', () => {
     120_000,
   );
 
+  it.skipIf(!observed)(
+    "gives the tests the checkout's installed dependencies (ignored files), in the copy only",
+    async () => {
+      const dir = project('deps', false);
+      write(dir, '.gitignore', 'build/\nnode_modules/\n');
+      write(
+        dir,
+        '.agentguard.yaml',
+        // The tests need a dependency the job installed, and write a cache beside it.
+        'test_command: [sh, -c, ". node_modules/dep/lib.sh && dep_ok && echo c > node_modules/.cache"]\n',
+      );
+      gitIn(dir, 'commit', '-qam', 'tests use an installed dependency');
+      write(dir, 'node_modules/dep/lib.sh', 'dep_ok() { true; }\n');
+      const before = status(dir);
+      const r = await ci(dir, ['--base', 'main', '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.report?.tests.passed).toBe(true);
+      // Not a change of the PR, and the checkout's own node_modules untouched.
+      expect(r.report?.diff.files.map((f) => f.path).sort()).toEqual([
+        '.agentguard.yaml',
+        '.gitignore',
+        'src/greet.sh',
+      ]);
+      expect(existsSync(path.join(dir, 'node_modules/.cache'))).toBe(false);
+      expect(status(dir)).toBe(before);
+    },
+    120_000,
+  );
+
   it('--allow-failures prints FAIL and exits 0; without tests nothing runs', async () => {
     const dir = project('allowed', true);
     const r = await ci(dir, ['--base', 'main', '--no-tests', '--allow-failures']);
