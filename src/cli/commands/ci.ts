@@ -123,7 +123,7 @@ function stepSummaryFile(): string {
 
 /** The `ci` command's flags, kept beside the command so main.ts registers it in one line. */
 export function registerCi(cli: CAC, action: (opts: CiCommandOptions) => void): void {
-  cli
+  const command = cli
     .command(
       'ci',
       "judge a checkout's changes (working tree vs HEAD, or --base...--head) with the same checks and rules",
@@ -146,4 +146,7 @@ export function registerCi(cli: CAC, action: (opts: CiCommandOptions) => void): 
     .option('--allow-failures', 'exit 0 even when the verdict is FAIL (still printed)')
     .option('--json', 'print exactly report.json on stdout')
     .action(action);
+  // cac gives a --no-X flag the default true and prints "(default: true)" beside "do not run the
+  // tests", which reads as the opposite of what happens; unset, the command reads `tests !== false`.
+  for (const option of command.options) if (option.negated) option.config.default = undefined;
 }
