@@ -341,6 +341,21 @@ describe('agentguard ci: what is blamed on the PR', () => {
     expect(r.report?.diff.files.map((f) => f.path)).toEqual(['src/greet.sh']);
   }, 60_000);
 
+  it('judges a PR of 100,000 files completely', async () => {
+    const dir = project('huge', false);
+    // One blob under 100k names, committed on a branch of its own through fast-import (fast).
+    const lines = ['blob', 'mark :1', 'data 2', 'x', '', 'commit refs/heads/huge', 'mark :2'];
+    lines.push('committer t <t@t> 946684800 +0000', 'data 4', 'huge', 'from refs/heads/main');
+    for (let i = 0; i < 100_000; i++) lines.push(`M 100644 :1 gen/d${i % 100}/f${i}.txt`);
+    const r0 = spawnSync('git', ['fast-import', '--quiet'], { cwd: dir, input: `${lines.join('\n')}\n` });
+    expect(r0.status, r0.stderr?.toString()).toBe(0);
+    const r = await ci(dir, ['--base', 'main', '--head', 'huge', '--no-tests', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const files = r.report?.diff.files ?? [];
+    expect(files.length).toBe(100_000);
+    expect(files.every((f) => f.status === 'added')).toBe(true);
+  }, 180_000);
+
   it('judges a name that is not UTF-8 like any other, committed or untracked, shown with U+FFFD', async () => {
     const dir = project('latin1', false);
     const named = (...parts: (string | number)[]) =>
