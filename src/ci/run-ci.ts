@@ -9,6 +9,7 @@ import type { Observation, TestEvidence, WorkspaceEvidence } from '../evidence/t
 import { appendJsonl, writeFileAtomic, writeJson, writeJsonl } from '../evidence/write.js';
 import { Disposer, trackDisposer } from '../exec/disposer.js';
 import { describeStop, RunStopped, stopReasonOf, throwIfStopped } from '../exec/interrupt.js';
+import { noteRun } from '../exec/owner-registry.js';
 import { signalExitCode } from '../exec/shutdown.js';
 import { checkHistory, openHistory } from '../history/db.js';
 import { packageRoot } from '../package-root.js';
@@ -82,6 +83,8 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
   const { signal } = ctx;
   const disposer = new Disposer();
   const untrack = trackDisposer(disposer);
+  // So that a later run sweeps this one's cgroups should the harness be killed outright.
+  noteRun(runId);
   try {
     mkdirSync(path.join(runDir, 'evidence'), { recursive: true });
     saveRunRules(runDir, rules);

@@ -220,44 +220,67 @@ describe('agentguard ci over a pull request', () => {
   }, 60_000);
 });
 
+/** A checkout whose tests are slow, and `agentguard ci` started on it, resolved once the tests run. */
+async function slowCi(name: string, args: string[]) {
+  const dir = project(name, false);
+  // A slow test command that says (in the copy it runs in) that it has started.
+  write(dir, '.agentguard.yaml', 'test_command: [sh, -c, "touch started; sleep 93.25; echo done"]\n');
+  gitIn(dir, 'commit', '-qam', 'slow tests');
+  write(dir, 'src/extra.sh', 'echo extra\n');
+  const before = status(dir);
+  const index = readFileSync(path.join(dir, '.git/index'));
+  const child = spawn(process.execPath, [CLI, 'ci', ...args], {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, NO_COLOR: '1' },
+  });
+  const out = { stdout: '', stderr: '' };
+  child.stdout.on('data', (c) => {
+    out.stdout += c;
+  });
+  child.stderr.on('data', (c) => {
+    out.stderr += c;
+  });
+  const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+  const ciDir = path.join(dir, '.agentguard', 'ci');
+  const runId = () =>
+    existsSync(ciDir)
+      ? readdirSync(ciDir).find((id) => existsSync(path.join(ciDir, id, 'repo', 'started')))
+      : undefined;
+  const deadline = Date.now() + 60_000;
+  while (!runId() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  expect(runId(), out.stderr).toBeDefined();
+  return { dir, before, index, child, out, exited, runId: runId() as string };
+}
+
+/** The cgroups agentguard made for a run (cgroup2 and the v1 pids hierarchy). */
+function cgroupsOf(runId: string): string[] {
+  const found: string[] = [];
+  for (const parent of [
+    '/sys/fs/cgroup/unified/agentguard',
+    '/sys/fs/cgroup/agentguard',
+    '/sys/fs/cgroup/pids/agentguard',
+  ])
+    if (existsSync(parent))
+      for (const name of readdirSync(parent))
+        if (name === runId || name.startsWith(`${runId}-`)) found.push(`${parent}/${name}`);
+  return found;
+}
+
 describe('agentguard ci: Ctrl-C', () => {
   it.skipIf(!observed)(
     'stops the tests, seals what was collected, exits 130 and leaves the checkout and its index as they were',
     async () => {
-      const dir = project('interrupted', false);
-      // A slow test command that says (in the copy it runs in) that it has started.
-      write(dir, '.agentguard.yaml', 'test_command: [sh, -c, "touch started; sleep 93.25; echo done"]\n');
-      gitIn(dir, 'commit', '-qam', 'slow tests');
-      write(dir, 'src/extra.sh', 'echo extra\n');
-      const before = status(dir);
-      const index = readFileSync(path.join(dir, '.git/index'));
-      const child = spawn(process.execPath, [CLI, 'ci', '--json', '--allow-failures'], {
-        cwd: dir,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, NO_COLOR: '1' },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c) => {
-        stdout += c;
-      });
-      child.stderr.on('data', (c) => {
-        stderr += c;
-      });
-      const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
-      const ciDir = path.join(dir, '.agentguard', 'ci');
-      const started = () =>
-        existsSync(ciDir) &&
-        readdirSync(ciDir).some((id) => existsSync(path.join(ciDir, id, 'repo', 'started')));
-      const deadline = Date.now() + 60_000;
-      while (!started() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      expect(started(), stderr).toBe(true);
+      const { dir, before, index, child, out, exited } = await slowCi('interrupted', [
+        '--json',
+        '--allow-failures',
+      ]);
       const sentAt = Date.now();
       child.kill('SIGINT');
       // 130 even with --allow-failures, well before the forced path (30 s) or the sleep would end.
-      expect(await exited, stderr).toBe(130);
+      expect(await exited, out.stderr).toBe(130);
       expect(Date.now() - sentAt).toBeLessThan(20_000);
-      const report = JSON.parse(stdout);
+      const report = JSON.parse(out.stdout);
       expect(report.result).toBe('ERROR');
       expect(report.tests).toMatchObject({
         ran: true,
@@ -284,6 +307,25 @@ describe('agentguard ci: Ctrl-C', () => {
         },
       );
       expect(JSON.parse(rows.stdout)[0]).toMatchObject({ kind: 'ci', result: 'ERROR' });
+    },
+    120_000,
+  );
+
+  it.skipIf(!observed)(
+    'after SIGKILL, the next run sweeps what the killed one left (its test command, its cgroups)',
+    async () => {
+      const { dir, child, exited, runId } = await slowCi('killed', ['--json', '--tracer', 'ebpf']);
+      child.kill('SIGKILL');
+      await exited;
+      expect(cgroupsOf(runId).length).toBeGreaterThan(0);
+      // The next run sweeps first (or another agentguard process on the host did already: either
+      // way only because the killed one noted its run id and process groups).
+      const next = await ci(dir, ['--no-tests']);
+      expect(next.code, next.stderr).toBe(0);
+      for (let i = 0; i < 50 && cgroupsOf(runId).length > 0; i++)
+        await new Promise((r) => setTimeout(r, 200));
+      expect(cgroupsOf(runId)).toEqual([]);
+      expect(spawnSync('pgrep', ['-f', 'sleep 93.25']).status).toBe(1);
     },
     120_000,
   );
