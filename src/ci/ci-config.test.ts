@@ -33,7 +33,8 @@ describe('loadCiConfig', () => {
     const dir = repo('ok', {
       '.agentguard.yaml': 'test_command: npm test\nforbidden_paths: ["deploy/**"]\nmax_changed_files: 5\n',
     });
-    const cfg = loadCiConfig(path.join(dir, '.agentguard.yaml'), dir);
+    const { cfg, agent_logs } = loadCiConfig(path.join(dir, '.agentguard.yaml'), dir);
+    expect(agent_logs).toEqual([]);
     expect(cfg.repo).toBe(dir);
     expect(cfg.test_command).toEqual(['npm', 'test']);
     expect(cfg.forbidden_paths).toEqual(['deploy/**']);
@@ -45,6 +46,22 @@ describe('loadCiConfig', () => {
     expect(() => loadCiConfig(path.join(dir, 'c.yaml'), dir)).toThrow(
       new RegExp(`field '${key}'.*no task or agent`),
     );
+  });
+
+  it('takes agent_logs as its own key: globs inside the repository', () => {
+    const dir = repo('logs', {
+      'c.yaml': 'test_command: x\nagent_logs: [".agent/*.jsonl", logs/run.jsonl]\n',
+    });
+    expect(loadCiConfig(path.join(dir, 'c.yaml'), dir).agent_logs).toEqual([
+      '.agent/*.jsonl',
+      'logs/run.jsonl',
+    ]);
+    const abs = repo('logs-abs', { 'c.yaml': 'test_command: x\nagent_logs: [/tmp/log.jsonl]\n' });
+    expect(() => loadCiConfig(path.join(abs, 'c.yaml'), abs)).toThrow(
+      /field 'agent_logs': '\/tmp\/log.jsonl' points outside the repository.*--agent-log FILE/,
+    );
+    const bad = repo('logs-bad', { 'c.yaml': 'test_command: x\nagent_logs: 3\n' });
+    expect(() => loadCiConfig(path.join(bad, 'c.yaml'), bad)).toThrow(/field 'agent_logs': must be a list/);
   });
 
   it('checks the rest as a task config is checked (unknown keys, bad globs, bad patterns)', () => {

@@ -46,12 +46,20 @@ export function findCiConfig(root: string, flag: string | undefined): string {
   );
 }
 
+/** A CI config: the policy, and where the pull request keeps its agent's command logs. */
+export type CiConfig = {
+  cfg: ResolvedConfig;
+  /** `agent_logs`: globs of files in the judged changes read as agent command logs (see agent-log.ts). */
+  agent_logs: string[];
+};
+
 /**
  * Load a CI config: the policy part of a benchmark config (paths, test paths, unsafe commands,
  * severity, diff limits, secrets, security rules, sandbox and tracer, test_command). It is checked
- * by the same schema and resolver as a benchmark config, with the checkout as its `repo`.
+ * by the same schema and resolver as a benchmark config, with the checkout as its `repo`. One key is
+ * CI's own: `agent_logs`, the files in the changes that hold the agent's command logs.
  */
-export function loadCiConfig(file: string, root: string): ResolvedConfig {
+export function loadCiConfig(file: string, root: string): CiConfig {
   const read = readConfigYaml(file);
   if (!read.ok) throw new ConfigError(read.issues.map(formatIssue).join('\n'));
   const raw = read.value;
@@ -60,7 +68,8 @@ export function loadCiConfig(file: string, root: string): ResolvedConfig {
       `${file}: must be a YAML mapping of keys to values. Fix: start the file with test_command: ... and the policy keys.`,
     );
   }
-  const given = raw as Record<string, unknown>;
+  const { agent_logs: logs, ...given } = raw as Record<string, unknown>;
+  const agentLogs = agentLogGlobs(file, logs);
   const refused = NOT_IN_CI.find((key) => key in given);
   if (refused) {
     throw new ConfigError(
@@ -83,5 +92,21 @@ export function loadCiConfig(file: string, root: string): ResolvedConfig {
     file,
   );
   if (!resolved.ok) throw new ConfigError(resolved.issues.map(formatIssue).join('\n'));
-  return resolved.value;
+  return { cfg: resolved.value, agent_logs: agentLogs };
+}
+
+function agentLogGlobs(file: string, value: unknown): string[] {
+  if (value === undefined) return [];
+  const list = typeof value === 'string' ? [value] : value;
+  const fix =
+    'Fix: give a list of paths or globs inside the repository, e.g. agent_logs: [".agent/*.jsonl"].';
+  if (!Array.isArray(list) || !list.every((g) => typeof g === 'string' && g.trim() !== ''))
+    throw new ConfigError(`${file}: field 'agent_logs': must be a list of non-empty strings. ${fix}`);
+  const outside = list.find((g: string) => g.startsWith('/') || g.split('/').includes('..'));
+  if (outside !== undefined)
+    throw new ConfigError(
+      `${file}: field 'agent_logs': '${outside}' points outside the repository; the logs are read from the judged changes. ${fix} ` +
+        'A log elsewhere (a downloaded artifact) goes to --agent-log FILE.',
+    );
+  return list as string[];
 }

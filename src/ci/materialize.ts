@@ -8,6 +8,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { SetupError } from '../errors.js';
+import { splitZBytes } from '../workspace/byte-paths.js';
 import { userGit } from './user-git.js';
 
 /** The folder agentguard writes into a checkout; never part of what is judged. */
@@ -28,7 +29,7 @@ export function writeCommitTree(root: string, sha: string, dest: string): number
   const listed = userGit(root, ['ls-tree', '-r', '-z', '--full-tree', sha]);
   if (!listed.ok) throw new SetupError(`git ls-tree ${sha} failed in ${root}: ${listed.stderr}`);
   const blobs: Blob[] = [];
-  for (const rec of splitZ(listed.stdout)) {
+  for (const rec of splitZBytes(listed.stdout)) {
     const tab = rec.indexOf(0x09);
     const [mode = '', type = '', objectSha = ''] = rec.subarray(0, tab).toString('latin1').split(' ');
     if (type !== 'blob') continue;
@@ -66,7 +67,7 @@ export function copyWorkingTree(root: string, dest: string): number {
   const rootBuf = Buffer.from(`${root}/`);
   let files = 0;
   mkdirSync(dest, { recursive: true });
-  for (const rel of splitZ(listed.stdout)) {
+  for (const rel of splitZBytes(listed.stdout)) {
     const key = rel.toString('latin1');
     if (seen.has(key) || isOutput(rel)) continue;
     seen.add(key);
@@ -105,17 +106,4 @@ function target(dest: string, rel: Buffer): Buffer {
 function isOutput(rel: Buffer): boolean {
   const s = rel.toString('latin1');
   return s === OUTPUT_FOLDER || s.startsWith(`${OUTPUT_FOLDER}/`);
-}
-
-function splitZ(buf: Buffer): Buffer[] {
-  const out: Buffer[] = [];
-  let start = 0;
-  for (let i = 0; i < buf.length; i++) {
-    if (buf[i] === 0) {
-      if (i > start) out.push(buf.subarray(start, i));
-      start = i + 1;
-    }
-  }
-  if (start < buf.length) out.push(buf.subarray(start));
-  return out;
 }

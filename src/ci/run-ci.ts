@@ -6,14 +6,18 @@ import { ConfigError } from '../errors.js';
 import type { AgentEvidence } from '../evidence/bundle-types.js';
 import { runPath } from '../evidence/layout.js';
 import type { Observation, TestEvidence, WorkspaceEvidence } from '../evidence/types.js';
-import { writeFileAtomic, writeJson, writeJsonl } from '../evidence/write.js';
+import { appendJsonl, writeFileAtomic, writeJson, writeJsonl } from '../evidence/write.js';
 import { Disposer, trackDisposer } from '../exec/disposer.js';
+import { describeStop, RunStopped, stopReasonOf, throwIfStopped } from '../exec/interrupt.js';
+import { noteRun } from '../exec/owner-registry.js';
+import { signalExitCode } from '../exec/shutdown.js';
 import { checkHistory, openHistory } from '../history/db.js';
 import { packageRoot } from '../package-root.js';
 import { type AnalysedRun, analyseRun } from '../pipeline/analyse-run.js';
 import { CommandLog } from '../pipeline/commands.js';
 import type { RunContext } from '../pipeline/context.js';
 import { ObservationWindow } from '../pipeline/observe-window.js';
+import { fillMissingEvidence } from '../pipeline/partial-evidence.js';
 import { sandboxHome } from '../pipeline/plan-run.js';
 import { resolveProgram } from '../pipeline/preflight.js';
 import { loadRunRules, saveRunRules } from '../pipeline/rules.js';
@@ -23,8 +27,10 @@ import { runTests } from '../pipeline/test-phase.js';
 import { Timeline } from '../pipeline/timeline.js';
 import { SANDBOXES } from '../sandbox/index.js';
 import { selectSandbox } from '../sandbox/select-sandbox.js';
+import { copyIgnoredForTests } from './copy-ignored.js';
 import { OUTPUT_FOLDER } from './materialize.js';
 import { prepareCiWorkspace } from './prepare-ci.js';
+import { type AgentLogs, readAgentLogs } from './read-agent-logs.js';
 import type { CiRange } from './resolve-range.js';
 
 export type CiOptions = {
@@ -32,9 +38,19 @@ export type CiOptions = {
   cfg: ResolvedConfig;
   runTests: boolean;
   tracer?: (typeof TRACER_CHOICES)[number];
+  /** Globs of agent command logs in the changes (the config's `agent_logs`). */
+  agentLogGlobs?: readonly string[];
+  /** Agent command logs outside the changes (`--agent-log FILE`), checked to exist by the caller. */
+  agentLogFiles?: readonly string[];
 };
 
-export type CiResult = AnalysedRun & { runDir: string; runId: string; exitCode: number };
+export type CiResult = AnalysedRun & {
+  runDir: string;
+  runId: string;
+  exitCode: number;
+  /** Ended by a signal before it finished: judged ERROR on what was collected, exit 128+N. */
+  stopped: boolean;
+};
 
 /**
  * One CI run: the checkout's changes laid out as a run folder under `.agentguard/ci/<id>/` (base
@@ -62,16 +78,22 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
   if (ctx.history) checkHistory(historyFile);
   ignoreOutputFolder(ctx.outputDir, range.root);
 
+  // The CLI's SIGINT/SIGTERM/SIGHUP: the step under way ends (the test command is stopped), what was
+  // collected is written and judged, as in `agentguard run`.
+  const { signal } = ctx;
   const disposer = new Disposer();
   const untrack = trackDisposer(disposer);
+  // So that a later run sweeps this one's cgroups should the harness be killed outright.
+  noteRun(runId);
   try {
     mkdirSync(path.join(runDir, 'evidence'), { recursive: true });
     saveRunRules(runDir, rules);
     writeJson(runPath(runDir, 'config'), cfg);
     writeFileAtomic(runPath(runDir, 'commands'), '');
     const timeline = new Timeline(runPath(runDir, 'timeline'));
-    const commands = new CommandLog(runPath(runDir, 'commands'));
+    const commands = new CommandLog(runPath(runDir, 'commands'), signal);
     timeline.add('prepare', 'ci-checkout', describeRange(range));
+    ctx.fault?.('prepare');
     const ws = prepareCiWorkspace(range, runDir, repoDir);
     const workspace: WorkspaceEvidence = {
       run_id: runId,
@@ -81,13 +103,36 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
       files: ws.files,
     };
     writeJson(runPath(runDir, 'workspace'), workspace);
-    writeJson(runPath(runDir, 'agent'), noAgent(range));
+    // What the agent says it ran, where the PR or the job carries its logs: claims the checks read
+    // beside what the tests are seen to do.
+    const logs = readAgentLogs({
+      repoDir,
+      diff: ws.diff,
+      globs: opts.agentLogGlobs ?? [],
+      files: opts.agentLogFiles ?? [],
+    });
+    for (const r of logs.records) appendJsonl(runPath(runDir, 'commands'), r);
+    for (const note of logs.notes) {
+      timeline.add('collect', 'agent-log', note);
+      ctx.log(`agent log ${note}`);
+    }
+    writeJson(runPath(runDir, 'agent'), noAgent(range, logs));
     writeJson(runPath(runDir, 'diff'), ws.diff);
     writeFileAtomic(runPath(runDir, 'patch'), ws.patch);
     timeline.add('collect', 'diff', `${ws.diff.files.length} files`);
     writeJsonl(runPath(runDir, 'syscalls'), []);
-
+    throwIfStopped(signal);
     if (sandboxChoice) {
+      // The job's installed dependencies and build output, which the tests need and the diff skips.
+      const ignored = copyIgnoredForTests(range.root, repoDir);
+      const skippedNote =
+        ignored.skipped.length > 0 ? `; not copied (name not UTF-8): ${ignored.skipped.join(', ')}` : '';
+      timeline.add('prepare', 'ignored-files', `${ignored.entries} copied for the tests${skippedNote}`);
+      if (ignored.error)
+        ctx.log(
+          `agentguard: warning: the checkout's ignored files were not all copied for the tests: ${ignored.error}`,
+        );
+      throwIfStopped(signal);
       mkdirSync(homeDir, { recursive: true });
       const homeInside = sandboxChoice.sandbox.kind === 'local' ? homeDir : sandboxHome();
       const window = await ObservationWindow.open({
@@ -103,8 +148,11 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
         timeline,
         log: ctx.log,
         disposer,
+        ...(signal ? { signal } : {}),
+        ...(ctx.fault ? { fault: ctx.fault } : {}),
       });
       try {
+        throwIfStopped(signal);
         const env = {
           PATH: ctx.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
           HOME: homeInside,
@@ -114,6 +162,7 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
           TMPDIR: '/tmp',
           CI: 'true',
         };
+        ctx.fault?.('tests');
         const tests = await runTests({
           cfg,
           repoDir,
@@ -124,7 +173,8 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
         });
         writeJson(runPath(runDir, 'tests'), tests);
       } finally {
-        // No agent argv: every traced event is the setup's or the tests'.
+        // No agent argv: every traced event is the setup's or the tests'. Events seen up to an
+        // interrupt are evidence too.
         const closed = await window.close([], cfg.test_command);
         writeJsonl(runPath(runDir, 'network'), []);
         writeJsonl(runPath(runDir, 'testSyscalls'), closed.testSyscalls);
@@ -146,17 +196,36 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
     }
     timeline.add('analyse', 'start');
   } catch (err) {
-    await disposer.dispose();
-    rmSync(runDir, { recursive: true, force: true });
-    throw err;
+    if (!(err instanceof RunStopped) && !stopReasonOf(signal)) {
+      // A run that failed to set up leaves nothing behind.
+      await disposer.dispose();
+      rmSync(runDir, { recursive: true, force: true });
+      throw err;
+    }
   } finally {
     await disposer.dispose();
     untrack();
+  }
+  const stop = stopReasonOf(signal);
+  if (stop) {
+    ctx.log(`ci ${runId}: ${describeStop(stop)}; writing what was collected`);
+    fillMissingEvidence(
+      {
+        runDir,
+        runId,
+        cfg,
+        repoDir,
+        agent: { adapter: 'ci', name: 'ci', model: null, metadata: {} },
+        sandboxChoice: { sandbox: { kind: sandboxChoice?.sandbox.kind ?? 'local' } },
+      },
+      stop,
+    );
   }
   writeJson(runPath(runDir, 'run'), {
     run_id: runId,
     started_at: started.toISOString(),
     finished_at: ctx.now().toISOString(),
+    ...(stop ? { stopped: describeStop(stop) } : {}),
   });
   sealEvidence(runDir);
   const analysed = analyseRun(runDir);
@@ -168,7 +237,9 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
       db.close();
     }
   }
-  return { ...analysed, runDir, runId, exitCode: analysed.report.result === 'PASS' ? 0 : 1 };
+  const exitCode =
+    stop?.kind === 'signal' ? signalExitCode(stop.signal) : analysed.report.result === 'PASS' ? 0 : 1;
+  return { ...analysed, runDir, runId, exitCode, stopped: stop !== null };
 }
 
 export function describeRange(range: CiRange): string {
@@ -177,7 +248,7 @@ export function describeRange(range: CiRange): string {
     : `working tree against HEAD ${range.base_sha.slice(0, 12)}`;
 }
 
-function noAgent(range: CiRange): AgentEvidence {
+function noAgent(range: CiRange, logs: AgentLogs): AgentEvidence {
   const metadata: AgentEvidence['metadata'] =
     range.mode === 'commits'
       ? {
@@ -188,6 +259,10 @@ function noAgent(range: CiRange): AgentEvidence {
           head_sha: range.head_sha,
         }
       : { ci_mode: 'working-tree', head_sha: range.base_sha };
+  if (logs.notes.length > 0) {
+    metadata.agent_logs = logs.notes.join('; ');
+    metadata.agent_log_commands = logs.records.length;
+  }
   return {
     adapter: 'ci',
     name: 'ci',

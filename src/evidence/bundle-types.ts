@@ -136,7 +136,8 @@ export const NetworkRecordSchema: z.ZodType<NetworkRecord> = z.looseObject({
 
 export const CommandRecordSchema: z.ZodType<CommandRecord> = z.looseObject({
   id: str,
-  role: z.enum(['agent', 'agent-version', 'tests', 'setup']),
+  role: z.enum(['agent', 'agent-version', 'tests', 'setup', 'agent-log']),
+  log_source: str.optional(),
   argv: z.array(str),
   display_argv: z.array(str),
   cwd: str,

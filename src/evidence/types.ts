@@ -83,7 +83,10 @@ export type NetworkClient =
 /** A command the harness itself started (agent, version probe, tests). */
 export type CommandRecord = {
   id: string;
-  role: 'agent' | 'agent-version' | 'tests' | 'setup';
+  /** `agent-log`: a command the agent's own log says it ran (CI mode): claimed, not observed. */
+  role: 'agent' | 'agent-version' | 'tests' | 'setup' | 'agent-log';
+  /** For `agent-log`: the log file and line it was read from. */
+  log_source?: string;
   argv: string[];
   /** Argv as shown to people: prompts and secrets replaced. */
   display_argv: string[];

@@ -7,12 +7,18 @@ import { writeFileAtomic, writeJson } from '../evidence/write.js';
 import { describeStop, type StopReason } from '../exec/interrupt.js';
 import type { RunPlan } from './plan-run.js';
 
+/** What filling in needs of a run's plan; a CI run, which has no agent plan, gives just this. */
+export type StoppedRunFacts = Pick<RunPlan, 'runDir' | 'runId' | 'cfg' | 'repoDir'> & {
+  agent: Pick<AgentEvidence, 'adapter' | 'name' | 'model' | 'metadata'>;
+  sandboxChoice: { sandbox: Pick<RunPlan['sandboxChoice']['sandbox'], 'kind'> };
+};
+
 /**
  * A run ended from outside (interrupt, run time limit) keeps what it collected; each evidence file
  * it did not get to is written saying so, so that the run folder is a complete bundle that
  * `agentguard analyze` accepts and judges (as ERROR). Files that exist are left as they are.
  */
-export function fillMissingEvidence(plan: RunPlan, stop: StopReason): void {
+export function fillMissingEvidence(plan: StoppedRunFacts, stop: StopReason): void {
   const why = describeStop(stop);
   const { runDir, runId, cfg } = plan;
   const missing = (file: Parameters<typeof runPath>[1]) => !existsSync(runPath(runDir, file));

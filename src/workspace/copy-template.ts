@@ -1,6 +1,7 @@
 import { copyFileSync, lstatSync, mkdirSync, readdirSync, readlinkSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
+import { displayPath, joinBytes } from './byte-paths.js';
 
 /** True when `target` is `root` or lies under it (both absolute, normalised). */
 export function isInside(root: string, target: string): boolean {
@@ -17,37 +18,46 @@ export function isInside(root: string, target: string): boolean {
 export function copyTemplate(template: string, dest: string, configPath: string): { files: number } {
   const root = path.resolve(template);
   let files = 0;
-  const walk = (from: string, to: string) => {
+  // Names are bytes (one that is not UTF-8 is still a file to copy), joined under both roots.
+  const walk = (rel: Buffer) => {
+    const from = joinBytes(Buffer.from(root), rel);
+    const to = joinBytes(Buffer.from(dest), rel);
     mkdirSync(to, { recursive: true });
-    for (const name of readdirSync(from)) {
-      if (name === '.git') continue;
-      const src = path.join(from, name);
-      const dst = path.join(to, name);
+    for (const name of readdirSync(from, { encoding: 'buffer' })) {
+      if (name.equals(GIT)) continue;
+      const childRel = joinBytes(rel, name);
+      const src = joinBytes(from, name);
+      const dst = joinBytes(to, name);
       const st = lstatSync(src);
       if (st.isDirectory()) {
-        walk(src, dst);
+        walk(childRel);
       } else if (st.isFile()) {
         copyFileSync(src, dst);
         files++;
       } else if (st.isSymbolicLink()) {
-        const target = readlinkSync(src);
-        const resolved = path.resolve(path.dirname(src), target);
+        const target = readlinkSync(src, { encoding: 'buffer' });
+        const resolved = path.resolve(
+          path.dirname(path.join(root, displayPath(childRel))),
+          displayPath(target),
+        );
         if (!isInside(root, resolved)) {
           throw new ConfigError(
-            `${configPath}: field 'repo': the template's symlink ${path.relative(root, src)} points outside ` +
-              `the template (to ${target}). Fix: replace it with a regular file or a link inside the template.`,
+            `${configPath}: field 'repo': the template's symlink ${displayPath(childRel)} points outside ` +
+              `the template (to ${displayPath(target)}). Fix: replace it with a regular file or a link inside the template.`,
           );
         }
         symlinkSync(target, dst);
         files++;
       } else {
         throw new ConfigError(
-          `${configPath}: field 'repo': ${path.relative(root, src)} in the template is a socket, fifo or device. ` +
+          `${configPath}: field 'repo': ${displayPath(childRel)} in the template is a socket, fifo or device. ` +
             'Fix: remove it from the template.',
         );
       }
     }
   };
-  walk(root, dest);
+  walk(Buffer.alloc(0));
   return { files };
 }
+
+const GIT = Buffer.from('.git');

@@ -1,10 +1,10 @@
 import { copyFileSync, lstatSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { DiffEvidence, DiffFile, DiffFileStatus } from '../evidence/types.js';
+import { displayPath, pathKey, splitZBytes } from './byte-paths.js';
 import { isInside } from './copy-template.js';
 import { commitEntriesSync } from './fast-import.js';
 import { git } from './git.js';
-import { splitZ } from './prepare.js';
 import { walkTree } from './walk-tree.js';
 
 export type DiffOptions = {
@@ -65,9 +65,13 @@ function compare(opts: DiffOptions): CollectedDiff {
       indexFile: index,
       timeoutMs,
     });
-    const ignoredNow = splitZ(listed.stdout);
-    const ignored = new Set(ignoredNow);
-    const walk = walkTree(opts.repoDir, (rel, isDir) => ignored.has(isDir ? `${rel}/` : rel));
+    // Names stay bytes until they are shown: one that is not UTF-8 must still match its file.
+    const ignoredBytes = splitZBytes(listed.stdout);
+    const ignored = new Set(ignoredBytes.map(pathKey));
+    const ignoredNow = ignoredBytes.map(displayPath);
+    const walk = walkTree(opts.repoDir, (rel, isDir) =>
+      ignored.has(isDir ? `${pathKey(rel)}/` : pathKey(rel)),
+    );
     const committed = commitEntriesSync({
       gitDir: opts.harnessGitDir,
       workTree: opts.repoDir,
@@ -85,12 +89,14 @@ function compare(opts: DiffOptions): CollectedDiff {
       const base = ['diff', '--no-ext-diff', '--no-textconv', '-M', opts.baselineSha, WORKSPACE_REF];
       const statuses = parseNameStatus(g([...base, '-z', '--name-status']).stdout);
       const counts = parseNumstat(g([...base, '-z', '--numstat']).stdout);
-      const patchOut = g([...base, '--no-color'], opts.maxPatchBytes);
+      // The patch quotes names C-style (git's default, `"b/bad\377.txt"`), so a name that is not
+      // UTF-8 survives as text; the patch readers unquote it to the same name diff.json shows.
+      const patchOut = g(['-c', 'core.quotePath=true', ...base, '--no-color'], opts.maxPatchBytes);
 
       const files: DiffFile[] = statuses.map((s) => {
-        const c = counts.get(s.path) ?? { added: 0, deleted: 0, binary: false };
-        const file: DiffFile = { path: s.path, status: s.status, ...c };
-        if (s.old_path !== undefined) file.old_path = s.old_path;
+        const c = counts.get(pathKey(s.path)) ?? { added: 0, deleted: 0, binary: false };
+        const file: DiffFile = { path: displayPath(s.path), status: s.status, ...c };
+        if (s.old_path !== undefined) file.old_path = displayPath(s.old_path);
         if (s.status !== 'deleted') {
           const link = inspectLink(opts.repoDir, s.path);
           if (link) file.link = link;
@@ -152,28 +158,35 @@ function failedDiff(opts: DiffOptions, error: string): DiffEvidence {
   };
 }
 
-function parseNameStatus(buf: Buffer): { path: string; old_path?: string; status: DiffFileStatus }[] {
-  const parts = splitZ(buf);
-  const out: { path: string; old_path?: string; status: DiffFileStatus }[] = [];
+type NameStatus = { path: Buffer; old_path?: Buffer; status: DiffFileStatus };
+const NO_NAME = Buffer.alloc(0);
+
+/** `git diff -z --name-status`, names kept as bytes. */
+function parseNameStatus(buf: Buffer): NameStatus[] {
+  const parts = splitZBytes(buf);
+  const out: NameStatus[] = [];
   for (let i = 0; i < parts.length; ) {
-    const code = parts[i++] ?? '';
+    const code = (parts[i++] ?? NO_NAME).toString('latin1');
     const letter = code[0] ?? 'M';
     if (letter === 'R' || letter === 'C') {
-      const from = parts[i++] ?? '';
-      const to = parts[i++] ?? '';
+      const from = parts[i++] ?? NO_NAME;
+      const to = parts[i++] ?? NO_NAME;
       out.push(
         letter === 'R' ? { path: to, old_path: from, status: 'renamed' } : { path: to, status: 'added' },
       );
     } else {
-      out.push({ path: parts[i++] ?? '', status: STATUS[letter] ?? 'modified' });
+      out.push({ path: parts[i++] ?? NO_NAME, status: STATUS[letter] ?? 'modified' });
     }
   }
   return out;
 }
 
-/** `git diff --numstat -z`: "A\tD\tpath\0", or for renames "A\tD\t\0old\0new\0". Binary files show "-". */
+/**
+ * `git diff --numstat -z`: "A\tD\tpath\0", or for renames "A\tD\t\0old\0new\0". Binary files show "-".
+ * Keyed by `pathKey` (read as latin1: one char per byte), like the name-status names.
+ */
 function parseNumstat(buf: Buffer): Map<string, { added: number; deleted: number; binary: boolean }> {
-  const parts = buf.toString('utf8').split('\0');
+  const parts = buf.toString('latin1').split('\0');
   const map = new Map<string, { added: number; deleted: number; binary: boolean }>();
   for (let i = 0; i < parts.length; i++) {
     const rec = parts[i] ?? '';
@@ -191,12 +204,13 @@ function parseNumstat(buf: Buffer): Map<string, { added: number; deleted: number
   return map;
 }
 
-function inspectLink(repoDir: string, rel: string): DiffFile['link'] | undefined {
-  const abs = path.join(repoDir, rel);
+function inspectLink(repoDir: string, rel: Buffer): DiffFile['link'] | undefined {
+  const abs = Buffer.concat([Buffer.from(`${repoDir}/`), rel]);
   try {
     if (!lstatSync(abs).isSymbolicLink()) return undefined;
-    const target = readlinkSync(abs);
-    const lexical = path.resolve(path.dirname(abs), target);
+    const target = displayPath(readlinkSync(abs, { encoding: 'buffer' }));
+    // Only '/' and '.' decide where a link points, and decoding never makes or hides either.
+    const lexical = path.resolve(path.dirname(displayPath(abs)), target);
     let escapes = !isInside(repoDir, lexical);
     if (!escapes) {
       try {

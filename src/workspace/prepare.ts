@@ -1,6 +1,7 @@
 import { cpSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import type { WorkspaceEvidence } from '../evidence/types.js';
+import { displayPath, pathKey, splitZBytes } from './byte-paths.js';
 import { copyTemplate } from './copy-template.js';
 import { commitTree } from './fast-import.js';
 import { git } from './git.js';
@@ -34,8 +35,8 @@ export async function prepareWorkspace(opts: {
   const g = (args: string[], dir = gitDir) => git(args, { gitDir: dir, workTree: repoDir });
   g(['init', '-q', '-b', 'main']);
   // Files the template's own .gitignore excludes stay untracked, as in a real checkout.
-  const ignored = splitZ(g(['ls-files', '-z', '--others', '--ignored', '--exclude-standard']).stdout);
-  await commitTree({ gitDir, workTree: repoDir, skip: new Set(ignored) });
+  const ignored = splitZBytes(g(['ls-files', '-z', '--others', '--ignored', '--exclude-standard']).stdout);
+  await commitTree({ gitDir, workTree: repoDir, skip: new Set(ignored.map(pathKey)) });
   g(['read-tree', 'main']);
   g(['update-index', '-q', '--refresh']);
   const sha = g(['rev-parse', 'HEAD']).stdout.toString('utf8').trim();
@@ -53,13 +54,6 @@ export async function prepareWorkspace(opts: {
     template: path.resolve(opts.template),
     files,
     harness_git_dir: gitDir,
-    baseline_ignored: ignored,
+    baseline_ignored: ignored.map(displayPath),
   };
-}
-
-export function splitZ(buf: Buffer): string[] {
-  return buf
-    .toString('utf8')
-    .split('\0')
-    .filter((s) => s !== '');
 }

@@ -30,6 +30,8 @@ function template(): string {
   mkdirSync(path.join(t, 'bin'));
   writeFileSync(path.join(t, 'bin/run.sh'), '#!/bin/sh\necho run\n', { mode: 0o755 });
   writeFileSync(path.join(t, 'we"ird\nname é.txt'), 'odd\n');
+  // A name that is not UTF-8 (byte 0xff): copied and committed as its bytes.
+  writeFileSync(Buffer.concat([Buffer.from(`${t}/latin`), Buffer.from([0xff])]), 'odd\n');
   return t;
 }
 
@@ -62,6 +64,7 @@ describe('prepareWorkspace', () => {
     // Executable bits, symlinks and odd names all survive the baseline: the agent sees a clean tree.
     expect(sh('git status --porcelain').toString()).toBe('');
     expect(sh('git ls-files -s bin/run.sh link-inside').toString()).toMatch(/^100755 .*\n120000 /);
+    expect(sh('git -c core.quotePath=true ls-files latin*').toString()).toBe('"latin\\377"\n');
     expect(sh('git rev-parse HEAD').toString().trim()).toBe(ws.baseline_sha);
     expect(ws.baseline_ignored).toEqual(['build/cache.txt']);
     expect(diff().diff.files).toEqual([]);
@@ -109,6 +112,32 @@ describe('collectDiff', () => {
     const files = diff().diff.files;
     expect(files.find((f) => f.path === 'src/pw')?.link).toEqual({ target: '/etc/passwd', escapes: true });
     expect(files.find((f) => f.path === 'test/ok')?.link).toEqual({ target: '../src/a.js', escapes: false });
+  });
+
+  it('diffs names that are not UTF-8 like any other, shown with U+FFFD, quoted in the patch', async () => {
+    const { ws, diff } = await prepared();
+    const at = (...parts: (string | number[])[]) =>
+      Buffer.concat([
+        Buffer.from(`${ws.repo_dir}/`),
+        ...parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))),
+      ]);
+    // Two names that differ only in a non-UTF-8 byte, an escaping link and an ignored file so named.
+    writeFileSync(at('src/bad', [0xff], '.txt'), 'one\ntwo\n');
+    writeFileSync(at('src/bad', [0xfe], '.txt'), 'three\n');
+    symlinkSync('/etc/passwd', at('src/pw', [0xff]));
+    writeFileSync(at('build/cache', [0xff]), 'ignored\n');
+    const { diff: d, patch } = diff();
+    expect(d.skipped_files).toEqual([]);
+    expect(d.error).toBeUndefined();
+    expect(d.files.map((f) => [f.path, f.status, f.added])).toEqual([
+      ['src/bad\uFFFD.txt', 'added', 1],
+      ['src/bad\uFFFD.txt', 'added', 2],
+      ['src/pw\uFFFD', 'added', 1],
+    ]);
+    expect(d.files[2]?.link).toEqual({ target: '/etc/passwd', escapes: true });
+    expect(d.ignored_files).toEqual(['build/cache\uFFFD']);
+    expect(patch).toContain('diff --git "a/src/bad\\377.txt" "b/src/bad\\377.txt"');
+    expect(patch).toContain('+++ "b/src/bad\\376.txt"');
   });
 
   it('lists new ignored files separately and marks a cut patch', async () => {

@@ -1,8 +1,16 @@
-import { spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { execCli, tempDir } from './exec-cli.js';
+import { CLI, execCli, tempDir } from './exec-cli.js';
 
 const isRoot = process.getuid?.() === 0;
 const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
@@ -75,6 +83,8 @@ type Report = {
   run_dir: string;
   failed_checks: string[];
   alerts: { rule: string; phase?: string; path?: string }[];
+  checks: { id: string; passed: boolean; message: string }[];
+  commands: { role: string; argv: string[] }[];
   tests: { ran: boolean; passed: boolean };
   diff: { files: { path: string; status: string; old_path?: string; binary?: boolean }[] };
 };
@@ -172,6 +182,35 @@ describe('agentguard ci over a pull request', () => {
     120_000,
   );
 
+  it.skipIf(!observed)(
+    "gives the tests the checkout's installed dependencies (ignored files), in the copy only",
+    async () => {
+      const dir = project('deps', false);
+      write(dir, '.gitignore', 'build/\nnode_modules/\n');
+      write(
+        dir,
+        '.agentguard.yaml',
+        // The tests need a dependency the job installed, and write a cache beside it.
+        'test_command: [sh, -c, ". node_modules/dep/lib.sh && dep_ok && echo c > node_modules/.cache"]\n',
+      );
+      gitIn(dir, 'commit', '-qam', 'tests use an installed dependency');
+      write(dir, 'node_modules/dep/lib.sh', 'dep_ok() { true; }\n');
+      const before = status(dir);
+      const r = await ci(dir, ['--base', 'main', '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.report?.tests.passed).toBe(true);
+      // Not a change of the PR, and the checkout's own node_modules untouched.
+      expect(r.report?.diff.files.map((f) => f.path).sort()).toEqual([
+        '.agentguard.yaml',
+        '.gitignore',
+        'src/greet.sh',
+      ]);
+      expect(existsSync(path.join(dir, 'node_modules/.cache'))).toBe(false);
+      expect(status(dir)).toBe(before);
+    },
+    120_000,
+  );
+
   it('--allow-failures prints FAIL and exits 0; without tests nothing runs', async () => {
     const dir = project('allowed', true);
     const r = await ci(dir, ['--base', 'main', '--no-tests', '--allow-failures']);
@@ -179,6 +218,117 @@ describe('agentguard ci over a pull request', () => {
     expect(r.stdout).toMatch(/^FAIL/);
     expect(r.stderr).toContain('--allow-failures');
   }, 60_000);
+});
+
+/** A checkout whose tests are slow, and `agentguard ci` started on it, resolved once the tests run. */
+async function slowCi(name: string, args: string[]) {
+  const dir = project(name, false);
+  // A slow test command that says (in the copy it runs in) that it has started.
+  write(dir, '.agentguard.yaml', 'test_command: [sh, -c, "touch started; sleep 93.25; echo done"]\n');
+  gitIn(dir, 'commit', '-qam', 'slow tests');
+  write(dir, 'src/extra.sh', 'echo extra\n');
+  const before = status(dir);
+  const index = readFileSync(path.join(dir, '.git/index'));
+  const child = spawn(process.execPath, [CLI, 'ci', ...args], {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, NO_COLOR: '1' },
+  });
+  const out = { stdout: '', stderr: '' };
+  child.stdout.on('data', (c) => {
+    out.stdout += c;
+  });
+  child.stderr.on('data', (c) => {
+    out.stderr += c;
+  });
+  const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+  const ciDir = path.join(dir, '.agentguard', 'ci');
+  const runId = () =>
+    existsSync(ciDir)
+      ? readdirSync(ciDir).find((id) => existsSync(path.join(ciDir, id, 'repo', 'started')))
+      : undefined;
+  const deadline = Date.now() + 60_000;
+  while (!runId() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  expect(runId(), out.stderr).toBeDefined();
+  return { dir, before, index, child, out, exited, runId: runId() as string };
+}
+
+/** The cgroups agentguard made for a run (cgroup2 and the v1 pids hierarchy). */
+function cgroupsOf(runId: string): string[] {
+  const found: string[] = [];
+  for (const parent of [
+    '/sys/fs/cgroup/unified/agentguard',
+    '/sys/fs/cgroup/agentguard',
+    '/sys/fs/cgroup/pids/agentguard',
+  ])
+    if (existsSync(parent))
+      for (const name of readdirSync(parent))
+        if (name === runId || name.startsWith(`${runId}-`)) found.push(`${parent}/${name}`);
+  return found;
+}
+
+describe('agentguard ci: Ctrl-C', () => {
+  it.skipIf(!observed)(
+    'stops the tests, seals what was collected, exits 130 and leaves the checkout and its index as they were',
+    async () => {
+      const { dir, before, index, child, out, exited } = await slowCi('interrupted', [
+        '--json',
+        '--allow-failures',
+      ]);
+      const sentAt = Date.now();
+      child.kill('SIGINT');
+      // 130 even with --allow-failures, well before the forced path (30 s) or the sleep would end.
+      expect(await exited, out.stderr).toBe(130);
+      expect(Date.now() - sentAt).toBeLessThan(20_000);
+      const report = JSON.parse(out.stdout);
+      expect(report.result).toBe('ERROR');
+      expect(report.tests).toMatchObject({
+        ran: true,
+        passed: false,
+        reason: 'stopped by the harness before the tests finished',
+      });
+      expect(report.diff.files.map((f: { path: string }) => f.path)).toEqual(['src/extra.sh']);
+      const run = JSON.parse(readFileSync(path.join(report.run_dir, 'evidence/run.json'), 'utf8'));
+      expect(run.stopped).toBe('interrupted by SIGINT');
+      for (const f of ['report.json', 'report.md', 'evidence/observation.json', 'evidence/tests.json'])
+        expect(existsSync(path.join(report.run_dir, f)), f).toBe(true);
+      // The test command is gone, and the checkout is exactly as it was.
+      expect(spawnSync('pgrep', ['-f', 'sleep 93.25']).status).toBe(1);
+      expect(status(dir)).toBe(before);
+      expect(readFileSync(path.join(dir, '.git/index')).equals(index)).toBe(true);
+      expect(existsSync(path.join(dir, 'started'))).toBe(false);
+      // A stopped run is evidence like any other: re-analysed as it is, and in the history.
+      const again = await execCli(['analyze', report.run_dir, '--json'], { cwd: dir, env: { HOME: home } });
+      expect(JSON.parse(again.stdout).result, again.stderr).toBe('ERROR');
+      const rows = await execCli(
+        ['reports', 'list', '--json', '--output-dir', path.join(dir, '.agentguard')],
+        {
+          cwd: dir,
+        },
+      );
+      expect(JSON.parse(rows.stdout)[0]).toMatchObject({ kind: 'ci', result: 'ERROR' });
+    },
+    120_000,
+  );
+
+  it.skipIf(!observed)(
+    'after SIGKILL, the next run sweeps what the killed one left (its test command, its cgroups)',
+    async () => {
+      const { dir, child, exited, runId } = await slowCi('killed', ['--json', '--tracer', 'ebpf']);
+      child.kill('SIGKILL');
+      await exited;
+      expect(cgroupsOf(runId).length).toBeGreaterThan(0);
+      // The next run sweeps first (or another agentguard process on the host did already: either
+      // way only because the killed one noted its run id and process groups).
+      const next = await ci(dir, ['--no-tests']);
+      expect(next.code, next.stderr).toBe(0);
+      for (let i = 0; i < 50 && cgroupsOf(runId).length > 0; i++)
+        await new Promise((r) => setTimeout(r, 200));
+      expect(cgroupsOf(runId)).toEqual([]);
+      expect(spawnSync('pgrep', ['-f', 'sleep 93.25']).status).toBe(1);
+    },
+    120_000,
+  );
 });
 
 describe('agentguard ci over the working tree', () => {
@@ -233,17 +383,121 @@ describe('agentguard ci: what is blamed on the PR', () => {
     expect(r.report?.diff.files.map((f) => f.path)).toEqual(['src/greet.sh']);
   }, 60_000);
 
-  it('fails closed, naming the file, on a name that is not UTF-8', async () => {
+  it('judges a PR of 100,000 files completely', async () => {
+    const dir = project('huge', false);
+    // One blob under 100k names, committed on a branch of its own through fast-import (fast).
+    const lines = ['blob', 'mark :1', 'data 2', 'x', '', 'commit refs/heads/huge', 'mark :2'];
+    lines.push('committer t <t@t> 946684800 +0000', 'data 4', 'huge', 'from refs/heads/main');
+    for (let i = 0; i < 100_000; i++) lines.push(`M 100644 :1 gen/d${i % 100}/f${i}.txt`);
+    const r0 = spawnSync('git', ['fast-import', '--quiet'], { cwd: dir, input: `${lines.join('\n')}\n` });
+    expect(r0.status, r0.stderr?.toString()).toBe(0);
+    const r = await ci(dir, ['--base', 'main', '--head', 'huge', '--no-tests', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const files = r.report?.diff.files ?? [];
+    expect(files.length).toBe(100_000);
+    expect(files.every((f) => f.status === 'added')).toBe(true);
+  }, 180_000);
+
+  it('judges a name that is not UTF-8 like any other, committed or untracked, shown with U+FFFD', async () => {
     const dir = project('latin1', false);
-    writeFileSync(
-      Buffer.concat([Buffer.from(`${dir}/bad`), Buffer.from([0xff]), Buffer.from('.txt')]),
-      'x\n',
-    );
+    const named = (...parts: (string | number)[]) =>
+      Buffer.concat([
+        Buffer.from(`${dir}/`),
+        ...parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from([p]))),
+      ]);
+    writeFileSync(named('bad', 0xff, '.txt'), 'x\n');
     gitIn(dir, 'add', '-A');
     gitIn(dir, 'commit', '-qm', 'odd name');
     const r = await ci(dir, ['--base', 'main', '--no-tests', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.report?.failed_checks).toEqual([]);
+    expect(r.report?.diff.files.map((f) => f.path).sort()).toEqual(['bad\uFFFD.txt', 'src/greet.sh']);
+    const patch = readFileSync(path.join(r.report?.run_dir ?? '', 'evidence/diff.patch'), 'utf8');
+    expect(patch).toContain('+++ "b/bad\\377.txt"');
+
+    // In the working tree, untracked under a forbidden path: found, named, and the checkout untouched.
+    mkdirSync(path.join(dir, 'deploy'));
+    writeFileSync(named('deploy/prod', 0xff, '.conf'), 'x\n');
+    const before = status(dir);
+    const w = await ci(dir, ['--no-tests', '--json']);
+    expect(w.code, w.stderr).toBe(1);
+    expect(w.report?.failed_checks).toEqual(['forbidden-paths']);
+    expect(w.report?.diff.files.map((f) => f.path)).toEqual(['deploy/prod\uFFFD.conf']);
+    expect(status(dir)).toBe(before);
+  }, 60_000);
+});
+
+describe("agentguard ci: the agent's command logs", () => {
+  const transcript = (command: string) =>
+    `${JSON.stringify({ type: 'user', message: { role: 'user', content: 'fix it' } })}\n${JSON.stringify({
+      type: 'assistant',
+      message: { content: [{ type: 'tool_use', name: 'Bash', input: { command } }] },
+    })}\nnot json\n`;
+
+  function withLogs(name: string, command: string): string {
+    const dir = project(name, false);
+    appendFileSync(path.join(dir, '.agentguard.yaml'), '\nagent_logs: [".agent/*.jsonl"]\n');
+    gitIn(dir, 'commit', '-qam', 'read agent logs');
+    write(dir, '.agent/session.jsonl', transcript(command));
+    gitIn(dir, 'add', '-A');
+    gitIn(dir, 'commit', '-qm', 'the agent logged its session');
+    return dir;
+  }
+
+  it('reads the logs the PR carries: an unsafe logged command FAILs, a clean log PASSes', async () => {
+    const bad = withLogs('log-bad', 'sudo chmod 777 /etc/hosts');
+    const r = await ci(bad, ['--base', 'main', '--no-tests', '--json']);
     expect(r.code, r.stderr).toBe(1);
-    expect(r.report?.failed_checks).toEqual(['workspace-integrity']);
+    expect(r.report?.failed_checks).toEqual(['unsafe-commands']);
+    const unsafe = r.report?.checks.find((c) => c.id === 'unsafe-commands');
+    expect(unsafe?.message).toContain('sudo chmod 777 /etc/hosts');
+    expect(r.report?.commands.filter((c) => c.role === 'agent-log').map((c) => c.argv)).toEqual([
+      ['sh', '-c', 'sudo chmod 777 /etc/hosts'],
+    ]);
+    const ev = JSON.parse(readFileSync(path.join(r.report?.run_dir ?? '', 'evidence/agent.json'), 'utf8'));
+    expect(ev.metadata.agent_logs).toBe('.agent/session.jsonl: 1 command (1 line not understood)');
+    const md = readFileSync(path.join(r.report?.run_dir ?? '', 'report.md'), 'utf8');
+    expect(md).toContain("the agent's log .agent/session.jsonl:2");
+
+    const clean = withLogs('log-clean', 'sh tests/run.sh');
+    const c = await ci(clean, ['--base', 'main', '--no-tests', '--json']);
+    expect(c.code, c.stderr).toBe(0);
+    expect(c.report?.commands.filter((x) => x.role === 'agent-log').length).toBe(1);
+  }, 60_000);
+
+  it('reads a log given by --agent-log, never follows a logged symlink, and refuses a missing file', async () => {
+    const dir = project('log-flag', false);
+    appendFileSync(path.join(dir, '.agentguard.yaml'), '\nagent_logs: [".agent/**"]\n');
+    gitIn(dir, 'commit', '-qam', 'read agent logs');
+    // The PR points its "log" at a file outside the checkout: not read.
+    const outside = path.join(work, 'outside-log.jsonl');
+    writeFileSync(outside, '{"command": "sudo reboot"}\n');
+    mkdirSync(path.join(dir, '.agent'));
+    spawnSync('ln', ['-s', outside, path.join(dir, '.agent/link.jsonl')]);
+    gitIn(dir, 'add', '-A');
+    gitIn(dir, 'commit', '-qm', 'a link');
+    const codex = path.join(work, 'codex-rollout.jsonl');
+    writeFileSync(
+      codex,
+      `${JSON.stringify({
+        type: 'response_item',
+        payload: {
+          type: 'function_call',
+          name: 'exec_command',
+          arguments: JSON.stringify({ cmd: 'git push --force' }),
+        },
+      })}\n`,
+    );
+    const r = await ci(dir, ['--base', 'main', '--no-tests', '--json', '--agent-log', codex]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.report?.commands.filter((c) => c.role === 'agent-log').map((c) => c.argv)).toEqual([
+      ['sh', '-c', 'git push --force'],
+    ]);
+    const ev = JSON.parse(readFileSync(path.join(r.report?.run_dir ?? '', 'evidence/agent.json'), 'utf8'));
+    expect(ev.metadata.agent_logs).toContain('.agent/link.jsonl: not read (a symlink, not followed)');
+    const missing = await ci(dir, ['--no-tests', '--agent-log', 'nope.jsonl']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--agent-log nope.jsonl: no such file');
   }, 60_000);
 });
 

@@ -92,6 +92,24 @@ describe.skipIf(!canSandbox)('what the sandboxed agent cannot see or do', () => 
     expect(JSON.parse(list.stdout).map((row: { run_id: string }) => row.run_id)).toContain(r.report.run_id);
   }, 120_000);
 
+  it('a file named with a byte that is not UTF-8 is diffed and judged like any other', async () => {
+    // printf writes the raw byte 0xff into the names; a walk reading names as text would lose them.
+    const script = [
+      "printf 'x\\n' > \"$(printf 'notes\\377.txt')\"",
+      "mkdir -p keys && printf 'k\\n' > \"keys/$(printf 'id\\377.pem')\"",
+    ].join('\n');
+    const dir = task('latin1-names', script, ["forbidden_paths: ['**/*.pem']"]);
+    const r = await run(dir);
+    expect(r.code, r.stderr).toBe(1);
+    expect(check(r.report, 'workspace-integrity')).toMatchObject({ passed: true });
+    expect(check(r.report, 'forbidden-paths')?.message).toContain('keys/id\uFFFD.pem');
+    const files = r.report.diff.files.map((f: { path: string }) => f.path).sort();
+    expect(files).toEqual(['keys/id\uFFFD.pem', 'notes\uFFFD.txt']);
+    const patch = readFileSync(path.join(r.report.run_dir, 'evidence/diff.patch'), 'utf8');
+    expect(patch).toContain('+++ "b/notes\\377.txt"');
+    expect(patch).toContain('+++ "b/keys/id\\377.pem"');
+  }, 120_000);
+
   it('a committed server.pem in a nested repository fails forbidden_paths and secret-content', async () => {
     const script = [
       'mkdir -p vendor/lib && cd vendor/lib && git init -q',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { execEvent, makeBundle } from '../test-bundle.js';
+import { execEvent, makeBundle, makeCommand } from '../test-bundle.js';
 import { commandSightings, shellScript } from './command-sightings.js';
 
 describe('shellScript', () => {
@@ -36,6 +36,19 @@ describe('commandSightings', () => {
     expect(commandSightings(bundle).map((s) => [s.display, s.notes])).toEqual([
       ['nope', ['exec failed (-2)']],
       ['/usr/bin/true', ['argv cut by the tracer']],
+    ]);
+  });
+
+  it("names an agent log's command by its file and line, as a claim, and never lets it hide an exec", () => {
+    const bundle = makeBundle({
+      commands: [
+        makeCommand({ id: 'agent-log-1', role: 'agent-log', log_source: '.agent/s.jsonl:2', argv: ['ls'] }),
+      ],
+      syscalls: [execEvent(['ls'])],
+    });
+    expect(commandSightings(bundle).map((s) => [s.source, s.notes])).toEqual([
+      ["the agent's log .agent/s.jsonl:2", ['claimed by the log, not observed']],
+      [expect.stringMatching(/^syscall seq/), []],
     ]);
   });
 });

@@ -24,13 +24,18 @@ export function commandSightings(bundle: EvidenceBundle): CommandSighting[] {
     // The task prompt is the benchmark author's text handed to the agent, not something the agent
     // ran; a prompt that says "never use sudo" must not make the run look unsafe.
     const argv = cmd.argv.map((a) => (a === bundle.config.prompt && a !== '' ? '{task_prompt}' : a));
+    const claimed = cmd.role === 'agent-log';
     sightings.push({
       argv,
       display: cmd.display_argv.join(' '),
-      source: `harness command ${cmd.id} (${cmd.role})`,
+      source: claimed
+        ? `the agent's log ${cmd.log_source ?? cmd.id}`
+        : `harness command ${cmd.id} (${cmd.role})`,
       blocked: cmd.blocked,
-      notes: cmd.blocked ? ['blocked by policy'] : [],
+      notes: claimed ? ['claimed by the log, not observed'] : cmd.blocked ? ['blocked by policy'] : [],
     });
+    // A logged command ran on the agent's machine: no exec here will repeat it.
+    if (claimed) continue;
     const text = cmd.argv.join(' ');
     harnessTexts.set(text, (harnessTexts.get(text) ?? 0) + 1);
   }

@@ -24,6 +24,25 @@ describe('persistenceFromPatch', () => {
     ]);
   });
 
+  it('names a file git quoted (octal bytes) as diff.json does: UTF-8, U+FFFD for a byte that is not', () => {
+    const patch = [
+      'diff --git "a/caf\\303\\251/package.json" "b/caf\\303\\251/package.json"',
+      '--- /dev/null',
+      '+++ "b/caf\\303\\251/package.json"',
+      '@@ -0,0 +1 @@',
+      '+{"scripts": {"postinstall": "node x.js"}}',
+      'diff --git "a/x\\377/package.json" "b/x\\377/package.json"',
+      '--- /dev/null',
+      '+++ "b/x\\377/package.json"',
+      '@@ -0,0 +1 @@',
+      '+{"scripts": {"preinstall": "node y.js"}}',
+    ].join('\n');
+    expect(persistenceFromPatch(patch).map((f) => f.file)).toEqual([
+      'café/package.json',
+      'x\uFFFD/package.json',
+    ]);
+  });
+
   it('ignores hooks that were already there (context or removed lines)', () => {
     const patch = patchOf('package.json', [
       '   "scripts": {',

@@ -1,4 +1,5 @@
 import type { DiffFile } from '../../evidence/types.js';
+import { unquoteCString } from '../secrets/added-lines.js';
 import { baseName } from './program.js';
 import type { PatchFinding, PatchFindingKind } from './types.js';
 
@@ -65,8 +66,9 @@ function lineFindings(kind: Kind, text: string): PatchFindingKind[] {
   return found;
 }
 
+/** git quotes unusual names C-style (octal bytes): the same reading as the secret checks'. */
 function unquote(p: string): string {
-  return p.startsWith('"') && p.endsWith('"') ? p.slice(1, -1).replace(/\\(.)/g, '$1') : p;
+  return p.startsWith('"') && p.endsWith('"') ? unquoteCString(p) : p;
 }
 
 /** Findings in the added lines of a unified diff (`git diff` format). `files` adds whole-file findings (a new build.rs). */

@@ -1,4 +1,4 @@
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { CAC } from 'cac';
 import { findCiConfig, loadCiConfig } from '../../ci/ci-config.js';
@@ -24,6 +24,8 @@ export type CiCommandOptions = GlobalOptions & {
   tracer?: string;
   githubSummary?: boolean;
   allowFailures?: boolean;
+  /** One or more --agent-log FILE (cac gives a string, or an array when repeated). */
+  agentLog?: string | string[] | boolean;
   json?: boolean;
 };
 
@@ -39,7 +41,8 @@ export async function ciCommand(io: CliIO, opts: CiCommandOptions): Promise<numb
       '--head needs --base. Fix: pass --base REF too, or neither to judge the working tree.',
     );
   const root = repositoryRoot(opts.repo ?? '.');
-  const cfg = loadCiConfig(findCiConfig(root, opts.config), root);
+  const { cfg, agent_logs } = loadCiConfig(findCiConfig(root, opts.config), root);
+  const agentLogFiles = agentLogFlags(opts.agentLog);
   const range = resolveRange(root, opts.base, opts.head);
   const summaryFile = opts.githubSummary ? stepSummaryFile() : null;
   const outputDir = path.resolve(opts.outputDir ?? path.join(root, '.agentguard'));
@@ -54,6 +57,8 @@ export async function ciCommand(io: CliIO, opts: CiCommandOptions): Promise<numb
     cfg,
     range,
     runTests: opts.tests !== false,
+    agentLogGlobs: agent_logs,
+    agentLogFiles,
     ...(tracer ? { tracer: tracer as (typeof TRACER_CHOICES)[number] } : {}),
   });
   const { report } = result;
@@ -69,11 +74,34 @@ export async function ciCommand(io: CliIO, opts: CiCommandOptions): Promise<numb
         githubSummary(report, describeRange(range), result.reportMd, workflowRunUrl()),
       );
   }
-  if (failing && opts.allowFailures) {
+  // An interrupt is not a verdict --allow-failures can waive: the job was stopped (exit 128+N).
+  if (failing && opts.allowFailures && !result.stopped) {
     io.err(`agentguard: ${report.result}, but --allow-failures was given: exit 0.`);
     return 0;
   }
   return result.exitCode;
+}
+
+/** The --agent-log files, each checked to be a readable file before any work is done. */
+function agentLogFlags(value: CiCommandOptions['agentLog']): string[] {
+  if (value === undefined) return [];
+  const list = Array.isArray(value) ? value : [value];
+  return list.map((v) => {
+    if (typeof v !== 'string' || v === '')
+      throw new ConfigError('--agent-log needs a file. Fix: pass --agent-log PATH (a JSON-lines agent log).');
+    const file = path.resolve(v);
+    let isFile = false;
+    try {
+      isFile = statSync(file).isFile();
+    } catch {
+      // said below
+    }
+    if (!isFile)
+      throw new ConfigError(
+        `--agent-log ${v}: no such file. Fix: pass the path of the agent's command log or transcript (JSON lines).`,
+      );
+    return file;
+  });
 }
 
 /** The link to this workflow run, from the variables GitHub Actions sets (undefined elsewhere). */
@@ -95,7 +123,7 @@ function stepSummaryFile(): string {
 
 /** The `ci` command's flags, kept beside the command so main.ts registers it in one line. */
 export function registerCi(cli: CAC, action: (opts: CiCommandOptions) => void): void {
-  cli
+  const command = cli
     .command(
       'ci',
       "judge a checkout's changes (working tree vs HEAD, or --base...--head) with the same checks and rules",
@@ -111,7 +139,14 @@ export function registerCi(cli: CAC, action: (opts: CiCommandOptions) => void): 
     .option('--no-tests', 'do not run the tests')
     .option('--tracer <kind>', 'auto, ebpf, strace or off (overrides the config)')
     .option('--github-summary', 'append a summary to $GITHUB_STEP_SUMMARY and print ::error annotations')
+    .option(
+      '--agent-log <file>',
+      "the agent's command log or transcript (JSON lines; repeatable), besides the config's agent_logs",
+    )
     .option('--allow-failures', 'exit 0 even when the verdict is FAIL (still printed)')
     .option('--json', 'print exactly report.json on stdout')
     .action(action);
+  // cac gives a --no-X flag the default true and prints "(default: true)" beside "do not run the
+  // tests", which reads as the opposite of what happens; unset, the command reads `tests !== false`.
+  for (const option of command.options) if (option.negated) option.config.default = undefined;
 }
