@@ -28,5 +28,23 @@ if [ -n "$missing" ]; then
   apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
 
+# What the compiled eBPF collector builds with; optional: without it runs use bpftrace.
+collector_packages="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev make pkg-config"
+collector_missing=""
+for p in $collector_packages; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || collector_missing="$collector_missing $p"
+done
+if [ -n "$collector_missing" ] && [ "$(id -u)" -eq 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  [ -n "$missing" ] || apt-get update -qq >/dev/null 2>&1 || true
+  apt-get install -y -qq --no-install-recommends $collector_missing >/dev/null 2>&1 \
+    || echo "agentguard: could not install$collector_missing (for the compiled collector); runs will use bpftrace" >&2
+fi
+
 npm ci --no-audit --no-fund
 npm run build
+# The compiled eBPF collector (collector/): optional, runs fall back to bpftrace without it.
+if ! make_log=$(make -C collector 2>&1); then
+  reason=$(printf '%s\n' "$make_log" | grep -m1 -iE 'error|no such|not found|failed' || printf '%s\n' "$make_log" | tail -n 1)
+  echo "agentguard: the compiled collector did not build ($reason); runs will use bpftrace" >&2
+fi

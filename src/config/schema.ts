@@ -19,6 +19,7 @@ export const CHECK_IDS = [
   'grading-files',
   'skill-coverage',
   'workspace-integrity',
+  'observation-complete',
 ] as const;
 export const CheckIdSchema = z.enum(CHECK_IDS);
 export type CheckId = z.infer<typeof CheckIdSchema>;

@@ -242,6 +242,8 @@ export const ObservationSchema: z.ZodType<Observation> = z.looseObject({
     version: str.optional(),
     reason: str.optional(),
     lost_events: num,
+    incomplete: str.optional(),
+    warnings: z.array(str).optional(),
   }),
   network: z.looseObject({ mode: str, proxy: str.optional() }),
   kernel: str,

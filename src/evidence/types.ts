@@ -180,7 +180,17 @@ export type Observation = {
     detail?: string;
     facts?: Record<string, string>;
   };
-  tracer: { requested: string; kind: TracerKind; version?: string; reason?: string; lost_events: number };
+  tracer: {
+    requested: string;
+    kind: TracerKind;
+    version?: string;
+    reason?: string;
+    lost_events: number;
+    /** The event stream has a gap (the tracer died or fell behind mid-run): why. */
+    incomplete?: string;
+    /** The tracer's non-fatal problems (probes this kernel lacks, processes killed at stop, ...). */
+    warnings?: string[];
+  };
   network: { mode: string; proxy?: string };
   kernel: string;
   fallbacks: { component: string; wanted: string; used: string; reason: string }[];

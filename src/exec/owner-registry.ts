@@ -15,8 +15,16 @@ export type OwnerNote = { run: string } | { group: number; start: string };
 
 let file: string | null = null;
 
+/**
+ * Names another folder for the notes: installations (or tests) that must not sweep up after each
+ * other keep theirs apart.
+ */
+export const OWNERS_DIR_ENV = 'AGENTGUARD_OWNERS_DIR';
+
 /** Where owners write their notes: /run/agentguard when root, else a per-user folder in /tmp. */
-export function ownersDir(): string {
+export function ownersDir(env: NodeJS.ProcessEnv = process.env): string {
+  const chosen = env[OWNERS_DIR_ENV];
+  if (chosen && path.isAbsolute(chosen)) return chosen;
   return process.getuid?.() === 0
     ? '/run/agentguard/owners'
     : path.join(os.tmpdir(), `agentguard-owners-${process.getuid?.() ?? 'user'}`);

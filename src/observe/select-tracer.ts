@@ -79,7 +79,14 @@ export async function startTracer(
     const { tracer, kind } = current;
     if (!tracer) return { ...current, fallbacks, session: null };
     try {
-      return { ...current, fallbacks, session: await start(tracer) };
+      const session = await start(tracer);
+      if (session.fallback) {
+        log(
+          `warning: tracer ${session.fallback.used} instead of ${session.fallback.wanted}: ${session.fallback.reason}`,
+        );
+        fallbacks.push(session.fallback);
+      }
+      return { ...current, fallbacks, session };
     } catch (err) {
       if (err instanceof RunStopped) throw err;
       const why = `${kind} did not start: ${err instanceof Error ? err.message : String(err)}`;

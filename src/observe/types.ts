@@ -17,11 +17,21 @@ export type TracerOutput = {
   version: string;
   /** Non-fatal problems worth showing in observation.json (e.g. bpftrace warnings). */
   warnings: string[];
+  /**
+   * Set when the event stream has a gap (the tracer died or fell behind): why. The run's evidence
+   * then says `incomplete`, never a silent success.
+   */
+  incomplete?: string;
 };
+
+/** A step down within one tracer kind (the compiled collector → bpftrace), and why. */
+export type TracerFallback = { component: 'tracer'; wanted: string; used: string; reason: string };
 
 /** A tracer with a lifetime: start before the agent, wrap its command, stop after it exits. */
 export interface TracerSession {
   readonly kind: TracerKind;
+  /** Set when this session is not the engine the tracer prefers (recorded and printed as a fallback). */
+  readonly fallback?: TracerFallback;
   /** Wall-clock milliseconds at which event `ts` 0 falls (null until known), to time live detection. */
   readonly zeroWallMs: number | null;
   /**

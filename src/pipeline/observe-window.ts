@@ -56,6 +56,9 @@ export type WindowRequest = {
   fault?: (step: SetupStep) => void;
 };
 
+/** observation.json keeps the first of the tracer's warnings (a hostile workload can cause many). */
+const MAX_TRACER_WARNINGS = 20;
+
 /** Calls `fn` once; later calls get the first call's promise. */
 function once<T>(fn: () => Promise<T>): () => Promise<T> {
   let result: Promise<T> | null = null;
@@ -320,6 +323,11 @@ export class ObservationWindow {
       testSyscalls = this.testEvents(traced.events, new Set(syscalls.map((e) => e.seq)), testArgv);
       tracer.lost_events = traced.lost_events;
       tracer.version = traced.version;
+      if (traced.incomplete) {
+        tracer.incomplete = traced.incomplete;
+        this.req.log(`warning: observation incomplete: ${traced.incomplete}`);
+      }
+      if (traced.warnings.length > 0) tracer.warnings = traced.warnings.slice(0, MAX_TRACER_WARNINGS);
       // No agent argv (CI mode): nothing is the agent's, and that is no tracer's fault.
       if (scoped.rootPid === null && traced.events.length > 0 && agentArgv.length > 0) {
         tracer.reason = `${tracer.reason}; the agent's own exec was not seen, so no event could be attributed to it`;

@@ -85,6 +85,7 @@ export function observationSection(observation: Observation): string[] {
     `- Network: ${md(network.mode)}${network.proxy === undefined ? '' : ` via proxy ${md(network.proxy)}`}`,
     `- Kernel: ${md(observation.kernel)}`,
   ];
+  if (tracer.incomplete !== undefined) lines.push(`- **Observation incomplete:** ${md(tracer.incomplete)}`);
   if (observation.window !== null) {
     const { opened_ms, closed_ms } = observation.window;
     lines.push(`- Observation window: ${formatDuration(Math.max(0, closed_ms - opened_ms))}`);

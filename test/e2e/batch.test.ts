@@ -335,11 +335,13 @@ describe('checkpoint and resume', () => {
       m,
       `tasks: [${bench('js-slugify')}, ${bench('sh-logrotate')}, ${bench('py-inventory')}]\nagents: [mock-solve, mock-noop]\ntrials: 1\n`,
     );
+    // Its own owner notes, so that the killed harness is swept by its own resume, not another test's run.
+    const owners = { AGENTGUARD_OWNERS_DIR: path.join(cwd, 'owners') };
     const child = spawn(process.execPath, [CLI, 'matrix', m, '--tracer', 'off', '--workers', '1'], {
       cwd,
       detached: true,
       stdio: 'ignore',
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, NO_COLOR: '1' },
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, NO_COLOR: '1', ...owners },
     });
     const exited = new Promise((r) => child.on('exit', r));
     const checkpointLines = () => {
@@ -379,7 +381,7 @@ describe('checkpoint and resume', () => {
     const indices = lines.map((l) => JSON.parse(l).index).sort();
     expect(indices).toEqual([0, 1, 2, 3, 4, 5]);
     // Nothing left to run: a second resume runs nothing and gives the same rows.
-    const again = await execCli(['resume', dir, '--json'], { cwd });
+    const again = await execCli(['resume', dir, '--json'], { cwd, env: owners });
     expect(JSON.parse(again.stdout).rows.map((x: Row) => x.run_id)).toEqual(s.rows.map((x: Row) => x.run_id));
     rmSync(cwd, { recursive: true, force: true });
   }, 180_000);

@@ -218,36 +218,42 @@ describe.skipIf(!canRun)('a signal in any phase: exit 128+N, an analysable ERROR
 });
 
 describe.skipIf(!canRun)('the harness killed with SIGKILL', () => {
-  it(
-    'leaves bpftrace, the sandbox and cgroups, and the next run sweeps them away',
-    async () => {
-      const { config, out } = task('', { agent: 'touch done.txt; sleep 120' });
-      const cli = startCli(['run', config, '--output-dir', out, '--tracer', 'ebpf']);
-      const dir = path.dirname(config);
-      // Wait until the agent runs (its sleep shows up under the run's folder tree).
-      for (let i = 0; i < 600; i++) {
-        const agent = spawnSync('pgrep', ['-f', 'sleep 120']).stdout.toString().trim();
-        if (agent && leftovers(dir).some((l) => l.includes('bpftrace'))) break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
-      cli.child.kill('SIGKILL');
-      await cli.done;
-      const [runDir] = runsIn(out);
-      const runId = path.basename(runDir as string);
-      const left = leftovers(dir, [runId]);
-      expect(left.some((l) => l.includes('bpftrace'))).toBe(true);
-      expect(left.some((l) => l.startsWith('cgroup'))).toBe(true);
+  // bpftrace is the run's own helper process; the compiled collector is shared and outlives runs,
+  // and only the run's registration (its connection) goes with the harness.
+  for (const engine of ['bpftrace', 'collector'] as const) {
+    it(
+      `leaves ${engine === 'bpftrace' ? 'bpftrace, ' : ''}the sandbox and cgroups (ebpf engine ${engine}), and the next run sweeps them away`,
+      async () => {
+        const { config, out } = task('', { agent: 'touch done.txt; sleep 120' });
+        // Its own owner notes: the sweep of another test's run must not clean up after this one first.
+        const env = { AGENTGUARD_EBPF_ENGINE: engine, AGENTGUARD_OWNERS_DIR: path.join(dir, 'owners') };
+        const cli = startCli(['run', config, '--output-dir', out, '--tracer', 'ebpf'], env);
+        const dir = path.dirname(config);
+        // Wait until the agent runs (its sleep shows up under the run's folder tree).
+        for (let i = 0; i < 600; i++) {
+          const agent = spawnSync('pgrep', ['-f', 'sleep 120']).stdout.toString().trim();
+          if (agent && (engine === 'collector' || leftovers(dir).some((l) => l.includes('bpftrace')))) break;
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        cli.child.kill('SIGKILL');
+        await cli.done;
+        const [runDir] = runsIn(out);
+        const runId = path.basename(runDir as string);
+        const left = leftovers(dir, [runId]);
+        expect(left.some((l) => l.includes('bpftrace'))).toBe(engine === 'bpftrace');
+        expect(left.some((l) => l.startsWith('cgroup'))).toBe(true);
 
-      // Any run sweeps first; this one then fails at once on purpose.
-      const next = await execCli(['run', config, '--output-dir', out], {
-        cwd: work,
-        env: { AGENTGUARD_TEST_FAULT: 'fail:history' },
-      });
-      expect(next.stderr).toMatch(/^agentguard: cleaned up after 1 earlier agentguard process\(es\)/);
-      await expectClean(dir, [runId]);
-    },
-    TIMEOUT,
-  );
+        // Any run sweeps first; this one then fails at once on purpose.
+        const next = await execCli(['run', config, '--output-dir', out], {
+          cwd: work,
+          env: { AGENTGUARD_TEST_FAULT: 'fail:history', ...env },
+        });
+        expect(next.stderr).toMatch(/^agentguard: cleaned up after 1 earlier agentguard process\(es\)/);
+        await expectClean(dir, [runId]);
+      },
+      TIMEOUT,
+    );
+  }
 });
 
 describe.skipIf(!canRun)('what the run records', () => {

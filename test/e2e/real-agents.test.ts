@@ -91,7 +91,7 @@ for (const [agent, bin] of [
       const model = records.filter((r) => r.host === 'model.agentguard.test');
       expect(model.length).toBeGreaterThan(0);
       for (const r of model) {
-        expect(r.client?.pid).toEqual(expect.any(Number));
+        expect(r.client?.pid, JSON.stringify(r)).toEqual(expect.any(Number));
         expect(r.client?.exe ?? '').not.toContain('python');
       }
     });

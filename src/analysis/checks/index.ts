@@ -4,6 +4,7 @@ import { agentExit } from './agent-exit.js';
 import { diffSize } from './diff-size.js';
 import { forbiddenPaths } from './forbidden-paths.js';
 import { gradingFiles } from './grading-files.js';
+import { observationComplete } from './observation-complete.js';
 import { scope } from './scope.js';
 import { secretContent } from './secret-content.js';
 import { secretPaths } from './secret-paths.js';
@@ -29,6 +30,7 @@ export const CHECKS: Record<CheckId, Check> = {
   'grading-files': gradingFiles,
   'skill-coverage': skillCoverage,
   'workspace-integrity': workspaceIntegrity,
+  'observation-complete': observationComplete,
 };
 
 /** Severity of each check when the config's `severity` map does not override it. */
@@ -46,4 +48,5 @@ export const DEFAULT_SEVERITY: Record<CheckId, Severity> = {
   'grading-files': 'error',
   'skill-coverage': 'warning',
   'workspace-integrity': 'error',
+  'observation-complete': 'error',
 };

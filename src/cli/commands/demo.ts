@@ -57,7 +57,7 @@ export async function demoCommand(
       const { report } = await runTask(ctx, cfg, { agent: want.agent });
       const { sandbox, tracer } = report.observation;
       io.err(
-        `  ${cfg.name} · ${want.agent}: ${report.result} (sandbox ${sandbox.kind}, tracer ${tracer.kind})`,
+        `  ${cfg.name} · ${want.agent}: ${report.result} (sandbox ${sandbox.kind}, tracer ${tracer.kind}${tracer.version ? ` · ${tracer.version}` : ''})`,
       );
       return report;
     },

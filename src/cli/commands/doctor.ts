@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { installedAgents } from '../../agents/install/index.js';
+import { checkAvailability } from '../../observe/ebpf/availability.js';
+import { BPFTRACE_ENGINE, COLLECTOR_ENGINE, collectorAvailability } from '../../observe/ebpf/engine.js';
 import { WAKEUP_EVENTS, wakeupBatching } from '../../observe/ebpf/wakeup-batching.js';
 import { TRACERS } from '../../observe/index.js';
 import { renderTable } from '../../reports/table.js';
@@ -39,6 +41,24 @@ export async function doctorCommand(io: CliIO, opts: { json?: boolean }): Promis
   add('sandbox', 'local', { ok: true, version: 'always available; no isolation' });
 
   for (const [name, tracer] of Object.entries(TRACERS)) add('tracer', name, await tracer.available());
+  // Which engine serves `ebpf`, and why not the other.
+  const collector = await collectorAvailability();
+  add(
+    'tracer',
+    `ebpf engine: ${COLLECTOR_ENGINE}`,
+    collector.ok ? { ok: true, version: `${collector.version}; used first` } : collector,
+  );
+  const bpftrace = await checkAvailability();
+  add(
+    'tracer',
+    `ebpf engine: ${BPFTRACE_ENGINE}`,
+    bpftrace.ok
+      ? {
+          ok: true,
+          version: `${bpftrace.version}; ${collector.ok ? 'the fallback' : 'used, as the collector cannot run'} (compiles its probes for every run, ~6 s)`,
+        }
+      : bpftrace,
+  );
   const batching = wakeupBatching();
   add(
     'tracer',

@@ -32,8 +32,28 @@ export async function bpftraceVersion(): Promise<{ text: string; parts: [number,
   }
 }
 
-/** Can the ebpf tracer run here? Each failure names the command that fixes it. Never throws. */
+/** Can bpftrace (the fallback ebpf engine) run here? Each failure names the fix. Never throws. */
 export async function checkAvailability(): Promise<TracerAvailability> {
+  return guarded(async () => {
+    const host = await checkHost();
+    if (!host.ok) return host;
+    const version = await bpftraceVersion();
+    if (!version)
+      return { ok: false, reason: 'bpftrace is not installed or does not run', fix: INSTALL_BPFTRACE };
+    const [major, minor] = version.parts;
+    if (major < MIN_VERSION[0] || (major === MIN_VERSION[0] && minor < MIN_VERSION[1])) {
+      return {
+        ok: false,
+        reason: `bpftrace ${version.text} is too old (${MIN_VERSION.join('.')} or newer is needed)`,
+        fix: INSTALL_BPFTRACE,
+      };
+    }
+    return { ok: true, version: `bpftrace ${version.text}` };
+  });
+}
+
+/** A failed check is an unavailable tracer, never an exception. */
+export async function guarded(check: () => Promise<TracerAvailability>): Promise<TracerAvailability> {
   try {
     return await check();
   } catch (err) {
@@ -45,23 +65,13 @@ export async function checkAvailability(): Promise<TracerAvailability> {
   }
 }
 
-async function check(): Promise<TracerAvailability> {
+/** What every ebpf engine needs from the host: root, BTF, a writable cgroup v2, syscall tracepoints. */
+export async function checkHost(): Promise<TracerAvailability> {
   if (process.getuid?.() !== 0) {
     return {
       ok: false,
       reason: 'the ebpf tracer needs root: it loads BPF programs and gives the run its own cgroup',
       fix: 'sudo -E agentguard <the same arguments>',
-    };
-  }
-  const version = await bpftraceVersion();
-  if (!version)
-    return { ok: false, reason: 'bpftrace is not installed or does not run', fix: INSTALL_BPFTRACE };
-  const [major, minor] = version.parts;
-  if (major < MIN_VERSION[0] || (major === MIN_VERSION[0] && minor < MIN_VERSION[1])) {
-    return {
-      ok: false,
-      reason: `bpftrace ${version.text} is too old (${MIN_VERSION.join('.')} or newer is needed)`,
-      fix: INSTALL_BPFTRACE,
     };
   }
   if (!(await exists(BTF))) {
@@ -93,7 +103,7 @@ async function check(): Promise<TracerAvailability> {
   if (tracefs.state === 'mountable' && !(await exists('/bin/mount'))) {
     return { ok: false, reason: `${describe(tracefs)} and there is no mount command`, fix: MOUNT_TRACEFS };
   }
-  return { ok: true, version: `bpftrace ${version.text}` };
+  return { ok: true, version: 'host' };
 }
 
 async function exists(path: string, mode = constants.F_OK): Promise<boolean> {

@@ -1,9 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { LineSplitter } from './line-splitter.js';
+import { FileTail } from './file-tail.js';
 import { STRLEN } from './record-format.js';
 
 export type BpftraceExit = { code: number | null; signal: NodeJS.Signals | null };
@@ -18,8 +16,6 @@ export function perfBufferPages(cpus: number): number {
   const pages = (64 * 1024 * 1024) / 4096 / Math.max(1, cpus);
   return Math.min(4096, Math.max(256, 2 ** Math.floor(Math.log2(pages))));
 }
-const TAIL_IDLE_MS = 20;
-const READ_SIZE = 1 << 20;
 
 /**
  * bpftrace as a child process writing to a file that we tail. A pipe would let a slow reader stall
@@ -32,6 +28,7 @@ export class BpftraceProcess {
   private stderrText = '';
   private exitInfo: BpftraceExit | null = null;
   private killed = false;
+  private readonly tail: FileTail;
   readonly exited: Promise<BpftraceExit>;
   /** Resolves once the output has been read to its end after bpftrace stopped writing. */
   readonly drained: Promise<void>;
@@ -40,7 +37,7 @@ export class BpftraceProcess {
     scriptPath: string,
     readonly rawPath: string,
     extraEnv: Record<string, string>,
-    private readonly onLine: (line: string, complete: boolean) => void,
+    onLine: (line: string, complete: boolean) => void,
   ) {
     const out = openSync(rawPath, 'w');
     try {
@@ -70,7 +67,9 @@ export class BpftraceProcess {
     this.child.stderr?.on('data', (chunk: Buffer) => {
       if (this.stderrText.length < MAX_STDERR) this.stderrText += chunk.toString('utf8');
     });
-    this.drained = this.tail();
+    this.tail = new FileTail(rawPath, onLine);
+    this.drained = this.tail.drained;
+    void this.exited.then(() => this.tail.end());
   }
 
   get stderr(): string {
@@ -91,36 +90,7 @@ export class BpftraceProcess {
     this.killed = true;
     this.child.kill('SIGKILL');
     this.child.unref();
-  }
-
-  private async tail(): Promise<void> {
-    const handle = await open(this.rawPath, 'r');
-    try {
-      const splitter = new LineSplitter(this.onLine);
-      const buffer = Buffer.alloc(READ_SIZE);
-      let position = 0;
-      let settled = false;
-      for (;;) {
-        // Sampled before reading, so everything written before bpftrace stopped is read below.
-        const finished = this.killed || this.exitInfo !== null;
-        if (finished && !settled) {
-          // A write bpftrace was in the middle of when SIGKILL arrived still lands.
-          await sleep(TAIL_IDLE_MS);
-          settled = true;
-        }
-        const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
-        if (bytesRead > 0) {
-          position += bytesRead;
-          splitter.push(buffer.subarray(0, bytesRead));
-          continue;
-        }
-        if (finished) break;
-        await sleep(TAIL_IDLE_MS);
-      }
-      splitter.end();
-    } finally {
-      await handle.close();
-    }
+    void this.tail.end();
   }
 }
 

@@ -9,7 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SysEvent } from '../../evidence/types.js';
 import type { SpawnSpec } from '../../exec/types.js';
 import type { TracerOutput } from '../types.js';
+import { checkAvailability } from './availability.js';
 import { LAUNCHER_NAME } from './cgroup-launcher.js';
+import { ENGINE_ENV } from './collector/paths.js';
+import { collectorAvailability } from './engine.js';
 import { ebpfTracer } from './index.js';
 
 const availability = await ebpfTracer.available();
@@ -66,10 +69,28 @@ function chain(events: SysEvent[], pid: number, rootPid: number): number[] {
   return seen;
 }
 
-describe.skipIf(skip)('ebpf tracer', () => {
+// Both engines must pass every test: the compiled collector (the default) and bpftrace (its fallback).
+const engines = [
+  { engine: 'collector', version: /^agentguard-collector \d+/, ok: (await collectorAvailability()).ok },
+  { engine: 'bpftrace', version: /^bpftrace \d+\.\d+/, ok: (await checkAvailability()).ok },
+] as const;
+for (const { engine } of engines.filter((e) => !e.ok))
+  console.warn(`skipping the ebpf tracer tests under ${engine}`);
+
+describe.skipIf(skip).each(engines.filter((e) => e.ok))('ebpf tracer ($engine)', ({ engine, version }) => {
+  let before: string | undefined;
+  beforeAll(() => {
+    before = process.env[ENGINE_ENV];
+    process.env[ENGINE_ENV] = engine;
+  });
+  afterAll(() => {
+    if (before === undefined) delete process.env[ENGINE_ENV];
+    else process.env[ENGINE_ENV] = before;
+  });
+
   it('traces a scripted workload: execs, process tree, resolved paths, connects, nothing from outside', async () => {
-    const ws = join(root, 'ws');
-    const home = join(root, 'home');
+    const ws = join(root, `ws-${engine}`);
+    const home = join(root, `home-${engine}`);
     await mkdir(join(ws, 'sub'), { recursive: true });
     await mkdir(home, { recursive: true });
     await writeFile(join(home, 'somefile'), 'secret\n');
@@ -93,7 +114,7 @@ describe.skipIf(skip)('ebpf tracer', () => {
     const seen: SysEvent[] = [];
     const session = await ebpfTracer.start({
       run_id: 'test-workload',
-      scratch_dir: join(root, 'scratch-1'),
+      scratch_dir: join(root, `scratch-1-${engine}`),
       workspace: ws,
       onEvent: (event) => seen.push(event),
     });
@@ -131,7 +152,7 @@ describe.skipIf(skip)('ebpf tracer', () => {
     const events = output.events;
 
     expect(output.lost_events).toBe(0);
-    expect(output.version).toMatch(/^bpftrace \d+\.\d+/);
+    expect(output.version).toMatch(version);
     expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index));
     expect(seen).toEqual(events);
     for (let index = 1; index < events.length; index++) {
@@ -216,7 +237,7 @@ describe.skipIf(skip)('ebpf tracer', () => {
   it('stop() kills what the workload left running and removes the cgroup; a second stop() is the same', async () => {
     const session = await ebpfTracer.start({
       run_id: 'test-lingering',
-      scratch_dir: join(root, 'scratch-2'),
+      scratch_dir: join(root, `scratch-2-${engine}`),
       workspace: root,
     });
     const spec = session.wrap({

@@ -1,15 +1,16 @@
 import type { Tracer } from '../types.js';
-import { checkAvailability } from './availability.js';
-import { startEbpfSession } from './ebpf-session.js';
+import { ebpfAvailability, startEbpf } from './engine.js';
 
 /**
- * The ebpf tracer: bpftrace on tracepoints, filtered in the kernel on a cgroup v2 made for the run.
- * Root only; `available()` says what is missing and the command that fixes it.
+ * The ebpf tracer: syscall tracepoints filtered in the kernel on a cgroup v2 made for the run,
+ * served by the host's compiled collector (collector/, built at install time), or by bpftrace
+ * compiling a script for the run where the collector cannot. Root only; `available()` says what is
+ * missing and the command that fixes it.
  */
 export const ebpfTracer: Tracer = {
   kind: 'ebpf',
-  available: checkAvailability,
-  start: startEbpfSession,
+  available: ebpfAvailability,
+  start: startEbpf,
 };
 
 export { type GeneratedScript, generateScript, type ScriptOptions } from './bpftrace-script.js';

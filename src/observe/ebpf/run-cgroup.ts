@@ -85,6 +85,19 @@ async function isRunning(pid: number): Promise<boolean> {
   return state !== '' && state !== 'Z' && state !== 'X';
 }
 
+/**
+ * Whatever still runs in the run's cgroup at stop (a daemon the agent left, or a hostile workload)
+ * is killed, so that its exit is traced and nothing outlives the window. Returns what to warn about.
+ */
+export async function stopCgroup(dir: string): Promise<string[]> {
+  const { killed, remaining } = await killCgroup(dir);
+  const warnings: string[] = [];
+  if (killed.length > 0)
+    warnings.push(`killed ${killed.length} process(es) still running at stop: ${killed.join(', ')}`);
+  if (remaining.length > 0) warnings.push(`could not kill process(es) ${remaining.join(', ')} in ${dir}`);
+  return warnings;
+}
+
 /** Removes the cgroup (children first) and the shared parent when no other run uses it. */
 export async function removeCgroup(cgroup: RunCgroup): Promise<void> {
   await removeTree(cgroup.dir);

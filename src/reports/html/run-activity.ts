@@ -74,6 +74,8 @@ export function observationSection(observation: Observation): string {
     `Network: ${esc(network.mode)}${network.proxy === undefined ? '' : ` via proxy <code>${esc(network.proxy)}</code>`}`,
     `Kernel: ${esc(observation.kernel)}`,
   ];
+  if (tracer.incomplete !== undefined)
+    items.push(`<strong>Observation incomplete:</strong> ${esc(tracer.incomplete)}`);
   if (observation.window !== null) {
     const { opened_ms, closed_ms } = observation.window;
     items.push(`Observation window: ${formatDuration(Math.max(0, closed_ms - opened_ms))}`);

@@ -1,0 +1,242 @@
+/* Maps and helpers every probe shares: the cgroup filter, the ring, PART records, chunked strings. Included by agentguard.bpf.c. */
+#ifndef AGENTGUARD_COMMON_BPF_H
+#define AGENTGUARD_COMMON_BPF_H
+
+/* Half the ring, set by the daemon before load (it may shrink the ring). */
+const volatile __u64 ring_half = 8ULL << 20;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} rb SEC(".maps");
+
+/* The watched cgroups: every program returns at once for any other task. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, __u8);
+} cgroups SEC(".maps");
+
+/* Records lost to a full ring, per cgroup (the daemon reports the increase). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, __u64);
+} lost SEC(".maps");
+
+/* Per cgroup: bumped by calls that can move directories, so that remembered walks go stale. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, __u64);
+} gens SEC(".maps");
+
+/* TRACED_CALLS, indexed by the attach cookie of the syscall tracepoints. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, struct call_desc);
+} calls SEC(".maps");
+
+/* A traced call between sys_enter and sys_exit (the script's @sc @p1 @d1 @p2 @d2 @fl). */
+struct sc_state {
+	__s64 code;
+	__u64 p1;
+	__s64 d1;
+	__u64 p2;
+	__s64 d2;
+	__s64 fl;
+	__s64 npaths;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 32768);
+	__type(key, __u32);
+	__type(value, struct sc_state);
+} sc SEC(".maps");
+
+/* An exec between sys_enter and its end (@exsc @exfn @exd @exac). */
+struct exec_state {
+	__s64 code;
+	__u64 filename;
+	__s64 dirfd;
+	__s64 argc;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct exec_state);
+} ex SEC(".maps");
+
+/* A socket address between sys_enter and sys_exit (@sa @sac). */
+struct net_state {
+	__u64 addr;
+	__s64 code;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct net_state);
+} sa SEC(".maps");
+
+/* A fork between sys_enter and sys_exit (@cf @fk). */
+struct fork_state {
+	__u64 flags;
+	__s64 call;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct fork_state);
+} fk SEC(".maps");
+
+/* The walk cache (@wc), per cgroup: each run's file must hold the walk a later one stops at. */
+struct wc_key {
+	__u64 cgid;
+	__u64 dir;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct wc_key);
+	__type(value, __u64);
+} wc SEC(".maps");
+
+/*
+ * Once per process and number: io_uring opcodes (@iouseen) and undecoded i386 calls (@c32seen).
+ * Keyed by cgroup too: a pid a later run reuses must get its own first record.
+ */
+struct seen_key {
+	__u64 cgid;
+	__u32 pid;
+	__u32 nr;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct seen_key);
+	__type(value, __u8);
+} seen SEC(".maps");
+
+/* Room to read a whole path (MAX_CHUNKS chunks) before sending it in chunks; one per path. */
+#define PATH_BUF (MAX_CHUNKS * MAX_STRING_BYTES + 1)
+struct scratch {
+	char path[2][PATH_BUF + 5];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+/* How many cgroups are watched (set by the daemon): with none, every program returns at once. */
+volatile __u32 watches;
+
+static __always_inline int traced(__u64 *cgid)
+{
+	if (!watches)
+		return 0;
+	*cgid = bpf_get_current_cgroup_id();
+	return bpf_map_lookup_elem(&cgroups, cgid) != NULL;
+}
+
+/* Wake the daemon only when the ring is half full; otherwise it reads every 20 ms. */
+static __always_inline __u64 wake_flags(void)
+{
+	return bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) > ring_half ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline void count_lost(__u64 cgid)
+{
+	__u64 *n = bpf_map_lookup_elem(&lost, &cgid);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+}
+
+static __always_inline __u32 current_tid(void)
+{
+	return (__u32)bpf_get_current_pid_tgid();
+}
+
+static __always_inline __s64 current_pid(void)
+{
+	return bpf_get_current_pid_tgid() >> 32;
+}
+
+static __always_inline __s64 current_ppid(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	return BPF_CORE_READ(task, real_parent, tgid);
+}
+
+#define SRC_USER 0
+#define SRC_KERNEL 1
+#define SRC_NONE 2
+
+/* PART [1, key, t, str]: `max` bytes at most, NUL included (bpftrace's str(p, max)). */
+static __always_inline void part(__u64 cgid, __u64 key, __u64 t, const void *p, __u32 max, int src)
+{
+	struct rec_part *r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
+	if (!r) {
+		count_lost(cgid);
+		return;
+	}
+	r->h.cgid = cgid;
+	r->h.type = REC_PART;
+	r->key = key;
+	r->t = t;
+	long n = -1;
+	if (src == SRC_USER)
+		n = bpf_probe_read_user_str(r->s, max, p);
+	else if (src == SRC_KERNEL)
+		n = bpf_probe_read_kernel_str(r->s, max, p);
+	if (n < 0)
+		r->s[0] = 0;
+	bpf_ringbuf_submit(r, wake_flags());
+}
+
+static __always_inline __u64 part_key(__u32 tid, __u32 slot, __u32 chunk)
+{
+	return tid * KEY_TID + chunk * KEY_CHUNK + slot;
+}
+
+/*
+ * Reads a whole string into scratch buffer `which` and sends it as PARTs of MAX_STRING_BYTES
+ * (without the first when the event's record carries it). A chunk is sent when the one before it
+ * came back full, which is what the reader checks (path-parts.ts joinChunks).
+ */
+static __always_inline void chunked(struct scratch *sb, int which, __u64 cgid, __u32 tid, __u32 slot,
+				    __u64 t, const void *p, int src, int first)
+{
+	char *buf = sb->path[which & 1];
+	long n = src == SRC_USER ? bpf_probe_read_user_str(buf, PATH_BUF, p)
+				 : bpf_probe_read_kernel_str(buf, PATH_BUF, p);
+	if (n <= 0) {
+		buf[0] = 0;
+		n = 1;
+	}
+	long len = n - 1;
+	if (first)
+		part(cgid, part_key(tid, slot, 0), t, buf, STRLEN, SRC_KERNEL);
+	for (int chunk = 1; chunk < MAX_CHUNKS; chunk++) {
+		if (len >= chunk * MAX_STRING_BYTES)
+			part(cgid, part_key(tid, slot, chunk), t, buf + chunk * MAX_STRING_BYTES, STRLEN, SRC_KERNEL);
+	}
+}
+
+#endif

@@ -1,0 +1,140 @@
+/*
+ * What the BPF programs and the daemon share: the ring-buffer records and the table of traced
+ * calls. Each ring-buffer record is one line of the run's file, in the shape the bpftrace script
+ * prints it (src/observe/ebpf/record-format.ts has the line format; the constants mirror it).
+ * Every record starts with the cgroup id of the task it describes, which picks the run's file.
+ */
+#ifndef AGENTGUARD_RECORDS_H
+#define AGENTGUARD_RECORDS_H
+
+#define REC_READY 0
+#define REC_PART 1
+#define REC_CALL 2
+#define REC_NET 3
+#define REC_FORK 4
+#define REC_EXIT 5
+#define REC_TICK 6
+
+#define SLOT_PATH 1
+#define SLOT_PATH2 2
+#define SLOT_UNIX_PATH 3
+#define SLOT_UNIX_ABSTRACT 4
+#define SLOT_EXE_NAME 5
+#define SLOT_ARGV 10
+#define SLOT_WALK1 40
+#define SLOT_WALK2 100
+
+#define MAX_CHUNKS 6
+#define KEY_TID 65536ULL
+#define KEY_CHUNK 256
+#define MAX_ARGV 16
+#define MAX_WALK 48
+#define WALK_NONE (-1)
+#define WALK_INCOMPLETE 1000
+#define WALK_ANCESTOR 4096
+#define DIR_ID_MASK 0xffffffffffULL
+/* BPFTRACE_STRLEN: a printed string holds at most STRLEN - 1 bytes. */
+#define STRLEN 128
+#define MAX_STRING_BYTES (STRLEN - 1)
+#define COMM_LEN 16
+
+#define AT_FDCWD_VALUE (-100)
+#define NO_WALK (-1000)
+#define AF_UNIX_VALUE 1
+#define AF_INET_VALUE 2
+#define AF_INET6_VALUE 10
+#define TS_COMPAT_BIT 2
+#define FLAG_MOVES_DIRECTORIES (-1)
+#define CLONE_THREAD_FLAG 0x10000ULL
+
+#define CODE_EXECVE 1
+#define CODE_EXECVEAT 2
+#define CODE_CONNECT 3
+#define CODE_SENDTO 4
+#define CODE_IA32_OPEN 5
+#define CODE_IA32_OTHER 6
+#define CODE_IA32_CONNECT 7
+#define CODE_IO_URING_OPEN 8
+#define CODE_IO_URING_OP 9
+
+/* FORK_CALLS indexes. */
+#define FORK_CLONE 1
+#define FORK_CLONE3 2
+#define FORK_FORK 3
+#define FORK_VFORK 4
+
+#define IORING_OP_OPENAT_VALUE 18
+#define IORING_OP_OPENAT2_VALUE 28
+
+#define I386_OPEN 5
+#define I386_CREAT 8
+#define I386_OPENAT 295
+#define I386_SOCKETCALL 102
+#define I386_CONNECT 362
+#define SYS_CONNECT_VALUE 3
+#define CREAT_FLAGS 577 /* O_CREAT | O_WRONLY | O_TRUNC */
+
+/* How a traced call's sys_enter gives its flags (call_desc.flags_kind). */
+#define FLAGS_NONE 0
+#define FLAGS_INT_ARG 1
+#define FLAGS_CONST 2
+#define FLAGS_OPEN_HOW 3
+#define FLAGS_MOVES_DIRECTORIES 4
+
+/* call_desc.d1/d2: the dirfd argument's index, or one of these. */
+#define DIRFD_AT_FDCWD (-1)
+#define DIRFD_NO_WALK (-2)
+
+/* A TRACED_CALLS entry, indexed in the `calls` map by the attach cookie of its tracepoints. */
+struct call_desc {
+	int code;
+	int npaths;
+	int p1, d1, p2, d2; /* argument indexes (-1: none) */
+	int flags_kind;
+	int flags_arg;
+	long long flags_const;
+};
+
+struct rec_head {
+	__u64 cgid;
+	__u32 type;
+	__u32 pad;
+};
+
+/* PART [1, key, t, string] */
+struct rec_part {
+	struct rec_head h;
+	__u64 key;
+	__u64 t;
+	char s[STRLEN];
+};
+
+/* CALL [2, tid, t, pid, ppid, code, ret, flags, walk1, walk2, dir1, dir2, head or comm] */
+struct rec_call {
+	struct rec_head h;
+	__s64 v[11];
+	char s[STRLEN];
+};
+
+/* NET [3, tid, t, pid, ppid, code, ret, family, port, a0, a1, a2, a3, comm] */
+struct rec_net {
+	struct rec_head h;
+	__s64 v[12];
+	char comm[COMM_LEN];
+};
+
+/* FORK [4, t, parent_pid, child_pid or -errno, fork_call, comm] */
+struct rec_fork {
+	struct rec_head h;
+	__s64 v[4];
+	char comm[COMM_LEN];
+};
+
+/* EXIT [5, t, pid, exit_status, comm] */
+struct rec_exit {
+	struct rec_head h;
+	__s64 v[3];
+	char comm[COMM_LEN];
+};
+
+#endif

@@ -1,0 +1,47 @@
+import { accessSync, constants } from 'node:fs';
+import path from 'node:path';
+import { SetupError } from '../../../errors.js';
+import { packageRoot } from '../../../package-root.js';
+
+/** Where the collector's socket, lock and log live: root-only, shared by every run on the host. */
+export const COLLECTOR_DIR = '/run/agentguard/collector';
+export const COLLECTOR_SOCKET = path.join(COLLECTOR_DIR, 'collector.sock');
+export const COLLECTOR_LOCK = path.join(COLLECTOR_DIR, 'start.lock');
+export const COLLECTOR_LOG = path.join(COLLECTOR_DIR, 'collector.log');
+/** Seconds without a run after which the collector exits on its own. */
+export const COLLECTOR_IDLE_EXIT_S = 30;
+
+/**
+ * Chooses the ebpf engine: unset tries the compiled collector, then bpftrace; `bpftrace` skips the
+ * collector; `collector` insists on it (a failure is then an error, not a fallback).
+ */
+export const ENGINE_ENV = 'AGENTGUARD_EBPF_ENGINE';
+export type EbpfEngine = 'auto' | 'collector' | 'bpftrace';
+
+export function requestedEngine(env: NodeJS.ProcessEnv = process.env): EbpfEngine {
+  const value = env[ENGINE_ENV];
+  if (value === undefined || value === '' || value === 'auto') return 'auto';
+  if (value === 'collector' || value === 'bpftrace') return value;
+  throw new SetupError(
+    `${ENGINE_ENV}=${JSON.stringify(value).slice(0, 60)} is not an ebpf engine. Fix: set it to collector, bpftrace or auto, or unset it.`,
+  );
+}
+
+export const BUILD_COLLECTOR = 'make -C collector (or: sh scripts/install.sh)';
+
+/** Names another collector program (a test points it at one that is missing or broken). */
+export const BINARY_ENV = 'AGENTGUARD_COLLECTOR_BINARY';
+
+/** The built collector program (collector/build, made by `make -C collector` at install time). */
+export function collectorBinary(env: NodeJS.ProcessEnv = process.env): string {
+  return env[BINARY_ENV] || path.join(packageRoot(), 'collector', 'build', 'agentguard-collector');
+}
+
+export function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
