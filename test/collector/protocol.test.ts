@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SysEvent } from '../../src/evidence/types.js';
 import { startBpftraceSession } from '../../src/observe/ebpf/bpftrace-session.js';
 import { wrapInCgroup } from '../../src/observe/ebpf/cgroup-launcher.js';
+import { COLLECTOR_PROTOCOL } from '../../src/observe/ebpf/collector/paths.js';
 import { EventAssembler } from '../../src/observe/ebpf/event-assembler.js';
 import { EventNormaliser } from '../../src/observe/ebpf/event-normaliser.js';
 import { findCgroup2Mount } from '../../src/observe/ebpf/mounts.js';
@@ -229,6 +230,11 @@ describe('the collector call table', () => {
         paths: (call.path ? 1 : 0) + (call.path2 ? 1 : 0),
       })),
     );
+  });
+
+  it('speaks the protocol version the TypeScript side expects', () => {
+    const loader = readFileSync(join(COLLECTOR_DIR, 'loader.c'), 'utf8');
+    expect(/#define VERSION "(\d+)"/.exec(loader)?.[1]).toBe(COLLECTOR_PROTOCOL);
   });
 });
 

@@ -13,6 +13,7 @@ import { createRunCgroup, type RunCgroup, removeCgroup, stopCgroup } from '../ru
 import { ensureTracefs } from '../tracefs.js';
 import type { CollectorConnection } from './connection.js';
 import { connectToCollector, defaultPaths, type Paths } from './daemon.js';
+import { COLLECTOR_IDLE_EXIT_S, COLLECTOR_PROTOCOL } from './paths.js';
 
 /** The READY line follows OK at once; allow for a loaded host. */
 const READY_TIMEOUT_MS = 10_000;
@@ -41,6 +42,11 @@ export async function startCollectorSession(
   try {
     cgroup = await createRunCgroup(mount, ctx.run_id);
     const watching = await connection.watch(cgroup.id, rawPath);
+    if (!watching.version.startsWith(`agentguard-collector ${COLLECTOR_PROTOCOL} `)) {
+      throw new SetupError(
+        `the collector serving this host is another version (${watching.version}; this agentguard speaks ${COLLECTOR_PROTOCOL}); it exits once idle for ${COLLECTOR_IDLE_EXIT_S} s`,
+      );
+    }
     const session = new CollectorSession(
       ctx,
       cgroup,

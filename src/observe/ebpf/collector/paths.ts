@@ -8,6 +8,13 @@ export const COLLECTOR_DIR = '/run/agentguard/collector';
 export const COLLECTOR_SOCKET = path.join(COLLECTOR_DIR, 'collector.sock');
 export const COLLECTOR_LOCK = path.join(COLLECTOR_DIR, 'start.lock');
 export const COLLECTOR_LOG = path.join(COLLECTOR_DIR, 'collector.log');
+/**
+ * The record format and protocol this agentguard speaks (`VERSION` in collector/loader.c; a test
+ * keeps the two equal). Another installation's collector of another version may own the host's
+ * socket: a run then falls back rather than misread its records.
+ */
+export const COLLECTOR_PROTOCOL = '1';
+
 /** Seconds without a run after which the collector exits on its own. */
 export const COLLECTOR_IDLE_EXIT_S = 30;
 
