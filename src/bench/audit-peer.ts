@@ -113,7 +113,11 @@ export class AuditPeer {
       const added = auditctl(['-a', ...rule.split(' ')]);
       if (!added.ok) throw new Error(`auditctl -a ${rule} failed: ${added.out.trim().slice(0, 300)}`);
     }
-    auditctl(['-e', '1']);
+    const enabled = auditctl(['-e', '1']);
+    if (!enabled.ok) {
+      this.removeRules();
+      throw new Error(`auditctl -e 1 failed: ${enabled.out.trim().slice(0, 300)}`);
+    }
     const auid = this.auid;
     return {
       wrap: (spec: SpawnSpec): SpawnSpec => ({
