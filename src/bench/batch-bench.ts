@@ -5,6 +5,8 @@ import { planBatch, runBatch } from '../batch/run-batch.js';
 import type { AgentSpec } from '../batch/types.js';
 import { demoConfigs } from '../cli/commands/demo.js';
 import { loadConfigOrThrow } from '../config/load.js';
+import { ENGINE_ENV } from '../observe/ebpf/collector/paths.js';
+import { collectorAvailability } from '../observe/ebpf/engine.js';
 import type { RunContext } from '../pipeline/context.js';
 import { runTask } from '../pipeline/run-task.js';
 
@@ -14,7 +16,9 @@ const ATTEMPTS = Number(process.env.AG_BATCH_BENCH_ATTEMPTS ?? 100);
  * The batch layer's own cost: N attempts of a trivial agent (tracer off, no sandbox) through
  * runBatch at one worker, against the same N runTask calls in a plain loop; the difference per
  * attempt is the scheduler, checkpoint and summary. Memory is sampled after the first and the
- * last quarter. Then the demo's 15 runs as one matrix at --workers 2 against --workers 1.
+ * last quarter. Then the demo's 15 runs as one matrix at --workers 2 against --workers 1 (tracer
+ * off), and at --workers 2 under each ebpf engine (AGENTGUARD_EBPF_ENGINE=collector, then bpftrace;
+ * the collector's first run loads it, as a user's first demo does).
  */
 async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), 'ag-batch-bench-'));
@@ -63,22 +67,40 @@ async function main(): Promise<void> {
       'mock-secret',
       'mock-noop',
     ] as const;
-    const matrix = async (workers: number) => {
-      const c = ctx(`demo-${workers}`);
+    const matrix = async (workers: number, tracer = 'off', name = `demo-${workers}`) => {
+      const c = ctx(name);
       const p = planBatch(c, {
         kind: 'matrix',
         sourceFile: null,
         agents: mocks.map((m) => ({ name: m, kind: 'builtin', adapter: m })),
         configs: demo,
         trials: 1,
-        options: { workers, fail_fast: false, tracer: 'off' },
+        options: { workers, fail_fast: false, tracer },
       });
       const start = performance.now();
-      await runBatch(c, p);
-      return performance.now() - start;
+      const summary = await runBatch(c, p);
+      return { ms: performance.now() - start, errors: summary.totals.error };
     };
-    const one = await matrix(1);
-    const two = await matrix(2);
+    const one = (await matrix(1)).ms;
+    const two = (await matrix(2)).ms;
+    const engines: Record<string, number | string> = {};
+    const collector = await collectorAvailability();
+    for (const engine of ['collector', 'bpftrace'] as const) {
+      if (engine === 'collector' && !collector.ok) {
+        engines.demo_matrix_collector_skipped = `${collector.reason} (fix: ${collector.fix})`;
+        continue;
+      }
+      const before = process.env[ENGINE_ENV];
+      process.env[ENGINE_ENV] = engine;
+      try {
+        const run = await matrix(2, 'ebpf', `demo-${engine}`);
+        engines[`demo_matrix_${engine}_ms`] = Math.round(run.ms);
+        engines[`demo_matrix_${engine}_errors`] = run.errors;
+      } finally {
+        if (before === undefined) delete process.env[ENGINE_ENV];
+        else process.env[ENGINE_ENV] = before;
+      }
+    }
     console.log(
       JSON.stringify({
         attempts: ATTEMPTS,
@@ -89,6 +111,7 @@ async function main(): Promise<void> {
         demo_matrix_workers_1_ms: Math.round(one),
         demo_matrix_workers_2_ms: Math.round(two),
         demo_matrix_speedup: Math.round((one / two) * 100) / 100,
+        ...engines,
       }),
     );
   } finally {

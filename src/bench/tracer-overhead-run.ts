@@ -1,13 +1,61 @@
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { SysEvent } from '../evidence/types.js';
 import { runCommand } from '../exec/run-command.js';
 import type { SpawnSpec } from '../exec/types.js';
-import type { Tracer } from '../observe/types.js';
+import type { TracerContext, TracerSession } from '../observe/types.js';
 import { bwrapSandbox } from '../sandbox/bwrap.js';
 import type { SandboxSession } from '../sandbox/types.js';
 
-export type Mode = 'untraced' | 'ebpf' | 'strace';
+/** How a run is observed: the compiled ebpf collector, bpftrace, strace, Linux audit, or not at all. */
+export type Mode = 'untraced' | 'collector' | 'bpftrace' | 'strace' | 'auditd';
+export type TracedMode = Exclude<Mode, 'untraced'>;
+
+/** What the bench keeps of a run's observation (the engines record in different forms). */
+export type BenchOutput = {
+  events: number;
+  /** Recorded opens of the open loop's target file. */
+  target_opens: number;
+  lost: number;
+  warnings: string[];
+};
+export type BenchSession = { wrap(spec: SpawnSpec): SpawnSpec; stop(): Promise<BenchOutput> };
+/** One observation engine as the bench drives it, and the processes whose CPU time is its own. */
+export type BenchTracer = { start(ctx: TracerContext): Promise<BenchSession>; cpuPids(): number[] };
+
+/**
+ * A tracer of the pipeline (a TracerSession) as a bench engine: counts its events and the opens of
+ * `target`, and checks that a live listener saw every event stop() returned.
+ */
+export function benchTracer(
+  start: (ctx: TracerContext) => Promise<TracerSession>,
+  target: string,
+  cpuPids: () => number[] = () => [],
+): BenchTracer {
+  return {
+    cpuPids,
+    async start(ctx) {
+      let seen = 0;
+      const listener = ctx.onEvent;
+      const session = await start(listener ? { ...ctx, onEvent: () => void seen++ } : ctx);
+      return {
+        wrap: (spec) => session.wrap(spec),
+        async stop() {
+          const output = await session.stop();
+          const warnings = [...output.warnings];
+          if (listener && seen !== output.events.length)
+            warnings.push(`onEvent saw ${seen} events, stop() returned ${output.events.length}`);
+          return {
+            events: output.events.length,
+            target_opens: output.events.filter((e) => e.kind === 'open' && e.path?.endsWith(`/${target}`))
+              .length,
+            lost: output.lost_events,
+            warnings,
+          };
+        },
+      };
+    },
+  };
+}
 
 /** One measured run of a workload. */
 export type Sample = {
@@ -20,10 +68,14 @@ export type Sample = {
   exit_code: number | null;
   stdout: string;
   stderr: string;
-  events: SysEvent[];
+  events: number;
+  target_opens: number;
   lost: number;
   warnings: string[];
-  /** CPU time of the bpftrace process while the command ran (ebpf only; 0 otherwise). */
+  /**
+   * CPU time of the recorder's own processes while the command ran: bpftrace, the collector daemon,
+   * auditd and kauditd (0 for strace, whose cost is in the traced processes, and untraced).
+   */
   tracer_cpu_ms: number;
   /** CPU time of this process (runCommand, live parsing) while the command ran. */
   harness_cpu_ms: number;
@@ -32,7 +84,7 @@ export type Sample = {
 export type RunSetup = {
   /** Bench scratch root; each run gets its own folder below it. */
   root: string;
-  tracers: Partial<Record<Exclude<Mode, 'untraced'>, Tracer>>;
+  tracers: Partial<Record<TracedMode, BenchTracer>>;
   /** Run inside bubblewrap, as the pipeline does (tracer outside, sandbox inside). */
   sandbox: boolean;
   /**
@@ -56,6 +108,8 @@ export async function measure(
   mode: Mode,
   label: string,
   makeSpec: (workDir: string, homeDir: string) => SpawnSpec,
+  /** The engine to use instead of setup.tracers[mode] (the collector's cold starts). */
+  engine?: BenchTracer,
 ): Promise<Sample> {
   const runId = `bench-${process.pid}-${++counter}-${label}-${mode}`;
   const runDir = path.join(setup.root, runId);
@@ -80,21 +134,20 @@ export async function measure(
     });
   }
   try {
-    const tracer = mode === 'untraced' ? undefined : setup.tracers[mode];
+    const tracer = mode === 'untraced' ? undefined : (engine ?? setup.tracers[mode]);
     if (mode !== 'untraced' && !tracer) throw new Error(`tracer ${mode} is not available`);
-    let seen = 0;
     const t0 = performance.now();
     const session = tracer
       ? await tracer.start({
           run_id: runId,
           scratch_dir: scratch,
           workspace: workDir,
-          ...(setup.live ? { onEvent: () => void seen++ } : {}),
+          ...(setup.live ? { onEvent: () => {} } : {}),
         })
       : null;
     const startMs = performance.now() - t0;
-    const bpftrace = mode === 'ebpf' ? childNamed('bpftrace') : null;
-    const tracerCpu0 = bpftrace ? processCpuMs(bpftrace) : 0;
+    const cpuPids = tracer?.cpuPids() ?? [];
+    const tracerCpu0 = cpuMsOf(cpuPids);
     const harnessCpu0 = process.cpuUsage();
     const sandboxed = sandbox ? sandbox.wrap(spec) : spec;
     const outcome = await runCommand({
@@ -102,14 +155,11 @@ export async function measure(
       timeoutMs: 600_000,
       maxOutputBytes: 1 << 20,
     });
-    const tracerCpu = bpftrace ? processCpuMs(bpftrace) - tracerCpu0 : 0;
+    const tracerCpu = cpuMsOf(cpuPids) - tracerCpu0;
     const harnessCpu = process.cpuUsage(harnessCpu0);
     const t1 = performance.now();
     const output = session ? await session.stop() : null;
     const stopMs = session ? performance.now() - t1 : 0;
-    if (output && setup.live && seen !== output.events.length) {
-      output.warnings.push(`onEvent saw ${seen} events, stop() returned ${output.events.length}`);
-    }
     return {
       mode,
       wall_ms: outcome.duration_ms,
@@ -118,8 +168,9 @@ export async function measure(
       exit_code: outcome.exit_code,
       stdout: outcome.stdout,
       stderr: outcome.stderr,
-      events: output?.events ?? [],
-      lost: output?.lost_events ?? 0,
+      events: output?.events ?? 0,
+      target_opens: output?.target_opens ?? 0,
+      lost: output?.lost ?? 0,
       warnings: output?.warnings ?? [],
       tracer_cpu_ms: Math.round(tracerCpu),
       harness_cpu_ms: Math.round((harnessCpu.user + harnessCpu.system) / 1000),
@@ -130,13 +181,17 @@ export async function measure(
 }
 
 /** A child process of this one with the given command name (the tracer's own process), or null. */
-function childNamed(name: string): number | null {
+export function childNamed(name: string): number | null {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const stat = procStat(Number(entry));
     if (stat && stat.comm === name && stat.fields[1] === String(process.pid)) return Number(entry);
   }
   return null;
+}
+
+function cpuMsOf(pids: number[]): number {
+  return pids.reduce((ms, pid) => ms + processCpuMs(pid), 0);
 }
 
 /** utime + stime of a live process, in ms (clock ticks are 100 Hz on Linux). */
@@ -157,9 +212,17 @@ function procStat(pid: number): { comm: string; fields: string[] } | null {
 }
 
 /** The rotation of modes for repetition `rep`, so no mode always runs first (or right after another). */
-export function rotation(modes: Mode[], rep: number): Mode[] {
+export function rotation<M extends Mode>(modes: M[], rep: number): M[] {
   const shift = rep % modes.length;
   return [...modes.slice(shift), ...modes.slice(0, shift)];
+}
+
+/** The nearest-rank percentile `p` (0..100) of `values`. */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[rank - 1] as number;
 }
 
 export function median(values: number[]): number {
