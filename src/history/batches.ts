@@ -79,6 +79,10 @@ export function batchStatements(db: Database.Database) {
         for (const runId of batch.run_ids) link.run(batch.batch_id, runId);
       })();
     },
+    /** Links one run to its batch (the batch row may not exist yet: it is recorded at the start). */
+    link: (batchId: string, runId: string) => {
+      link.run(batchId, runId);
+    },
     list: (limit: number) => list.all(limit).map(parse),
     get: (id: string) => {
       const b = byId.get(id);

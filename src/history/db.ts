@@ -196,9 +196,13 @@ function historyOn(db: Database.Database, dbPath: string): History {
   const batches = batchStatements(db);
 
   return {
-    recordRun: guarded((report: RecordableRun, paths: RecordedPaths, kind: HistoryKind = 'run') => {
-      insert.run(rowOf(report, paths, kind));
-    }),
+    recordRun: guarded(
+      (report: RecordableRun, paths: RecordedPaths, kind: HistoryKind = 'run', batchId?: string) => {
+        insert.run(rowOf(report, paths, kind));
+        // In the same breath as the row: a batch killed right after the run still finds it linked.
+        if (batchId !== undefined) batches.link(batchId, report.run_id);
+      },
+    ),
     listRuns: guarded((filter: HistoryFilter = {}) => {
       const limit = filter.limit ?? DEFAULT_LIMIT;
       if (!Number.isInteger(limit) || limit < 1) {

@@ -91,7 +91,8 @@ export type BatchHistoryRow = Omit<RecordableBatch, 'run_ids'> & { runs: number 
 
 export type History = {
   /** Insert the run, or replace its row when it was recorded before. */
-  recordRun(report: RecordableRun, paths: RecordedPaths, kind?: HistoryKind): void;
+  /** Records (or re-records) a run; `batchId` links it to its batch, which a re-record keeps. */
+  recordRun(report: RecordableRun, paths: RecordedPaths, kind?: HistoryKind, batchId?: string): void;
   listRuns(filter?: HistoryFilter): HistoryRow[];
   getRun(runId: string): HistoryRow | null;
   /** Insert the batch or update its finish, counts and summary; link the given runs to it. */

@@ -274,7 +274,12 @@ async function collectAndAnalyse(
   if (ctx.history) {
     const db = openHistory(historyFile);
     try {
-      db.recordRun(analysed.report, { report_json: analysed.reportJson, report_md: analysed.reportMd });
+      db.recordRun(
+        analysed.report,
+        { report_json: analysed.reportJson, report_md: analysed.reportMd },
+        'run',
+        batch?.id,
+      );
     } finally {
       db.close();
     }

@@ -110,10 +110,11 @@ describe.skipIf(!available.ok)('bwrap sandbox', () => {
 
   it('kills an agent that outlives its timeout, with everything it started', async () => {
     const { s, repo } = await session();
-    const r = await inside(s, repo, 'sleep 120 & sleep 121 & trap "" TERM; sleep 122', 500);
+    // Odd durations no other test uses (the lifecycle tests' agents sleep 120, in parallel).
+    const r = await inside(s, repo, 'sleep 120.4 & sleep 121.4 & trap "" TERM; sleep 122.4', 500);
     expect(r.timed_out).toBe(true);
     await s.stop();
-    const left = spawnSync('sh', ['-c', 'ps -eo args | grep -c "[s]leep 12[012]"'], { encoding: 'utf8' });
+    const left = spawnSync('sh', ['-c', 'ps -eo args | grep -c "[s]leep 12[012].4"'], { encoding: 'utf8' });
     expect(Number(left.stdout.trim())).toBe(0);
     if (s.facts.pids_limit?.startsWith('at most'))
       expect(readPids(`/sys/fs/cgroup/pids/agentguard/test-${process.pid}-${n}`)).toEqual([]);

@@ -225,10 +225,10 @@ describe.skipIf(!canRun)('the harness killed with SIGKILL', () => {
       `leaves ${engine === 'bpftrace' ? 'bpftrace, ' : ''}the sandbox and cgroups (ebpf engine ${engine}), and the next run sweeps them away`,
       async () => {
         const { config, out } = task('', { agent: 'touch done.txt; sleep 120' });
+        const dir = path.dirname(config);
         // Its own owner notes: the sweep of another test's run must not clean up after this one first.
         const env = { AGENTGUARD_EBPF_ENGINE: engine, AGENTGUARD_OWNERS_DIR: path.join(dir, 'owners') };
         const cli = startCli(['run', config, '--output-dir', out, '--tracer', 'ebpf'], env);
-        const dir = path.dirname(config);
         // Wait until the agent runs (its sleep shows up under the run's folder tree).
         for (let i = 0; i < 600; i++) {
           const agent = spawnSync('pgrep', ['-f', 'sleep 120']).stdout.toString().trim();
