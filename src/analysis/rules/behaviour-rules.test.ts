@@ -124,3 +124,37 @@ describe('bulk deletion', () => {
     });
   });
 });
+
+describe('reverse shells through a parent or a pipeline', () => {
+  it('fires on a bare shell spawned by a connected parent (pty.spawn) and on sh -i piped with a client', () => {
+    const pty = new Trace();
+    pty
+      .exec(2, 1, '/usr/bin/python3', ['python3', '-c', 'pty'])
+      .connect(2, { family: 'inet', ip: '10.0.0.5', port: 4444 })
+      .exec(3, 2, '/bin/sh', ['/bin/sh']);
+    expect(ids(pty)).toContain('exec-reverse-shell');
+    // cat fifo | sh -i 2>&1 | python3 client.py > fifo: the client connects after the shell started.
+    const fifo = new Trace();
+    fifo
+      .fork(1, 2)
+      .fork(1, 3)
+      .fork(1, 4)
+      .exec(2, 1, '/usr/bin/cat', ['cat', '/tmp/f'])
+      .exec(3, 1, '/bin/sh', ['sh', '-i']);
+    fifo
+      .exec(4, 1, '/usr/bin/python3', ['python3', 'client.py'])
+      .connect(4, { family: 'inet', ip: '127.0.0.1', port: 4444 });
+    expect(ids(fifo)).toContain('exec-reverse-shell');
+  });
+
+  it('does not fire on a pipeline with a client and a shell running -c', () => {
+    const t = new Trace();
+    t.fork(1, 2).fork(1, 3).exec(2, 1, '/bin/sh', ['sh', '-c', 'make test']);
+    t.exec(3, 1, '/usr/bin/python3', ['python3', 'client.py']).connect(3, {
+      family: 'inet',
+      ip: '127.0.0.1',
+      port: 8080,
+    });
+    expect(ids(t)).toEqual([]);
+  });
+});

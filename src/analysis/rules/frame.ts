@@ -164,6 +164,7 @@ const ACCESSORS: Record<string, Accessor> = {
   'parent.net': (f) => (f.proc ? f.procs.get(f.proc.ppid)?.net : undefined),
   'siblings.name': (f) => f.siblings.map((p) => p.name),
   'siblings.argv': (f) => f.siblings.map((p) => p.argvText),
+  'siblings.net': (f) => f.siblings.some((p) => p.net),
   'ancestors.exe': (f) => f.ancestors.map((p) => p.exe),
   'ancestors.argv': (f) => f.ancestors.map((p) => p.argvText),
   'ancestors.name': (f) => f.ancestors.map((p) => p.name),

@@ -231,6 +231,11 @@ export const FIELDS: Readonly<Record<string, FieldSpec>> = {
     set: true,
     doc: 'proc.name of any other child of the same parent whose lifetime overlaps (a pipeline member)',
   },
+  'siblings.net': {
+    type: bool,
+    kinds: ALL,
+    doc: 'any other child of the same parent whose lifetime overlaps has made an inet or inet6 connection',
+  },
   'siblings.argv': {
     type: str,
     kinds: ALL,
