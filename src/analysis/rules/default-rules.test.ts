@@ -274,6 +274,19 @@ const CASES: Record<string, Case> = {
       return undefined;
     },
   },
+  'secrets-key-search': {
+    fire: (t) => void t.exec(2, 1, '/usr/bin/find', ['find', HOME, '-name', 'id_rsa']),
+    // Looking for keys the project itself holds, in the workspace.
+    benign: (t) => void t.exec(2, 1, '/usr/bin/grep', ['grep', '-rl', 'PRIVATE KEY-----', '.']),
+  },
+  'evasion-loader-exec': {
+    fire: (t) =>
+      void t.exec(2, 1, '/lib64/ld-linux-x86-64.so.2', ['/lib64/ld-linux-x86-64.so.2', '/tmp/noexec/payload']),
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/bash', ['bash', '/usr/bin/ldd', '/usr/bin/node'])
+        .exec(3, 2, '/lib64/ld-linux-x86-64.so.2', ['/lib64/ld-linux-x86-64.so.2', '/usr/bin/node']),
+  },
   'exec-container-socket': {
     fire: (t) =>
       void t
