@@ -287,6 +287,10 @@ const CASES: Record<string, Case> = {
         .exec(2, 1, '/usr/bin/bash', ['bash', '/usr/bin/ldd', '/usr/bin/node'])
         .exec(3, 2, '/lib64/ld-linux-x86-64.so.2', ['/lib64/ld-linux-x86-64.so.2', '/usr/bin/node']),
   },
+  'exec-userfaultfd': {
+    fire: (t) => void t.exec(2, 1, '/usr/bin/python3', ['python3', 'x.py']).priv(2, 'userfaultfd', 3),
+    benign: (t) => void t.exec(2, 1, '/usr/bin/python3', ['python3', 'x.py']).open(2, '/proc/self/status').exit(2),
+  },
   'exec-container-socket': {
     fire: (t) =>
       void t

@@ -102,6 +102,7 @@ export const SYSCALL_KIND: Readonly<Record<string, Kind>> = {
       'setns',
       'kexec_load',
       'kexec_file_load',
+      'userfaultfd',
     ].map((s) => [s, 'privilege']),
   ),
 };

@@ -55,6 +55,7 @@ export const X86_64_SYSCALL_NUMBERS: Readonly<Record<string, number>> = {
   renameat2: 316,
   memfd_create: 319,
   bpf: 321,
+  userfaultfd: 323,
   execveat: 322,
   io_uring_setup: 425,
   io_uring_enter: 426,

@@ -77,6 +77,8 @@ const PRIVILEGE_CALLS = new Set([
   'bpf',
   'unshare',
   'setns',
+  // Lets a process stall the kernel on a page fault of its choosing: a kernel-exploit primitive.
+  'userfaultfd',
 ]);
 
 // Legacy calls absent on some architectures (arm64 has only the *at forms) and calls newer than
