@@ -283,6 +283,7 @@ describe('parseStraceLines edge cases', () => {
 7  1.000000 fchmod(3</w/x>, 04755) = 0
 7  1.000001 chmod("x", 02755)                 = 0
 7  1.000002 fchmodat(AT_FDCWD</w>, "y", 0644) = 0
+7  1.000002 fchmod(4<pipe:[4242]>, 0600) = 0
 7  1.000003 socket(AF_PACKET, SOCK_RAW|SOCK_CLOEXEC, htons(ETH_P_ALL)) = 3<socket:[2002053]>
 7  1.000004 socket(AF_INET, SOCK_DGRAM|SOCK_CLOEXEC, IPPROTO_ICMP) = -1 EACCES (Permission denied)
 7  1.000005 delete_module("dummy_mod", 0)     = -1 ENOSYS (Function not implemented)
@@ -306,6 +307,7 @@ describe('parseStraceLines edge cases', () => {
       { kind: 'write-meta', syscall: 'fchmod', path: '/w/x', mode: 0o4755, flags: undefined, result: 0 },
       { kind: 'write-meta', syscall: 'chmod', path: '/w/x', mode: 0o2755, flags: undefined, result: 0 },
       { kind: 'write-meta', syscall: 'fchmodat', path: '/w/y', mode: 0o644, flags: undefined, result: 0 },
+      { kind: 'write-meta', syscall: 'fchmod', path: undefined, mode: 0o600, flags: undefined, result: 0 },
       {
         kind: 'other',
         syscall: 'socket',

@@ -166,9 +166,11 @@ export function draftEvent(call: ParsedCall, cwd: string): EventDraft | null {
     return withMode(call, withPaths({ ...base, kind: 'write-meta' }, first, second));
   }
   if (name === 'fchmod') {
-    // `-y` names the descriptor's file: fchmod(3</w/x>, 04755).
+    // `-y` names the descriptor's file: fchmod(3</w/x>, 04755). Pipes, sockets and memfds have
+    // no path (`pipe:[…]`, `/memfd:…`): the mode is still recorded, with no path to misjudge.
     const fd = parseFd(args[0]);
-    return withMode(call, { ...base, kind: 'write-meta', ...(fd?.path ? { path: fd.path } : {}) });
+    const file = fd?.path?.startsWith('/') && memfdName(fd.path) === undefined ? fd.path : undefined;
+    return withMode(call, { ...base, kind: 'write-meta', ...(file ? { path: file } : {}) });
   }
   if (name === 'socket') return { ...base, kind: 'other', flags: socketFlags(args) };
   if (name === 'connect' || name === 'sendto') {
