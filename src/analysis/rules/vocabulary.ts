@@ -230,7 +230,7 @@ export const FIELDS: Readonly<Record<string, FieldSpec>> = {
     type: str,
     kinds: ALL,
     set: true,
-    doc: 'proc.name of any other child of the same parent whose lifetime overlaps (a pipeline member)',
+    doc: 'proc.name of any other child of the same parent whose lifetime overlaps, or forked just before (a pipeline member)',
   },
   'siblings.net': {
     type: bool,
