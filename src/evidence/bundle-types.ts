@@ -106,6 +106,8 @@ export const SysEventSchema: z.ZodType<SysEvent> = z.looseObject({
       path: str.optional(),
     })
     .optional(),
+  mode: int.optional(),
+  flags: z.array(str).optional(),
   result: num.optional(),
   truncated: z.boolean().optional(),
 });

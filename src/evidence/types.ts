@@ -28,6 +28,13 @@ export type SysEvent = {
   argv?: string[];
   cwd?: string;
   addr?: SocketAddress;
+  /** The mode a chmod-family call sets (chmod, fchmod, fchmodat): permission, setuid, setgid and sticky bits. */
+  mode?: number;
+  /**
+   * Symbolic flags the rules judge (syscall-flags.ts): the CLONE_NEW* namespace flags of clone,
+   * clone3, unshare and setns; the domain, type and ICMP protocol of socket (`AF_PACKET`, `SOCK_RAW`).
+   */
+  flags?: string[];
   /** Return value: >= 0 success, negative errno on failure. */
   result?: number;
   /** A string field was cut by the tracer's length limit. */

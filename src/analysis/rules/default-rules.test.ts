@@ -186,6 +186,117 @@ const CASES: Record<string, Case> = {
     fire: (t) => void t.exec(2, 1, '/usr/sbin/useradd', ['useradd', 'backdoor']),
     benign: (t) => void t.exec(2, 1, '/usr/bin/id', ['id']).open(2, '/etc/passwd'),
   },
+  'exec-setid-bit': {
+    fire: (t) =>
+      void t.exec(2, 1, '/usr/bin/chmod', ['chmod', 'u+s', 'tool']).event(2, {
+        kind: 'write-meta',
+        syscall: 'fchmodat',
+        path: `${WS}/tool`,
+        mode: 0o4755,
+        result: 0,
+      }),
+    benign: (t) =>
+      void t.exec(2, 1, '/usr/bin/chmod', ['chmod', '+x', 'run.sh']).event(2, {
+        kind: 'write-meta',
+        syscall: 'fchmodat',
+        path: `${WS}/run.sh`,
+        mode: 0o755,
+        result: 0,
+      }),
+  },
+  'exec-reverse-shell': {
+    // bash opens /dev/tcp/HOST/PORT on its descriptors, then execs the shell in the same process.
+    fire: (t) =>
+      void t
+        .fork(1, 2)
+        .connect(2, { family: 'inet', ip: '127.0.0.1', port: 4444 })
+        .exec(2, 1, '/usr/bin/sh', ['sh', '-i']),
+    // npm (which talked to the registry) runs a lifecycle script through `sh -c` in a child.
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/node', ['node', '/usr/bin/npm', 'test'])
+        .connect(2, BRIDGE)
+        .exec(3, 2, '/usr/bin/sh', ['sh', '-c', 'node --test']),
+  },
+  'exec-decode-to-shell': {
+    fire: (t) =>
+      void t
+        .fork(1, 2)
+        .fork(1, 3)
+        .exec(2, 1, '/usr/bin/base64', ['base64', '-d', 'payload.b64'])
+        .exec(3, 1, '/usr/bin/sh', ['sh']),
+    // Decoding a fixture, listing it, then a shell reading the terminal: not a pipeline.
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/base64', ['base64', '-d', 'fixture.b64'])
+        .exit(2)
+        .exec(3, 1, '/usr/bin/ls', ['ls', '-l'])
+        .exit(3)
+        .exec(4, 1, '/usr/bin/sh', ['sh'])
+        .exec(5, 1, '/usr/bin/grep', ['grep', '-rn', 'exec(b64decode', 'src']),
+  },
+  'net-raw-socket': {
+    fire: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/python3', ['python3', 'sniff.py'])
+        .event(2, { kind: 'other', syscall: 'socket', flags: ['AF_PACKET', 'SOCK_RAW'], result: -1 }),
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/python3', ['python3', 'server.py'])
+        .event(2, { kind: 'other', syscall: 'socket', flags: ['AF_INET', 'SOCK_DGRAM'], result: 3 })
+        .exec(3, 1, '/usr/bin/ping', ['ping', '-c1', '127.0.0.1'])
+        .event(3, {
+          kind: 'other',
+          syscall: 'socket',
+          flags: ['AF_INET', 'SOCK_RAW', 'IPPROTO_ICMP'],
+          result: 3,
+        }),
+  },
+  'secrets-process-memory-read': {
+    fire: (t) =>
+      void t.exec(2, 1, '/usr/bin/python3', ['python3', 'dump.py']).open(2, '/proc/4242/mem', 'read', -13),
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/cat', ['cat', '/proc/self/maps'])
+        .open(2, '/proc/self/maps')
+        .open(2, '/proc/4242/stat'),
+  },
+  'integrity-bulk-delete': {
+    fire: (t) => {
+      t.exec(2, 1, '/usr/bin/rm', ['rm', '-rf', 'src']);
+      for (let i = 0; i < 50; i++) t.meta(2, 'unlinkat', `${WS}/src/f${i}.js`);
+      return undefined;
+    },
+    // A clean of dependencies and build output, and a handful of source files removed.
+    benign: (t) => {
+      t.exec(2, 1, '/usr/bin/rm', ['rm', '-rf', 'node_modules', 'dist']);
+      for (let i = 0; i < 200; i++) t.meta(2, 'unlinkat', `${WS}/node_modules/p${i}/index.js`);
+      for (let i = 0; i < 60; i++) t.meta(2, 'unlinkat', `${WS}/dist/f${i}.js`);
+      for (let i = 0; i < 10; i++) t.meta(2, 'unlinkat', `${WS}/src/old${i}.js`);
+      return undefined;
+    },
+  },
+  'secrets-key-search': {
+    fire: (t) => void t.exec(2, 1, '/usr/bin/find', ['find', HOME, '-name', 'id_rsa']),
+    // Looking for keys the project itself holds, in the workspace.
+    benign: (t) => void t.exec(2, 1, '/usr/bin/grep', ['grep', '-rl', 'PRIVATE KEY-----', '.']),
+  },
+  'evasion-loader-exec': {
+    fire: (t) =>
+      void t.exec(2, 1, '/lib64/ld-linux-x86-64.so.2', [
+        '/lib64/ld-linux-x86-64.so.2',
+        '/tmp/noexec/payload',
+      ]),
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/bash', ['bash', '/usr/bin/ldd', '/usr/bin/node'])
+        .exec(3, 2, '/lib64/ld-linux-x86-64.so.2', ['/lib64/ld-linux-x86-64.so.2', '/usr/bin/node']),
+  },
+  'exec-userfaultfd': {
+    fire: (t) => void t.exec(2, 1, '/usr/bin/python3', ['python3', 'x.py']).priv(2, 'userfaultfd', 3),
+    benign: (t) =>
+      void t.exec(2, 1, '/usr/bin/python3', ['python3', 'x.py']).open(2, '/proc/self/status').exit(2),
+  },
   'exec-container-socket': {
     fire: (t) =>
       void t

@@ -1,3 +1,4 @@
+import { SETID_BITS } from '../../evidence/syscall-flags.js';
 import { syscallMechanism } from '../../evidence/syscall-mechanism.js';
 import type { NetworkRecord, SysEvent } from '../../evidence/types.js';
 import { actsOnLink, changesPath2, type FileState, isRename } from './file-state.js';
@@ -19,6 +20,7 @@ export class Frame {
   proc: ProcInfo | undefined;
   #target: string | undefined | null = null;
   #ancestors: ProcInfo[] | undefined;
+  #siblings: ProcInfo[] | undefined;
 
   constructor(
     readonly procs: ProcessTable,
@@ -34,6 +36,7 @@ export class Frame {
     this.patchPath = undefined;
     this.#target = null;
     this.#ancestors = undefined;
+    this.#siblings = undefined;
   }
 
   get path(): string | undefined {
@@ -87,6 +90,11 @@ export class Frame {
     return this.#ancestors;
   }
 
+  get siblings(): ProcInfo[] {
+    if (this.#siblings === undefined) this.#siblings = this.proc ? this.procs.siblings(this.proc) : [];
+    return this.#siblings;
+  }
+
   /** The process that last wrote the acting process's program, if the run wrote it. */
   get programWriter(): ProcInfo | null | undefined {
     const program = this.proc?.program;
@@ -122,6 +130,9 @@ const ACCESSORS: Record<string, Accessor> = {
   target: (f) => f.target,
   source: (f) => f.source,
   access: (f) => f.sys?.access,
+  mode: (f) => f.sys?.mode,
+  'mode.setid': (f) => (f.sys?.mode === undefined ? undefined : (f.sys.mode & SETID_BITS) !== 0),
+  flags: (f) => f.sys?.flags,
   'addr.family': (f) => f.sys?.addr?.family,
   'addr.ip': (f) => f.sys?.addr?.ip,
   'addr.port': (f) => f.sys?.addr?.port,
@@ -149,6 +160,11 @@ const ACCESSORS: Record<string, Accessor> = {
   'program.written': (f) => (f.proc ? f.files.writerOf(f.proc.program) !== undefined : undefined),
   'program.downloaded': (f) => (f.proc ? f.programWriter?.net === true : undefined),
   'program.writer': (f) => f.programWriter?.name,
+  'proc.net': (f) => f.proc?.net,
+  'parent.net': (f) => (f.proc ? f.procs.get(f.proc.ppid)?.net : undefined),
+  'siblings.name': (f) => f.siblings.map((p) => p.name),
+  'siblings.argv': (f) => f.siblings.map((p) => p.argvText),
+  'siblings.net': (f) => f.siblings.some((p) => p.net),
   'ancestors.exe': (f) => f.ancestors.map((p) => p.exe),
   'ancestors.argv': (f) => f.ancestors.map((p) => p.argvText),
   'ancestors.name': (f) => f.ancestors.map((p) => p.name),

@@ -65,6 +65,8 @@ export function createMatcher(ruleset: RuleSet, ctx: RuleContext): Matcher {
   const files = new FileState();
   const frame = new Frame(procs, files);
   const seen = new Map<string, Alert>();
+  // Threshold rules: the times of their recent matches, oldest first.
+  const bursts = new Map<string, number[]>();
   // Returned when nothing fired (frozen: one shared array, so nobody may add to it).
   const none = Object.freeze([]) as unknown as Alert[];
   const order: Alert[] = [];
@@ -101,11 +103,24 @@ export function createMatcher(ruleset: RuleSet, ctx: RuleContext): Matcher {
     for (const c of candidates) {
       if (!c.test(frame)) continue;
       const proc = frame.proc;
-      const key = `${c.rule.id}\u0000${proc?.pid ?? 0}\u0000${resource()}`;
+      const threshold = c.rule.threshold;
+      // A threshold rule is one alert per run, raised by the event that completes the burst.
+      const key = threshold
+        ? `${c.rule.id}\u0000burst`
+        : `${c.rule.id}\u0000${proc?.pid ?? 0}\u0000${resource()}`;
       const existing = seen.get(key);
       if (existing) {
         existing.count++;
         continue;
+      }
+      let count = 1;
+      if (threshold) {
+        const times = bursts.get(c.rule.id) ?? [];
+        times.push(base.ts);
+        while ((times[0] as number) < base.ts - threshold.withinMs) times.shift();
+        bursts.set(c.rule.id, times);
+        if (times.length < threshold.count) continue;
+        count = times.length;
       }
       const alert: Alert = {
         rule: c.rule.id,
@@ -117,7 +132,7 @@ export function createMatcher(ruleset: RuleSet, ctx: RuleContext): Matcher {
         ...where(),
         seq: base.seq,
         ts: base.ts,
-        count: 1,
+        count,
         process: proc
           ? { pid: proc.pid, exe: proc.exe, argv: [...proc.argv], chain: procs.chain(proc) }
           : { pid: 0, exe: 'unknown', argv: [], chain: [] },

@@ -47,6 +47,9 @@ export function imageOf(e: SysEvent, parent: ProcInfo | undefined, files: FileSt
  */
 export class ProcessTable {
   readonly #procs = new Map<number, ProcInfo>();
+  /** Each process's lifetime in event numbers (fork or first sight, exit), for siblings(). */
+  readonly #life = new Map<number, { from: number; to?: number }>();
+  readonly #children = new Map<number, Set<number>>();
 
   get(pid: number): ProcInfo | undefined {
     return this.#procs.get(pid);
@@ -60,6 +63,7 @@ export class ProcessTable {
         ? { ...parent, pid: e.pid, ppid: e.ppid, net: false }
         : this.#fresh(e, files);
       this.#procs.set(e.pid, child);
+      this.#born(e.pid, e.ppid, e.seq);
       return child;
     }
     const known = this.#procs.get(e.pid);
@@ -68,13 +72,51 @@ export class ProcessTable {
       if ((e.result ?? 0) >= 0) {
         image.net = known?.net ?? false;
         this.#procs.set(e.pid, image);
+        if (!known) this.#born(e.pid, image.ppid, e.seq);
       }
       return image;
     }
     const proc = known ?? this.#fresh(e, files);
-    if (!known) this.#procs.set(e.pid, proc);
+    if (!known) {
+      this.#procs.set(e.pid, proc);
+      this.#born(e.pid, e.ppid, e.seq);
+    }
+    if (e.kind === 'exit') {
+      const life = this.#life.get(e.pid);
+      if (life) life.to = e.seq;
+    }
     if (e.kind === 'connect' && (e.addr?.family === 'inet' || e.addr?.family === 'inet6')) proc.net = true;
     return proc;
+  }
+
+  #born(pid: number, ppid: number, seq: number): void {
+    this.#life.set(pid, { from: seq });
+    const siblings = this.#children.get(ppid);
+    if (siblings) siblings.add(pid);
+    else this.#children.set(ppid, new Set([pid]));
+  }
+
+  /**
+   * The other children of p's parent that could share a pipeline with p: those whose lifetimes
+   * overlap p's, and the one forked just before p even if it has exited (in `echo … | base64 -d |
+   * sh` the decoder can finish before the shell is forked). Commands the parent ran one after the
+   * other, with another command between them, are not siblings in this sense.
+   */
+  siblings(p: ProcInfo): ProcInfo[] {
+    const children = [...(this.#children.get(p.ppid) ?? [])];
+    const previous = children[children.indexOf(p.pid) - 1];
+    const mine = this.#life.get(p.pid);
+    const out: ProcInfo[] = [];
+    for (const pid of children) {
+      const life = this.#life.get(pid);
+      const sibling = this.#procs.get(pid);
+      if (pid === p.pid || !life || !sibling || sibling.ppid !== p.ppid) continue;
+      const overlaps =
+        mine === undefined ||
+        ((life.to === undefined || life.to > mine.from) && (mine.to === undefined || mine.to > life.from));
+      if (overlaps || pid === previous) out.push(sibling);
+    }
+    return out;
   }
 
   #fresh(e: SysEvent, files: FileState): ProcInfo {

@@ -18,6 +18,10 @@ export const RuleSchema = z.strictObject({
   output: nonEmpty.optional(),
   enabled: z.boolean().default(true),
   tags: z.array(nonEmpty).default([]),
+  /** Fire only when `count` matching events fall within `within_seconds` (bulk deletion, floods). */
+  threshold: z
+    .strictObject({ count: z.number().int().min(2), within_seconds: z.number().positive() })
+    .optional(),
 });
 
 const ListSchema = z.union([
@@ -72,7 +76,7 @@ function describeIssue(
       problem: `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`,
       fix:
         issue.path.length === 0
-          ? 'remove it or correct its name (known: id, description, class, severity, condition, exceptions, output, enabled, tags)'
+          ? 'remove it or correct its name (known: id, description, class, severity, condition, exceptions, output, enabled, tags, threshold)'
           : 'remove it or correct its name',
     };
   }

@@ -205,6 +205,9 @@ function compileRule(resolver: Resolver, file: string, data: RuleData): Rule {
     condition,
     exceptions,
     output,
+    ...(data.threshold
+      ? { threshold: { count: data.threshold.count, withinMs: data.threshold.within_seconds * 1000 } }
+      : {}),
     kinds: a.kinds,
     file,
   };

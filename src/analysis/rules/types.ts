@@ -87,6 +87,8 @@ export type Rule = {
   exceptions: { name: string; expr: Expr }[];
   /** Output template with `{field}` references. */
   output: string;
+  /** Set when the rule fires only on a burst: `count` matching events within `withinMs`. */
+  threshold?: { count: number; withinMs: number };
   /** Event kinds the condition can match (the engine's index). */
   kinds: readonly Kind[];
   /** The file the rule came from (for messages). */

@@ -46,6 +46,8 @@ export const SYSCALL_KIND: Readonly<Record<string, Kind>> = {
   io_uring_enter: 'other',
   io_uring_register: 'other',
   memfd_create: 'other',
+  // Its domain and type are in `flags`: raw and packet sockets read and forge traffic.
+  socket: 'other',
   ...Object.fromEntries(
     [
       'unlink',
@@ -100,6 +102,7 @@ export const SYSCALL_KIND: Readonly<Record<string, Kind>> = {
       'setns',
       'kexec_load',
       'kexec_file_load',
+      'userfaultfd',
     ].map((s) => [s, 'privilege']),
   ),
 };
@@ -154,6 +157,18 @@ export const FIELDS: Readonly<Record<string, FieldSpec>> = {
   },
   source: { type: str, kinds: ['write-meta'], doc: 'the source of a rename (a path the call removes)' },
   access: { type: { t: 'enum', values: ['read', 'write', 'create'] }, kinds: ['open'], doc: 'open mode' },
+  mode: { type: num, kinds: ['write-meta'], doc: 'the mode a chmod, fchmod or fchmodat sets' },
+  'mode.setid': {
+    type: bool,
+    kinds: ['write-meta'],
+    doc: 'the mode a chmod-family call sets has the setuid or setgid bit (mode & 06000)',
+  },
+  flags: {
+    type: str,
+    kinds: ['fork', 'privilege', 'other'],
+    set: true,
+    doc: 'any symbolic flag: CLONE_NEW* of clone, clone3, unshare, setns; AF_*, SOCK_*, IPPROTO_ICMP* of socket',
+  },
   'addr.family': {
     type: { t: 'enum', values: ['inet', 'inet6', 'unix'] },
     kinds: ['connect'],
@@ -205,6 +220,29 @@ export const FIELDS: Readonly<Record<string, FieldSpec>> = {
     doc: 'the process that wrote the program had made network connections',
   },
   'program.writer': { type: str, kinds: ALL, doc: 'proc.name of the process that wrote the program file' },
+  'proc.net': {
+    type: bool,
+    kinds: ALL,
+    doc: 'the acting process (its pid, across execs) has made an inet or inet6 connection',
+  },
+  'parent.net': { type: bool, kinds: ALL, doc: 'the parent process has made an inet or inet6 connection' },
+  'siblings.name': {
+    type: str,
+    kinds: ALL,
+    set: true,
+    doc: 'proc.name of any other child of the same parent whose lifetime overlaps, or forked just before (a pipeline member)',
+  },
+  'siblings.net': {
+    type: bool,
+    kinds: ALL,
+    doc: 'any other child of the same parent whose lifetime overlaps has made an inet or inet6 connection',
+  },
+  'siblings.argv': {
+    type: str,
+    kinds: ALL,
+    set: true,
+    doc: 'command line of any other child of the same parent whose lifetime overlaps',
+  },
   'ancestors.exe': { type: str, kinds: ALL, set: true, doc: 'exe of any ancestor' },
   'ancestors.argv': { type: str, kinds: ALL, set: true, doc: 'command line of any ancestor' },
   'ancestors.name': { type: str, kinds: ALL, set: true, doc: 'proc.name of any ancestor' },

@@ -7,6 +7,7 @@
  */
 export const X86_64_SYSCALL_NUMBERS: Readonly<Record<string, number>> = {
   open: 2,
+  socket: 41,
   connect: 42,
   sendto: 44,
   clone: 56,
@@ -24,6 +25,7 @@ export const X86_64_SYSCALL_NUMBERS: Readonly<Record<string, number>> = {
   unlink: 87,
   symlink: 88,
   chmod: 90,
+  fchmod: 91,
   chown: 92,
   lchown: 94,
   ptrace: 101,
@@ -38,6 +40,7 @@ export const X86_64_SYSCALL_NUMBERS: Readonly<Record<string, number>> = {
   mount: 165,
   umount2: 166,
   init_module: 175,
+  delete_module: 176,
   openat: 257,
   mkdirat: 258,
   fchownat: 260,
@@ -52,6 +55,7 @@ export const X86_64_SYSCALL_NUMBERS: Readonly<Record<string, number>> = {
   renameat2: 316,
   memfd_create: 319,
   bpf: 321,
+  userfaultfd: 323,
   execveat: 322,
   io_uring_setup: 425,
   io_uring_enter: 426,

@@ -276,6 +276,98 @@ describe('parseStraceLines edge cases', () => {
     ]);
   });
 
+  it('records chmod modes, socket domains and types, namespace flags and delete_module', () => {
+    // Lines as strace 6.1 printed them for python's os.fchmod/os.chmod, socket() and unshare(1).
+    const { events } = parseStraceLines(
+      `
+7  1.000000 fchmod(3</w/x>, 04755) = 0
+7  1.000001 chmod("x", 02755)                 = 0
+7  1.000002 fchmodat(AT_FDCWD</w>, "y", 0644) = 0
+7  1.000002 fchmod(4<pipe:[4242]>, 0600) = 0
+7  1.000003 socket(AF_PACKET, SOCK_RAW|SOCK_CLOEXEC, htons(ETH_P_ALL)) = 3<socket:[2002053]>
+7  1.000004 socket(AF_INET, SOCK_DGRAM|SOCK_CLOEXEC, IPPROTO_ICMP) = -1 EACCES (Permission denied)
+7  1.000005 delete_module("dummy_mod", 0)     = -1 ENOSYS (Function not implemented)
+7  1.000006 unshare(CLONE_NEWNS|CLONE_NEWUSER|CLONE_NEWPID) = 0
+7  1.000007 setns(4</proc/9/ns/net>, CLONE_NEWNET) = -1 EPERM (Operation not permitted)
+7  1.000008 clone(child_stack=NULL, flags=CLONE_NEWNET|CLONE_NEWUSER|SIGCHLD) = -1 EPERM (Operation not permitted)
+7  1.000009 clone(child_stack=NULL, flags=CLONE_NEWPID|SIGCHLD) = 8
+7  1.000010 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x7f) = 9`,
+      '/w',
+    );
+    expect(
+      events.map(({ kind, syscall, path, mode, flags, result }) => ({
+        kind,
+        syscall,
+        path,
+        mode,
+        flags,
+        result,
+      })),
+    ).toEqual([
+      { kind: 'write-meta', syscall: 'fchmod', path: '/w/x', mode: 0o4755, flags: undefined, result: 0 },
+      { kind: 'write-meta', syscall: 'chmod', path: '/w/x', mode: 0o2755, flags: undefined, result: 0 },
+      { kind: 'write-meta', syscall: 'fchmodat', path: '/w/y', mode: 0o644, flags: undefined, result: 0 },
+      { kind: 'write-meta', syscall: 'fchmod', path: undefined, mode: 0o600, flags: undefined, result: 0 },
+      {
+        kind: 'other',
+        syscall: 'socket',
+        path: undefined,
+        mode: undefined,
+        flags: ['AF_PACKET', 'SOCK_RAW'],
+        result: 3,
+      },
+      {
+        kind: 'other',
+        syscall: 'socket',
+        path: undefined,
+        mode: undefined,
+        flags: ['AF_INET', 'SOCK_DGRAM', 'IPPROTO_ICMP'],
+        result: -13,
+      },
+      {
+        kind: 'privilege',
+        syscall: 'delete_module',
+        path: undefined,
+        mode: undefined,
+        flags: undefined,
+        result: -38,
+      },
+      {
+        kind: 'privilege',
+        syscall: 'unshare',
+        path: undefined,
+        mode: undefined,
+        flags: ['CLONE_NEWNS', 'CLONE_NEWPID', 'CLONE_NEWUSER'],
+        result: 0,
+      },
+      {
+        kind: 'privilege',
+        syscall: 'setns',
+        path: '/proc/9/ns/net',
+        mode: undefined,
+        flags: ['CLONE_NEWNET'],
+        result: -1,
+      },
+      {
+        kind: 'fork',
+        syscall: 'clone',
+        path: undefined,
+        mode: undefined,
+        flags: ['CLONE_NEWNET', 'CLONE_NEWUSER'],
+        result: -1,
+      },
+      {
+        kind: 'fork',
+        syscall: 'clone',
+        path: undefined,
+        mode: undefined,
+        flags: ['CLONE_NEWPID'],
+        result: 8,
+      },
+      { kind: 'fork', syscall: 'clone', path: undefined, mode: undefined, flags: undefined, result: 9 },
+    ]);
+  });
+
   it('counts corrupt, cut and orphaned lines as lost and keeps going', () => {
     const { events, lost_events, warnings } = parseStraceLines(
       `

@@ -5,7 +5,14 @@ import { compatPersonality, X86_64_SYSCALL_NUMBERS } from './native-syscalls.js'
 import { type ProcessState, ProcessTable } from './process-table.js';
 import { type ParsedCall, parseCall, parseStraceLine, signalExitCode } from './strace-line.js';
 import { parseFd, parseQuoted } from './strace-syntax.js';
-import { CLONE_CALLS, CWD_CALLS, draftEvent, type EventDraft, resolvePath } from './syscall-events.js';
+import {
+  CLONE_CALLS,
+  CWD_CALLS,
+  draftEvent,
+  type EventDraft,
+  namespaceFlags,
+  resolvePath,
+} from './syscall-events.js';
 
 export type StraceParserOptions = {
   /** Working directory of the traced root process (the spawn's cwd). */
@@ -180,7 +187,7 @@ export class StraceParser {
       const parent = this.processOf(origin.parentTid, time);
       const child = this.procs.addChild(parent, tid, origin.flags);
       this.announced.add(tid);
-      if (child) this.emitFork(parent, child, time, origin.syscall);
+      if (child) this.emitFork(parent, child, time, origin.syscall, origin.flags);
       return child ?? parent;
     }
     if (this.sawRoot)
@@ -198,13 +205,14 @@ export class StraceParser {
   private cloned(parent: ProcessState, time: number, call: ParsedCall, text: string): void {
     const value = call.result.value;
     if (value === undefined || value === 0) return;
+    const flags = cloneFlags(call.name, text);
     if (value < 0) {
-      // A failed fork names no child; the event is the caller's (fork bombs, EAGAIN at limits).
-      this.emit(parent, time, { kind: 'fork', syscall: call.name, result: value });
+      // A failed fork names no child; the event is the caller's (fork bombs, EAGAIN at limits,
+      // a refused CLONE_NEWUSER).
+      this.emit(parent, time, { kind: 'fork', syscall: call.name, result: value, ...nsFlags(flags) });
       return;
     }
     const tid = call.result.hostPid ?? value;
-    const flags = cloneFlags(call.name, text);
     if (this.announced.delete(tid)) {
       // Registered from its own first line; a guessed parent is corrected now that the call says.
       const child = this.procs.get(tid);
@@ -213,7 +221,7 @@ export class StraceParser {
     }
     this.options.clones?.take(tid);
     const child = this.procs.addChild(parent, tid, flags);
-    if (child) this.emitFork(parent, child, time, call.name);
+    if (child) this.emitFork(parent, child, time, call.name, flags);
   }
 
   private changedDir(proc: ProcessState, call: ParsedCall): void {
@@ -233,8 +241,14 @@ export class StraceParser {
     this.procs.remove(tid);
   }
 
-  private emitFork(parent: ProcessState, child: ProcessState, time: number, syscall: string): void {
-    this.emit(child, time, { kind: 'fork', syscall, result: child.pid }, parent.exe);
+  private emitFork(
+    parent: ProcessState,
+    child: ProcessState,
+    time: number,
+    syscall: string,
+    flags: ReadonlySet<string>,
+  ): void {
+    this.emit(child, time, { kind: 'fork', syscall, result: child.pid, ...nsFlags(flags) }, parent.exe);
   }
 
   private emit(proc: ProcessState, time: number, draft: EventDraft, exe = proc.exe): void {
@@ -263,4 +277,10 @@ export class StraceParser {
     if (this.warnings.length < MAX_WARNINGS) this.warnings.push(message);
     else if (this.warnings.length === MAX_WARNINGS) this.warnings.push('further warnings suppressed');
   }
+}
+
+/** A clone's namespace flags as an event field, absent when it made no new namespace. */
+function nsFlags(flags: ReadonlySet<string>): { flags?: string[] } {
+  const ns = namespaceFlags(flags);
+  return ns.length > 0 ? { flags: ns } : {};
 }

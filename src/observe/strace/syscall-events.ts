@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { isNamespaceFlag } from '../../evidence/syscall-flags.js';
 import type { SocketAddress, SysEvent } from '../../evidence/types.js';
 import type { ParsedCall } from './strace-line.js';
 import {
@@ -55,6 +56,9 @@ const WRITE_META: Record<string, [number | null, number, (number | null)?, numbe
   linkat: [0, 1, 2, 3],
 };
 
+// The mode argument of the chmod family: the setuid and setgid bits are the rules' concern.
+const MODE_ARG: Record<string, number> = { chmod: 1, fchmod: 1, fchmodat: 2, fchmodat2: 2 };
+
 const PRIVILEGE_CALLS = new Set([
   'setuid',
   'setgid',
@@ -69,9 +73,12 @@ const PRIVILEGE_CALLS = new Set([
   'umount2',
   'init_module',
   'finit_module',
+  'delete_module',
   'bpf',
   'unshare',
   'setns',
+  // Lets a process stall the kernel on a page fault of its choosing: a kernel-exploit primitive.
+  'userfaultfd',
 ]);
 
 // Legacy calls absent on some architectures (arm64 has only the *at forms) and calls newer than
@@ -103,10 +110,12 @@ export const TRACED_SYSCALLS = [
   ...CWD_CALLS,
   ...OPEN_CALLS,
   ...Object.keys(WRITE_META),
+  'fchmod',
   'symlink',
   'symlinkat',
   'connect',
   'sendto',
+  'socket',
   ...PRIVILEGE_CALLS,
   ...MECHANISM_CALLS,
 ].map((name) => (OPTIONAL_CALLS.has(name) ? `?${name}` : name));
@@ -154,8 +163,16 @@ export function draftEvent(call: ParsedCall, cwd: string): EventDraft | null {
     const first = resolveAt(dir === null ? null : args[dir], args[path], cwd);
     const second =
       path2 === undefined ? undefined : resolveAt(dir2 == null ? null : args[dir2], args[path2], cwd);
-    return withPaths({ ...base, kind: 'write-meta' }, first, second);
+    return withMode(call, withPaths({ ...base, kind: 'write-meta' }, first, second));
   }
+  if (name === 'fchmod') {
+    // `-y` names the descriptor's file: fchmod(3</w/x>, 04755). Pipes, sockets and memfds have
+    // no path (`pipe:[…]`, `/memfd:…`): the mode is still recorded, with no path to misjudge.
+    const fd = parseFd(args[0]);
+    const file = fd?.path?.startsWith('/') && memfdName(fd.path) === undefined ? fd.path : undefined;
+    return withMode(call, { ...base, kind: 'write-meta', ...(file ? { path: file } : {}) });
+  }
+  if (name === 'socket') return { ...base, kind: 'other', flags: socketFlags(args) };
   if (name === 'connect' || name === 'sendto') {
     const addr = parseSockaddr(args[name === 'connect' ? 1 : 4], cwd);
     return addr ? { ...base, kind: 'connect', addr } : null;
@@ -234,6 +251,35 @@ function privilegeDraft(call: ParsedCall, cwd: string, base: Base): EventDraft {
     const fd = parseFd(call.args[0]);
     if (fd?.path) draft.path = fd.path;
   }
+  const nsArg = call.name === 'unshare' ? 0 : call.name === 'setns' ? 1 : undefined;
+  if (nsArg !== undefined) {
+    const flags = namespaceFlags(parseFlags(call.args[nsArg]));
+    if (flags.length > 0) draft.flags = flags;
+  }
+  return draft;
+}
+
+/** The CLONE_NEW* names among a call's flags (clone, clone3, unshare, setns), in a stable order. */
+export function namespaceFlags(flags: Iterable<string>): string[] {
+  return [...flags].filter(isNamespaceFlag).sort();
+}
+
+/** socket(AF_PACKET, SOCK_RAW|SOCK_CLOEXEC, htons(ETH_P_ALL)): domain, type and a named protocol. */
+function socketFlags(args: readonly string[]): string[] {
+  const out: string[] = [];
+  if (args[0] !== undefined) out.push(args[0]);
+  for (const flag of parseFlags(args[1]))
+    if (flag.startsWith('SOCK_') && !/_(CLOEXEC|NONBLOCK)$/.test(flag)) out.push(flag);
+  const proto = args[2];
+  if (proto === 'IPPROTO_ICMP' || proto === 'IPPROTO_ICMPV6') out.push(proto);
+  return out;
+}
+
+/** Adds the mode of a chmod-family call: strace prints it in octal (`04755`). */
+function withMode(call: ParsedCall, draft: EventDraft): EventDraft {
+  const index = MODE_ARG[call.name];
+  const token = index === undefined ? undefined : call.args[index];
+  if (token !== undefined && /^0[0-7]*$/.test(token)) draft.mode = Number.parseInt(token, 8);
   return draft;
 }
 
