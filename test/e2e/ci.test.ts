@@ -20,7 +20,8 @@ if (!observed) console.warn('ci e2e (observed tests) skipped: it needs root, bwr
 const work = tempDir('ag-ci-');
 const home = path.join(work, 'home');
 mkdirSync(home);
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+// One test makes a 100,000-file checkout: removing it takes a while on a busy host.
+afterAll(() => rmSync(work, { recursive: true, force: true }), 600_000);
 
 function sh(cwd: string, ...argv: string[]): string {
   const r = spawnSync(argv[0] as string, argv.slice(1), { cwd, encoding: 'utf8' });

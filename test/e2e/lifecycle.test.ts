@@ -224,14 +224,16 @@ describe.skipIf(!canRun)('the harness killed with SIGKILL', () => {
     it(
       `leaves ${engine === 'bpftrace' ? 'bpftrace, ' : ''}the sandbox and cgroups (ebpf engine ${engine}), and the next run sweeps them away`,
       async () => {
-        const { config, out } = task('', { agent: 'touch done.txt; sleep 120' });
+        // A sleep no other test runs, so that seeing it means this run's agent started.
+        const marker = `sleep 120.${engine === 'bpftrace' ? 71 : 72}`;
+        const { config, out } = task('', { agent: `touch done.txt; ${marker}` });
         const dir = path.dirname(config);
         // Its own owner notes: the sweep of another test's run must not clean up after this one first.
         const env = { AGENTGUARD_EBPF_ENGINE: engine, AGENTGUARD_OWNERS_DIR: path.join(dir, 'owners') };
         const cli = startCli(['run', config, '--output-dir', out, '--tracer', 'ebpf'], env);
         // Wait until the agent runs (its sleep shows up under the run's folder tree).
         for (let i = 0; i < 600; i++) {
-          const agent = spawnSync('pgrep', ['-f', 'sleep 120']).stdout.toString().trim();
+          const agent = spawnSync('pgrep', ['-f', marker]).stdout.toString().trim();
           if (agent && (engine === 'collector' || leftovers(dir).some((l) => l.includes('bpftrace')))) break;
           await new Promise((r) => setTimeout(r, 200));
         }

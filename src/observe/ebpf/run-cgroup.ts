@@ -85,11 +85,18 @@ async function isRunning(pid: number): Promise<boolean> {
   return state !== '' && state !== 'Z' && state !== 'X';
 }
 
+/** How long stop() lets the run's processes end on their own before killing them. */
+const STOP_GRACE_MS = 300;
+
 /**
  * Whatever still runs in the run's cgroup at stop (a daemon the agent left, or a hostile workload)
  * is killed, so that its exit is traced and nothing outlives the window. Returns what to warn about.
  */
 export async function stopCgroup(dir: string): Promise<string[]> {
+  // A sandbox's init process (bwrap's pid 1) exits a moment after the command it waited for:
+  // give the cgroup that moment to empty, so that only what really stayed is killed and reported.
+  const settle = Date.now() + STOP_GRACE_MS;
+  while ((await cgroupPids(dir)).length > 0 && Date.now() < settle) await sleep(10);
   const { killed, remaining } = await killCgroup(dir);
   const warnings: string[] = [];
   if (killed.length > 0)
