@@ -154,6 +154,7 @@ describe('agentguard init', () => {
     expect(workflow.on).toBe('pull_request');
     const step = workflow.jobs.judge.steps.find((s) => s.uses === 'o/agentguard@v1');
     expect(step?.with).toEqual({
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a JS template
       base: '${{ github.event.pull_request.base.sha }}',
       config: CI_CONFIG_NAME,
     });
