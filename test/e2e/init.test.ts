@@ -105,4 +105,25 @@ describe('agentguard init, then run without editing the file', () => {
       120_000,
     );
   }
+
+  it.skipIf(!has('npm'))(
+    '--ci: the policy and workflow it writes drive `agentguard ci` unedited',
+    async () => {
+      const dir = clone('node-ci', REPOS.node?.files ?? {});
+      const init = await execCli(['init', '--ci', '--action', 'acme/agentguard@v1'], { cwd: dir });
+      expect(init.stderr).toBe('');
+      expect(init.code).toBe(0);
+      expect(readFileSync(path.join(dir, '.github/workflows/agentguard.yml'), 'utf8')).toContain(
+        'uses: acme/agentguard@v1',
+      );
+      const ci = await execCli(['ci', '--json'], { cwd: dir });
+      expect(ci.stderr).not.toMatch(/^agentguard: /m);
+      expect(ci.code).toBe(1);
+      const report = JSON.parse(ci.stdout);
+      expect(report.checks.find((c: { id: string }) => c.id === 'tests-pass').passed).toBe(false);
+      // The new files are the working tree's changes; the workflow is a CI file, which the policy forbids.
+      expect(report.checks.find((c: { id: string }) => c.id === 'forbidden-paths').passed).toBe(false);
+    },
+    120_000,
+  );
 });
