@@ -106,6 +106,19 @@ describe('agentguard init, then run without editing the file', () => {
     );
   }
 
+  it('schema prints each format and refuses an unknown one in one sentence', async () => {
+    const config = await execCli(['schema', 'config'], { cwd: work });
+    expect(config.code).toBe(0);
+    const schema = JSON.parse(config.stdout);
+    expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+    expect(schema.required).toEqual(expect.arrayContaining(['name', 'task', 'repo', 'test_command']));
+    const bad = await execCli(['schema', 'configs'], { cwd: work });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(
+      "agentguard: 'configs' is not a file format. Fix: use one of config, ci, suite, matrix, rules, profile.\n",
+    );
+  });
+
   it.skipIf(!has('npm'))(
     '--ci: the policy and workflow it writes drive `agentguard ci` unedited',
     async () => {
