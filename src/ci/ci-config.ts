@@ -12,7 +12,7 @@ export const CI_CONFIG_NAMES = ['.agentguard.yaml', 'agentguard.yaml'] as const;
  * someone already changed: there is no task to give and no agent to start, so these are refused
  * by name rather than silently ignored.
  */
-const NOT_IN_CI = [
+export const NOT_IN_CI = [
   'task',
   'repo',
   'solution',

@@ -15,6 +15,7 @@ import { ciCommand, registerCi } from './commands/ci.js';
 import { compareCommand } from './commands/compare.js';
 import { demoCommand } from './commands/demo.js';
 import { doctorCommand } from './commands/doctor.js';
+import { registerInit } from './commands/init.js';
 import { reportsBatches, reportsList, reportsShow } from './commands/reports.js';
 import { rulesCoverage } from './commands/rules.js';
 import { runCommand } from './commands/run.js';
@@ -141,6 +142,7 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
     );
 
   registerBatchCommands(cli, io, start);
+  registerInit(cli, io, start);
 
   cli
     .command(

@@ -87,6 +87,9 @@ export function checkRepoOutsideOutput(
   };
   const repo = real(cfg.repo);
   const out = real(outputDir);
+  // The conventional `.agentguard` at the template's root (a repository judged in place, as
+  // `agentguard init` sets up) is left out of the copy, like `.git`.
+  if (out === path.join(repo, '.agentguard')) return;
   if (out === repo || out.startsWith(repo === '/' ? '/' : `${repo}/`)) {
     throw new ConfigError(
       `${cfg.config_path}: field 'repo': the template folder ${repo} holds the output folder ${out}, ` +

@@ -112,6 +112,7 @@ async function collectAndAnalyse(
       runDir,
       template: cfg.repo,
       configPath: cfg.config_path,
+      skip: ctx.outputDir,
       // Skills that go into the workspace are part of the baseline, not the agent's diff.
       afterCopy: () => {
         if (!cfg.skills || !cfg.agent_profile) return;

@@ -1,9 +1,10 @@
+import type * as Sarif from 'sarif';
 import type { Alert } from '../analysis/rules/types.js';
 import type { CheckResult, EvidenceItem } from '../analysis/types.js';
 import type { Severity } from '../config/schema.js';
 import type { RunReport } from './types.js';
 
-type Level = 'error' | 'warning' | 'note';
+type Level = NonNullable<Sarif.Result['level']>;
 const LEVEL: Record<Severity, Level> = {
   critical: 'error',
   error: 'error',
@@ -11,26 +12,8 @@ const LEVEL: Record<Severity, Level> = {
   info: 'note',
 };
 
-type Location = {
-  physicalLocation: { artifactLocation: { uri: string; uriBaseId?: string }; region?: { startLine: number } };
-};
-
-type SarifRule = {
-  id: string;
-  name: string;
-  shortDescription: { text: string };
-  defaultConfiguration: { level: Level };
-  properties: { kind: 'check' | 'security-rule'; severity: Severity; class?: string };
-};
-
-type SarifResult = {
-  ruleId: string;
-  ruleIndex: number;
-  level: Level;
-  message: { text: string };
-  locations?: Location[];
-  properties: Record<string, unknown>;
-};
+/** A rule of the run's driver; agentguard always gives it an id and a name. */
+type SarifRule = Sarif.ReportingDescriptor & { name: string };
 
 /**
  * SARIF 2.1.0 for the failed checks and the security alerts of one run. Workspace paths are
@@ -48,11 +31,11 @@ export function renderSarif(report: RunReport, version: string): string {
     rules.push(rule);
     return rules.length - 1;
   };
-  const results: SarifResult[] = [];
+  const results: Sarif.Result[] = [];
   for (const check of report.checks.filter((c) => !c.passed)) results.push(checkResult(check, ruleIndex));
   for (const alert of report.alerts) results.push(alertResult(alert, workspace, ruleIndex));
 
-  const sarif = {
+  const sarif: Sarif.Log = {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
     runs: [
@@ -81,7 +64,7 @@ export function renderSarif(report: RunReport, version: string): string {
   return `${JSON.stringify(sarif, null, 2)}\n`;
 }
 
-function checkResult(check: CheckResult, ruleIndex: (r: SarifRule) => number): SarifResult {
+function checkResult(check: CheckResult, ruleIndex: (r: SarifRule) => number): Sarif.Result {
   const i = ruleIndex({
     id: `check/${check.id}`,
     name: check.id,
@@ -92,7 +75,7 @@ function checkResult(check: CheckResult, ruleIndex: (r: SarifRule) => number): S
   const locations = check.evidence
     .filter((e): e is EvidenceItem & { path: string } => e.path !== undefined)
     .slice(0, 50);
-  const result: SarifResult = {
+  const result: Sarif.Result = {
     ruleId: `check/${check.id}`,
     ruleIndex: i,
     level: LEVEL[check.severity],
@@ -110,7 +93,7 @@ function checkResult(check: CheckResult, ruleIndex: (r: SarifRule) => number): S
   return result;
 }
 
-function alertResult(alert: Alert, workspace: string, ruleIndex: (r: SarifRule) => number): SarifResult {
+function alertResult(alert: Alert, workspace: string, ruleIndex: (r: SarifRule) => number): Sarif.Result {
   const i = ruleIndex({
     id: `rule/${alert.rule}`,
     name: alert.rule,
@@ -118,7 +101,7 @@ function alertResult(alert: Alert, workspace: string, ruleIndex: (r: SarifRule) 
     defaultConfiguration: { level: LEVEL[alert.severity] },
     properties: { kind: 'security-rule', severity: alert.severity, class: alert.class },
   });
-  const result: SarifResult = {
+  const result: Sarif.Result = {
     ruleId: `rule/${alert.rule}`,
     ruleIndex: i,
     level: LEVEL[alert.severity],

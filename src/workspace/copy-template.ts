@@ -1,4 +1,12 @@
-import { copyFileSync, lstatSync, mkdirSync, readdirSync, readlinkSync, symlinkSync } from 'node:fs';
+import {
+  copyFileSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  symlinkSync,
+} from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
 import { displayPath, joinBytes } from './byte-paths.js';
@@ -13,10 +21,17 @@ export function isInside(root: string, target: string): boolean {
  * Copy a task template into a fresh workspace. Symlinks are copied as links, but only when they
  * stay inside the template: a hostile template must not smuggle a link to the host into the
  * agent's workspace. Sockets, fifos and devices are refused. Any `.git` folder is skipped
- * because the harness creates the baseline repository itself.
+ * because the harness creates the baseline repository itself, and so is `skip` (agentguard's
+ * output folder, when it is the template's `.agentguard`), which holds this very workspace.
  */
-export function copyTemplate(template: string, dest: string, configPath: string): { files: number } {
+export function copyTemplate(
+  template: string,
+  dest: string,
+  configPath: string,
+  skip?: string,
+): { files: number } {
   const root = path.resolve(template);
+  const skipRel = skip === undefined ? null : relativeReal(root, skip);
   let files = 0;
   // Names are bytes (one that is not UTF-8 is still a file to copy), joined under both roots.
   const walk = (rel: Buffer) => {
@@ -30,6 +45,7 @@ export function copyTemplate(template: string, dest: string, configPath: string)
       const dst = joinBytes(to, name);
       const st = lstatSync(src);
       if (st.isDirectory()) {
+        if (skipRel !== null && displayPath(childRel) === skipRel) continue;
         walk(childRel);
       } else if (st.isFile()) {
         copyFileSync(src, dst);
@@ -61,3 +77,13 @@ export function copyTemplate(template: string, dest: string, configPath: string)
 }
 
 const GIT = Buffer.from('.git');
+
+/** `target` relative to `root`, both with symlinks resolved, or null when it is not inside. */
+function relativeReal(root: string, target: string): string | null {
+  try {
+    const rel = path.relative(realpathSync(root), realpathSync(target));
+    return rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? null : rel;
+  } catch {
+    return null;
+  }
+}

@@ -24,12 +24,14 @@ export async function prepareWorkspace(opts: {
   runDir: string;
   template: string;
   configPath: string;
+  /** A folder of the template not to copy: the output folder, when it lies in the template. */
+  skip?: string;
   /** Runs after the template is copied and before the baseline commit (e.g. skills installed into the repo). */
   afterCopy?: (repoDir: string) => void;
 }): Promise<PreparedWorkspace> {
   const repoDir = path.join(opts.runDir, 'repo');
   const gitDir = path.join(opts.runDir, 'baseline.git');
-  const { files } = copyTemplate(opts.template, repoDir, opts.configPath);
+  const { files } = copyTemplate(opts.template, repoDir, opts.configPath, opts.skip);
   opts.afterCopy?.(repoDir);
 
   const g = (args: string[], dir = gitDir) => git(args, { gitDir: dir, workTree: repoDir });

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { promisify } from 'node:util';
+import semver from 'semver';
 import type { TracerAvailability } from '../types.js';
 import { findCgroup2Mount } from './mounts.js';
 import { describe, MOUNT_TRACEFS, tracefsState } from './tracefs.js';
@@ -9,7 +10,7 @@ import { describe, MOUNT_TRACEFS, tracefsState } from './tracefs.js';
 const run = promisify(execFile);
 
 /** Oldest bpftrace with everything the generated script uses (uptr, while loops, tuples in print). */
-const MIN_VERSION: [number, number] = [0, 14];
+const MIN_VERSION = '0.14.0';
 const INSTALL_BPFTRACE = 'apt-get install -y bpftrace';
 /** Debian's own kernels carry BTF and syscall tracepoints. */
 const INSTALL_KERNEL = 'apt-get install -y linux-image-$(dpkg --print-architecture) && reboot';
@@ -17,8 +18,8 @@ const BTF = '/sys/kernel/btf/vmlinux';
 
 /** `bpftrace v0.17.0` → [0, 17, 0]. */
 export function parseBpftraceVersion(output: string): [number, number, number] | null {
-  const match = /v?(\d+)\.(\d+)\.(\d+)/.exec(output);
-  return match ? [Number(match[1]), Number(match[2]), Number(match[3])] : null;
+  const version = semver.coerce(output);
+  return version ? [version.major, version.minor, version.patch] : null;
 }
 
 /** The installed bpftrace's version text, e.g. `0.17.0`, or null when it does not run. */
@@ -40,11 +41,10 @@ export async function checkAvailability(): Promise<TracerAvailability> {
     const version = await bpftraceVersion();
     if (!version)
       return { ok: false, reason: 'bpftrace is not installed or does not run', fix: INSTALL_BPFTRACE };
-    const [major, minor] = version.parts;
-    if (major < MIN_VERSION[0] || (major === MIN_VERSION[0] && minor < MIN_VERSION[1])) {
+    if (semver.lt(version.text, MIN_VERSION)) {
       return {
         ok: false,
-        reason: `bpftrace ${version.text} is too old (${MIN_VERSION.join('.')} or newer is needed)`,
+        reason: `bpftrace ${version.text} is too old (${MIN_VERSION} or newer is needed)`,
         fix: INSTALL_BPFTRACE,
       };
     }

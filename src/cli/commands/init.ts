@@ -1,0 +1,70 @@
+import path from 'node:path';
+import type { CAC } from 'cac';
+import { ConfigError, InternalError } from '../../errors.js';
+import { ciConfigIssues, taskConfigIssues } from '../../init/check-written.js';
+import { chooseAgent } from '../../init/detect-agent.js';
+import { initRepo } from '../../init/init-repo.js';
+import { DEFAULT_ACTION_REF } from '../../init/render-ci.js';
+import { isSchemaKind, jsonSchema, SCHEMA_KINDS } from '../../schemas/json-schemas.js';
+import type { CliIO } from '../io.js';
+
+export type InitCommandOptions = { force?: boolean; ci?: boolean; action?: string };
+
+/** `agentguard init [DIR]`: write a config that runs as is, and say what it found. */
+export async function initCommand(
+  io: CliIO,
+  dir: string | undefined,
+  opts: InitCommandOptions,
+): Promise<number> {
+  const root = path.resolve(dir ?? '.');
+  const result = initRepo(root, {
+    force: opts.force === true,
+    ci: opts.ci === true,
+    agent: chooseAgent(),
+    actionRef: opts.action ?? DEFAULT_ACTION_REF,
+  });
+  const [config] = result.written;
+  if (config === undefined) throw new InternalError('init wrote no file');
+  // What init writes must load: a config the loader refuses is our bug, not the user's.
+  const issues = opts.ci ? ciConfigIssues(config, root) : taskConfigIssues(config);
+  if (issues !== null) throw new InternalError(`the config init wrote does not load: ${issues}`);
+  const { facts } = result;
+  io.out(
+    facts.test_command
+      ? `found ${facts.languages.join(', ')}; tests: ${facts.test_command.join(' ')} (${facts.test_source})`
+      : 'found no test command: edit test_command in the written config',
+  );
+  for (const file of result.written) io.out(`wrote ${path.relative(process.cwd(), file) || file}`);
+  const rel = path.relative(process.cwd(), config) || config;
+  io.out(
+    opts.ci
+      ? 'next: commit both files; each pull request is then judged by `agentguard ci` (docs/ci.md)'
+      : `next: agentguard run ${rel} --agent mock-noop   (then without --agent once agent_profile or agent_command is set)`,
+  );
+  return 0;
+}
+
+/** `agentguard schema KIND`: the JSON Schema of one file format on stdout. */
+export async function schemaCommand(io: CliIO, kind: string | undefined): Promise<number> {
+  if (kind === undefined || !isSchemaKind(kind))
+    throw new ConfigError(
+      `${kind === undefined ? 'no schema kind given' : `'${kind}' is not a file format`}. Fix: use one of ${SCHEMA_KINDS.join(', ')}.`,
+    );
+  io.out(JSON.stringify(jsonSchema(kind), null, 2));
+  return 0;
+}
+
+export function registerInit(cli: CAC, io: CliIO, start: (p: () => Promise<number>) => void): void {
+  cli
+    .command(
+      'init [dir]',
+      'inspect a repository and write a commented agentguard.yaml that runs as is (--ci: CI policy and workflow)',
+    )
+    .option('--force', 'replace files that already exist')
+    .option('--ci', 'write .agentguard.yaml for `agentguard ci` and .github/workflows/agentguard.yml instead')
+    .option('--action <ref>', `the workflow's uses: for agentguard's action (default: ${DEFAULT_ACTION_REF})`)
+    .action((dir: string | undefined, opts: InitCommandOptions) => start(() => initCommand(io, dir, opts)));
+  cli
+    .command('schema <kind>', `print the JSON Schema of a file format: ${SCHEMA_KINDS.join(', ')}`)
+    .action((kind: string) => start(() => schemaCommand(io, kind)));
+}

@@ -1,0 +1,154 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+/** What `agentguard init` found in a repository, enough to write a config that runs as is. */
+export type ProjectFacts = {
+  /** The repository folder's name, as a config `name`. */
+  name: string;
+  /** Ecosystems found, in the order their files were looked for (node, python, go, rust, make). */
+  languages: Language[];
+  /** The command chosen to run the tests, or null when nothing says how. */
+  test_command: string[] | null;
+  /** Why that command: the file that named it. */
+  test_source: string | null;
+  /** Other ways to run the tests that were found, for a comment. */
+  other_test_commands: { command: string[]; source: string }[];
+  /** Top-level entries, to tell which folders and lockfiles exist. */
+  entries: Set<string>;
+};
+
+export type Language = 'node' | 'python' | 'go' | 'rust' | 'make';
+
+/** The script `npm init` writes: it fails by design, so it is no test command. */
+const NPM_PLACEHOLDER = /no test specified/;
+
+function readText(file: string): string | null {
+  try {
+    return statSync(file).size <= 1024 * 1024 ? readFileSync(file, 'utf8') : null;
+  } catch {
+    return null;
+  }
+}
+
+function topEntries(dir: string): Set<string> {
+  try {
+    return new Set(readdirSync(dir));
+  } catch {
+    return new Set();
+  }
+}
+
+function nodeTest(dir: string, entries: Set<string>): { command: string[]; source: string } | null {
+  const text = readText(path.join(dir, 'package.json'));
+  if (text === null) return null;
+  let scripts: Record<string, unknown> = {};
+  try {
+    const pkg = JSON.parse(text) as { scripts?: Record<string, unknown> };
+    scripts = pkg.scripts ?? {};
+  } catch {
+    return null;
+  }
+  const test = scripts.test;
+  if (typeof test === 'string' && test.trim() !== '' && !NPM_PLACEHOLDER.test(test)) {
+    // The lockfile says which client the project uses; `npm test` works for the others too, but
+    // a pnpm or yarn project's script may call that client.
+    const client = entries.has('pnpm-lock.yaml') ? 'pnpm' : entries.has('yarn.lock') ? 'yarn' : 'npm';
+    return { command: [client, 'test'], source: 'package.json scripts.test' };
+  }
+  for (const folder of ['test', 'tests']) {
+    if (entries.has(folder)) return { command: ['node', '--test', `${folder}/`], source: `${folder}/` };
+  }
+  return null;
+}
+
+function pythonTest(dir: string, entries: Set<string>): { command: string[]; source: string } | null {
+  const pyproject = readText(path.join(dir, 'pyproject.toml'));
+  const setupCfg = readText(path.join(dir, 'setup.cfg'));
+  const tox = readText(path.join(dir, 'tox.ini'));
+  const usesPytest =
+    entries.has('pytest.ini') ||
+    entries.has('conftest.py') ||
+    /^\[tool\.pytest/m.test(pyproject ?? '') ||
+    /^\[tool:pytest\]/m.test(setupCfg ?? '') ||
+    /^\[pytest\]/m.test(tox ?? '') ||
+    /\bpytest\b/.test(pyproject ?? '');
+  const isPython = usesPytest || pyproject !== null || entries.has('setup.py') || setupCfg !== null;
+  const testsDir = ['tests', 'test'].find((f) => entries.has(f));
+  if (usesPytest) {
+    const source = entries.has('pytest.ini')
+      ? 'pytest.ini'
+      : entries.has('conftest.py')
+        ? 'conftest.py'
+        : pyproject !== null
+          ? 'pyproject.toml'
+          : 'setup.cfg';
+    return { command: ['python3', '-m', 'pytest'], source };
+  }
+  if (isPython || (testsDir !== undefined && hasFile(path.join(dir, testsDir), /^test.*\.py$/))) {
+    // unittest is in every Python; discovery needs the start folder when tests sit in a folder.
+    const command = ['python3', '-m', 'unittest', 'discover'];
+    if (testsDir) command.push('-s', testsDir, '-t', '.');
+    return { command, source: pyproject !== null ? 'pyproject.toml' : (testsDir ?? 'setup.py') };
+  }
+  return null;
+}
+
+function hasFile(dir: string, name: RegExp): boolean {
+  try {
+    return readdirSync(dir).some((n) => name.test(n));
+  } catch {
+    return false;
+  }
+}
+
+function makeTest(dir: string): { command: string[]; source: string } | null {
+  const text = readText(path.join(dir, 'Makefile')) ?? readText(path.join(dir, 'makefile'));
+  if (text === null || !/^test\s*:/m.test(text)) return null;
+  return { command: ['make', 'test'], source: 'Makefile target test' };
+}
+
+/** Look at a repository's top level (and its package.json, pyproject, Makefile) and say how its tests run. */
+export function detectProject(dir: string): ProjectFacts {
+  const entries = topEntries(dir);
+  const found: { lang: Language; command: string[]; source: string }[] = [];
+  const node = nodeTest(dir, entries);
+  if (node) found.push({ lang: 'node', ...node });
+  const python = pythonTest(dir, entries);
+  if (python) found.push({ lang: 'python', ...python });
+  if (entries.has('go.mod')) found.push({ lang: 'go', command: ['go', 'test', './...'], source: 'go.mod' });
+  if (entries.has('Cargo.toml'))
+    found.push({ lang: 'rust', command: ['cargo', 'test'], source: 'Cargo.toml' });
+  const make = makeTest(dir);
+  if (make) found.push({ lang: 'make', ...make });
+
+  // With several ecosystems, a Makefile's test target is the project's own answer to "how do
+  // the tests run"; with one, that ecosystem's runner is.
+  const languages = found.map((f) => f.lang);
+  const chosen =
+    make && new Set(languages.filter((l) => l !== 'make')).size > 1
+      ? found.find((f) => f.lang === 'make')
+      : found[0];
+  return {
+    name: configName(path.basename(path.resolve(dir))),
+    languages,
+    test_command: chosen?.command ?? null,
+    test_source: chosen?.source ?? null,
+    other_test_commands: found
+      .filter((f) => f !== chosen)
+      .map(({ command, source }) => ({ command, source })),
+    entries,
+  };
+}
+
+function configName(base: string): string {
+  const name = base
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return name || 'my-project';
+}
+
+/** True when `dir` exists and is a folder. */
+export function isFolder(dir: string): boolean {
+  return existsSync(dir) && statSync(dir).isDirectory();
+}

@@ -1,0 +1,88 @@
+import { existsSync, mkdirSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError } from '../errors.js';
+import { type SchemaKind, shippedSchemaFile } from '../schemas/json-schemas.js';
+import { detectProject, isFolder, type ProjectFacts } from './detect-project.js';
+import { pathPolicy } from './path-policy.js';
+import { renderCiConfig, renderWorkflow } from './render-ci.js';
+import { type AgentChoice, renderTaskConfig } from './render-config.js';
+
+export type InitOptions = {
+  force: boolean;
+  ci: boolean;
+  agent: AgentChoice;
+  /** `uses:` of the workflow `--ci` writes. */
+  actionRef: string;
+  /** The package root whose shipped schemas the `$schema` line names. */
+  packageRoot?: string;
+};
+
+export type InitResult = { facts: ProjectFacts; written: string[] };
+
+export const TASK_CONFIG_NAME = 'agentguard.yaml';
+export const CI_CONFIG_NAME = '.agentguard.yaml';
+export const WORKFLOW_PATH = '.github/workflows/agentguard.yml';
+
+/**
+ * The `$schema` reference for a file in `dir`: relative when agentguard is installed inside the
+ * repository (node_modules), so the line works on every clone; absolute otherwise.
+ */
+export function schemaRef(dir: string, kind: SchemaKind, root?: string): string {
+  const file = shippedSchemaFile(kind, root);
+  let real = file;
+  try {
+    real = realpathSync(file);
+  } catch {
+    // not built yet: name the path the build will write
+  }
+  const rel = path.relative(realpathSync(dir), real);
+  return rel.startsWith('..') || path.isAbsolute(rel) ? file : rel;
+}
+
+function writeNew(file: string, text: string, force: boolean): void {
+  if (existsSync(file) && !force)
+    throw new ConfigError(
+      `${file} already exists; init does not overwrite it. Fix: remove it, or pass --force to replace it.`,
+    );
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(`${file}.tmp`, text);
+  renameSync(`${file}.tmp`, file);
+}
+
+/** Inspect `dir` and write its config (and with `ci`, the CI policy and a GitHub workflow). */
+export function initRepo(dir: string, opts: InitOptions): InitResult {
+  const root = path.resolve(dir);
+  if (!isFolder(root))
+    throw new ConfigError(`${root} is not a folder. Fix: pass the repository folder to init (default: .).`);
+  const facts = detectProject(root);
+  const paths = pathPolicy(facts);
+  const files: { file: string; text: string }[] = opts.ci
+    ? [
+        {
+          file: path.join(root, CI_CONFIG_NAME),
+          text: renderCiConfig({ facts, paths, schemaRef: schemaRef(root, 'ci', opts.packageRoot) }),
+        },
+        {
+          file: path.join(root, WORKFLOW_PATH),
+          text: renderWorkflow({ actionRef: opts.actionRef, configFile: CI_CONFIG_NAME }),
+        },
+      ]
+    : [
+        {
+          file: path.join(root, TASK_CONFIG_NAME),
+          text: renderTaskConfig({
+            facts,
+            paths,
+            agent: opts.agent,
+            schemaRef: schemaRef(root, 'config', opts.packageRoot),
+          }),
+        },
+      ];
+  // Refuse before writing anything: a half-initialised repository is worse than none.
+  if (!opts.force) {
+    const taken = files.find((f) => existsSync(f.file));
+    if (taken) writeNew(taken.file, '', false);
+  }
+  for (const f of files) writeNew(f.file, f.text, opts.force);
+  return { facts, written: files.map((f) => f.file) };
+}
