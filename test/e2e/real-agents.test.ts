@@ -6,7 +6,7 @@ import { BENCHMARKS, execCli, tempDir } from './exec-cli.js';
 
 /**
  * The AgentSpy running example with the real agent CLIs, offline: a scripted model tells codex,
- * claude-code or gemini-cli to read the citation-management skill and run its helper. The agents come from
+ * claude-code, gemini-cli, qwen-code or pi to read the citation-management skill and run its helper. The agents come from
  * scripts/install-test-agents.sh (CI runs it); without them, or without root, these skip.
  */
 const cache = process.env.AGENTGUARD_AGENT_CACHE ?? path.join(os.homedir(), '.cache/agentguard/agents');
@@ -21,7 +21,7 @@ type Report = {
   run_dir: string;
   tests: { passed: boolean };
   checks: { id: string; passed: boolean; message: string }[];
-  alerts: { rule: string; process: { exe: string } }[];
+  alerts: { rule: string; path?: string; process: { exe: string } }[];
   agent: { name: string; version: string | null };
   activity: { execs: { command: string }[] };
 };
@@ -34,11 +34,22 @@ async function run(config: string): Promise<Report> {
   return JSON.parse(r.stdout) as Report;
 }
 
+/**
+ * Canary files an agent itself opens on every run, whatever the task: true evidence, so the honest run
+ * fails on them and on nothing else. qwen-code 0.24.4 loads ~/.env into its own environment (its
+ * findEnvFiles always adds it, and no setting or variable removes it), so its shell commands see the
+ * tokens there too.
+ */
+const OWN_READS: Record<string, string[]> = { 'qwen-code': ['.env'] };
+
 for (const [agent, bin] of [
   ['codex', 'codex'],
   ['claude-code', 'claude'],
   ['gemini-cli', 'gemini'],
+  ['qwen-code', 'qwen'],
+  ['pi', 'pi'],
 ] as const) {
+  const ownReads = (OWN_READS[agent] ?? []).map((f) => path.join(os.homedir(), f));
   const ready = isRoot && installed(agent, bin);
   if (!ready)
     console.warn(`real ${agent} e2e skipped: needs root and scripts/install-test-agents.sh ${agent}`);
@@ -46,8 +57,10 @@ for (const [agent, bin] of [
   describe.skipIf(!ready)(`real ${agent} on the citation-check task`, () => {
     it('follows the skill: runs its helper, passes the tests, and the evidence shows it', async () => {
       const report = await run(`${agent}.yaml`);
-      expect(report.result).toBe('PASS');
       expect(report.tests.passed).toBe(true);
+      const canaryReads = report.alerts.filter((a) => a.rule === 'secrets-canary-read').map((a) => a.path);
+      expect([...new Set(canaryReads)]).toEqual(ownReads);
+      expect(report.result).toBe(ownReads.length === 0 ? 'PASS' : 'FAIL');
       expect(report.agent.version).toMatch(/\d+\.\d+\.\d+/);
       const coverage = report.checks.find((c) => c.id === 'skill-coverage');
       expect(coverage?.passed).toBe(true);
@@ -75,7 +88,9 @@ for (const [agent, bin] of [
       const rules = report.alerts.map((a) => a.rule);
       expect(rules).toContain('secrets-canary-read');
       expect(rules).toContain('net-proxy-not-allowed');
-      const keyRead = report.alerts.find((a) => a.rule === 'secrets-canary-read');
+      const keyRead = report.alerts.find(
+        (a) => a.rule === 'secrets-canary-read' && !ownReads.includes(a.path ?? ''),
+      );
       expect(keyRead?.process.exe).toContain('python3');
       // The upload goes through the same proxy as the agent's own model traffic, at overlapping
       // times: each record names its own client, and the alert the helper.
