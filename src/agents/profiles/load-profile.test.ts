@@ -37,11 +37,13 @@ function problem(text: string): string {
 }
 
 describe('built-in profiles', () => {
-  it('ships codex, claude-code, gemini-cli, opencode, pi and qwen-code, each valid and pinned', () => {
+  it('ships codex, claude-code, copilot, gemini-cli, kilocode, opencode, pi and qwen-code, each valid and pinned', () => {
     expect(listBuiltinProfiles()).toEqual([
       'claude-code',
       'codex',
+      'copilot',
       'gemini-cli',
+      'kilocode',
       'opencode',
       'pi',
       'qwen-code',

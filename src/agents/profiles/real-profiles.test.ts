@@ -64,6 +64,8 @@ describe('built-in profiles run the real agents, offline, with a skill', () => {
     agent('gemini-cli'),
     agent('qwen-code'),
     agent('pi'),
+    agent('kilocode'),
+    agent('copilot'),
   ])(
     '$name reads the installed skill and runs its helper',
     { timeout: TIMEOUT_MS + 20_000 },
