@@ -26,6 +26,9 @@ export async function agentsList(io: CliIO, opts: { json?: boolean }): Promise<n
       name,
       package: p.package ? `${p.package.name}@${p.package.version}` : null,
       endpoint: p.endpoint ?? null,
+      // Offline means the scripted model endpoint can play its model: it needs the API the agent speaks.
+      offline: p.endpoint !== undefined,
+      skills_dir: p.skills_dir ?? null,
       installed: have?.version ?? null,
       status: have?.status ?? 'not installed',
     };
@@ -35,8 +38,16 @@ export async function agentsList(io: CliIO, opts: { json?: boolean }): Promise<n
     io.out(`agent cache: ${cache}`);
     io.out(
       renderTable(
-        ['agent', 'package', 'model API', 'installed', 'status'],
-        rows.map((r) => [r.name, r.package ?? '-', r.endpoint ?? '-', r.installed ?? '-', r.status]),
+        ['agent', 'package', 'model API', 'offline', 'skills', 'installed', 'status'],
+        rows.map((r) => [
+          r.name,
+          r.package ?? '-',
+          r.endpoint ?? '-',
+          r.offline ? 'yes' : 'no',
+          r.skills_dir ?? '-',
+          r.installed ?? '-',
+          r.status,
+        ]),
       ),
     );
   }
