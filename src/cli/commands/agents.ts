@@ -1,5 +1,6 @@
 import { agentCacheDir, installAgent, installedAgents } from '../../agents/install/index.js';
 import { listBuiltinProfiles, loadProfile } from '../../agents/profiles/load-profile.js';
+import { verifyAgent } from '../../agents/verify-agent.js';
 import { renderTable } from '../../reports/table.js';
 import type { CliIO } from '../io.js';
 
@@ -52,4 +53,15 @@ export async function agentsList(io: CliIO, opts: { json?: boolean }): Promise<n
     );
   }
   return 0;
+}
+
+/** `agentguard agents verify NAME`: the offline smoke task for one installed agent; exit 1 when a step fails. */
+export async function agentsVerify(io: CliIO, name: string, opts: { json?: boolean }): Promise<number> {
+  const r = await verifyAgent(name);
+  if (opts.json) io.out(JSON.stringify(r, null, 2));
+  else {
+    io.out(`${r.agent} ${r.version ?? ''}: ${r.ok ? 'verified offline' : 'FAILED'} (${r.ms} ms)`);
+    for (const s of r.steps) io.out(`  ${s.ok ? 'ok  ' : 'FAIL'} ${s.step.padEnd(7)} ${s.detail}`);
+  }
+  return r.ok ? 0 : 1;
 }
