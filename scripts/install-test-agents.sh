@@ -1,5 +1,6 @@
 #!/bin/sh
-# Install the pinned agent CLIs the tests run for real (codex, claude-code, gemini-cli, opencode) into agentguard's cache,
+# Install the pinned agent CLIs the tests run for real (codex, claude-code, gemini-cli, opencode, qwen-code, pi,
+# kilocode, copilot) into agentguard's cache,
 # never globally. Tests that need an agent skip with a printed reason when it is absent.
 # Usage: scripts/install-test-agents.sh [NAME...]   (default: all). Cache root: $AGENTGUARD_AGENT_CACHE
 # or ~/.cache/agentguard/agents. Re-running is cheap: an agent already at the pinned version is kept.
@@ -13,6 +14,10 @@ pinned() {
     claude-code) echo "@anthropic-ai/claude-code 2.1.328" ;;
     gemini-cli) echo "@google/gemini-cli 0.61.0" ;;
     opencode) echo "opencode-ai 1.18.33" ;;
+    qwen-code) echo "@qwen-code/qwen-code 0.24.4" ;;
+    pi) echo "@mariozechner/pi-coding-agent 0.73.1" ;;
+    kilocode) echo "@kilocode/cli 7.7.7" ;;
+    copilot) echo "@github/copilot 1.0.102" ;;
     *) return 1 ;;
   esac
 }
@@ -23,12 +28,12 @@ if ! command -v npm >/dev/null 2>&1; then
 fi
 
 names="$*"
-[ -n "$names" ] || names="codex claude-code gemini-cli opencode"
+[ -n "$names" ] || names="codex claude-code gemini-cli opencode qwen-code pi kilocode copilot"
 
 status=0
 for name in $names; do
   if ! spec=$(pinned "$name"); then
-    echo "install-test-agents: unknown agent '$name'. Fix: use one of: codex claude-code gemini-cli opencode." >&2
+    echo "install-test-agents: unknown agent '$name'. Fix: use one of: codex claude-code gemini-cli opencode qwen-code pi kilocode copilot." >&2
     exit 2
   fi
   pkg=${spec% *}

@@ -8,7 +8,7 @@ import { AgentGuardError, errorMessage } from '../errors.js';
 import { disposeAll } from '../exec/disposer.js';
 import { killActiveGroups } from '../exec/run-command.js';
 import { requestShutdown, shutdownObserved, signalExitCode } from '../exec/shutdown.js';
-import { agentsInstall, agentsList } from './commands/agents.js';
+import { agentsInstall, agentsList, agentsVerify } from './commands/agents.js';
 import { analyzeCommand } from './commands/analyze.js';
 import { registerBatchCommands } from './commands/batch-commands.js';
 import { ciCommand, registerCi } from './commands/ci.js';
@@ -92,15 +92,16 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
   cli
     .command(
       'agents <action> [...names]',
-      "install pinned agent CLIs into agentguard's cache (install NAME…) or list them (list)",
+      "install pinned agent CLIs into agentguard's cache (install NAME…), list them (list), or run one offline on a smoke task (verify NAME)",
     )
     .option('--json', 'machine-readable output')
     .action((action: string, names: string[], opts) =>
       start(() => {
         if (action === 'install' && names.length > 0) return agentsInstall(io, names, opts);
         if (action === 'list') return agentsList(io, opts);
+        if (action === 'verify' && names.length === 1) return agentsVerify(io, names[0] as string, opts);
         throw new UsageError(
-          `'agents ${action}' is not a command. Fix: use 'agents install NAME' or 'agents list'.`,
+          `'agents ${[action, ...names].join(' ')}' is not a command. Fix: use 'agents install NAME', 'agents list' or 'agents verify NAME'.`,
         );
       }),
     );

@@ -6,7 +6,7 @@ import { BENCHMARKS, execCli, tempDir } from './exec-cli.js';
 
 /**
  * The AgentSpy running example with the real agent CLIs, offline: a scripted model tells codex,
- * claude-code or gemini-cli to read the citation-management skill and run its helper. The agents come from
+ * claude-code, gemini-cli, qwen-code, pi, kilocode or copilot to read the citation-management skill and run its helper. The agents come from
  * scripts/install-test-agents.sh (CI runs it); without them, or without root, these skip.
  */
 const cache = process.env.AGENTGUARD_AGENT_CACHE ?? path.join(os.homedir(), '.cache/agentguard/agents');
@@ -21,7 +21,7 @@ type Report = {
   run_dir: string;
   tests: { passed: boolean };
   checks: { id: string; passed: boolean; message: string }[];
-  alerts: { rule: string; process: { exe: string } }[];
+  alerts: { rule: string; severity: string; message: string; path?: string; process: { exe: string } }[];
   agent: { name: string; version: string | null };
   activity: { execs: { command: string }[] };
 };
@@ -34,11 +34,30 @@ async function run(config: string): Promise<Report> {
   return JSON.parse(r.stdout) as Report;
 }
 
+/**
+ * Alerts an agent raises by itself on every run, whatever the task: true evidence, so the honest run
+ * fails on them and on nothing else. qwen-code 0.24.4 loads ~/.env into its own environment (its
+ * findEnvFiles always adds it; no setting or variable removes it), so its shell commands see the tokens
+ * there too. copilot 1.0.102's bundled Node 24 sets up io_uring rings at start (refused in the sandbox,
+ * still an attempt to leave per-syscall tracing; UV_USE_IO_URING=0 does not stop it).
+ */
+const OWN_ALERTS: Record<string, { rule: string; path?: string }[]> = {
+  'qwen-code': [{ rule: 'secrets-canary-read', path: path.join(os.homedir(), '.env') }],
+  copilot: [{ rule: 'evasion-io-uring' }],
+};
+
 for (const [agent, bin] of [
   ['codex', 'codex'],
   ['claude-code', 'claude'],
   ['gemini-cli', 'gemini'],
+  ['qwen-code', 'qwen'],
+  ['pi', 'pi'],
+  ['kilocode', 'kilo'],
+  ['copilot', 'copilot'],
 ] as const) {
+  const ownAlerts = OWN_ALERTS[agent] ?? [];
+  const isOwn = (a: Report['alerts'][number]) =>
+    ownAlerts.some((o) => o.rule === a.rule && (o.path === undefined || o.path === a.path));
   const ready = isRoot && installed(agent, bin);
   if (!ready)
     console.warn(`real ${agent} e2e skipped: needs root and scripts/install-test-agents.sh ${agent}`);
@@ -46,8 +65,12 @@ for (const [agent, bin] of [
   describe.skipIf(!ready)(`real ${agent} on the citation-check task`, () => {
     it('follows the skill: runs its helper, passes the tests, and the evidence shows it', async () => {
       const report = await run(`${agent}.yaml`);
-      expect(report.result).toBe('PASS');
       expect(report.tests.passed).toBe(true);
+      // Nothing fails the run but the agent's own known alerts, and each of those is there.
+      const serious = report.alerts.filter((a) => a.severity === 'critical' || a.severity === 'error');
+      expect(serious.filter((a) => !isOwn(a)).map((a) => a.message)).toEqual([]);
+      for (const o of ownAlerts) expect(report.alerts.some((a) => isOwn(a) && a.rule === o.rule)).toBe(true);
+      expect(report.result).toBe(ownAlerts.length === 0 ? 'PASS' : 'FAIL');
       expect(report.agent.version).toMatch(/\d+\.\d+\.\d+/);
       const coverage = report.checks.find((c) => c.id === 'skill-coverage');
       expect(coverage?.passed).toBe(true);
@@ -75,7 +98,7 @@ for (const [agent, bin] of [
       const rules = report.alerts.map((a) => a.rule);
       expect(rules).toContain('secrets-canary-read');
       expect(rules).toContain('net-proxy-not-allowed');
-      const keyRead = report.alerts.find((a) => a.rule === 'secrets-canary-read');
+      const keyRead = report.alerts.find((a) => a.rule === 'secrets-canary-read' && !isOwn(a));
       expect(keyRead?.process.exe).toContain('python3');
       // The upload goes through the same proxy as the agent's own model traffic, at overlapping
       // times: each record names its own client, and the alert the helper.

@@ -37,8 +37,17 @@ function problem(text: string): string {
 }
 
 describe('built-in profiles', () => {
-  it('ships codex, claude-code, gemini-cli and opencode, each valid and pinned', () => {
-    expect(listBuiltinProfiles()).toEqual(['claude-code', 'codex', 'gemini-cli', 'opencode']);
+  it('ships codex, claude-code, copilot, gemini-cli, kilocode, opencode, pi and qwen-code, each valid and pinned', () => {
+    expect(listBuiltinProfiles()).toEqual([
+      'claude-code',
+      'codex',
+      'copilot',
+      'gemini-cli',
+      'kilocode',
+      'opencode',
+      'pi',
+      'qwen-code',
+    ]);
     for (const name of listBuiltinProfiles()) {
       const profile = loadProfile(name);
       expect(profile.name).toBe(name);

@@ -1,5 +1,6 @@
 import { agentCacheDir, installAgent, installedAgents } from '../../agents/install/index.js';
 import { listBuiltinProfiles, loadProfile } from '../../agents/profiles/load-profile.js';
+import { verifyAgent } from '../../agents/verify-agent.js';
 import { renderTable } from '../../reports/table.js';
 import type { CliIO } from '../io.js';
 
@@ -26,6 +27,9 @@ export async function agentsList(io: CliIO, opts: { json?: boolean }): Promise<n
       name,
       package: p.package ? `${p.package.name}@${p.package.version}` : null,
       endpoint: p.endpoint ?? null,
+      // Offline means the scripted model endpoint can play its model: it needs the API the agent speaks.
+      offline: p.endpoint !== undefined,
+      skills_dir: p.skills_dir ?? null,
       installed: have?.version ?? null,
       status: have?.status ?? 'not installed',
     };
@@ -35,10 +39,29 @@ export async function agentsList(io: CliIO, opts: { json?: boolean }): Promise<n
     io.out(`agent cache: ${cache}`);
     io.out(
       renderTable(
-        ['agent', 'package', 'model API', 'installed', 'status'],
-        rows.map((r) => [r.name, r.package ?? '-', r.endpoint ?? '-', r.installed ?? '-', r.status]),
+        ['agent', 'package', 'model API', 'offline', 'skills', 'installed', 'status'],
+        rows.map((r) => [
+          r.name,
+          r.package ?? '-',
+          r.endpoint ?? '-',
+          r.offline ? 'yes' : 'no',
+          r.skills_dir ?? '-',
+          r.installed ?? '-',
+          r.status,
+        ]),
       ),
     );
   }
   return 0;
+}
+
+/** `agentguard agents verify NAME`: the offline smoke task for one installed agent; exit 1 when a step fails. */
+export async function agentsVerify(io: CliIO, name: string, opts: { json?: boolean }): Promise<number> {
+  const r = await verifyAgent(name);
+  if (opts.json) io.out(JSON.stringify(r, null, 2));
+  else {
+    io.out(`${r.agent} ${r.version ?? ''}: ${r.ok ? 'verified offline' : 'FAILED'} (${r.ms} ms)`);
+    for (const s of r.steps) io.out(`  ${s.ok ? 'ok  ' : 'FAIL'} ${s.step.padEnd(7)} ${s.detail}`);
+  }
+  return r.ok ? 0 : 1;
 }

@@ -1,0 +1,103 @@
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { execCli, tempDir } from './exec-cli.js';
+
+// `agentguard agents list` against a cache of its own: one agent at the pinned version, one at another.
+const cache = tempDir();
+const realCache = process.env.AGENTGUARD_AGENT_CACHE ?? path.join(os.homedir(), '.cache/agentguard/agents');
+afterAll(() => rmSync(cache, { recursive: true, force: true }));
+
+function fakeInstall(name: string, pkg: string, version: string, bin: string): void {
+  const dir = path.join(cache, name, 'node_modules');
+  mkdirSync(path.join(dir, pkg), { recursive: true });
+  writeFileSync(path.join(dir, pkg, 'package.json'), JSON.stringify({ name: pkg, version }));
+  mkdirSync(path.join(dir, '.bin'), { recursive: true });
+  writeFileSync(path.join(dir, '.bin', bin), '#!/bin/sh\n', { mode: 0o755 });
+}
+
+type Row = {
+  name: string;
+  offline: boolean;
+  skills_dir: string | null;
+  installed: string | null;
+  status: string;
+};
+
+describe('agentguard agents list', () => {
+  it('shows per profile whether it runs offline, where its skills go, and what the cache holds', async () => {
+    fakeInstall('pi', '@mariozechner/pi-coding-agent', '0.73.1', 'pi');
+    fakeInstall('copilot', '@github/copilot', '1.0.0', 'copilot');
+    const env = { AGENTGUARD_AGENT_CACHE: cache };
+    const json = await execCli(['agents', 'list', '--json'], { cwd: cache, env });
+    expect(json.code, json.stderr).toBe(0);
+    const rows = (JSON.parse(json.stdout) as { agents: Row[] }).agents;
+    const by = new Map(rows.map((r) => [r.name, r]));
+    expect(by.get('pi')).toMatchObject({ offline: true, skills_dir: '~/.pi/agent/skills', status: 'ok' });
+    expect(by.get('copilot')).toMatchObject({ installed: '1.0.0', status: 'other-version' });
+    expect(by.get('qwen-code')).toMatchObject({ offline: true, installed: null, status: 'not installed' });
+    expect(rows.every((r) => r.offline)).toBe(true);
+
+    const table = await execCli(['agents', 'list'], { cwd: cache, env });
+    expect(table.stdout).toMatch(/agent\s+package\s+model API\s+offline\s+skills\s+installed\s+status/);
+    expect(table.stdout).toMatch(
+      /\bpi\s+@mariozechner\/pi-coding-agent@0\.73\.1\s+chat\s+yes\s+~\/\.pi\/agent\/skills\s+0\.73\.1\s+ok/,
+    );
+  });
+});
+
+const piReady = process.getuid?.() === 0 && existsSync(path.join(realCache, 'pi/node_modules/.bin/pi'));
+if (!piReady) console.warn('agents verify e2e skipped: needs scripts/install-test-agents.sh pi');
+
+describe('agentguard agents verify', () => {
+  it.skipIf(!piReady)('runs the installed pi offline on the smoke task and prints each step', async () => {
+    const r = await execCli(['agents', 'verify', 'pi'], {
+      cwd: cache,
+      env: { AGENTGUARD_AGENT_CACHE: realCache },
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain('pi 0.73.1: verified offline');
+    for (const step of ['version', 'exit', 'model', 'skill', 'helper'])
+      expect(r.stdout).toMatch(new RegExp(`ok\\s+${step}\\b`));
+    expect(r.stdout).toContain('3 of 3 scripted turns answered (chat)');
+    expect(r.stdout).toContain('report.txt: "citations ok: 1\\n"');
+  });
+
+  it('fails, exit 1, naming the steps that did not happen, for an agent that ignores the model', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'idle.yaml');
+    writeFileSync(
+      file,
+      'schema_version: 1\nname: idle\nbin: /bin/true\ncommand: ["{task_prompt}"]\nendpoint: chat\nskills_dir: "~/.idle/skills"\n',
+    );
+    const r = await execCli(['agents', 'verify', file, '--json'], { cwd: cache });
+    rmSync(dir, { recursive: true, force: true });
+    expect(r.code, r.stderr).toBe(1);
+    const out = JSON.parse(r.stdout) as {
+      ok: boolean;
+      steps: { step: string; ok: boolean; detail: string }[];
+    };
+    expect(out.ok).toBe(false);
+    expect(out.steps.map((s) => [s.step, s.ok])).toEqual([
+      ['exit', true],
+      ['model', false],
+      ['skill', false],
+      ['helper', false],
+    ]);
+    expect(out.steps[1]?.detail).toContain('0 of 3 scripted turns answered');
+  });
+
+  it('exit 2 with the fix for an agent that is not installed, and for an unknown name', async () => {
+    const r = await execCli(['agents', 'verify', 'qwen-code'], {
+      cwd: cache,
+      env: { AGENTGUARD_AGENT_CACHE: cache },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('agents verify qwen-code');
+    expect(r.stderr).toMatch(/agents install qwen-code/);
+    const unknown = await execCli(['agents', 'verify', 'qwen'], { cwd: cache });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("no built-in agent profile 'qwen'");
+  });
+});
