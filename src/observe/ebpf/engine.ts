@@ -5,7 +5,7 @@ import { checkAvailability, checkHost, guarded } from './availability.js';
 import { startBpftraceSession } from './bpftrace-session.js';
 import { startCollectorSession } from './collector/collector-session.js';
 import {
-  BUILD_COLLECTOR,
+  buildCollectorCommand,
   collectorBinary,
   ENGINE_ENV,
   isExecutable,
@@ -25,7 +25,7 @@ export function collectorAvailability(): Promise<TracerAvailability> {
       return {
         ok: false,
         reason: `the compiled collector is not built (${binary} is missing)`,
-        fix: BUILD_COLLECTOR,
+        fix: buildCollectorCommand(),
       };
     }
     return { ok: true, version: 'agentguard-collector (compiled CO-RE, libbpf)' };

@@ -5,7 +5,7 @@ import { errorMessage, SetupError } from '../../../errors.js';
 import { OWNER_ENV } from '../../../exec/owner-registry.js';
 import { CollectorConnection } from './connection.js';
 import {
-  BUILD_COLLECTOR,
+  buildCollectorCommand,
   COLLECTOR_DIR,
   COLLECTOR_IDLE_EXIT_S,
   COLLECTOR_LOCK,
@@ -73,7 +73,7 @@ async function tryConnect(
 async function startCollector(paths: Paths): Promise<void> {
   if (!isExecutable(paths.binary)) {
     throw new SetupError(
-      `the compiled collector is not built (${paths.binary} is missing). Fix: ${BUILD_COLLECTOR}`,
+      `the compiled collector is not built (${paths.binary} is missing). Fix: ${buildCollectorCommand()}`,
     );
   }
   const deadline = Date.now() + START_TIMEOUT_MS;

@@ -34,7 +34,10 @@ export function requestedEngine(env: NodeJS.ProcessEnv = process.env): EbpfEngin
   );
 }
 
-export const BUILD_COLLECTOR = 'make -C collector (or: sh scripts/install.sh)';
+/** The command that builds the collector where this agentguard is installed (a clone or a package). */
+export function buildCollectorCommand(): string {
+  return `apt-get install -y clang llvm libbpf-dev bpftool libelf-dev make && make -C ${path.join(packageRoot(), 'collector')}`;
+}
 
 /** Names another collector program (a test points it at one that is missing or broken). */
 export const BINARY_ENV = 'AGENTGUARD_COLLECTOR_BINARY';
