@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
@@ -123,6 +124,30 @@ describe('the bridge introduction and its client headers', () => {
         exe: process.execPath,
       },
     ]);
+  });
+
+  it('names the process of the sandbox that does hold the socket when the one named let it go', async () => {
+    const secret = await hello(socketPath, readFileSync(keyFileFor(socketPath), 'utf8'));
+    // Another process of the same PID namespace holds a connection; the header names this process
+    // (as when the bridge saw a child that inherited the socket and has exited since).
+    const child = spawn(
+      process.execPath,
+      [
+        '-e',
+        "const n=require('net');const s=n.createServer(()=>{}).listen(0,'127.0.0.1',()=>{const c=n.connect(s.address().port,'127.0.0.1',()=>console.log(c.localPort))})",
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      const port = Number(
+        await new Promise<string>((resolve) => child.stdout.once('data', (d) => resolve(String(d)))),
+      );
+      await exchange(socketPath, clientLine(secret ?? '', { ...me, port }) + denied);
+      const [record] = await proxy.stop();
+      expect(record?.client).toEqual({ pid: child.pid, port, exe: process.execPath });
+    } finally {
+      child.kill();
+    }
   });
 
   it('trusts no header at all once the key has been used twice', async () => {

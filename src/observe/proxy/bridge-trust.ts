@@ -3,8 +3,8 @@ import { rm, writeFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import type { NetworkClient } from '../../evidence/types.js';
 import { keyFileFor, type Preamble, readPreamble } from './bridge-protocol.js';
-import { hostPidOf } from './host-pid.js';
-import { holdsSocketOnPort } from './socket-owner.js';
+import { hostPidOf, sandboxHostPids } from './host-pid.js';
+import { exeOf, holdsSocketOnPort } from './socket-owner.js';
 
 type TrustState =
   | { kind: 'waiting' }
@@ -98,6 +98,13 @@ export class BridgeTrust {
     // claim is checked against the kernel too: a forged header can only name a process that does
     // hold a socket on that port, not pin the request on any process it likes.
     if (!holdsSocketOnPort(host, id.port)) {
+      // The process the bridge named may have let the socket go since (a child that had inherited
+      // it and exited): the kernel can still say which of the sandbox's processes holds it now.
+      const holder = sandboxHostPids(state.pidNamespace).find((pid) => holdsSocketOnPort(pid, id.port));
+      if (holder !== undefined) {
+        const holderExe = exeOf(holder, '/proc');
+        return { pid: holder, port: id.port, ...(holderExe === undefined ? {} : { exe: holderExe }) };
+      }
       return {
         pid: null,
         reason: `the bridge header names process ${id.pid}, which holds no socket on port ${id.port}`,

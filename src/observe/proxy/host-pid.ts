@@ -31,3 +31,19 @@ export function hostPidOf(
   }
   return undefined;
 }
+
+/**
+ * The host pids of the sandbox's processes (those in PID namespace `pidNamespace`), newest first as
+ * `procPids` lists them.
+ */
+export function sandboxHostPids(pidNamespace: string, proc = '/proc'): number[] {
+  const pids: number[] = [];
+  for (const pid of procPids(proc)) {
+    try {
+      if (readlinkSync(`${proc}/${pid}/ns/pid`) === pidNamespace) pids.push(pid);
+    } catch {
+      // exited or unreadable: not one of them
+    }
+  }
+  return pids;
+}

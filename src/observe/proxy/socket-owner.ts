@@ -159,7 +159,7 @@ export function processStart(pid: number, proc = '/proc'): number | undefined {
   return stat === '' || !Number.isInteger(start) ? undefined : start;
 }
 
-function exeOf(pid: number, proc: string): string | undefined {
+export function exeOf(pid: number, proc: string): string | undefined {
   try {
     return readlinkSync(`${proc}/${pid}/exe`);
   } catch {
