@@ -3,18 +3,21 @@ import path from 'node:path';
 import { SetupError } from '../../../errors.js';
 import { packageRoot } from '../../../package-root.js';
 
-/** Where the collector's socket, lock and log live: root-only, shared by every run on the host. */
-export const COLLECTOR_DIR = '/run/agentguard/collector';
-export const COLLECTOR_SOCKET = path.join(COLLECTOR_DIR, 'collector.sock');
-export const COLLECTOR_LOCK = path.join(COLLECTOR_DIR, 'start.lock');
-export const COLLECTOR_LOG = path.join(COLLECTOR_DIR, 'collector.log');
 /**
  * The record format and protocol this agentguard speaks (`VERSION` in collector/loader.c; a test
- * keeps the two equal). Another installation's collector of another version may own the host's
- * socket: a run then falls back rather than misread its records.
+ * keeps the two equal). It names the socket, and a run still checks the collector's answer: one of
+ * another version is never read.
  */
 export const COLLECTOR_PROTOCOL = '1';
 
+/**
+ * Where the collector's socket, lock and log live: root-only, shared by every run on the host. Each
+ * protocol version has its own, so installations of different versions each get their collector.
+ */
+export const COLLECTOR_DIR = '/run/agentguard/collector';
+export const COLLECTOR_SOCKET = path.join(COLLECTOR_DIR, `v${COLLECTOR_PROTOCOL}.sock`);
+export const COLLECTOR_LOCK = path.join(COLLECTOR_DIR, `v${COLLECTOR_PROTOCOL}.start.lock`);
+export const COLLECTOR_LOG = path.join(COLLECTOR_DIR, `v${COLLECTOR_PROTOCOL}.log`);
 /** Seconds without a run after which the collector exits on its own. */
 export const COLLECTOR_IDLE_EXIT_S = 30;
 
