@@ -13,7 +13,7 @@ export const COLLECTOR_LOG = path.join(COLLECTOR_DIR, 'collector.log');
  * keeps the two equal). Another installation's collector of another version may own the host's
  * socket: a run then falls back rather than misread its records.
  */
-export const COLLECTOR_PROTOCOL = '1';
+export const COLLECTOR_PROTOCOL = '2';
 
 /** Seconds without a run after which the collector exits on its own. */
 export const COLLECTOR_IDLE_EXIT_S = 30;
