@@ -566,6 +566,11 @@ describe.skipIf(skip)('agentguard-collector', () => {
       py(
         'import ctypes, os; pid = ctypes.CDLL(None).syscall(56, 0x10000000 | 17, 0, 0, 0, 0)\nif pid == 0: os._exit(0)\nos.waitpid(pid, 0)',
       ),
+      // clone3 (435) reads its flags from user memory: CLONE_NEWUSER, then with CLONE_FS, which
+      // the kernel refuses (EINVAL): the caller's failed fork carries the flags.
+      py(
+        "import ctypes, os, struct\nfor flags in [0x10000000, 0x10000000 | 0x200]:\n  args = ctypes.create_string_buffer(struct.pack('11Q', flags, 0, 0, 0, 17, 0, 0, 0, 0, 0, 0), 88)\n  pid = ctypes.CDLL(None).syscall(435, args, 88)\n  if pid == 0: os._exit(0)\n  if pid > 0: os.waitpid(pid, 0)",
+      ),
       py(
         "import ctypes, os; fd = os.open('/proc/self/ns/net', os.O_RDONLY); ctypes.CDLL(None).setns(fd, 0x40000000)",
       ),
@@ -587,6 +592,8 @@ describe.skipIf(skip)('agentguard-collector', () => {
       '["privilege","setns",null,null,null,0,null,null,["CLONE_NEWNET"]]',
       '["privilege","userfaultfd",null,null,null,',
       '["fork","clone",["CLONE_NEWUSER"],true]',
+      '["fork","clone3",["CLONE_NEWUSER"],true]',
+      '["fork","clone3",["CLONE_NEWUSER"],false]',
     ])
       expect(joined).toContain(seen);
     expect([...compiled].sort()).toEqual([...bpftrace].sort());
