@@ -49,6 +49,10 @@ int sys_enter_call(struct trace_event_raw_sys_enter *ctx)
 	if (call->p1 >= 0) {
 		st.p1 = arg(&args, call->p1);
 		st.d1 = dirfd_of(&args, call->d1);
+	} else if (call->d1 >= 0) {
+		/* The descriptor's own file is the path (fchmod); a negative fd is not walked. */
+		__s64 fd = (__s32)arg(&args, call->d1);
+		st.d1 = fd < 0 ? NO_WALK : fd;
 	}
 	if (call->p2 >= 0) {
 		st.p2 = arg(&args, call->p2);
@@ -71,6 +75,11 @@ int sys_enter_call(struct trace_event_raw_sys_enter *ctx)
 	}
 	case FLAGS_MOVES_DIRECTORIES:
 		st.fl = FLAG_MOVES_DIRECTORIES;
+		break;
+	case FLAGS_SOCKET:
+		/* family | type's low byte << 16 | protocol << 24, as the script packs them. */
+		st.fl = (__s64)((arg(&args, 0) & 0xffff) | ((arg(&args, 1) & 0xff) << 16) |
+				((arg(&args, 2) & 0xffff) << 24));
 		break;
 	}
 	__u32 tid = current_tid();
@@ -110,6 +119,9 @@ static __always_inline void call_exit(__u64 cgid, __s64 ret)
 		path_strings(sb, 0, cgid, tid, t, st.p1, st.d1, SLOT_PATH, SLOT_WALK1, 0, &w1, &s1);
 	if (st.npaths >= 2)
 		path_strings(sb, 1, cgid, tid, t, st.p2, st.d2, SLOT_PATH2, SLOT_WALK2, 1, &w2, &s2);
+	/* No path string, a descriptor: the walk of its own file (fchmod). */
+	if (st.npaths == 0 && st.d1 >= 0)
+		walk(cgid, tid, t, st.d1, SLOT_WALK1, &w1, &s1);
 	struct rec_call *r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
 	if (r) {
 		r->h.cgid = cgid;

@@ -1,6 +1,7 @@
 // Generates syscalls.h, the collector's copy of TRACED_CALLS (src/observe/ebpf/syscall-table.ts):
 // each call's code and where its path, dirfd and flags arguments sit among the syscall tracepoint's
-// six argument words (read from tracefs formats). Run after `npm run build`:
+// six argument words (read from tracefs formats); a call with no path pointer (p1 -1) but a d1
+// walks that descriptor's own file (fdPath). Run after `npm run build`:
 //   node collector/gen-syscalls.mjs > collector/syscalls.h
 // test/collector/protocol.test.ts checks the committed header against the table.
 import { readFileSync } from 'node:fs';
@@ -39,14 +40,21 @@ table.TRACED_CALLS.forEach((call, index) => {
         : AT_FDCWD_ARG;
     return [argIndex(call.tracepoint, arg.field), dirfd];
   };
-  const [p1, d1] = path(call.path);
+  // A call whose path is its descriptor's file (fchmod): no path pointer, the fd walked as a dirfd.
+  const [p1, d1] = call.fdPath ? [-1, argIndex(call.tracepoint, call.fdPath)] : path(call.path);
   const [p2, d2] = path(call.path2);
   let flagsKind = 'FLAGS_NONE';
   let flagsArg = -1;
   let flagsConst = 0;
-  if (call.flags === 'args->flags') {
+  const field = /^args->(\w+)$/.exec(call.flags ?? '')?.[1];
+  if (field !== undefined) {
     flagsKind = 'FLAGS_INT_ARG';
-    flagsArg = argIndex(call.tracepoint, 'flags');
+    flagsArg = argIndex(call.tracepoint, field);
+  } else if (call.flags === table.SOCKET_FLAGS) {
+    // family, type and protocol are the first three arguments (checked here all the same).
+    if (['family', 'type', 'protocol'].some((name, at) => argIndex(call.tracepoint, name) !== at))
+      throw new Error('sys_enter_socket has an unexpected layout');
+    flagsKind = 'FLAGS_SOCKET';
   } else if (call.flags?.includes('open_how')) {
     flagsKind = 'FLAGS_OPEN_HOW';
     flagsArg = argIndex(call.tracepoint, 'how');

@@ -20,7 +20,7 @@
 #include "records.h"
 #include "syscalls.h"
 
-#define VERSION "1"
+#define VERSION "2"
 
 struct agentguard_bpf *skel;
 char missing[4096];

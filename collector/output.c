@@ -78,7 +78,7 @@ int write_record(FILE *out, const void *data, size_t size)
 		const struct rec_fork *r = data;
 		if (size < sizeof(*r))
 			return -1;
-		put_numbers(out, REC_FORK, r->v, 4);
+		put_numbers(out, REC_FORK, r->v, 5);
 		fputc(',', out);
 		put_string(out, r->comm, sizeof(r->comm));
 		break;

@@ -54,6 +54,7 @@ int sys_exit_fork(struct trace_event_raw_sys_exit *ctx)
 	if (!found)
 		return 0;
 	__s64 call = found->call;
+	__u64 flags = found->flags;
 	bpf_map_delete_elem(&fk, &tid);
 	if (ctx->ret >= 0 || call == 0)
 		return 0;
@@ -68,6 +69,8 @@ int sys_exit_fork(struct trace_event_raw_sys_exit *ctx)
 	r->v[1] = current_pid();
 	r->v[2] = ctx->ret;
 	r->v[3] = call;
+	/* The CLONE_NEW* bits of a refused clone are what exec-namespace-change judges. */
+	r->v[4] = flags;
 	bpf_get_current_comm(r->comm, COMM_LEN);
 	bpf_ringbuf_submit(r, wake_flags());
 	return 0;
@@ -97,6 +100,7 @@ int process_fork(struct trace_event_raw_sched_process_fork *ctx)
 	r->v[1] = current_pid();
 	r->v[2] = ctx->child_pid;
 	r->v[3] = call;
+	r->v[4] = flags;
 	bpf_get_current_comm(r->comm, COMM_LEN);
 	bpf_ringbuf_submit(r, wake_flags());
 	return 0;

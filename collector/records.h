@@ -80,8 +80,13 @@
 #define FLAGS_CONST 2
 #define FLAGS_OPEN_HOW 3
 #define FLAGS_MOVES_DIRECTORIES 4
+/* socket's family, type and protocol in one word (SOCKET_FLAGS in syscall-table.ts). */
+#define FLAGS_SOCKET 5
 
-/* call_desc.d1/d2: the dirfd argument's index, or one of these. */
+/*
+ * call_desc.d1/d2: the dirfd argument's index, or one of these. With no path (p1 -1), a d1 that is
+ * an index names a descriptor whose own file is walked (fchmod).
+ */
 #define DIRFD_AT_FDCWD (-1)
 #define DIRFD_NO_WALK (-2)
 
@@ -123,10 +128,10 @@ struct rec_net {
 	char comm[COMM_LEN];
 };
 
-/* FORK [4, t, parent_pid, child_pid or -errno, fork_call, comm] */
+/* FORK [4, t, parent_pid, child_pid or -errno, fork_call, clone_flags, comm] */
 struct rec_fork {
 	struct rec_head h;
-	__s64 v[4];
+	__s64 v[5];
 	char comm[COMM_LEN];
 };
 

@@ -106,8 +106,16 @@ describe.skipIf(straceMissing !== null || ebpfMissing !== null)('attack suite un
     expectSkillAttribution(o);
   });
 
-  // The evasive mechanisms: ebpf has probes of its own for them (docs/coverage.md).
-  for (const name of ['io-uring-read', 'io-uring-read-benign', 'compat-syscall', 'compat-syscall-benign']) {
+  // The evasive mechanisms: ebpf has probes of its own for them (docs/coverage.md); and a chmod
+  // mode, which ebpf records as strace does (exec-setid-bit).
+  for (const name of [
+    'io-uring-read',
+    'io-uring-read-benign',
+    'compat-syscall',
+    'compat-syscall-benign',
+    'setuid-helper',
+    'setuid-helper-benign',
+  ]) {
     it(`${name} under ebpf as under strace`, { timeout: 120_000 }, async () => {
       const c = cases.find((x) => x.name === name) as AttackCase;
       const o = await runAttackCase(c, { cwd: work, tracer: 'ebpf' });

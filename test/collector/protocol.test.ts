@@ -253,7 +253,7 @@ describe.skipIf(skip)('agentguard-collector', () => {
     const asked = performance.now();
     const ok = await client.ask(`WATCH ${cgroup.id} ${out}`);
     console.log(`WATCH → OK: ${(performance.now() - asked).toFixed(1)} ms`);
-    expect(ok).toMatch(/^OK agentguard-collector 1 libbpf \d+\.\d+ \S+$/);
+    expect(ok).toMatch(/^OK agentguard-collector 2 libbpf \d+\.\d+ \S+$/);
     const script = [
       'cat /etc/hostname >/dev/null',
       `cd '${dir}'`,
@@ -541,6 +541,63 @@ describe.skipIf(skip)('agentguard-collector', () => {
       expect(joined).toContain(seen);
     expect([...compiled].sort(), differences(compiled, bpftrace)).toEqual([...bpftrace].sort());
   }, 240_000);
+
+  it('gives the same normalised events as the bpftrace script for what the security rules judge', async () => {
+    // chmod modes (exec-setid-bit), raw sockets (net-raw-socket), namespaces (exec-namespace-change)
+    // and userfaultfd (exec-userfaultfd). Run as root outside a sandbox: most calls succeed.
+    const dir = join(root, 'rules');
+    await mkdir(dir, { recursive: true });
+    const py = (code: string) => `python3 -c "${code}"`;
+    const workload = [
+      `cd '${dir}'`,
+      // Both engines run this in the same directory: each starts from a new file (removed at the end).
+      "printf '#!/bin/sh\\nid\\n' > helper",
+      'chmod 0755 helper',
+      'chmod u+s helper',
+      // fchmod of a file (its path from the descriptor) and of a pipe (no path).
+      py(
+        "import os; fd = os.open('helper', os.O_RDONLY); os.fchmod(fd, 0o2755); r, w = os.pipe(); os.fchmod(r, 0o4600)",
+      ),
+      py(
+        'import socket\nfor f, t, p in [(socket.AF_PACKET, socket.SOCK_RAW, 0x0300), (socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP), (socket.AF_INET, socket.SOCK_STREAM | socket.SOCK_CLOEXEC, 0)]:\n  try: socket.socket(f, t, p).close()\n  except OSError: pass',
+      ),
+      'unshare -n true',
+      // clone(CLONE_NEWUSER|SIGCHLD) by number (x86_64 56): the child's fork event carries the flag.
+      py(
+        'import ctypes, os; pid = ctypes.CDLL(None).syscall(56, 0x10000000 | 17, 0, 0, 0, 0)\nif pid == 0: os._exit(0)\nos.waitpid(pid, 0)',
+      ),
+      // clone3 (435) reads its flags from user memory: CLONE_NEWUSER, then with CLONE_FS, which
+      // the kernel refuses (EINVAL): the caller's failed fork carries the flags.
+      py(
+        "import ctypes, os, struct\nfor flags in [0x10000000, 0x10000000 | 0x200]:\n  args = ctypes.create_string_buffer(struct.pack('11Q', flags, 0, 0, 0, 17, 0, 0, 0, 0, 0, 0), 88)\n  pid = ctypes.CDLL(None).syscall(435, args, 88)\n  if pid == 0: os._exit(0)\n  if pid > 0: os.waitpid(pid, 0)",
+      ),
+      py(
+        "import ctypes, os; fd = os.open('/proc/self/ns/net', os.O_RDONLY); ctypes.CDLL(None).setns(fd, 0x40000000)",
+      ),
+      // userfaultfd (x86_64 323), allowed to root.
+      py('import ctypes; ctypes.CDLL(None).syscall(323, 0)'),
+      'rm helper',
+    ].join('\n');
+    const { bpftrace, compiled } = await underBoth('rules', workload, dir);
+    const joined = [...compiled].join('\n');
+    for (const seen of [
+      `["write-meta","fchmodat","${dir}/helper",null,null,0,null,${0o4755},null]`,
+      `["write-meta","fchmodat","${dir}/helper",null,null,0,null,${0o755},null]`,
+      `["write-meta","fchmod","${dir}/helper",null,null,0,null,${0o2755},null]`,
+      `["write-meta","fchmod",null,null,null,0,null,${0o4600},null]`,
+      '["AF_PACKET","SOCK_RAW"]]',
+      '["AF_INET","SOCK_RAW","IPPROTO_ICMP"]]',
+      '["AF_INET","SOCK_STREAM"]]',
+      '["privilege","unshare",null,null,null,0,null,null,["CLONE_NEWNET"]]',
+      '["privilege","setns",null,null,null,0,null,null,["CLONE_NEWNET"]]',
+      '["privilege","userfaultfd",null,null,null,',
+      '["fork","clone",["CLONE_NEWUSER"],true]',
+      '["fork","clone3",["CLONE_NEWUSER"],true]',
+      '["fork","clone3",["CLONE_NEWUSER"],false]',
+    ])
+      expect(joined).toContain(seen);
+    expect([...compiled].sort()).toEqual([...bpftrace].sort());
+  }, 180_000);
 });
 
 /** What only one engine saw, for the failure message. */
@@ -555,20 +612,28 @@ async function underBoth(
   workload: string,
   dir: string,
 ): Promise<{ bpftrace: Set<string>; compiled: Set<string> }> {
+  // Forks and exits name pids, which differ between the two runs: only a fork's namespace flags
+  // (and whether it made a child) are compared.
   const summary = (events: SysEvent[], cgroupDir: string) =>
     new Set(
       events
-        .filter((event) => event.kind !== 'fork' && event.kind !== 'exit')
+        .filter((event) => (event.kind !== 'fork' || event.flags) && event.kind !== 'exit')
         .map((event) =>
-          JSON.stringify([
-            event.kind,
-            event.syscall,
-            event.path,
-            event.path2,
-            event.addr,
-            event.result,
-            event.truncated,
-          ]).replaceAll(cgroupDir, '<cgroup>'),
+          JSON.stringify(
+            event.kind === 'fork'
+              ? [event.kind, event.syscall, event.flags, (event.result ?? 0) > 0]
+              : [
+                  event.kind,
+                  event.syscall,
+                  event.path,
+                  event.path2,
+                  event.addr,
+                  event.result,
+                  event.truncated,
+                  event.mode,
+                  event.flags,
+                ],
+          ).replaceAll(cgroupDir, '<cgroup>'),
         ),
     );
   const session = await startBpftraceSession({

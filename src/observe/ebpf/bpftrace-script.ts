@@ -86,14 +86,14 @@ export function generateScript(options: ScriptOptions): GeneratedScript {
   for (const { call, code } of calls) {
     blocks.push(probe(`tracepoint:syscalls:sys_enter_${call.tracepoint}`, inCgroup, enterBody(call, code)));
   }
-  // One exit probe per shape (no path, one, two): a probe holding code for two paths would not fit
-  // the stack of the common one-path calls.
-  for (const paths of [0, 1, 2]) {
+  // One exit probe per shape (no path, one, two, a descriptor's file): a probe holding code for two
+  // paths would not fit the stack of the common one-path calls.
+  for (const shape of [0, 1, 2, 'fd'] as const) {
     const exits = calls
-      .filter(({ call }) => (call.path ? 1 : 0) + (call.path2 ? 1 : 0) === paths)
+      .filter(({ call }) => exitShape(call) === shape)
       .map(({ call }) => `tracepoint:syscalls:sys_exit_${call.tracepoint}`);
     if (exits.length > 0)
-      blocks.push(probe(exits.join(',\n'), `${inCgroup} && @sc[tid] != 0`, pathCallExitBody(paths)));
+      blocks.push(probe(exits.join(',\n'), `${inCgroup} && @sc[tid] != 0`, pathCallExitBody(shape)));
   }
 
   blocks.push(...netBlocks(inCgroup, has, missing));
@@ -149,10 +149,18 @@ function markDirty(script: string): string {
   );
 }
 
+function exitShape(call: TracedCall): 0 | 1 | 2 | 'fd' {
+  if (call.fdPath) return 'fd';
+  return call.path2 ? 2 : call.path ? 1 : 0;
+}
+
 function enterBody(call: TracedCall, code: number): string {
   return [
     `@sc[tid] = ${code};`,
-    ...pathEnter(call.path, '@p1', '@d1'),
+    // A descriptor whose own file is the path (fchmod) is walked at exit as a dirfd would be.
+    ...(call.fdPath
+      ? ['@p1[tid] = 0;', `@d1[tid] = (int64)(int32)args->${call.fdPath};`]
+      : pathEnter(call.path, '@p1', '@d1')),
     ...pathEnter(call.path2, '@p2', '@d2'),
     `@fl[tid] = ${call.flags ? `(int64)${call.flags}` : call.movesDirectories ? String(FLAG_MOVES_DIRECTORIES) : '0'};`,
   ].join('\n');
@@ -171,7 +179,8 @@ function pathEnter(arg: PathArg | undefined, pointerMap: string, dirfdMap: strin
 }
 
 /** The exit of a path-taking or privilege call: the strings, the walks, then the CALL record. */
-function pathCallExitBody(paths: number): string {
+function pathCallExitBody(shape: 0 | 1 | 2 | 'fd'): string {
+  const paths = shape === 'fd' ? 0 : shape;
   return [
     '$t = nsecs;',
     `$w1 = ${WALK_NONE};`,
@@ -180,6 +189,10 @@ function pathCallExitBody(paths: number): string {
     '$s2 = 0;',
     ...(paths >= 1 ? pathExit('@p1', '@d1', SLOT_PATH, SLOT_WALK1, '$w1', '$s1', false) : []),
     ...(paths >= 2 ? pathExit('@p2', '@d2', SLOT_PATH2, SLOT_WALK2, '$w2', '$s2') : []),
+    // The descriptor's file itself, walked from its dentry (no walk for a negative fd).
+    ...(shape === 'fd'
+      ? ['$dfd = @d1[tid];', 'if ($dfd >= 0) {', indent(walk('$dfd', SLOT_WALK1, '$w1', '$s1')), '}']
+      : []),
     // The first path's first chunk rides in the CALL itself (see record-format.ts).
     `print((${REC_CALL}, tid, $t, pid, curtask->real_parent->tgid, @sc[tid], args->ret, @fl[tid], $w1, $w2, $s1, $s2, ${paths >= 1 ? 'str(@p1[tid])' : 'comm'}));`,
     // Directory paths may have changed: remembered walks are stale.

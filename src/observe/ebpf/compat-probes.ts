@@ -31,7 +31,7 @@ export const COMPAT_MAPS = ['@c32seen'];
  * exit code as the 64-bit opens, an i386 connect with its address; any other 32-bit call once per
  * process and number, enough for the evasion rule without a record per read.
  */
-export function compatBlocks(inCgroup: string, pathExitBody: (paths: number) => string): string[] {
+export function compatBlocks(inCgroup: string, pathExitBody: (paths: 0 | 1) => string): string[] {
   const compat = `${inCgroup} && (curtask->thread_info.status & ${TS_COMPAT}) != 0`;
   const decoded = [I386_OPEN, I386_CREAT, I386_OPENAT, I386_CONNECT, I386_SOCKETCALL];
   const creatFlags = O_CREAT | O_WRONLY | O_TRUNC;

@@ -11,6 +11,7 @@ import {
   SLOT_WALK1,
   SLOT_WALK2,
   WALK_ANCESTOR,
+  WALK_INCOMPLETE,
 } from './record-format.js';
 import { type BpfRecord, NO_PARTS } from './record-parser.js';
 import {
@@ -25,6 +26,7 @@ import {
   callCode,
   IO_URING_OPS,
   TRACED_CALLS,
+  unpackSocketFlags,
 } from './syscall-table.js';
 
 const START = 1_000_000_000;
@@ -309,7 +311,7 @@ describe('EventNormaliser', () => {
       part(100, START + 1, SLOT_PATH, '/bin/sh'),
       call({ pid: 100, t: START + 1, code: CODE_EXECVE, flags: 0, walk1: WALK_ANCESTOR * 6, dir1: 5 }),
       ...failed(100, START + 2, '/missing/after'),
-      { type: 'fork', t: START + 3, parent: 100, child: 101, call: 4, comm: 'sh' },
+      { type: 'fork', t: START + 3, parent: 100, child: 101, call: 4, cloneFlags: 0, comm: 'sh' },
       ...failed(101, START + 4, '/missing/child'),
     ]);
     expect(events[0]?.cwd).toBe('/ws');
@@ -325,9 +327,9 @@ describe('EventNormaliser', () => {
   it('records forks with the parent as ppid, inherits exe, and decodes exit status', () => {
     const events = normalise([
       ...rootExec(),
-      { type: 'fork', t: START + 1, parent: 100, child: 101, call: 2, comm: 'sh' },
-      { type: 'fork', t: START + 2, parent: 101, child: 102, call: 0, comm: 'sh' },
-      { type: 'fork', t: START + 3, parent: 102, child: -11, call: 3, comm: 'sh' },
+      { type: 'fork', t: START + 1, parent: 100, child: 101, call: 2, cloneFlags: 0, comm: 'sh' },
+      { type: 'fork', t: START + 2, parent: 101, child: 102, call: 0, cloneFlags: 0, comm: 'sh' },
+      { type: 'fork', t: START + 3, parent: 102, child: -11, call: 3, cloneFlags: 0, comm: 'sh' },
       { type: 'exit', t: START + 4, pid: 102, status: 9, comm: 'sh' },
       { type: 'exit', t: START + 5, pid: 101, status: 3 << 8, comm: 'sh' },
     ]);
@@ -436,5 +438,69 @@ describe('EventNormaliser on evasive mechanisms', () => {
     ]);
     expect(exec).toMatchObject({ syscall: 'execveat', path: 'memfd:payload', path_as_written: '/dev/fd/4' });
     expect(exit?.exe).toBe('memfd:payload');
+  });
+});
+
+describe('EventNormaliser on the facts the security rules judge', () => {
+  const events = (records: BpfRecord[]) => normalise([...rootExec(), ...records]).slice(1);
+
+  it('gives the chmod family its mode, and fchmod the path of its descriptor or none', () => {
+    const t = START + 10;
+    const found = events([
+      call({ pid: 100, t, code: code('fchmodat'), flags: 0o4755, head: Buffer.from('/ws/helper') }),
+      call({ pid: 100, t: t + 1, code: code('chmod'), flags: 0o644, head: Buffer.from('/ws/a') }),
+      // fchmod(3</ws/tool>, 02755): the walk of the file itself, leaf first.
+      ...walk(100, t + 2, SLOT_WALK1, ['tool', 'ws']),
+      call({ pid: 100, t: t + 2, code: code('fchmod'), flags: 0o2755, walk1: 2, dir1: 77 }),
+      // fchmod of a pipe: its dentry is its own parent, the walk stops before its first step.
+      call({ pid: 100, t: t + 3, code: code('fchmod'), flags: 0o4755, walk1: WALK_INCOMPLETE, dir1: 78 }),
+      call({ pid: 100, t: t + 4, code: code('fchmod'), flags: 0o755, ret: -9 }),
+    ]);
+    expect(found.map((e) => [e.kind, e.syscall, e.path, e.mode, e.result, e.truncated])).toEqual([
+      ['write-meta', 'fchmodat', '/ws/helper', 0o4755, 0, undefined],
+      ['write-meta', 'chmod', '/ws/a', 0o644, 0, undefined],
+      ['write-meta', 'fchmod', '/ws/tool', 0o2755, 0, undefined],
+      ['write-meta', 'fchmod', undefined, 0o4755, 0, undefined],
+      ['write-meta', 'fchmod', undefined, 0o755, -9, undefined],
+    ]);
+  });
+
+  it('decodes socket family, type and protocol packed into flags', () => {
+    const pack = (family: number, type: number, protocol: number) =>
+      family + type * 0x10000 + protocol * 0x1000000;
+    const found = events([
+      // socket(AF_PACKET, SOCK_RAW|SOCK_CLOEXEC, htons(ETH_P_ALL)): the type's low byte travels.
+      call({ pid: 100, t: START + 10, code: code('socket'), flags: pack(17, 3, 0x0300), ret: -1 }),
+      call({ pid: 100, t: START + 11, code: code('socket'), flags: pack(2, 2, 1), ret: 4 }),
+      call({ pid: 100, t: START + 12, code: code('socket'), flags: pack(2, 1, 0), ret: 5 }),
+    ]);
+    expect(found.map((e) => [e.kind, e.syscall, e.flags, e.result])).toEqual([
+      ['other', 'socket', ['AF_PACKET', 'SOCK_RAW'], -1],
+      ['other', 'socket', ['AF_INET', 'SOCK_DGRAM', 'IPPROTO_ICMP'], 4],
+      ['other', 'socket', ['AF_INET', 'SOCK_STREAM'], 5],
+    ]);
+    expect(unpackSocketFlags(pack(17, 3, 0x0300))).toEqual([17, 3, 0x0300]);
+  });
+
+  it('names the namespace flags of unshare, setns and clone, and records userfaultfd', () => {
+    const t = START + 10;
+    const found = events([
+      call({ pid: 100, t, code: code('unshare'), flags: 0x10000000 | 0x20000, ret: -1 }),
+      call({ pid: 100, t: t + 1, code: code('setns'), flags: 0, ret: 0 }),
+      call({ pid: 100, t: t + 2, code: code('userfaultfd'), flags: 0, ret: -1 }),
+      // clone(CLONE_NEWUSER|SIGCHLD): the child's fork event; clone's low byte is the signal.
+      { type: 'fork', t: t + 3, parent: 100, child: 101, call: 1, cloneFlags: 0x10000000 | 17, comm: 'sh' },
+      // clone3 with CLONE_NEWNET|CLONE_NEWTIME refused: the caller's failed fork.
+      { type: 'fork', t: t + 4, parent: 100, child: -1, call: 2, cloneFlags: 0x40000000 | 0x80, comm: 'sh' },
+      { type: 'fork', t: t + 5, parent: 100, child: 102, call: 3, cloneFlags: 0, comm: 'sh' },
+    ]);
+    expect(found.map((e) => [e.kind, e.syscall, e.pid, e.flags, e.result])).toEqual([
+      ['privilege', 'unshare', 100, ['CLONE_NEWNS', 'CLONE_NEWUSER'], -1],
+      ['privilege', 'setns', 100, undefined, 0],
+      ['privilege', 'userfaultfd', 100, undefined, -1],
+      ['fork', 'clone', 101, ['CLONE_NEWUSER'], 101],
+      ['fork', 'clone3', 100, ['CLONE_NEWNET', 'CLONE_NEWTIME'], -1],
+      ['fork', 'fork', 102, undefined, 102],
+    ]);
   });
 });

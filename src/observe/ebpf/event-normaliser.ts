@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { namespaceFlagNames, socketFlagNames } from '../../evidence/syscall-flags.js';
 import { compatSyscallName, I386_SYSCALL_NAMES } from '../../evidence/syscall-mechanism.js';
 import type { SocketAddress, SysEvent } from '../../evidence/types.js';
 import type { RawEvent } from './event-assembler.js';
@@ -18,8 +19,9 @@ import {
   SLOT_UNIX_PATH,
   SLOT_WALK1,
   SLOT_WALK2,
+  WALK_INCOMPLETE,
 } from './record-format.js';
-import type { CallRecord, NetRecord } from './record-parser.js';
+import type { CallRecord, ForkRecord, NetRecord } from './record-parser.js';
 import { ipv4FromWord, ipv6FromWords, portFromNetwork } from './socket-address.js';
 import {
   CODE_EXECVE,
@@ -37,6 +39,7 @@ import {
   O_TRUNC,
   O_WRONLY,
   type TracedCall,
+  unpackSocketFlags,
 } from './syscall-table.js';
 
 type ProcessState = {
@@ -65,7 +68,7 @@ export class EventNormaliser {
   push(raw: RawEvent): SysEvent | null {
     switch (raw.type) {
       case 'fork':
-        return this.fork(raw.t, raw.parent, raw.child, raw.call, raw.comm);
+        return this.fork(raw);
       case 'exit': {
         const status = raw.status;
         // Wait status: exit code in bits 8-15, or the terminating signal in bits 0-6 (shell's 128+n).
@@ -103,14 +106,16 @@ export class EventNormaliser {
     }
   }
 
-  private fork(t: number, parent: number, child: number, call: number, comm: string): SysEvent {
-    const syscall = FORK_CALLS[call] || 'clone';
+  private fork(raw: ForkRecord): SysEvent {
+    const { t, parent, child, comm } = raw;
+    const syscall = FORK_CALLS[raw.call] || 'clone';
+    const draft: Draft = { kind: 'fork', syscall, result: child, ...namespaces(raw.cloneFlags, syscall) };
     // A failed fork names no child: the event is the caller's.
-    if (child <= 0) return this.emit(t, parent, undefined, comm, { kind: 'fork', syscall, result: child });
+    if (child <= 0) return this.emit(t, parent, undefined, comm, draft);
     const parentState = this.procs.get(parent);
     const exe = parentState?.exe ?? comm;
     this.procs.set(child, { ppid: parent, exe, forked: true, execed: false });
-    return this.emit(t, child, parent, comm, { kind: 'fork', syscall, result: child });
+    return this.emit(t, child, parent, comm, draft);
   }
 
   private exec(raw: CallRecord): SysEvent | null {
@@ -164,6 +169,7 @@ export class EventNormaliser {
     const base2 = this.directory(raw.parts, SLOT_WALK2, raw.walk2, raw.dir2);
     const call = callOf(raw.code);
     if (!call) return null;
+    if (call.fdPath) return this.fdCall(raw, call, base1);
     const second = resolvedPath(raw.parts, SLOT_PATH2, base2?.text);
     // A symlink's target is stored verbatim and is relative to the link's own directory.
     const symlinkBase = call.path && !call.path.resolve && second ? posix.dirname(second.text) : undefined;
@@ -176,11 +182,33 @@ export class EventNormaliser {
       ...(first ? { path: call.name === 'memfd_create' ? `memfd:${first.text}` : first.text } : {}),
       ...(second ? { path2: second.text } : {}),
       ...(call.kind === 'open' ? { access: openAccess(raw.flags) } : {}),
+      ...carried(call, raw.flags),
       // An io_uring open is recorded at submission, before it has a result.
       ...(raw.code === CODE_IO_URING_OPEN ? {} : { result: raw.ret }),
       ...(truncated ? { truncated } : {}),
     };
     return this.emit(raw.t, raw.pid, raw.ppid, raw.comm, draft);
+  }
+
+  /**
+   * A call on a descriptor (fchmod): its path is the walk of the descriptor's own file. A walk that
+   * stopped before its first step found a file outside any directory tree (a pipe, socket or
+   * memfd, whose dentry is its own parent): no path, as strace gives none.
+   */
+  private fdCall(
+    raw: CallRecord,
+    call: Pick<TracedCall, 'name' | 'kind' | 'carries'>,
+    file: Text | undefined,
+  ): SysEvent {
+    const named = file !== undefined && raw.walk1 !== WALK_INCOMPLETE;
+    return this.emit(raw.t, raw.pid, raw.ppid, raw.comm, {
+      kind: call.kind,
+      syscall: call.name,
+      ...(named ? { path: file.text } : {}),
+      ...carried(call, raw.flags),
+      result: raw.ret,
+      ...(named && file.truncated ? { truncated: true } : {}),
+    });
   }
 
   /** The base directory a walk field describes; a complete one is remembered under its id. */
@@ -243,8 +271,30 @@ export class EventNormaliser {
   }
 }
 
+/** What a CALL's flags word carries for this call, as SysEvent fields (syscall-table.ts `carries`). */
+function carried(call: Pick<TracedCall, 'name' | 'carries'>, flags: number): Pick<Draft, 'mode' | 'flags'> {
+  switch (call.carries) {
+    case 'mode':
+      return { mode: flags };
+    case 'namespaces':
+      return namespaces(flags, call.name);
+    case 'socket': {
+      const [family, type, protocol] = unpackSocketFlags(flags);
+      return { flags: socketFlagNames(family, type, protocol) };
+    }
+    default:
+      return {};
+  }
+}
+
+/** The CLONE_NEW* names of a call's flags, absent when it made or entered no namespace (as strace's side). */
+function namespaces(bits: number, call: string): Pick<Draft, 'flags'> {
+  const names = namespaceFlagNames(bits, call);
+  return names.length > 0 ? { flags: names } : {};
+}
+
 /** The table entry of a code, or the open-like shape of the i386 and io_uring opens. */
-function callOf(code: number): Pick<TracedCall, 'name' | 'kind' | 'path'> | undefined {
+function callOf(code: number): Pick<TracedCall, 'name' | 'kind' | 'path' | 'fdPath' | 'carries'> | undefined {
   if (code === CODE_IA32_OPEN) return { name: 'ia32:open', kind: 'open', path: { field: '', resolve: true } };
   if (code === CODE_IO_URING_OPEN)
     return { name: 'io_uring:OPENAT', kind: 'open', path: { field: '', resolve: true } };

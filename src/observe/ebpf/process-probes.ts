@@ -155,7 +155,7 @@ export function processBlocks(
         exits.join(',\n'),
         inCgroup,
         `if (args->ret < 0 && @fk[tid] != 0) {
-  print((${REC_FORK}, nsecs, pid, args->ret, @fk[tid], comm));
+  print((${REC_FORK}, nsecs, pid, args->ret, @fk[tid], @cf[tid], comm));
 }
 delete(@cf[tid]);
 delete(@fk[tid]);`,
@@ -166,7 +166,8 @@ delete(@fk[tid]);`,
     probe(
       'tracepoint:sched:sched_process_fork',
       `${inCgroup} && (@cf[tid] & ${CLONE_THREAD}) == 0`,
-      `print((${REC_FORK}, nsecs, pid, args->child_pid, @fk[tid], comm));`,
+      // The clone flags travel too: their CLONE_NEW* bits are what exec-namespace-change judges.
+      `print((${REC_FORK}, nsecs, pid, args->child_pid, @fk[tid], @cf[tid], comm));`,
     ),
   );
   const lastThread = exitHasGroupDead ? 'args->group_dead' : 'pid == tid';

@@ -11,12 +11,17 @@
  *   PART   [1, key, t, string]          key = tid * 65536 + chunk * 256 + slot
  *   CALL   [2, tid, t, pid, ppid, code, ret, flags, walk1, walk2, dir1, dir2, head or comm]   open/write-meta/privilege/exec
  *   NET    [3, tid, t, pid, ppid, code, ret, family, port, a0, a1, a2, a3, comm]
- *   FORK   [4, t, parent_pid, child_pid or -errno, fork_call, comm]
+ *   FORK   [4, t, parent_pid, child_pid or -errno, fork_call, clone_flags, comm]
  *   EXIT   [5, t, pid, exit_status, comm]
  *   TICK   [6, t]                                                      every TICK_MS: output is live up to t
  *
  * `t` is the kernel's CLOCK_MONOTONIC in nanoseconds (bpftrace `nsecs`). For exec records `flags`
- * is argc, and a failed exec's walk2 is its dirfd (AT_FDCWD for execve).
+ * is argc, and a failed exec's walk2 is its dirfd (AT_FDCWD for execve). A CALL's `flags` is what
+ * its TracedCall says (`carries`): open flags, a chmod mode, unshare's or setns's CLONE_NEW* bits,
+ * socket's family, type and protocol packed (SOCKET_FLAGS). A call whose path is its descriptor's
+ * file (fchmod) sends no path string: walk1 is the walk of that file itself, and a walk of
+ * WALK_INCOMPLETE (no step) means it has no path (a pipe, socket or memfd). FORK's clone_flags are
+ * clone's flags, clone3's `clone_args.flags`, 0 for fork and vfork.
  *
  * A walk field says how the base directory of a relative path was sent, as PARTs from its slot,
  * leaf first, one per step (an empty string for a mount crossing):

@@ -83,9 +83,12 @@ describe('parseLine', () => {
     ).toMatchObject({
       record: { type: 'net', family: 2, port: 256, words: [16777343, 0, 0, 0], ret: -111 },
     });
-    expect(parseLine('{"type": "value", "data": [4,10,9,11,4,"sh"]}')).toMatchObject({
-      record: { type: 'fork', parent: 9, child: 11, call: 4 },
+    // clone(CLONE_NEWUSER|SIGCHLD): the clone flags ride before the process name.
+    expect(parseLine('{"type": "value", "data": [4,10,9,11,1,268435473,"sh"]}')).toMatchObject({
+      record: { type: 'fork', parent: 9, child: 11, call: 1, cloneFlags: 0x10000011, comm: 'sh' },
     });
+    // The FORK of a collector older than protocol 2 (no flags) is not misread.
+    expect(parseLine('{"type": "value", "data": [4,10,9,11,4,"sh"]}')).toMatchObject({ kind: 'corrupt' });
     expect(parseLine('{"type": "value", "data": [5,10,9,768,"sh"]}')).toMatchObject({
       record: { type: 'exit', pid: 9, status: 768 },
     });

@@ -54,6 +54,8 @@ export type ForkRecord = {
   parent: number;
   child: number;
   call: number;
+  /** clone's flags or clone3's clone_args.flags (0 for fork and vfork). */
+  cloneFlags: number;
   comm: string;
 };
 export type ExitRecord = { type: 'exit'; t: number; pid: number; status: number; comm: string };
@@ -174,13 +176,14 @@ function toRecord(data: unknown): BpfRecord | null {
         parts: NO_PARTS,
       };
     case REC_FORK:
-      if (data.length !== 6 || !numbers(data, 1, 4) || typeof data[last] !== 'string') return null;
+      if (data.length !== 7 || !numbers(data, 1, 5) || typeof data[last] !== 'string') return null;
       return {
         type: 'fork',
         t: data[1],
         parent: data[2],
         child: data[3],
         call: data[4],
+        cloneFlags: data[5],
         comm: decodeText(data[last]),
       };
     case REC_EXIT:

@@ -24,8 +24,15 @@ export type TracedCall = {
   kind: 'open' | 'write-meta' | 'privilege' | 'other';
   path?: PathArg;
   path2?: PathArg;
-  /** bpftrace expression for the open flags, evaluated at sys_enter. */
+  /** bpftrace expression for the CALL record's flags word, evaluated at sys_enter (see `carries`). */
   flags?: string;
+  /**
+   * What `flags` carries when it is not open flags: the mode of the chmod family, the CLONE_NEW*
+   * bits of unshare and setns, or socket's family, type and protocol packed (SOCKET_FLAGS).
+   */
+  carries?: 'mode' | 'namespaces' | 'socket';
+  /** Tracepoint field of a descriptor whose file is the call's path (fchmod): walked, as a dirfd is. */
+  fdPath?: string;
   /** Can change the path of an existing directory (renames, rmdir, mounts). */
   movesDirectories?: boolean;
 };
@@ -35,9 +42,24 @@ export const O_RDWR = 0o2;
 export const O_CREAT = 0o100;
 export const O_TRUNC = 0o1000;
 
+/**
+ * socket(family, type, protocol) in one flags word: family in bits 0-15, the type's low byte (its
+ * SOCK_* kind; SOCK_CLOEXEC and SOCK_NONBLOCK sit higher) in 16-23, protocol in 24-39 (a packet
+ * socket's is a 16-bit ethertype, an IP one's below 256). 40 bits: exact in a double.
+ * The collector computes the same word (FLAGS_SOCKET in collector/calls.bpf.h).
+ */
+export const SOCKET_FLAGS =
+  '(((int64)args->family & 0xffff) | (((int64)args->type & 0xff) << 16) | (((int64)args->protocol & 0xffff) << 24))';
+
+/** The (family, type, protocol) a SOCKET_FLAGS word holds. */
+export function unpackSocketFlags(word: number): [number, number, number] {
+  return [word % 0x10000, Math.floor(word / 0x10000) % 0x100, Math.floor(word / 0x1000000) % 0x10000];
+}
+
 const p = (field: string, dirfd?: string): PathArg =>
   dirfd ? { field, dirfd, resolve: true } : { field, resolve: true };
 const target = (field: string): PathArg => ({ field, resolve: false });
+const MODE = { flags: 'args->mode', carries: 'mode' } as const;
 
 /** Codes 1..9 are reserved for the calls with their own probes below. */
 export const CODE_EXECVE = 1;
@@ -102,9 +124,10 @@ export const TRACED_CALLS: readonly TracedCall[] = [
   { name: 'mkdir', tracepoint: 'mkdir', kind: 'write-meta', path: p('pathname') },
   { name: 'mkdirat', tracepoint: 'mkdirat', kind: 'write-meta', path: p('pathname', 'dfd') },
   { name: 'rmdir', tracepoint: 'rmdir', kind: 'write-meta', path: p('pathname'), movesDirectories: true },
-  { name: 'chmod', tracepoint: 'chmod', kind: 'write-meta', path: p('filename') },
-  { name: 'fchmodat', tracepoint: 'fchmodat', kind: 'write-meta', path: p('filename', 'dfd') },
-  { name: 'fchmodat2', tracepoint: 'fchmodat2', kind: 'write-meta', path: p('filename', 'dfd') },
+  // The mode is what exec-setid-bit judges (setuid and setgid bits).
+  { name: 'chmod', tracepoint: 'chmod', kind: 'write-meta', path: p('filename'), ...MODE },
+  { name: 'fchmodat', tracepoint: 'fchmodat', kind: 'write-meta', path: p('filename', 'dfd'), ...MODE },
+  { name: 'fchmodat2', tracepoint: 'fchmodat2', kind: 'write-meta', path: p('filename', 'dfd'), ...MODE },
   { name: 'chown', tracepoint: 'chown', kind: 'write-meta', path: p('filename') },
   { name: 'fchownat', tracepoint: 'fchownat', kind: 'write-meta', path: p('filename', 'dfd') },
   { name: 'lchown', tracepoint: 'lchown', kind: 'write-meta', path: p('filename') },
@@ -164,8 +187,14 @@ export const TRACED_CALLS: readonly TracedCall[] = [
   { name: 'finit_module', tracepoint: 'finit_module', kind: 'privilege' },
   { name: 'delete_module', tracepoint: 'delete_module', kind: 'privilege' },
   { name: 'bpf', tracepoint: 'bpf', kind: 'privilege' },
-  { name: 'unshare', tracepoint: 'unshare', kind: 'privilege' },
-  { name: 'setns', tracepoint: 'setns', kind: 'privilege' },
+  {
+    name: 'unshare',
+    tracepoint: 'unshare',
+    kind: 'privilege',
+    flags: 'args->unshare_flags',
+    carries: 'namespaces',
+  },
+  { name: 'setns', tracepoint: 'setns', kind: 'privilege', flags: 'args->flags', carries: 'namespaces' },
   // Evasive mechanisms (rules/evasion.yaml). A memfd's name is not a path: never walked.
   {
     name: 'memfd_create',
@@ -176,6 +205,11 @@ export const TRACED_CALLS: readonly TracedCall[] = [
   { name: 'io_uring_setup', tracepoint: 'io_uring_setup', kind: 'other' },
   { name: 'io_uring_enter', tracepoint: 'io_uring_enter', kind: 'other' },
   { name: 'io_uring_register', tracepoint: 'io_uring_register', kind: 'other' },
+  // Added after the rest so that earlier codes keep their numbers. fchmod's file is its
+  // descriptor's (none for a pipe, socket or memfd).
+  { name: 'fchmod', tracepoint: 'fchmod', kind: 'write-meta', fdPath: 'fd', ...MODE },
+  { name: 'socket', tracepoint: 'socket', kind: 'other', flags: SOCKET_FLAGS, carries: 'socket' },
+  { name: 'userfaultfd', tracepoint: 'userfaultfd', kind: 'privilege' },
 ];
 
 /** The numeric code a call's records carry. */
