@@ -12,6 +12,7 @@ import { agentsInstall, agentsList, agentsVerify } from './commands/agents.js';
 import { analyzeCommand } from './commands/analyze.js';
 import { registerBatchCommands } from './commands/batch-commands.js';
 import { ciCommand, registerCi } from './commands/ci.js';
+import { registerCollector } from './commands/collector.js';
 import { compareCommand } from './commands/compare.js';
 import { demoCommand } from './commands/demo.js';
 import { doctorCommand } from './commands/doctor.js';
@@ -144,6 +145,7 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
 
   registerBatchCommands(cli, io, start);
   registerInit(cli, io, start);
+  registerCollector(cli, io, start);
 
   cli
     .command(

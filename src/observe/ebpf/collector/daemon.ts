@@ -191,3 +191,31 @@ function alive(pid: number): boolean {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
+
+export type CollectorStatus =
+  | { running: true; pid: number | null; socket: string }
+  | { running: false; socket: string; last: string | null };
+
+/** Whether a collector answers on the socket, and its pid (from the READY line it logged). */
+export async function collectorStatus(paths: Paths = defaultPaths()): Promise<CollectorStatus> {
+  const probe = await tryConnect(paths.socket);
+  if (!probe.connection) return { running: false, socket: paths.socket, last: lastLines(paths.log) };
+  probe.connection.close();
+  const pid = Number(/^READY (\d+)$/m.exec(readSafe(paths.log) ?? '')?.[1]);
+  const serving = Number.isInteger(pid) && pid > 0 && cmdlineHas(pid, paths.socket);
+  return { running: true, pid: serving ? pid : null, socket: paths.socket };
+}
+
+/** Starts the collector unless one answers; its status afterwards. */
+export async function ensureCollector(paths: Paths = defaultPaths()): Promise<CollectorStatus> {
+  (await connectToCollector(paths)).close();
+  return collectorStatus(paths);
+}
+
+function cmdlineHas(pid: number, text: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(text);
+  } catch {
+    return false;
+  }
+}
