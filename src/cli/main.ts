@@ -18,6 +18,7 @@ import { doctorCommand } from './commands/doctor.js';
 import { reportsBatches, reportsList, reportsShow } from './commands/reports.js';
 import { rulesCoverage } from './commands/rules.js';
 import { runCommand } from './commands/run.js';
+import { traceReplay, traceReplayability, traceShow, traceVerify } from './commands/trace.js';
 import { type CliIO, processIO } from './io.js';
 import { checkOutputDirFor } from './output-dir.js';
 
@@ -141,6 +142,25 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
     );
 
   registerBatchCommands(cli, io, start);
+
+  cli
+    .command(
+      'trace <action> <runDir>',
+      "a run's provenance: verify (manifest and hash chain), show, replayability, replay (re-judge the verified evidence, running nothing)",
+    )
+    .option('--config <file>', 'replay: judge the verified evidence under the policy of another config')
+    .option('--json', 'machine-readable output')
+    .action((action: string, runDir: string, opts) =>
+      start(() => {
+        if (action === 'verify') return traceVerify(io, runDir, opts);
+        if (action === 'show') return traceShow(io, runDir, opts);
+        if (action === 'replayability') return traceReplayability(io, runDir, opts);
+        if (action === 'replay') return traceReplay(io, runDir, opts);
+        throw new UsageError(
+          `'trace ${action}' is not a command. Fix: use 'trace verify|show|replayability|replay RUN_DIR'.`,
+        );
+      }),
+    );
 
   cli
     .command(

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { AgentGuardError, errorMessage, InputError, InternalError, SetupError } from '../errors.js';
 import { batchStatements, migrateToBatches } from './batches.js';
+import { migrateToTraceHead } from './trace-head.js';
 import type {
   History,
   HistoryFilter,
@@ -14,7 +15,7 @@ import type {
 } from './types.js';
 
 /** Stored in `PRAGMA user_version`. */
-export const HISTORY_SCHEMA_VERSION = 2;
+export const HISTORY_SCHEMA_VERSION = 3;
 export const HISTORY_BUSY_TIMEOUT_MS = 5000;
 const DEFAULT_LIMIT = 20;
 
@@ -38,6 +39,7 @@ const COLUMNS = [
   'report_json',
   'report_md',
   'manifest_path',
+  'trace_head',
 ] as const satisfies readonly (keyof HistoryRow)[];
 
 type Column = (typeof COLUMNS)[number];
@@ -163,6 +165,7 @@ function migrate(db: Database.Database, dbPath: string): void {
         // Each step is idempotent and only adds: a version 1 file keeps every run it indexed.
         db.exec(SCHEMA);
         if (from < 2) migrateToBatches(db);
+        if (from < 3) migrateToTraceHead(db);
         db.pragma(`user_version = ${HISTORY_SCHEMA_VERSION}`);
       }
     }).immediate();
@@ -262,6 +265,7 @@ function rowOf(
     report_json: paths.report_json,
     report_md: paths.report_md,
     manifest_path: paths.manifest ?? null,
+    trace_head: paths.trace_head ?? null,
   };
 }
 

@@ -47,11 +47,19 @@ export type HistoryRow = {
   report_json: string;
   report_md: string;
   manifest_path: string | null;
+  /** The head hash of the run's trace.jsonl (schema version 3), or null for runs sealed before it. */
+  trace_head: string | null;
   /** The batch this run was an attempt of, or null (a single run, or recorded before batches were). */
   batch_id: string | null;
 };
 
-export type RecordedPaths = { report_json: string; report_md: string; manifest?: string };
+export type RecordedPaths = {
+  report_json: string;
+  report_md: string;
+  manifest?: string;
+  /** The head hash of the run's trace.jsonl, so a rewritten run folder no longer matches its row. */
+  trace_head?: string;
+};
 
 /** Exact-match filters; all given filters must hold. Newest runs first. */
 export type HistoryFilter = {
