@@ -77,9 +77,15 @@ CREATE INDEX IF NOT EXISTS runs_agent ON runs (agent);
 CREATE INDEX IF NOT EXISTS runs_benchmark_id ON runs (benchmark_id);
 `;
 
+/**
+ * Re-recording a run without a new seal (analyze of a run that no longer verifies) keeps the
+ * manifest and trace head it was sealed with: they are the anchor that exposes the change.
+ */
+const KEPT_WHEN_ABSENT: ReadonlySet<Column> = new Set(['manifest_path', 'trace_head']);
+
 const INSERT = `INSERT INTO runs (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')})
 ON CONFLICT (run_id) DO UPDATE SET ${COLUMNS.filter((c) => c !== 'run_id')
-  .map((c) => `${c} = excluded.${c}`)
+  .map((c) => (KEPT_WHEN_ABSENT.has(c) ? `${c} = COALESCE(excluded.${c}, ${c})` : `${c} = excluded.${c}`))
   .join(', ')}`;
 
 /** Filter fields and the column each one matches exactly. */

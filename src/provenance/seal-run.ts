@@ -38,7 +38,10 @@ type RunJson = {
 export function sealRun(runDir: string, analysis: AnalysisResult, now: Date): SealedRun {
   const run = JSON.parse(readFileSync(runPath(runDir, 'run'), 'utf8')) as RunJson;
   const cfg = JSON.parse(readFileSync(runPath(runDir, 'config'), 'utf8')) as ResolvedConfig;
-  const { files, strange } = walkArtifacts(runDir);
+  const walk = walkArtifacts(runDir);
+  const strange = walk.strange;
+  // A run sealed again (analyze) has its previous trace in the folder; the new one replaces it.
+  const files = walk.files.filter((f) => f.path !== TRACE_FILE);
   if (strange.length > 0) {
     // The harness writes only regular files here; anything else is a bug worth stopping on.
     throw new Error(`run folder ${runDir}: ${strange[0]?.path} is ${strange[0]?.what}`);
