@@ -88,7 +88,7 @@ export function compare(
   const storedAlerts: AlertKey[] = [];
   for (const r of records) {
     if (r.kind === 'check') storedChecks.set(r.id, r.passed);
-    if (r.kind === 'alert') storedAlerts.push({ rule: r.rule, seq: r.seq, phase: r.phase });
+    if (r.kind === 'alert') storedAlerts.push({ rule: r.rule, seq: r.event_seq, phase: r.phase });
   }
   const replayedChecks = new Map(replayed.checks.map((c) => [c.id as string, c.passed]));
   const checks: CheckDifference[] = [];

@@ -61,7 +61,7 @@ export function traceBodies(input: TraceInput): TraceBody[] {
       rule: a.rule,
       severity: a.severity,
       syscall: a.syscall,
-      seq: a.seq,
+      event_seq: a.seq,
       phase: a.phase ?? null,
     });
   }

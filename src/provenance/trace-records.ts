@@ -17,7 +17,15 @@ export type TraceBody =
       line_sha256: string;
     }
   | { kind: 'check'; id: string; passed: boolean; severity: string }
-  | { kind: 'alert'; rule: string; severity: string; syscall: string; seq: number; phase: string | null }
+  /** `event_seq`: the alert's first matching event; `seq` is the record's place in the chain. */
+  | {
+      kind: 'alert';
+      rule: string;
+      severity: string;
+      syscall: string;
+      event_seq: number;
+      phase: string | null;
+    }
   | { kind: 'score'; result: string; score: number }
   | { kind: 'seal'; facts_sha256: string; files_sha256: string; files: number };
 

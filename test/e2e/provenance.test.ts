@@ -247,6 +247,25 @@ describe('trace replay', () => {
     expect(r.stdout).toContain('not replayable: evidence/tests.json was changed');
   });
 
+  it('an attack case (exfil-ssh-key, strace): replay reproduces its FAIL and every alert', async () => {
+    const config = path.join(BENCHMARKS, 'attacks', 'exfil-ssh-key', 'config.yaml');
+    const run = await execCli(['run', config, '--tracer', 'strace', '--sandbox', 'bwrap', '--json'], {
+      cwd: work,
+    });
+    expect(run.code, run.stderr).toBe(1);
+    const stored = JSON.parse(run.stdout);
+    expect(stored.alerts.length).toBeGreaterThan(0);
+    const r = await execCli(['trace', 'replay', stored.run_dir, '--json'], { cwd: work });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      equivalent: true,
+      verdict: { stored: 'FAIL', replayed: 'FAIL' },
+    });
+    const show = await execCli(['trace', 'show', stored.run_dir], { cwd: work });
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain(`alert ${stored.alerts[0].rule}`);
+  }, 120_000);
+
   for (const task of tasks) {
     it(`${task}: replay of a demo run (mock-solve, tracer off) gives the stored verdict`, async () => {
       const run = await execCli(

@@ -106,7 +106,7 @@ function describe(r: TraceRecord): string {
     case 'check':
       return `check ${r.id} ${r.passed ? 'passed' : `FAILED (${r.severity})`}`;
     case 'alert':
-      return `alert ${r.rule} (${r.severity}) on ${r.syscall} event ${r.seq}${r.phase ? ` during the ${r.phase}` : ''}`;
+      return `alert ${r.rule} (${r.severity}) on ${r.syscall} event ${r.event_seq}${r.phase ? ` during the ${r.phase}` : ''}`;
     case 'score':
       return `score ${r.score} → ${r.result}`;
     case 'seal':
