@@ -95,7 +95,11 @@ const FILTER_COLUMNS = {
   benchmark: 'benchmark_id',
   result: 'result',
   batch: 'batch_id',
-} as const satisfies Record<Exclude<keyof HistoryFilter, 'limit'>, (typeof SELECTED)[number]>;
+  task: 'name',
+} as const satisfies Record<
+  Exclude<keyof HistoryFilter, 'limit' | 'since' | 'until'>,
+  (typeof SELECTED)[number]
+>;
 
 /**
  * Open (creating if needed) the history index at `dbPath`. Several processes may write at once:
@@ -220,6 +224,14 @@ function historyOn(db: Database.Database, dbPath: string): History {
         if (value === undefined) continue;
         where.push(`${column} = @${key}`);
         params[key] = value;
+      }
+      if (filter.since !== undefined) {
+        where.push('started_at >= @since');
+        params.since = filter.since;
+      }
+      if (filter.until !== undefined) {
+        where.push('started_at < @until');
+        params.until = filter.until;
       }
       const sql = `SELECT ${SELECTED.join(', ')} FROM runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
         ORDER BY started_at DESC, run_id DESC LIMIT @limit`;

@@ -72,6 +72,11 @@ export type HistoryFilter = {
   result?: HistoryVerdict;
   /** Only the runs of this batch. */
   batch?: string;
+  /** Matches the task's name. */
+  task?: string;
+  /** ISO timestamps: runs started at or after `since`, and before `until`. */
+  since?: string;
+  until?: string;
 };
 
 /** What the batch layer records about a batch: at its start, and again whenever its summary is written. */

@@ -292,3 +292,44 @@ describe('trace replay', () => {
     }, 120_000);
   }
 });
+
+describe('reports list filters and export', () => {
+  it('filters by task, agent, result and time, and exports the same rows as JSON or CSV', async () => {
+    const all = JSON.parse(
+      (await execCli(['reports', 'list', '--json', '--limit', '1000'], { cwd: work })).stdout,
+    );
+    expect(all.length).toBeGreaterThan(2);
+    const task = tasks[0] as string;
+    const byTask = JSON.parse(
+      (
+        await execCli(
+          ['reports', 'list', '--json', '--task', task, '--result', 'FAIL', '--agent', 'mock-out-of-scope'],
+          { cwd: work },
+        )
+      ).stdout,
+    );
+    expect(byTask.map((r: { run_id: string }) => r.run_id)).toEqual([report.run_id]);
+    const future = await execCli(['reports', 'list', '--json', '--since', '2999-01-01'], { cwd: work });
+    expect(JSON.parse(future.stdout)).toEqual([]);
+    const past = await execCli(['reports', 'list', '--json', '--until', '2000-01-01'], { cwd: work });
+    expect(JSON.parse(past.stdout)).toEqual([]);
+
+    const json = JSON.parse((await execCli(['reports', 'export', '--format', 'json'], { cwd: work })).stdout);
+    expect(json.map((r: { run_id: string }) => r.run_id)).toEqual(
+      all.map((r: { run_id: string }) => r.run_id),
+    );
+    const csv = await execCli(['reports', 'export', '--format', 'csv', '--result', 'PASS'], { cwd: work });
+    expect(csv.code).toBe(0);
+    const lines = csv.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^run_id,kind,name,/);
+    expect(lines.length - 1).toBe(all.filter((r: { result: string }) => r.result === 'PASS').length);
+
+    const bad = await execCli(['reports', 'export', '--format', 'xml'], { cwd: work });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toBe(
+      'agentguard: --format xml is not an export format. Fix: use --format json or --format csv.',
+    );
+    const badDate = await execCli(['reports', 'list', '--since', 'soon'], { cwd: work });
+    expect(badDate.code).toBe(2);
+  });
+});
