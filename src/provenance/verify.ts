@@ -68,6 +68,16 @@ export function verifyRun(runDir: string): Verification {
     );
   }
 
+  const changed = compareArtifacts(dir, files);
+  if (changed) return changed;
+  return { status: 'intact', manifest, records };
+}
+
+/** Every artifact on disk against a manifest's list: the first changed, missing, added or odd one. */
+export function compareArtifacts(
+  dir: string,
+  files: readonly { path: string; sha256: string; bytes: number }[],
+): Tampered | null {
   const walk = walkArtifacts(dir);
   const odd = walk.strange[0];
   if (odd)
@@ -90,7 +100,7 @@ export function verifyRun(runDir: string): Verification {
       extra,
       `${extra} is not listed in ${MANIFEST_FILE}: it was added after the run was sealed`,
     );
-  return { status: 'intact', manifest, records };
+  return null;
 }
 
 function loadManifest(dir: string): { manifest: Manifest } | Verification {
@@ -172,14 +182,14 @@ function loadTrace(dir: string): { records: TraceRecord[] } | Verification {
   return { records };
 }
 
-type CappedRead =
+export type CappedRead =
   | { kind: 'ok'; text: string }
   | { kind: 'missing' }
   | { kind: 'symlink' }
   | { kind: 'too-big' };
 
 /** Reads a regular file without following a symlink, refusing one over `max` bytes before reading it. */
-function readCapped(file: string, max: number): CappedRead {
+export function readCapped(file: string, max: number): CappedRead {
   let st: ReturnType<typeof lstatSync>;
   try {
     st = lstatSync(file);
@@ -216,10 +226,13 @@ function short(hash: string | undefined): string {
   return hash ? hash.slice(0, 12) : 'nothing';
 }
 
-function tampered(file: string, reason: string, record?: number): Verification {
+export type Tampered = { status: 'tampered'; file: string; record?: number; reason: string };
+export type Unusable = { status: 'unusable'; reason: string };
+
+export function tampered(file: string, reason: string, record?: number): Tampered {
   return { status: 'tampered', file, reason, ...(record !== undefined ? { record } : {}) };
 }
 
-function unusable(reason: string): Verification {
+export function unusable(reason: string): Unusable {
   return { status: 'unusable', reason };
 }

@@ -239,6 +239,14 @@ describe('trace replay', () => {
     expect(snapshot(runDir)).toEqual(before);
   });
 
+  it('a run folder moved to another host path and renamed still verifies and replays to the same verdict', async () => {
+    const moved = copyRun('moved/elsewhere-renamed');
+    expect((await verify(moved)).code).toBe(0);
+    const r = await execCli(['trace', 'replay', moved, '--json'], { cwd: work });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).verdict).toEqual({ stored: 'FAIL', replayed: 'FAIL' });
+  });
+
   it('refuses a tampered run: not replayable, naming the file', async () => {
     const dir = copyRun('replay-tampered');
     writeFileSync(path.join(dir, 'evidence', 'tests.json'), '{}\n');
@@ -332,4 +340,47 @@ describe('reports list filters and export', () => {
     const badDate = await execCli(['reports', 'list', '--since', 'soon'], { cwd: work });
     expect(badDate.code).toBe(2);
   });
+});
+
+describe('batch manifest', () => {
+  it('a matrix seals its folder and commits to each child run; verify names a changed child file', async () => {
+    const m = path.join(work, 'matrix.yaml');
+    writeFileSync(
+      m,
+      [
+        `tasks: [${path.join(BENCHMARKS, 'js-slugify', 'config.yaml')}]`,
+        'agents:',
+        '  - mock-solve',
+        '  - mock-noop',
+      ].join('\n'),
+    );
+    const r = await execCli(['matrix', m, '--tracer', 'off', '--workers', '1', '--json'], { cwd: work });
+    expect(r.code, r.stderr).toBe(1);
+    const s = JSON.parse(r.stdout);
+    const batchDir = path.join(work, '.agentguard', 'batches', s.batch_id);
+    const manifest = JSON.parse(readFileSync(path.join(batchDir, 'manifest.json'), 'utf8'));
+    expect(manifest.kind).toBe('batch');
+    expect(manifest.runs).toHaveLength(2);
+    expect(manifest.files.map((f: { path: string }) => f.path)).toContain('summary.json');
+    const ok = await verify(batchDir);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain('2 runs match');
+
+    const child = manifest.runs[1].run_dir as string;
+    const tests = path.join(child, 'evidence', 'tests.json');
+    const original = readFileSync(tests);
+    writeFileSync(tests, Buffer.concat([original, Buffer.from(' ')]));
+    const bad = await verify(batchDir);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain(
+      `run ${manifest.runs[1].run_id} (attempt 1): evidence/tests.json was changed`,
+    );
+    writeFileSync(tests, original);
+
+    const summary = path.join(batchDir, 'summary.md');
+    writeFileSync(summary, `${readFileSync(summary, 'utf8')}x`);
+    const badSummary = await verify(batchDir);
+    expect(badSummary.code).toBe(1);
+    expect(badSummary.stderr).toContain('summary.md was changed');
+  }, 120_000);
 });

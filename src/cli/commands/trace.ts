@@ -3,12 +3,21 @@ import { InputError } from '../../errors.js';
 import { replayability, replayRun } from '../../provenance/replay.js';
 import type { TraceRecord } from '../../provenance/trace-records.js';
 import { type Verification, verifyRun } from '../../provenance/verify.js';
+import { isBatchDir, verifyBatch } from '../../provenance/verify-batch.js';
 import type { CliIO } from '../io.js';
 
 export type TraceOptions = { json?: boolean; config?: string };
 
 /** 0 intact, 1 tampered (the first broken record or changed file named), 2 unusable input. */
 export async function traceVerify(io: CliIO, runDir: string, opts: TraceOptions): Promise<number> {
+  if (isBatchDir(runDir)) {
+    const b = verifyBatch(runDir);
+    if (opts.json) io.out(JSON.stringify(b, null, 2));
+    else if (b.status === 'intact') io.out(`intact: batch files (${b.files}) and ${b.runs} runs match`);
+    if (b.status === 'unusable') throw new InputError(b.reason);
+    if (b.status === 'tampered' && !opts.json) io.err(`agentguard: tampered: ${b.reason}`);
+    return b.status === 'intact' ? 0 : 1;
+  }
   const v = verifyRun(runDir);
   if (opts.json) io.out(JSON.stringify(verificationJson(v), null, 2));
   else if (v.status === 'intact') {
