@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
 
 /**
  * Schema version 3: runs.trace_head, the head hash of each run's trace.jsonl. Stored outside the
@@ -11,4 +11,23 @@ export function migrateToTraceHead(db: Database.Database): void {
     .all('runs')
     .some((c) => c.name === 'trace_head');
   if (!hasColumn) db.exec('ALTER TABLE runs ADD COLUMN trace_head TEXT');
+}
+
+/**
+ * The trace head history recorded for a run, read without writing anything (no migration, no
+ * WAL switch): undefined when the file, the column or the row is not there or cannot be read.
+ */
+export function readTraceHead(dbPath: string, runId: string): string | null | undefined {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(dbPath, { readonly: true, fileMustExist: true });
+    const row = db
+      .prepare<[string], { trace_head: string | null }>('SELECT trace_head FROM runs WHERE run_id = ?')
+      .get(runId);
+    return row === undefined ? undefined : row.trace_head;
+  } catch {
+    return undefined;
+  } finally {
+    db?.close();
+  }
 }

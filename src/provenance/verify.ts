@@ -1,6 +1,7 @@
-import { closeSync, lstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { describeIssue } from '../evidence/read.js';
+import { readTraceHead } from '../history/trace-head.js';
 import { walkArtifacts } from './artifacts.js';
 import { canonicalJson, sha256Text } from './digest.js';
 import {
@@ -70,6 +71,18 @@ export function verifyRun(runDir: string): Verification {
 
   const changed = compareArtifacts(dir, files);
   if (changed) return changed;
+  // The history row is kept outside the run folder: a folder rewritten consistently, trace and
+  // manifest included, still disagrees with it.
+  if (path.basename(path.dirname(dir)) === 'runs') {
+    const dbFile = path.join(path.dirname(path.dirname(dir)), 'history.db');
+    const recorded = existsSync(dbFile) ? readTraceHead(dbFile, manifest.run_id) : undefined;
+    if (typeof recorded === 'string' && recorded !== manifest.trace.head) {
+      return tampered(
+        TRACE_FILE,
+        `${dbFile} records trace head ${short(recorded)} for run ${manifest.run_id}, but the folder's trace ends in ${short(manifest.trace.head)}: the run folder was rewritten after it was sealed`,
+      );
+    }
+  }
   return { status: 'intact', manifest, records };
 }
 

@@ -10,6 +10,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BENCHMARKS, execCli, tempDir } from './exec-cli.js';
 
@@ -108,6 +109,24 @@ describe('trace verify on a real run', () => {
     }
     expect((await verify(runDir)).code).toBe(0);
   }, 300_000);
+
+  it('a run folder whose trace head disagrees with its history row is reported (a consistent rewrite)', async () => {
+    const db = new Database(path.join(work, '.agentguard', 'history.db'));
+    const head = (
+      db.prepare('SELECT trace_head FROM runs WHERE run_id = ?').get(report.run_id) as { trace_head: string }
+    ).trace_head;
+    expect(head).toMatch(/^[0-9a-f]{64}$/);
+    try {
+      db.prepare('UPDATE runs SET trace_head = ? WHERE run_id = ?').run('f'.repeat(64), report.run_id);
+      const r = await verify(runDir);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`records trace head ffffffffffff for run ${report.run_id}`);
+    } finally {
+      db.prepare('UPDATE runs SET trace_head = ? WHERE run_id = ?').run(head, report.run_id);
+      db.close();
+    }
+    expect((await verify(runDir)).code).toBe(0);
+  });
 
   it('reports an edited manifest, an added file and a symlink placed in the run folder', async () => {
     const edited = copyRun('edited-manifest');
