@@ -63,3 +63,15 @@ describe('replay equivalence', () => {
     expect(e.alerts.only_stored).toEqual([{ rule: 'read-ssh-key', seq: 7, phase: null }]);
   });
 });
+
+describe('manifest JSON Schema', () => {
+  it('is exported from the zod schema, with the version and every artifact field', async () => {
+    const { manifestJsonSchema } = await import('./manifest-schema.js');
+    const schema = manifestJsonSchema() as {
+      properties: Record<string, { items?: { required?: string[] } }>;
+      required: string[];
+    };
+    expect(schema.required).toEqual(expect.arrayContaining(['schema_version', 'run_id', 'files', 'trace']));
+    expect(schema.properties.files?.items?.required).toEqual(['path', 'sha256', 'bytes']);
+  });
+});
