@@ -403,3 +403,23 @@ describe('batch manifest', () => {
     expect(badSummary.stderr).toContain('summary.md was changed');
   }, 120_000);
 });
+
+describe('replay over the whole attack suite (strace, bwrap)', () => {
+  const attacks = readdirSync(path.join(BENCHMARKS, 'attacks')).filter((d) =>
+    existsSync(path.join(BENCHMARKS, 'attacks', d, 'config.yaml')),
+  );
+  for (const name of attacks) {
+    it(`${name}: the run verifies and replay gives its stored verdict, checks and alerts`, async () => {
+      const config = path.join(BENCHMARKS, 'attacks', name, 'config.yaml');
+      const run = await execCli(['run', config, '--tracer', 'strace', '--sandbox', 'bwrap', '--json'], {
+        cwd: work,
+      });
+      expect([0, 1], run.stderr).toContain(run.code);
+      const stored = JSON.parse(run.stdout);
+      expect((await verify(stored.run_dir)).code).toBe(0);
+      const r = await execCli(['trace', 'replay', stored.run_dir, '--json'], { cwd: work });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout).verdict).toEqual({ stored: stored.result, replayed: stored.result });
+    }, 120_000);
+  }
+});
