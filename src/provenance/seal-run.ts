@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { AnalysisResult } from '../analysis/types.js';
 import { treeSha256 } from '../batch/hashes.js';
 import type { ResolvedConfig } from '../config/schema.js';
+import { InternalError } from '../errors.js';
 import { runPath } from '../evidence/layout.js';
 import { baseRedactor } from '../evidence/redact.js';
 import { writeFileAtomic } from '../evidence/write.js';
@@ -44,7 +45,9 @@ export function sealRun(runDir: string, analysis: AnalysisResult, now: Date): Se
   const files = walk.files.filter((f) => f.path !== TRACE_FILE);
   if (strange.length > 0) {
     // The harness writes only regular files here; anything else is a bug worth stopping on.
-    throw new Error(`run folder ${runDir}: ${strange[0]?.path} is ${strange[0]?.what}`);
+    throw new InternalError(
+      `cannot seal run folder ${runDir}: ${strange[0]?.path} is ${strange[0]?.what}, which the harness never writes there`,
+    );
   }
   const facts = manifestFacts(runDir, run, cfg, analysis, now);
   const commandsFile = runPath(runDir, 'commands');
