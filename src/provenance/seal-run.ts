@@ -125,7 +125,7 @@ function manifestFacts(
     hashes: {
       config_snapshot: sha256File(runPath(runDir, 'config')).sha256,
       config_source: regularFile(cfg.config_path) ? sha256File(cfg.config_path).sha256 : null,
-      benchmark_template: isDir(cfg.repo) ? treeSha256(cfg.repo) : null,
+      benchmark_template: templateHash(cfg.repo),
       rules: regularFile(runPath(runDir, 'rules')) ? sha256File(runPath(runDir, 'rules')).sha256 : null,
     },
     agent: {
@@ -152,6 +152,19 @@ function agentArgv(runDir: string, commandId: string | null): string[] {
     // A missing command log leaves the identity without argv.
   }
   return [];
+}
+
+/**
+ * The template tree's hash, or null when it cannot be taken: gone, or holding a name that is not
+ * UTF-8 (treeSha256 walks names as strings; a CI checkout may hold such a name).
+ */
+function templateHash(dir: string): string | null {
+  if (!isDir(dir)) return null;
+  try {
+    return treeSha256(dir);
+  } catch {
+    return null;
+  }
 }
 
 function readJsonOr(file: string, fallback: unknown): unknown {
