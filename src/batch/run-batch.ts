@@ -7,6 +7,7 @@ import { writeFileAtomic, writeJson } from '../evidence/write.js';
 import type { RunContext } from '../pipeline/context.js';
 import { newRunId } from '../pipeline/run-id.js';
 import { type RunOptions, runTask } from '../pipeline/run-task.js';
+import { sealBatch } from '../provenance/batch-manifest.js';
 import { renderBatchJunit } from '../reports/batch-junit.js';
 import { renderBatchMarkdown } from '../reports/batch-markdown.js';
 import { renderBatchHtml } from '../reports/html/batch-page.js';
@@ -274,5 +275,6 @@ export function writeSummaries(
   writeFileAtomic(path.join(dir, BATCH_FILES.junit), renderBatchJunit(summary));
   writeFileAtomic(path.join(dir, BATCH_FILES.summaryHtml), renderBatchHtml(summary, dir));
   recordBatchHistory(ctx, plan, dir, rows, summary);
+  sealBatch(dir, plan, rows, ctx.now());
   return summary;
 }

@@ -62,6 +62,11 @@ const BENCHES: Bench[] = [
     },
   },
   {
+    name: 'provenance: seal (trace + manifest) and verify a real run with 10k and 100k syscall events',
+    script: 'provenance-bench.js',
+    targets: { seal_ms_per_10k_events_at_10k: [200, 'ms'], verify_ms_at_100k: [1000, 'ms'] },
+  },
+  {
     name: 'reliability: homogeneous vs mixed on the built-in tasks, exploring scripted agent (strace, bwrap)',
     script: 'reliability-bench.js',
     targets: {},

@@ -25,6 +25,7 @@ import { newRunId } from '../pipeline/run-id.js';
 import { sealEvidence } from '../pipeline/seal-evidence.js';
 import { runTests } from '../pipeline/test-phase.js';
 import { Timeline } from '../pipeline/timeline.js';
+import { sealRun } from '../provenance/seal-run.js';
 import { SANDBOXES } from '../sandbox/index.js';
 import { selectSandbox } from '../sandbox/select-sandbox.js';
 import { copyIgnoredForTests } from './copy-ignored.js';
@@ -229,10 +230,20 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
   });
   sealEvidence(runDir);
   const analysed = analyseRun(runDir);
+  const sealed = sealRun(runDir, analysed.analysis, ctx.now());
   if (ctx.history) {
     const db = openHistory(historyFile);
     try {
-      db.recordRun(analysed.report, { report_json: analysed.reportJson, report_md: analysed.reportMd }, 'ci');
+      db.recordRun(
+        analysed.report,
+        {
+          report_json: analysed.reportJson,
+          report_md: analysed.reportMd,
+          manifest: sealed.manifestFile,
+          trace_head: sealed.traceHead,
+        },
+        'ci',
+      );
     } finally {
       db.close();
     }

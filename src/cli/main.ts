@@ -17,9 +17,10 @@ import { compareCommand } from './commands/compare.js';
 import { demoCommand } from './commands/demo.js';
 import { doctorCommand } from './commands/doctor.js';
 import { registerInit } from './commands/init.js';
-import { reportsBatches, reportsList, reportsShow } from './commands/reports.js';
+import { reportsBatches, reportsExport, reportsList, reportsShow } from './commands/reports.js';
 import { rulesCoverage } from './commands/rules.js';
 import { runCommand } from './commands/run.js';
+import { traceReplay, traceReplayability, traceShow, traceVerify } from './commands/trace.js';
 import { type CliIO, processIO } from './io.js';
 import { checkOutputDirFor } from './output-dir.js';
 
@@ -124,21 +125,26 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
   cli
     .command(
       'reports <action> [runId]',
-      'list recorded runs (list), print one report (show RUN_ID), or list batches (batches)',
+      'list recorded runs (list), print one report (show RUN_ID), list batches (batches), or export runs (export)',
     )
-    .option('--limit <n>', 'rows to list', { default: 20 })
+    .option('--limit <n>', 'rows to list (default: 20; export: all)')
     .option('--batch <id>', 'only the runs of this batch')
     .option('--agent <name>', 'only runs of this agent')
+    .option('--task <name>', 'only runs of this task')
     .option('--benchmark <id>', 'only runs of this benchmark id')
-    .option('--result <PASS|FAIL>', 'only runs with this result')
+    .option('--result <PASS|FAIL|ERROR>', 'only runs with this result')
+    .option('--since <date>', 'only runs started at or after this date or time')
+    .option('--until <date>', 'only runs started before this date or time')
+    .option('--format <json|csv>', 'export: the format (default: json)')
     .option('--json', 'machine-readable output')
     .action((action: string, runId: string | undefined, opts) =>
       start(() => {
         if (action === 'list') return reportsList(io, opts);
+        if (action === 'export') return reportsExport(io, opts);
         if (action === 'show' && runId) return reportsShow(io, runId, opts);
         if (action === 'batches') return reportsBatches(io, opts);
         throw new UsageError(
-          `'reports ${action}' is not a command. Fix: use 'reports list', 'reports show RUN_ID' or 'reports batches'.`,
+          `'reports ${action}' is not a command. Fix: use 'reports list', 'reports show RUN_ID', 'reports batches' or 'reports export'.`,
         );
       }),
     );
@@ -146,6 +152,25 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
   registerBatchCommands(cli, io, start);
   registerInit(cli, io, start);
   registerCollector(cli, io, start);
+
+  cli
+    .command(
+      'trace <action> <runDir>',
+      "a run's provenance: verify (manifest and hash chain), show, replayability, replay (re-judge the verified evidence, running nothing)",
+    )
+    .option('--config <file>', 'replay: judge the verified evidence under the policy of another config')
+    .option('--json', 'machine-readable output')
+    .action((action: string, runDir: string, opts) =>
+      start(() => {
+        if (action === 'verify') return traceVerify(io, runDir, opts);
+        if (action === 'show') return traceShow(io, runDir, opts);
+        if (action === 'replayability') return traceReplayability(io, runDir, opts);
+        if (action === 'replay') return traceReplay(io, runDir, opts);
+        throw new UsageError(
+          `'trace ${action}' is not a command. Fix: use 'trace verify|show|replayability|replay RUN_DIR'.`,
+        );
+      }),
+    );
 
   cli
     .command(

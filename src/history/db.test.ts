@@ -97,6 +97,7 @@ describe('openHistory', () => {
       report_json: '/runs/r2/report.json',
       report_md: '/runs/r2/report.md',
       manifest_path: null,
+      trace_head: null,
       batch_id: null,
     });
     expect(history.getRun('r1')?.manifest_path).toBe('/runs/r1/manifest.json');
@@ -245,12 +246,66 @@ describe('batches', () => {
     history.close();
     const check = new Database(dbPath);
     try {
-      expect(check.pragma('user_version', { simple: true })).toBe(2);
+      expect(check.pragma('user_version', { simple: true })).toBe(HISTORY_SCHEMA_VERSION);
     } finally {
       check.close();
     }
     // Opening again is a no-op: the migration ran once.
     expect(open().getRun('old')?.batch_id).toBe('b1');
+  });
+
+  it('migrates a version 2 history.db to version 3 (runs.trace_head), keeping its runs and batch links', () => {
+    mkdirSync(join(dir, '.agentguard'), { recursive: true });
+    const raw = new Database(dbPath);
+    // The version 2 schema as released: version 1 plus runs.batch_id and the batches table.
+    raw.exec(`CREATE TABLE runs (run_id TEXT PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL,
+      benchmark_id TEXT, benchmark_version TEXT, category TEXT, difficulty TEXT, agent TEXT NOT NULL,
+      model TEXT, result TEXT NOT NULL, score REAL NOT NULL, failed_checks TEXT NOT NULL,
+      started_at TEXT NOT NULL, finished_at TEXT NOT NULL, duration_ms INTEGER NOT NULL,
+      run_dir TEXT NOT NULL, report_json TEXT NOT NULL, report_md TEXT NOT NULL, manifest_path TEXT,
+      batch_id TEXT);
+      CREATE TABLE batches (batch_id TEXT PRIMARY KEY, kind TEXT NOT NULL, started_at TEXT NOT NULL,
+      finished_at TEXT, complete INTEGER NOT NULL, attempts_planned INTEGER NOT NULL, pass INTEGER NOT NULL,
+      fail INTEGER NOT NULL, error INTEGER NOT NULL, not_run INTEGER NOT NULL, batch_dir TEXT NOT NULL,
+      summary_json TEXT);`);
+    raw
+      .prepare(`INSERT INTO runs VALUES ('v2run', 'run', 'task-a', NULL, NULL, NULL, NULL, 'codex', NULL,
+        'FAIL', 40, '["tests-pass"]', '2025-01-01T00:00:00.000Z', '2025-01-01T00:01:00.000Z', 60000,
+        '/runs/v2run', '/runs/v2run/report.json', '/runs/v2run/report.md', NULL, 'bx')`)
+      .run();
+    raw
+      .prepare(`INSERT INTO batches VALUES ('bx', 'suite', '2025-01-01T00:00:00.000Z', NULL, 0, 1, 0, 1, 0, 0,
+        '/batches/bx', NULL)`)
+      .run();
+    raw.pragma('user_version = 2');
+    raw.close();
+
+    const history = open();
+    expect(history.getRun('v2run')).toMatchObject({
+      result: 'FAIL',
+      failed_checks: ['tests-pass'],
+      batch_id: 'bx',
+      trace_head: null,
+    });
+    expect(history.getBatch('bx')).toMatchObject({ kind: 'suite', runs: 1 });
+    const head = 'a'.repeat(64);
+    history.recordRun(run({ run_id: 'v3run' }), {
+      report_json: '/r.json',
+      report_md: '/r.md',
+      manifest: '/runs/v3run/manifest.json',
+      trace_head: head,
+    });
+    expect(history.getRun('v3run')).toMatchObject({
+      trace_head: head,
+      manifest_path: '/runs/v3run/manifest.json',
+    });
+    history.close();
+    const check = new Database(dbPath);
+    try {
+      expect(check.pragma('user_version', { simple: true })).toBe(3);
+    } finally {
+      check.close();
+    }
   });
 });
 

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { AgentGuardError, errorMessage, InputError, InternalError, SetupError } from '../errors.js';
 import { batchStatements, migrateToBatches } from './batches.js';
+import { migrateToTraceHead } from './trace-head.js';
 import type {
   History,
   HistoryFilter,
@@ -14,7 +15,7 @@ import type {
 } from './types.js';
 
 /** Stored in `PRAGMA user_version`. */
-export const HISTORY_SCHEMA_VERSION = 2;
+export const HISTORY_SCHEMA_VERSION = 3;
 export const HISTORY_BUSY_TIMEOUT_MS = 5000;
 const DEFAULT_LIMIT = 20;
 
@@ -38,6 +39,7 @@ const COLUMNS = [
   'report_json',
   'report_md',
   'manifest_path',
+  'trace_head',
 ] as const satisfies readonly (keyof HistoryRow)[];
 
 type Column = (typeof COLUMNS)[number];
@@ -75,9 +77,15 @@ CREATE INDEX IF NOT EXISTS runs_agent ON runs (agent);
 CREATE INDEX IF NOT EXISTS runs_benchmark_id ON runs (benchmark_id);
 `;
 
+/**
+ * Re-recording a run without a new seal (analyze of a run that no longer verifies) keeps the
+ * manifest and trace head it was sealed with: they are the anchor that exposes the change.
+ */
+const KEPT_WHEN_ABSENT: ReadonlySet<Column> = new Set(['manifest_path', 'trace_head']);
+
 const INSERT = `INSERT INTO runs (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')})
 ON CONFLICT (run_id) DO UPDATE SET ${COLUMNS.filter((c) => c !== 'run_id')
-  .map((c) => `${c} = excluded.${c}`)
+  .map((c) => (KEPT_WHEN_ABSENT.has(c) ? `${c} = COALESCE(excluded.${c}, ${c})` : `${c} = excluded.${c}`))
   .join(', ')}`;
 
 /** Filter fields and the column each one matches exactly. */
@@ -87,7 +95,11 @@ const FILTER_COLUMNS = {
   benchmark: 'benchmark_id',
   result: 'result',
   batch: 'batch_id',
-} as const satisfies Record<Exclude<keyof HistoryFilter, 'limit'>, (typeof SELECTED)[number]>;
+  task: 'name',
+} as const satisfies Record<
+  Exclude<keyof HistoryFilter, 'limit' | 'since' | 'until'>,
+  (typeof SELECTED)[number]
+>;
 
 /**
  * Open (creating if needed) the history index at `dbPath`. Several processes may write at once:
@@ -163,6 +175,7 @@ function migrate(db: Database.Database, dbPath: string): void {
         // Each step is idempotent and only adds: a version 1 file keeps every run it indexed.
         db.exec(SCHEMA);
         if (from < 2) migrateToBatches(db);
+        if (from < 3) migrateToTraceHead(db);
         db.pragma(`user_version = ${HISTORY_SCHEMA_VERSION}`);
       }
     }).immediate();
@@ -216,6 +229,14 @@ function historyOn(db: Database.Database, dbPath: string): History {
         where.push(`${column} = @${key}`);
         params[key] = value;
       }
+      if (filter.since !== undefined) {
+        where.push('started_at >= @since');
+        params.since = filter.since;
+      }
+      if (filter.until !== undefined) {
+        where.push('started_at < @until');
+        params.until = filter.until;
+      }
       const sql = `SELECT ${SELECTED.join(', ')} FROM runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
         ORDER BY started_at DESC, run_id DESC LIMIT @limit`;
       return db
@@ -266,6 +287,7 @@ function rowOf(
     report_json: paths.report_json,
     report_md: paths.report_md,
     manifest_path: paths.manifest ?? null,
+    trace_head: paths.trace_head ?? null,
   };
 }
 

@@ -47,11 +47,19 @@ export type HistoryRow = {
   report_json: string;
   report_md: string;
   manifest_path: string | null;
+  /** The head hash of the run's trace.jsonl (schema version 3), or null for runs sealed before it. */
+  trace_head: string | null;
   /** The batch this run was an attempt of, or null (a single run, or recorded before batches were). */
   batch_id: string | null;
 };
 
-export type RecordedPaths = { report_json: string; report_md: string; manifest?: string };
+export type RecordedPaths = {
+  report_json: string;
+  report_md: string;
+  manifest?: string;
+  /** The head hash of the run's trace.jsonl, so a rewritten run folder no longer matches its row. */
+  trace_head?: string;
+};
 
 /** Exact-match filters; all given filters must hold. Newest runs first. */
 export type HistoryFilter = {
@@ -64,6 +72,11 @@ export type HistoryFilter = {
   result?: HistoryVerdict;
   /** Only the runs of this batch. */
   batch?: string;
+  /** Matches the task's name. */
+  task?: string;
+  /** ISO timestamps: runs started at or after `since`, and before `until`. */
+  since?: string;
+  until?: string;
 };
 
 /** What the batch layer records about a batch: at its start, and again whenever its summary is written. */

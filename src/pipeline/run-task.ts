@@ -22,6 +22,7 @@ import { safeTimeout } from '../exec/safe-timer.js';
 import { signalExitCode } from '../exec/shutdown.js';
 import { checkHistory, openHistory } from '../history/db.js';
 import { packageRoot } from '../package-root.js';
+import { sealRun } from '../provenance/seal-run.js';
 import { collectDiff } from '../workspace/diff.js';
 import { prepareWorkspace } from '../workspace/prepare.js';
 import { probeVersion, runAgent } from './agent-phase.js';
@@ -272,12 +273,19 @@ async function collectAndAnalyse(
 
   sealEvidence(runDir);
   const analysed = analyseRun(runDir);
+  // After the reports: the manifest lists them, and nothing the run writes comes later.
+  const sealed = sealRun(runDir, analysed.analysis, ctx.now());
   if (ctx.history) {
     const db = openHistory(historyFile);
     try {
       db.recordRun(
         analysed.report,
-        { report_json: analysed.reportJson, report_md: analysed.reportMd },
+        {
+          report_json: analysed.reportJson,
+          report_md: analysed.reportMd,
+          manifest: sealed.manifestFile,
+          trace_head: sealed.traceHead,
+        },
         'run',
         batch?.id,
       );

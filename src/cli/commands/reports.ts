@@ -3,17 +3,59 @@ import path from 'node:path';
 import { InputError } from '../../errors.js';
 import { readEvidenceText } from '../../evidence/read.js';
 import { openHistory } from '../../history/db.js';
+import type { HistoryRow } from '../../history/types.js';
+import { renderCsv } from '../../reports/history-csv.js';
 import { renderTable } from '../../reports/table.js';
 import { type CliIO, type GlobalOptions, outputDir } from '../io.js';
+import { type FilterOptions, historyFilter } from './reports-filter.js';
 
-export type ReportsOptions = GlobalOptions & {
-  limit?: number;
-  agent?: string;
-  benchmark?: string;
-  result?: string;
-  batch?: string;
-  json?: boolean;
-};
+export type ReportsOptions = GlobalOptions &
+  FilterOptions & {
+    json?: boolean;
+    format?: string;
+  };
+
+/** Every indexed run that matches, as JSON (the rows of `reports list --json`) or CSV. */
+export async function reportsExport(io: CliIO, opts: ReportsOptions): Promise<number> {
+  const format = String(opts.format ?? 'json');
+  if (format !== 'json' && format !== 'csv') {
+    throw new InputError(
+      `--format ${format} is not an export format. Fix: use --format json or --format csv.`,
+    );
+  }
+  const filter = historyFilter(opts, EXPORT_ALL);
+  const db = history(opts);
+  try {
+    const rows = db.listRuns(filter);
+    if (format === 'json') io.out(JSON.stringify(rows, null, 2));
+    else io.out(renderCsv(EXPORT_COLUMNS, rows).trimEnd());
+    return 0;
+  } finally {
+    db.close();
+  }
+}
+
+/** Without --limit an export holds every matching run. */
+const EXPORT_ALL = 1_000_000_000;
+const EXPORT_COLUMNS = [
+  'run_id',
+  'kind',
+  'name',
+  'benchmark_id',
+  'benchmark_version',
+  'agent',
+  'model',
+  'result',
+  'score',
+  'failed_checks',
+  'started_at',
+  'finished_at',
+  'duration_ms',
+  'batch_id',
+  'run_dir',
+  'manifest_path',
+  'trace_head',
+] as const satisfies readonly (keyof HistoryRow)[];
 
 function history(opts: GlobalOptions) {
   const file = path.join(outputDir(opts), 'history.db');
@@ -26,14 +68,10 @@ function history(opts: GlobalOptions) {
 }
 
 export async function reportsList(io: CliIO, opts: ReportsOptions): Promise<number> {
+  historyFilter(opts, 20);
   const db = history(opts);
   try {
-    const filter: Parameters<typeof db.listRuns>[0] = { limit: opts.limit ?? 20 };
-    if (opts.agent) filter.agent = opts.agent;
-    if (opts.benchmark) filter.benchmark = opts.benchmark;
-    if (opts.result) filter.result = opts.result.toUpperCase() === 'PASS' ? 'PASS' : 'FAIL';
-    if (opts.batch) filter.batch = String(opts.batch);
-    const rows = db.listRuns(filter);
+    const rows = db.listRuns(historyFilter(opts, 20));
     if (opts.json) {
       io.out(JSON.stringify(rows, null, 2));
       return 0;
@@ -62,7 +100,7 @@ export async function reportsList(io: CliIO, opts: ReportsOptions): Promise<numb
 export async function reportsBatches(io: CliIO, opts: ReportsOptions): Promise<number> {
   const db = history(opts);
   try {
-    const rows = db.listBatches(opts.limit ?? 20);
+    const rows = db.listBatches(historyFilter({ limit: opts.limit }, 20).limit);
     if (opts.json) {
       io.out(JSON.stringify(rows, null, 2));
       return 0;

@@ -1,0 +1,42 @@
+import { lstatSync, readdirSync, readlinkSync } from 'node:fs';
+import path from 'node:path';
+import { sha256File } from './digest.js';
+
+/**
+ * Top-level entries of a run folder that are not artifacts: the live workspace, the harness's
+ * git copy and the agent's HOME (what the agent left there is committed by diff.json, diff.patch
+ * and canaries.json), sockets, re-analyses written later under another policy, and the
+ * manifest itself.
+ */
+export const NOT_ARTIFACTS = new Set(['repo', 'baseline.git', 'home', 'net', 'analyses', 'manifest.json']);
+
+export type ArtifactEntry = { path: string; sha256: string; bytes: number };
+
+/** What a walk of the run folder found: regular files, and anything a run never writes there. */
+export type ArtifactWalk = {
+  files: ArtifactEntry[];
+  /** Symlinks, sockets, devices: each one a reason the folder cannot be trusted as written. */
+  strange: { path: string; what: string }[];
+};
+
+/** Every artifact of a run folder with its sha256, in sorted order; symlinks are never followed. */
+export function walkArtifacts(runDir: string): ArtifactWalk {
+  const files: ArtifactEntry[] = [];
+  const strange: ArtifactWalk['strange'] = [];
+  const walk = (rel: string) => {
+    for (const name of readdirSync(path.join(runDir, rel)).sort()) {
+      const child = rel ? `${rel}/${name}` : name;
+      if (!rel && NOT_ARTIFACTS.has(name)) continue;
+      if (name.endsWith('.tmp')) continue;
+      const abs = path.join(runDir, child);
+      const st = lstatSync(abs);
+      if (st.isSymbolicLink()) strange.push({ path: child, what: `a symlink to ${readlinkSync(abs)}` });
+      else if (st.isDirectory()) walk(child);
+      else if (st.isFile()) files.push({ path: child, ...sha256File(abs) });
+      else strange.push({ path: child, what: 'not a regular file' });
+    }
+  };
+  walk('');
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { files, strange };
+}

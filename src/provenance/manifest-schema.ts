@@ -1,0 +1,76 @@
+import { z } from 'zod';
+
+/** Bumped when a field changes meaning; a reader refuses a manifest newer than it understands. */
+export const MANIFEST_SCHEMA_VERSION = 1;
+export const MANIFEST_FILE = 'manifest.json';
+export const TRACE_FILE = 'trace.jsonl';
+
+const sha = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 in hex');
+
+export const ArtifactSchema = z.strictObject({
+  path: z.string().min(1),
+  sha256: sha,
+  bytes: z.number().int().nonnegative(),
+});
+
+/** The facts of a run: what the seal record of the trace commits to (everything but files and trace). */
+export const ManifestFactsSchema = z.strictObject({
+  schema_version: z.number().int().positive(),
+  kind: z.literal('run'),
+  run_id: z.string().min(1),
+  /** The batch this run was an attempt of (its parent), or null. */
+  batch: z.strictObject({ id: z.string(), attempt: z.number().int().nonnegative() }).nullable(),
+  started_at: z.string(),
+  finished_at: z.string(),
+  sealed_at: z.string(),
+  agentguard: z.strictObject({ version: z.string() }),
+  host: z.strictObject({
+    hostname: z.string(),
+    kernel: z.string(),
+    platform: z.string(),
+    arch: z.string(),
+    node: z.string(),
+  }),
+  /** What was in force, as observation.json recorded it (not what the config asked for). */
+  observation: z.strictObject({
+    sandbox: z.string(),
+    sandbox_isolated: z.boolean(),
+    tracer: z.string(),
+    tracer_requested: z.string(),
+    network: z.string(),
+    fallbacks: z.array(z.string()),
+  }),
+  hashes: z.strictObject({
+    /** config.json, the resolved snapshot the run was judged by. */
+    config_snapshot: sha,
+    /** The config file the run was started from, when it is still readable at seal time. */
+    config_source: sha.nullable(),
+    /** The repo template tree (paths, modes, contents). */
+    benchmark_template: sha.nullable(),
+    /** evidence/rules.json, the rule texts the run was judged by. */
+    rules: sha.nullable(),
+  }),
+  agent: z.strictObject({
+    name: z.string(),
+    adapter: z.string(),
+    version: z.string().nullable(),
+    model: z.string().nullable(),
+    /** The agent's command with credentials redacted (src/evidence/redact.ts). */
+    argv: z.array(z.string()),
+  }),
+  verdict: z.strictObject({ result: z.string(), score: z.number() }),
+});
+
+export const ManifestSchema = ManifestFactsSchema.extend({
+  /** Every artifact of the run folder (see NOT_ARTIFACTS for what is not one), trace.jsonl included. */
+  files: z.array(ArtifactSchema),
+  trace: z.strictObject({ file: z.literal(TRACE_FILE), records: z.number().int().positive(), head: sha }),
+});
+
+export type ManifestFacts = z.infer<typeof ManifestFactsSchema>;
+export type Manifest = z.infer<typeof ManifestSchema>;
+
+/** The manifest schema as JSON Schema, for auditors' own tools (docs/provenance.md). */
+export function manifestJsonSchema(): unknown {
+  return z.toJSONSchema(ManifestSchema);
+}

@@ -1,0 +1,78 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { describeIssue } from '../evidence/read.js';
+import { BatchManifestSchema } from './batch-manifest.js';
+import { sha256File } from './digest.js';
+import { MANIFEST_FILE, MANIFEST_SCHEMA_VERSION } from './manifest-schema.js';
+import { compareArtifacts, MAX_MANIFEST_BYTES, readCapped, tampered, unusable, verifyRun } from './verify.js';
+
+export type BatchVerification =
+  | { status: 'intact'; files: number; runs: number }
+  | { status: 'tampered'; file: string; record?: number; reason: string }
+  | { status: 'unusable'; reason: string };
+
+/** A batch folder is the one that holds batch.json. */
+export function isBatchDir(dir: string): boolean {
+  return existsSync(path.join(dir, 'batch.json'));
+}
+
+/**
+ * Check a batch folder: its own files against its manifest, then each child run's manifest by
+ * the sha256 the batch sealed, and each child run in full (verifyRun). Reads only.
+ */
+export function verifyBatch(batchDir: string): BatchVerification {
+  const dir = path.resolve(batchDir);
+  const file = path.join(dir, MANIFEST_FILE);
+  const read = readCapped(file, MAX_MANIFEST_BYTES);
+  if (read.kind === 'missing') {
+    return unusable(
+      `${file} is missing: the batch has not written its summary yet or predates provenance; resume or re-run it`,
+    );
+  }
+  if (read.kind === 'symlink')
+    return tampered(MANIFEST_FILE, `${file} is a symlink, which agentguard never writes`);
+  if (read.kind === 'too-big')
+    return unusable(
+      `${file} is larger than ${MAX_MANIFEST_BYTES} bytes, so it is not a manifest agentguard wrote`,
+    );
+  let raw: unknown;
+  try {
+    raw = JSON.parse(read.text);
+  } catch (err) {
+    return unusable(`${file} is not valid JSON (${(err as Error).message}); it was cut short or edited`);
+  }
+  const version = (raw as { schema_version?: unknown } | null)?.schema_version;
+  if (typeof version === 'number' && version > MANIFEST_SCHEMA_VERSION) {
+    return unusable(
+      `${file} has schema_version ${version}, newer than this agentguard understands (${MANIFEST_SCHEMA_VERSION}); upgrade agentguard to verify it`,
+    );
+  }
+  const parsed = BatchManifestSchema.safeParse(raw);
+  if (!parsed.success)
+    return unusable(`${file} is not a valid batch manifest: ${describeIssue(parsed.error)}`);
+  const manifest = parsed.data;
+  const changed = compareArtifacts(dir, manifest.files);
+  if (changed) return changed;
+  for (const run of manifest.runs) {
+    const runManifest = path.join(run.run_dir, MANIFEST_FILE);
+    if (run.manifest_sha256 === null) continue;
+    if (!existsSync(runManifest)) {
+      return tampered(runManifest, `run ${run.run_id} (attempt ${run.index}): ${runManifest} is missing`);
+    }
+    if (sha256File(runManifest).sha256 !== run.manifest_sha256) {
+      return tampered(
+        runManifest,
+        `run ${run.run_id} (attempt ${run.index}): ${runManifest} differs from the one the batch sealed`,
+      );
+    }
+    const v = verifyRun(run.run_dir);
+    if (v.status === 'unusable') return unusable(`run ${run.run_id} (attempt ${run.index}): ${v.reason}`);
+    if (v.status === 'tampered') {
+      return tampered(
+        path.join(run.run_dir, v.file),
+        `run ${run.run_id} (attempt ${run.index}): ${v.reason}`,
+      );
+    }
+  }
+  return { status: 'intact', files: manifest.files.length, runs: manifest.runs.length };
+}
