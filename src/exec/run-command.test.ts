@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runCommand } from './run-command.js';
 
@@ -63,13 +64,25 @@ describe('runCommand', () => {
   });
 });
 
-async function groupGone(pgid: number): Promise<boolean> {
-  for (let i = 0; i < 40; i++) {
+/** Living members of a process group (zombies are dead, only not reaped yet by their new parent). */
+function livingMembers(pgid: number): number[] {
+  const members: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
     try {
-      process.kill(-pgid, 0);
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === pgid && fields[0] !== 'Z') members.push(Number(entry));
     } catch {
-      return true;
+      // exited meanwhile
     }
+  }
+  return members;
+}
+
+async function groupGone(pgid: number): Promise<boolean> {
+  for (let i = 0; i < 100; i++) {
+    if (livingMembers(pgid).length === 0) return true;
     await new Promise((r) => setTimeout(r, 50));
   }
   return false;

@@ -384,11 +384,14 @@ describe.skipIf(skip)('agentguard-collector', () => {
     });
     expect(await exited(second)).toBe(3);
     expect(stderr).toContain('already running');
+    // Idle for 1.5 s, it gives up its socket at once; detaching ~110 programs then takes a few
+    // seconds more before the process ends (longer on a busy host), so the two are timed apart.
     const started = Date.now();
-    expect(await exited(collector.child)).toBe(0);
-    expect(Date.now() - started).toBeLessThan(5000);
+    while (existsSync(socket) && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 20));
     expect(existsSync(socket)).toBe(false);
-  });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(await exited(collector.child)).toBe(0);
+  }, 60_000);
 
   it('lets only one of two collectors started together serve a socket', async () => {
     const socket = socketPath();
@@ -446,7 +449,9 @@ describe.skipIf(skip)('agentguard-collector', () => {
     const out = join(root, 'flood.jsonl');
     const client = await Client.connect(collector.socket);
     expect(await client.ask(`WATCH ${cgroup.id} ${out}`)).toMatch(/^OK /);
-    await runIn(cgroup, 'i=0; while [ $i -lt 20000 ]; do : < /etc/hostname; i=$((i+1)); done');
+    // Faster than the collector can drain a 16 KiB ring on any host: three tight loops at once.
+    const loop = `python3 -c "for i in range(100000): open('/etc/hostname').close()"`;
+    await runIn(cgroup, `${loop} & ${loop} & ${loop}; wait`);
     const done = await client.ask('STOP');
     const { lost, lines } = await parseFile(out);
     expect(lost).toBeGreaterThan(0);
@@ -629,7 +634,8 @@ async function underBoth(
                   event.path2,
                   event.addr,
                   event.result,
-                  event.truncated,
+                  // An exec's truncation is its argv's, which bpftrace may misread (compared apart).
+                  event.kind === 'exec' ? null : event.truncated,
                   event.mode,
                   event.flags,
                 ],
