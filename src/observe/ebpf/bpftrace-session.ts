@@ -7,7 +7,7 @@ import { bpftraceVersion } from './availability.js';
 import { type BpftraceExit, BpftraceProcess, stderrProblems } from './bpftrace-process.js';
 import { generateScript } from './bpftrace-script.js';
 import { wrapInCgroup } from './cgroup-launcher.js';
-import { readLines } from './line-splitter.js';
+import { closeStream } from './close-stream.js';
 import { mechanismTracepoints } from './mechanism-tracepoints.js';
 import { findCgroup2Mount } from './mounts.js';
 import { EBPF_RAW_LOG } from './raw-log-redaction.js';
@@ -159,15 +159,6 @@ export class BpftraceSession implements TracerSession {
     await this.bpftrace.drained.catch((err: unknown) => {
       incomplete ??= `could not read all of bpftrace's output: ${errorMessage(err)}`;
     });
-    // Without a listener only the clock lines were read live; the rest are read now, from the file.
-    if (!this.stream.live) {
-      await readLines(this.rawPath, (line, complete) => this.stream.line(line, complete)).catch(
-        (err: unknown) => {
-          incomplete ??= `could not read bpftrace's output: ${errorMessage(err)}`;
-        },
-      );
-    }
-    const finished = this.stream.finish();
     if (exitedEarly) {
       const exit = await this.bpftrace.exited;
       incomplete = `bpftrace exited during the run (${describeExit(exit)}); events after that are missing`;
@@ -175,18 +166,15 @@ export class BpftraceSession implements TracerSession {
     for (const problem of stderrProblems(this.bpftrace.stderr).slice(0, MAX_SAMPLES)) {
       this.warnings.push(`bpftrace: ${problem}`);
     }
-    try {
-      await removeCgroup(this.cgroup);
-    } catch (err) {
-      this.warnings.push(`could not remove cgroup ${this.cgroup.dir}: ${errorMessage(err)}`);
-    }
-    return {
-      events: this.stream.events,
-      lost_events: finished.lost,
+    return closeStream({
+      stream: this.stream,
+      source: 'bpftrace',
+      rawPath: this.rawPath,
+      cgroup: this.cgroup,
       version: this.version,
-      warnings: [...this.warnings, ...finished.warnings, ...(incomplete ? [incomplete] : [])],
-      ...(incomplete ? { incomplete } : {}),
-    };
+      warnings: this.warnings,
+      incomplete,
+    });
   }
 }
 

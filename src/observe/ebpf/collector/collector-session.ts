@@ -4,8 +4,8 @@ import { errorMessage, SetupError } from '../../../errors.js';
 import type { SpawnSpec } from '../../../exec/types.js';
 import type { TracerContext, TracerOutput, TracerSession } from '../../types.js';
 import { wrapInCgroup } from '../cgroup-launcher.js';
+import { closeStream } from '../close-stream.js';
 import { FileTail } from '../file-tail.js';
-import { readLines } from '../line-splitter.js';
 import { findCgroup2Mount } from '../mounts.js';
 import { EBPF_RAW_LOG } from '../raw-log-redaction.js';
 import { REORDER_WINDOW_NS, RecordStream } from '../record-stream.js';
@@ -142,26 +142,14 @@ class CollectorSession implements TracerSession {
     await this.tail.end().catch((err: unknown) => {
       incomplete ??= `could not read the collector's output: ${errorMessage(err)}`;
     });
-    // Without a listener only the clock lines were read live; the rest are read now, from the file.
-    if (!this.stream.live) {
-      await readLines(this.rawPath, (line, complete) => this.stream.line(line, complete)).catch(
-        (err: unknown) => {
-          incomplete ??= `could not read the collector's output: ${errorMessage(err)}`;
-        },
-      );
-    }
-    const finished = this.stream.finish();
-    try {
-      await removeCgroup(this.cgroup);
-    } catch (err) {
-      this.warnings.push(`could not remove cgroup ${this.cgroup.dir}: ${errorMessage(err)}`);
-    }
-    return {
-      events: this.stream.events,
-      lost_events: finished.lost,
+    return closeStream({
+      stream: this.stream,
+      source: 'collector',
+      rawPath: this.rawPath,
+      cgroup: this.cgroup,
       version: this.version,
-      warnings: [...this.warnings, ...finished.warnings, ...(incomplete ? [incomplete] : [])],
-      ...(incomplete ? { incomplete } : {}),
-    };
+      warnings: this.warnings,
+      incomplete,
+    });
   }
 }
