@@ -19,5 +19,5 @@ char LICENSE[] SEC("license") = "GPL";
 #include "exec.bpf.h"
 #include "net.bpf.h"
 #include "process.bpf.h"
-#include "compat.bpf.h"
+#include "raw.bpf.h"
 #include "io_uring.bpf.h"

@@ -33,16 +33,12 @@ static __always_inline __s64 dirfd_of(struct args *ctx, int index)
 	return (__s64)(__s32)arg(ctx, index);
 }
 
-SEC("tracepoint")
-int sys_enter_call(struct trace_event_raw_sys_enter *ctx)
+/* The sys_enter of TRACED_CALLS[index]: its arguments remembered for the exit (sc). */
+static __always_inline void enter_call(struct trace_event_raw_sys_enter *ctx, __u32 index)
 {
-	__u64 cgid;
-	if (!traced(&cgid))
-		return 0;
-	__u32 index = bpf_get_attach_cookie(ctx);
 	struct call_desc *call = bpf_map_lookup_elem(&calls, &index);
 	if (!call)
-		return 0;
+		return;
 	struct args args;
 	copy_args(ctx, &args);
 	struct sc_state st = {.code = call->code, .npaths = call->npaths, .d1 = NO_WALK, .d2 = NO_WALK};
@@ -84,6 +80,15 @@ int sys_enter_call(struct trace_event_raw_sys_enter *ctx)
 	}
 	__u32 tid = current_tid();
 	bpf_map_update_elem(&sc, &tid, &st, BPF_ANY);
+}
+
+SEC("tracepoint")
+int sys_enter_call(struct trace_event_raw_sys_enter *ctx)
+{
+	__u64 cgid;
+	if (!traced(&cgid))
+		return 0;
+	enter_call(ctx, bpf_get_attach_cookie(ctx));
 	return 0;
 }
 

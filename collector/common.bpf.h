@@ -42,6 +42,21 @@ struct {
 	__type(value, struct call_desc);
 } calls SEC(".maps");
 
+/*
+ * Native calls whose syscall tracepoints this kernel lacks (a kernel built without modules has no
+ * sys_enter_init_module), by number: TRACED_CALLS index + 1, 0 for none. The loader fills it and
+ * sets raw_call_count before load; raw_syscalls then serves those calls (raw.bpf.h). With a
+ * count of 0 the verifier drops the lookup, so a kernel with every tracepoint pays nothing.
+ */
+const volatile __u32 raw_call_count = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RAW_CALL_SLOTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} raw_calls SEC(".maps");
+
 /* A traced call between sys_enter and sys_exit (the script's @sc @p1 @d1 @p2 @d2 @fl). */
 struct sc_state {
 	__s64 code;

@@ -191,8 +191,8 @@ void load(uint64_t ring_bytes)
 		{skel->progs.enter_vfork, "syscalls", "sys_enter_vfork", NULL},
 		{skel->progs.process_fork, "sched", "sched_process_fork", "sched_process_fork"},
 		{skel->progs.process_exit, "sched", "sched_process_exit", "sched_process_exit"},
-		{skel->progs.compat_enter, "raw_syscalls", "sys_enter", "raw_syscalls"},
-		{skel->progs.compat_exit, "raw_syscalls", "sys_exit", "raw_syscalls"},
+		{skel->progs.raw_enter, "raw_syscalls", "sys_enter", "raw_syscalls"},
+		{skel->progs.raw_exit, "raw_syscalls", "sys_exit", "raw_syscalls"},
 		{skel->progs.io_uring_submit, "io_uring", "io_uring_submit_req", "io_uring_submit_req"},
 	};
 	const size_t nfixed = sizeof(fixed) / sizeof(fixed[0]);
@@ -200,7 +200,7 @@ void load(uint64_t ring_bytes)
 	for (size_t i = 0; i < nfixed; i++) {
 		enabled[i] = has_tracepoint(events, fixed[i].category, fixed[i].name);
 #ifndef __x86_64__
-		if (fixed[i].prog == skel->progs.compat_enter || fixed[i].prog == skel->progs.compat_exit)
+		if (fixed[i].prog == skel->progs.raw_enter || fixed[i].prog == skel->progs.raw_exit)
 			enabled[i] = false; /* the compat probes know only x86's TS_COMPAT and i386 numbers */
 #endif
 	}
@@ -219,6 +219,26 @@ void load(uint64_t ring_bytes)
 		if (fixed[i].label && !(i > 0 && fixed[i - 1].label && strcmp(fixed[i - 1].label, fixed[i].label) == 0))
 			add_missing(fixed[i].label);
 	}
+	/*
+	 * Calls without their own tracepoints: raw_syscalls serves those with a native number, when it
+	 * is attached (x86); the rest are reported missing.
+	 */
+	bool raw_attached = false;
+	for (size_t i = 0; i < nfixed; i++)
+		if (fixed[i].prog == skel->progs.raw_enter)
+			raw_attached = enabled[i];
+	bool by_raw[TRACED_CALL_COUNT];
+	__u32 raw_count = 0;
+	for (__u32 i = 0; i < TRACED_CALL_COUNT; i++) {
+		bool own = has_syscall(events, TRACED_CALLS[i].tracepoint);
+		by_raw[i] = !own && raw_attached && TRACED_CALLS[i].nr >= 0 && TRACED_CALLS[i].nr < RAW_CALL_SLOTS;
+		if (by_raw[i])
+			raw_count++;
+		else if (!own)
+			add_missing(TRACED_CALLS[i].name);
+	}
+	skel->rodata->raw_call_count = raw_count;
+
 	bool net_exit_used = enabled[5] || enabled[6];
 	bool fork_exit_used = enabled[7] || enabled[8] || enabled[9] || enabled[10];
 	if (!net_exit_used)
@@ -234,6 +254,13 @@ void load(uint64_t ring_bytes)
 		if (bpf_map__update_elem(skel->maps.calls, &i, sizeof(i), &TRACED_CALLS[i].desc,
 					 sizeof(TRACED_CALLS[i].desc), BPF_ANY))
 			fail("filling the call table", errno);
+	}
+	for (__u32 i = 0; i < TRACED_CALL_COUNT; i++) {
+		if (!by_raw[i])
+			continue;
+		__u32 nr = TRACED_CALLS[i].nr, slot = i + 1;
+		if (bpf_map__update_elem(skel->maps.raw_calls, &nr, sizeof(nr), &slot, sizeof(slot), BPF_ANY))
+			fail("filling the raw call table", errno);
 	}
 	for (size_t i = 0; i < nfixed; i++) {
 		if (!enabled[i])
@@ -254,10 +281,8 @@ void load(uint64_t ring_bytes)
 			fail(tp, errno);
 	}
 	for (__u32 i = 0; i < TRACED_CALL_COUNT; i++) {
-		if (!has_syscall(events, TRACED_CALLS[i].tracepoint)) {
-			add_missing(TRACED_CALLS[i].name);
+		if (!has_syscall(events, TRACED_CALLS[i].tracepoint))
 			continue;
-		}
 		err = attach_syscall(skel->progs.sys_enter_call, skel->progs.sys_exit_call, TRACED_CALLS[i].tracepoint, i);
 		if (err)
 			fail(TRACED_CALLS[i].tracepoint, -err);

@@ -90,6 +90,9 @@
 #define DIRFD_AT_FDCWD (-1)
 #define DIRFD_NO_WALK (-2)
 
+/* Native call numbers below this can be served by raw_syscalls (the raw_calls map's size). */
+#define RAW_CALL_SLOTS 512
+
 /* A TRACED_CALLS entry, indexed in the `calls` map by the attach cookie of its tracepoints. */
 struct call_desc {
 	int code;

@@ -3,62 +3,322 @@
 #ifndef AGENTGUARD_SYSCALLS_H
 #define AGENTGUARD_SYSCALLS_H
 
+#include <sys/syscall.h>
+
+/* Each call's native number on the build's architecture, -1 where it has none (raw.bpf.h). */
+#ifdef __NR_open
+#define AG_NR_open __NR_open
+#else
+#define AG_NR_open (-1)
+#endif
+#ifdef __NR_creat
+#define AG_NR_creat __NR_creat
+#else
+#define AG_NR_creat (-1)
+#endif
+#ifdef __NR_openat
+#define AG_NR_openat __NR_openat
+#else
+#define AG_NR_openat (-1)
+#endif
+#ifdef __NR_openat2
+#define AG_NR_openat2 __NR_openat2
+#else
+#define AG_NR_openat2 (-1)
+#endif
+#ifdef __NR_unlink
+#define AG_NR_unlink __NR_unlink
+#else
+#define AG_NR_unlink (-1)
+#endif
+#ifdef __NR_unlinkat
+#define AG_NR_unlinkat __NR_unlinkat
+#else
+#define AG_NR_unlinkat (-1)
+#endif
+#ifdef __NR_rename
+#define AG_NR_rename __NR_rename
+#else
+#define AG_NR_rename (-1)
+#endif
+#ifdef __NR_renameat
+#define AG_NR_renameat __NR_renameat
+#else
+#define AG_NR_renameat (-1)
+#endif
+#ifdef __NR_renameat2
+#define AG_NR_renameat2 __NR_renameat2
+#else
+#define AG_NR_renameat2 (-1)
+#endif
+#ifdef __NR_mkdir
+#define AG_NR_mkdir __NR_mkdir
+#else
+#define AG_NR_mkdir (-1)
+#endif
+#ifdef __NR_mkdirat
+#define AG_NR_mkdirat __NR_mkdirat
+#else
+#define AG_NR_mkdirat (-1)
+#endif
+#ifdef __NR_rmdir
+#define AG_NR_rmdir __NR_rmdir
+#else
+#define AG_NR_rmdir (-1)
+#endif
+#ifdef __NR_chmod
+#define AG_NR_chmod __NR_chmod
+#else
+#define AG_NR_chmod (-1)
+#endif
+#ifdef __NR_fchmodat
+#define AG_NR_fchmodat __NR_fchmodat
+#else
+#define AG_NR_fchmodat (-1)
+#endif
+#ifdef __NR_fchmodat2
+#define AG_NR_fchmodat2 __NR_fchmodat2
+#else
+#define AG_NR_fchmodat2 (-1)
+#endif
+#ifdef __NR_chown
+#define AG_NR_chown __NR_chown
+#else
+#define AG_NR_chown (-1)
+#endif
+#ifdef __NR_fchownat
+#define AG_NR_fchownat __NR_fchownat
+#else
+#define AG_NR_fchownat (-1)
+#endif
+#ifdef __NR_lchown
+#define AG_NR_lchown __NR_lchown
+#else
+#define AG_NR_lchown (-1)
+#endif
+#ifdef __NR_link
+#define AG_NR_link __NR_link
+#else
+#define AG_NR_link (-1)
+#endif
+#ifdef __NR_linkat
+#define AG_NR_linkat __NR_linkat
+#else
+#define AG_NR_linkat (-1)
+#endif
+#ifdef __NR_symlink
+#define AG_NR_symlink __NR_symlink
+#else
+#define AG_NR_symlink (-1)
+#endif
+#ifdef __NR_symlinkat
+#define AG_NR_symlinkat __NR_symlinkat
+#else
+#define AG_NR_symlinkat (-1)
+#endif
+#ifdef __NR_truncate
+#define AG_NR_truncate __NR_truncate
+#else
+#define AG_NR_truncate (-1)
+#endif
+#ifdef __NR_setuid
+#define AG_NR_setuid __NR_setuid
+#else
+#define AG_NR_setuid (-1)
+#endif
+#ifdef __NR_setgid
+#define AG_NR_setgid __NR_setgid
+#else
+#define AG_NR_setgid (-1)
+#endif
+#ifdef __NR_setreuid
+#define AG_NR_setreuid __NR_setreuid
+#else
+#define AG_NR_setreuid (-1)
+#endif
+#ifdef __NR_setregid
+#define AG_NR_setregid __NR_setregid
+#else
+#define AG_NR_setregid (-1)
+#endif
+#ifdef __NR_setresuid
+#define AG_NR_setresuid __NR_setresuid
+#else
+#define AG_NR_setresuid (-1)
+#endif
+#ifdef __NR_setresgid
+#define AG_NR_setresgid __NR_setresgid
+#else
+#define AG_NR_setresgid (-1)
+#endif
+#ifdef __NR_setgroups
+#define AG_NR_setgroups __NR_setgroups
+#else
+#define AG_NR_setgroups (-1)
+#endif
+#ifdef __NR_capset
+#define AG_NR_capset __NR_capset
+#else
+#define AG_NR_capset (-1)
+#endif
+#ifdef __NR_ptrace
+#define AG_NR_ptrace __NR_ptrace
+#else
+#define AG_NR_ptrace (-1)
+#endif
+#ifdef __NR_mount
+#define AG_NR_mount __NR_mount
+#else
+#define AG_NR_mount (-1)
+#endif
+#ifdef __NR_umount2
+#define AG_NR_umount2 __NR_umount2
+#else
+#define AG_NR_umount2 (-1)
+#endif
+#ifdef __NR_move_mount
+#define AG_NR_move_mount __NR_move_mount
+#else
+#define AG_NR_move_mount (-1)
+#endif
+#ifdef __NR_fsmount
+#define AG_NR_fsmount __NR_fsmount
+#else
+#define AG_NR_fsmount (-1)
+#endif
+#ifdef __NR_pivot_root
+#define AG_NR_pivot_root __NR_pivot_root
+#else
+#define AG_NR_pivot_root (-1)
+#endif
+#ifdef __NR_chroot
+#define AG_NR_chroot __NR_chroot
+#else
+#define AG_NR_chroot (-1)
+#endif
+#ifdef __NR_init_module
+#define AG_NR_init_module __NR_init_module
+#else
+#define AG_NR_init_module (-1)
+#endif
+#ifdef __NR_finit_module
+#define AG_NR_finit_module __NR_finit_module
+#else
+#define AG_NR_finit_module (-1)
+#endif
+#ifdef __NR_delete_module
+#define AG_NR_delete_module __NR_delete_module
+#else
+#define AG_NR_delete_module (-1)
+#endif
+#ifdef __NR_bpf
+#define AG_NR_bpf __NR_bpf
+#else
+#define AG_NR_bpf (-1)
+#endif
+#ifdef __NR_unshare
+#define AG_NR_unshare __NR_unshare
+#else
+#define AG_NR_unshare (-1)
+#endif
+#ifdef __NR_setns
+#define AG_NR_setns __NR_setns
+#else
+#define AG_NR_setns (-1)
+#endif
+#ifdef __NR_memfd_create
+#define AG_NR_memfd_create __NR_memfd_create
+#else
+#define AG_NR_memfd_create (-1)
+#endif
+#ifdef __NR_io_uring_setup
+#define AG_NR_io_uring_setup __NR_io_uring_setup
+#else
+#define AG_NR_io_uring_setup (-1)
+#endif
+#ifdef __NR_io_uring_enter
+#define AG_NR_io_uring_enter __NR_io_uring_enter
+#else
+#define AG_NR_io_uring_enter (-1)
+#endif
+#ifdef __NR_io_uring_register
+#define AG_NR_io_uring_register __NR_io_uring_register
+#else
+#define AG_NR_io_uring_register (-1)
+#endif
+#ifdef __NR_fchmod
+#define AG_NR_fchmod __NR_fchmod
+#else
+#define AG_NR_fchmod (-1)
+#endif
+#ifdef __NR_socket
+#define AG_NR_socket __NR_socket
+#else
+#define AG_NR_socket (-1)
+#endif
+#ifdef __NR_userfaultfd
+#define AG_NR_userfaultfd __NR_userfaultfd
+#else
+#define AG_NR_userfaultfd (-1)
+#endif
+
 static const struct traced_call {
   const char *name;
   const char *tracepoint;
+  int nr;
   struct call_desc desc;
 } TRACED_CALLS[] = {
-  {"open", "open", {10, 1, 0, -1, -1, -2, FLAGS_INT_ARG, 1, 0}},
-  {"creat", "creat", {11, 1, 0, -1, -1, -2, FLAGS_CONST, -1, 577}},
-  {"openat", "openat", {12, 1, 1, 0, -1, -2, FLAGS_INT_ARG, 2, 0}},
-  {"openat2", "openat2", {13, 1, 1, 0, -1, -2, FLAGS_OPEN_HOW, 2, 0}},
-  {"unlink", "unlink", {14, 1, 0, -1, -1, -2, FLAGS_NONE, -1, 0}},
-  {"unlinkat", "unlinkat", {15, 1, 1, 0, -1, -2, FLAGS_NONE, -1, 0}},
-  {"rename", "rename", {16, 2, 0, -1, 1, -1, FLAGS_MOVES_DIRECTORIES, -1, 0}},
-  {"renameat", "renameat", {17, 2, 1, 0, 3, 2, FLAGS_MOVES_DIRECTORIES, -1, 0}},
-  {"renameat2", "renameat2", {18, 2, 1, 0, 3, 2, FLAGS_MOVES_DIRECTORIES, -1, 0}},
-  {"mkdir", "mkdir", {19, 1, 0, -1, -1, -2, FLAGS_NONE, -1, 0}},
-  {"mkdirat", "mkdirat", {20, 1, 1, 0, -1, -2, FLAGS_NONE, -1, 0}},
-  {"rmdir", "rmdir", {21, 1, 0, -1, -1, -2, FLAGS_MOVES_DIRECTORIES, -1, 0}},
-  {"chmod", "chmod", {22, 1, 0, -1, -1, -2, FLAGS_INT_ARG, 1, 0}},
-  {"fchmodat", "fchmodat", {23, 1, 1, 0, -1, -2, FLAGS_INT_ARG, 2, 0}},
-  {"fchmodat2", "fchmodat2", {24, 1, 1, 0, -1, -2, FLAGS_INT_ARG, 2, 0}},
-  {"chown", "chown", {25, 1, 0, -1, -1, -2, FLAGS_NONE, -1, 0}},
-  {"fchownat", "fchownat", {26, 1, 1, 0, -1, -2, FLAGS_NONE, -1, 0}},
-  {"lchown", "lchown", {27, 1, 0, -1, -1, -2, FLAGS_NONE, -1, 0}},
-  {"link", "link", {28, 2, 0, -1, 1, -1, FLAGS_NONE, -1, 0}},
-  {"linkat", "linkat", {29, 2, 1, 0, 3, 2, FLAGS_NONE, -1, 0}},
-  {"symlink", "symlink", {30, 2, 0, -2, 1, -1, FLAGS_NONE, -1, 0}},
-  {"symlinkat", "symlinkat", {31, 2, 0, -2, 2, 1, FLAGS_NONE, -1, 0}},
-  {"truncate", "truncate", {32, 1, 0, -1, -1, -2, FLAGS_NONE, -1, 0}},
-  {"setuid", "setuid", {33, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"setgid", "setgid", {34, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"setreuid", "setreuid", {35, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"setregid", "setregid", {36, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"setresuid", "setresuid", {37, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"setresgid", "setresgid", {38, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"setgroups", "setgroups", {39, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"capset", "capset", {40, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"ptrace", "ptrace", {41, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"mount", "mount", {42, 1, 1, -1, -1, -2, FLAGS_MOVES_DIRECTORIES, -1, 0}},
-  {"umount2", "umount", {43, 1, 0, -1, -1, -2, FLAGS_MOVES_DIRECTORIES, -1, 0}},
-  {"move_mount", "move_mount", {44, 2, 1, 0, 3, 2, FLAGS_MOVES_DIRECTORIES, -1, 0}},
-  {"fsmount", "fsmount", {45, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"pivot_root", "pivot_root", {46, 2, 0, -1, 1, -1, FLAGS_MOVES_DIRECTORIES, -1, 0}},
-  {"chroot", "chroot", {47, 1, 0, -1, -1, -2, FLAGS_MOVES_DIRECTORIES, -1, 0}},
-  {"init_module", "init_module", {48, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"finit_module", "finit_module", {49, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"delete_module", "delete_module", {50, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"bpf", "bpf", {51, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"unshare", "unshare", {52, 0, -1, -2, -1, -2, FLAGS_INT_ARG, 0, 0}},
-  {"setns", "setns", {53, 0, -1, -2, -1, -2, FLAGS_INT_ARG, 1, 0}},
-  {"memfd_create", "memfd_create", {54, 1, 0, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"io_uring_setup", "io_uring_setup", {55, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"io_uring_enter", "io_uring_enter", {56, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"io_uring_register", "io_uring_register", {57, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"fchmod", "fchmod", {58, 0, -1, 0, -1, -2, FLAGS_INT_ARG, 1, 0}},
-  {"socket", "socket", {59, 0, -1, -2, -1, -2, FLAGS_SOCKET, -1, 0}},
-  {"userfaultfd", "userfaultfd", {60, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
+  {"open", "open", AG_NR_open, {10, 1, 0, -1, -1, -2, FLAGS_INT_ARG, 1, 0}},
+  {"creat", "creat", AG_NR_creat, {11, 1, 0, -1, -1, -2, FLAGS_CONST, -1, 577}},
+  {"openat", "openat", AG_NR_openat, {12, 1, 1, 0, -1, -2, FLAGS_INT_ARG, 2, 0}},
+  {"openat2", "openat2", AG_NR_openat2, {13, 1, 1, 0, -1, -2, FLAGS_OPEN_HOW, 2, 0}},
+  {"unlink", "unlink", AG_NR_unlink, {14, 1, 0, -1, -1, -2, FLAGS_NONE, -1, 0}},
+  {"unlinkat", "unlinkat", AG_NR_unlinkat, {15, 1, 1, 0, -1, -2, FLAGS_NONE, -1, 0}},
+  {"rename", "rename", AG_NR_rename, {16, 2, 0, -1, 1, -1, FLAGS_MOVES_DIRECTORIES, -1, 0}},
+  {"renameat", "renameat", AG_NR_renameat, {17, 2, 1, 0, 3, 2, FLAGS_MOVES_DIRECTORIES, -1, 0}},
+  {"renameat2", "renameat2", AG_NR_renameat2, {18, 2, 1, 0, 3, 2, FLAGS_MOVES_DIRECTORIES, -1, 0}},
+  {"mkdir", "mkdir", AG_NR_mkdir, {19, 1, 0, -1, -1, -2, FLAGS_NONE, -1, 0}},
+  {"mkdirat", "mkdirat", AG_NR_mkdirat, {20, 1, 1, 0, -1, -2, FLAGS_NONE, -1, 0}},
+  {"rmdir", "rmdir", AG_NR_rmdir, {21, 1, 0, -1, -1, -2, FLAGS_MOVES_DIRECTORIES, -1, 0}},
+  {"chmod", "chmod", AG_NR_chmod, {22, 1, 0, -1, -1, -2, FLAGS_INT_ARG, 1, 0}},
+  {"fchmodat", "fchmodat", AG_NR_fchmodat, {23, 1, 1, 0, -1, -2, FLAGS_INT_ARG, 2, 0}},
+  {"fchmodat2", "fchmodat2", AG_NR_fchmodat2, {24, 1, 1, 0, -1, -2, FLAGS_INT_ARG, 2, 0}},
+  {"chown", "chown", AG_NR_chown, {25, 1, 0, -1, -1, -2, FLAGS_NONE, -1, 0}},
+  {"fchownat", "fchownat", AG_NR_fchownat, {26, 1, 1, 0, -1, -2, FLAGS_NONE, -1, 0}},
+  {"lchown", "lchown", AG_NR_lchown, {27, 1, 0, -1, -1, -2, FLAGS_NONE, -1, 0}},
+  {"link", "link", AG_NR_link, {28, 2, 0, -1, 1, -1, FLAGS_NONE, -1, 0}},
+  {"linkat", "linkat", AG_NR_linkat, {29, 2, 1, 0, 3, 2, FLAGS_NONE, -1, 0}},
+  {"symlink", "symlink", AG_NR_symlink, {30, 2, 0, -2, 1, -1, FLAGS_NONE, -1, 0}},
+  {"symlinkat", "symlinkat", AG_NR_symlinkat, {31, 2, 0, -2, 2, 1, FLAGS_NONE, -1, 0}},
+  {"truncate", "truncate", AG_NR_truncate, {32, 1, 0, -1, -1, -2, FLAGS_NONE, -1, 0}},
+  {"setuid", "setuid", AG_NR_setuid, {33, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
+  {"setgid", "setgid", AG_NR_setgid, {34, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
+  {"setreuid", "setreuid", AG_NR_setreuid, {35, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
+  {"setregid", "setregid", AG_NR_setregid, {36, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
+  {"setresuid", "setresuid", AG_NR_setresuid, {37, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
+  {"setresgid", "setresgid", AG_NR_setresgid, {38, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
+  {"setgroups", "setgroups", AG_NR_setgroups, {39, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
+  {"capset", "capset", AG_NR_capset, {40, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
+  {"ptrace", "ptrace", AG_NR_ptrace, {41, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
+  {"mount", "mount", AG_NR_mount, {42, 1, 1, -1, -1, -2, FLAGS_MOVES_DIRECTORIES, -1, 0}},
+  {"umount2", "umount", AG_NR_umount2, {43, 1, 0, -1, -1, -2, FLAGS_MOVES_DIRECTORIES, -1, 0}},
+  {"move_mount", "move_mount", AG_NR_move_mount, {44, 2, 1, 0, 3, 2, FLAGS_MOVES_DIRECTORIES, -1, 0}},
+  {"fsmount", "fsmount", AG_NR_fsmount, {45, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
+  {"pivot_root", "pivot_root", AG_NR_pivot_root, {46, 2, 0, -1, 1, -1, FLAGS_MOVES_DIRECTORIES, -1, 0}},
+  {"chroot", "chroot", AG_NR_chroot, {47, 1, 0, -1, -1, -2, FLAGS_MOVES_DIRECTORIES, -1, 0}},
+  {"init_module", "init_module", AG_NR_init_module, {48, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
+  {"finit_module", "finit_module", AG_NR_finit_module, {49, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
+  {"delete_module", "delete_module", AG_NR_delete_module, {50, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
+  {"bpf", "bpf", AG_NR_bpf, {51, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
+  {"unshare", "unshare", AG_NR_unshare, {52, 0, -1, -2, -1, -2, FLAGS_INT_ARG, 0, 0}},
+  {"setns", "setns", AG_NR_setns, {53, 0, -1, -2, -1, -2, FLAGS_INT_ARG, 1, 0}},
+  {"memfd_create", "memfd_create", AG_NR_memfd_create, {54, 1, 0, -2, -1, -2, FLAGS_NONE, -1, 0}},
+  {"io_uring_setup", "io_uring_setup", AG_NR_io_uring_setup, {55, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
+  {"io_uring_enter", "io_uring_enter", AG_NR_io_uring_enter, {56, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
+  {"io_uring_register", "io_uring_register", AG_NR_io_uring_register, {57, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
+  {"fchmod", "fchmod", AG_NR_fchmod, {58, 0, -1, 0, -1, -2, FLAGS_INT_ARG, 1, 0}},
+  {"socket", "socket", AG_NR_socket, {59, 0, -1, -2, -1, -2, FLAGS_SOCKET, -1, 0}},
+  {"userfaultfd", "userfaultfd", AG_NR_userfaultfd, {60, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
 };
 
 #define TRACED_CALL_COUNT (sizeof(TRACED_CALLS) / sizeof(TRACED_CALLS[0]))

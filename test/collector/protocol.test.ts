@@ -214,7 +214,7 @@ function socketPath(): string {
 describe('the collector call table', () => {
   it('matches TRACED_CALLS (regenerate with node collector/gen-syscalls.mjs after a change)', () => {
     const header = readFileSync(join(COLLECTOR_DIR, 'syscalls.h'), 'utf8');
-    const rows = [...header.matchAll(/\{"([a-z0-9_]+)", "([a-z0-9_]+)", \{(-?\d+), (\d+),/g)].map(
+    const rows = [...header.matchAll(/\{"([a-z0-9_]+)", "([a-z0-9_]+)", AG_NR_\1, \{(-?\d+), (\d+),/g)].map(
       (match) => ({
         name: match[1],
         tracepoint: match[2],

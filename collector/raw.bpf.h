@@ -1,6 +1,9 @@
-/* 32-bit system calls through raw_syscalls (compat-probes.ts). Included by agentguard.bpf.c. */
-#ifndef AGENTGUARD_COMPAT_BPF_H
-#define AGENTGUARD_COMPAT_BPF_H
+/*
+ * raw_syscalls: 32-bit system calls (compat-probes.ts), and the native calls whose own tracepoints
+ * this kernel lacks (raw_calls). Included by agentguard.bpf.c.
+ */
+#ifndef AGENTGUARD_RAW_BPF_H
+#define AGENTGUARD_RAW_BPF_H
 
 /*
  * raw_syscalls fires for every system call on the host: the compat bit is tested first, by a
@@ -14,11 +17,27 @@ static __always_inline int compat_call(void)
 	return (task->thread_info.status & TS_COMPAT_BIT) != 0;
 }
 
+/* TRACED_CALLS index + 1 of a native call that raw_syscalls serves, else 0. */
+static __always_inline __u32 raw_call(long nr)
+{
+	if (!raw_call_count || nr < 0 || nr >= RAW_CALL_SLOTS)
+		return 0;
+	__u32 key = nr;
+	__u32 *index = bpf_map_lookup_elem(&raw_calls, &key);
+	return index ? *index : 0;
+}
+
 SEC("tp/raw_syscalls/sys_enter")
-int compat_enter(struct trace_event_raw_sys_enter *ctx)
+int raw_enter(struct trace_event_raw_sys_enter *ctx)
 {
 	__u64 cgid;
-	if (!compat_call() || !traced(&cgid))
+	if (!compat_call()) {
+		__u32 index = raw_call(ctx->id);
+		if (index && traced(&cgid))
+			enter_call(ctx, index - 1);
+		return 0;
+	}
+	if (!traced(&cgid))
 		return 0;
 	__u32 tid = current_tid();
 	long nr = ctx->id;
@@ -50,10 +69,15 @@ int compat_enter(struct trace_event_raw_sys_enter *ctx)
 }
 
 SEC("tp/raw_syscalls/sys_exit")
-int compat_exit(struct trace_event_raw_sys_exit *ctx)
+int raw_exit(struct trace_event_raw_sys_exit *ctx)
 {
 	__u64 cgid;
-	if (!compat_call() || !traced(&cgid))
+	if (!compat_call()) {
+		if (raw_call(ctx->id) && traced(&cgid))
+			call_exit(cgid, ctx->ret);
+		return 0;
+	}
+	if (!traced(&cgid))
 		return 0;
 	long nr = ctx->id;
 	__u32 tid = current_tid();
