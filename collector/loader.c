@@ -20,7 +20,7 @@
 #include "records.h"
 #include "syscalls.h"
 
-#define VERSION "2"
+#define VERSION "3"
 
 struct agentguard_bpf *skel;
 char missing[4096];
@@ -194,7 +194,9 @@ void load(uint64_t ring_bytes)
 		{skel->progs.raw_enter, "raw_syscalls", "sys_enter", "raw_syscalls"},
 		{skel->progs.raw_exit, "raw_syscalls", "sys_exit", "raw_syscalls"},
 		{skel->progs.io_uring_submit, "io_uring", "io_uring_submit_req", "io_uring_submit_req"},
+		{skel->progs.enter_bind, "syscalls", "sys_enter_bind", "bind"},
 	};
+	enum { FIXED_BIND = 16 };
 	const size_t nfixed = sizeof(fixed) / sizeof(fixed[0]);
 	bool enabled[sizeof(fixed) / sizeof(fixed[0])];
 	for (size_t i = 0; i < nfixed; i++) {
@@ -239,7 +241,7 @@ void load(uint64_t ring_bytes)
 	}
 	skel->rodata->raw_call_count = raw_count;
 
-	bool net_exit_used = enabled[5] || enabled[6];
+	bool net_exit_used = enabled[5] || enabled[6] || enabled[FIXED_BIND];
 	bool fork_exit_used = enabled[7] || enabled[8] || enabled[9] || enabled[10];
 	if (!net_exit_used)
 		bpf_program__set_autoload(skel->progs.sys_exit_net, false);
@@ -273,6 +275,8 @@ void load(uint64_t ring_bytes)
 		fail("sys_exit_connect", errno);
 	if (enabled[6] && attach_tp(skel->progs.sys_exit_net, "syscalls", "sys_exit_sendto", 0))
 		fail("sys_exit_sendto", errno);
+	if (enabled[FIXED_BIND] && attach_tp(skel->progs.sys_exit_net, "syscalls", "sys_exit_bind", 0))
+		fail("sys_exit_bind", errno);
 	static const char *forks[] = {"clone", "clone3", "fork", "vfork"};
 	for (int i = 0; i < 4; i++) {
 		char tp[64];

@@ -1,4 +1,4 @@
-/* connect and sendto with their socket address (net-probes.ts). Included by agentguard.bpf.c. */
+/* connect, sendto and bind with their socket address (net-probes.ts). Included by agentguard.bpf.c. */
 #ifndef AGENTGUARD_NET_BPF_H
 #define AGENTGUARD_NET_BPF_H
 
@@ -25,6 +25,14 @@ int enter_sendto(struct trace_event_raw_sys_enter *ctx)
 {
 	if (ctx->args[4] != 0)
 		net_enter(ctx->args[4], CODE_SENDTO);
+	return 0;
+}
+
+/* The local address a socket takes: which loopback ports the run's own servers hold. */
+SEC("tp/syscalls/sys_enter_bind")
+int enter_bind(struct trace_event_raw_sys_enter *ctx)
+{
+	net_enter(ctx->args[1], CODE_BIND);
 	return 0;
 }
 

@@ -56,6 +56,7 @@
 #define CODE_IA32_CONNECT 7
 #define CODE_IO_URING_OPEN 8
 #define CODE_IO_URING_OP 9
+#define CODE_BIND 10
 
 /* FORK_CALLS indexes. */
 #define FORK_CLONE 1

@@ -36,6 +36,10 @@ export function securityAlerts(bundle: EvidenceBundle, rules: RuleSet): Alert[] 
     allow: bundle.config.network.allow,
     hostsMap: bundle.config.network.hosts,
     stateDirs: bundle.config.security.state_dirs,
+    bindsRecorded: bundle.observation.tracer.binds === true,
+    ...(bundle.observation.network.endpoint
+      ? { harnessEndpoints: [bundle.observation.network.endpoint] }
+      : {}),
   });
   const agent = evaluateRules(
     { syscalls: bundle.syscalls, network: bundle.network, patch: bundle.patch, files: bundle.diff.files },

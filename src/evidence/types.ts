@@ -195,10 +195,16 @@ export type Observation = {
     lost_events: number;
     /** The event stream has a gap (the tracer died or fell behind mid-run): why. */
     incomplete?: string;
+    /**
+     * The tracer recorded bind calls, so the evidence says which ports the run's own servers hold.
+     * Absent in evidence from before agentguard traced them: there a loopback port counts as the run's.
+     */
+    binds?: boolean;
     /** The tracer's non-fatal problems (probes this kernel lacks, processes killed at stop, ...). */
     warnings?: string[];
   };
-  network: { mode: string; proxy?: string };
+  /** `endpoint`: the loopback ip:port of a proxy the agent reaches over TCP (sandbox local), not through the bridge. */
+  network: { mode: string; proxy?: string; endpoint?: string };
   kernel: string;
   fallbacks: { component: string; wanted: string; used: string; reason: string }[];
   window: { opened_ms: number; closed_ms: number } | null;

@@ -15,6 +15,8 @@ export type TracerOutput = {
   events: SysEvent[];
   lost_events: number;
   version: string;
+  /** The tracer recorded bind calls: which ports the run's own servers hold (`addr.listened`). */
+  binds?: boolean;
   /** Non-fatal problems worth showing in observation.json (e.g. bpftrace warnings). */
   warnings: string[];
   /**

@@ -66,6 +66,8 @@ export class LiveGuard {
         allow: opts.cfg.network.allow,
         hostsMap: opts.cfg.network.hosts,
         stateDirs: opts.cfg.security.state_dirs,
+        // No bindsRecorded: loopback ports are judged in the batch, which knows every bind of the
+        // run (a client's first try may precede its server's bind) and the advisory proxy's port.
       }),
     );
   }

@@ -323,6 +323,7 @@ export class ObservationWindow {
       testSyscalls = this.testEvents(traced.events, new Set(syscalls.map((e) => e.seq)), testArgv);
       tracer.lost_events = traced.lost_events;
       tracer.version = traced.version;
+      if (traced.binds) tracer.binds = true;
       if (traced.incomplete) {
         tracer.incomplete = traced.incomplete;
         this.req.log(`warning: observation incomplete: ${traced.incomplete}`);
@@ -347,6 +348,7 @@ export class ObservationWindow {
         ...(this.proxy
           ? { proxy: this.proxy.address?.unixPath ? 'unix-socket bridge' : 'loopback tcp (advisory)' }
           : {}),
+        ...(this.proxy?.address?.tcpPort ? { endpoint: `127.0.0.1:${this.proxy.address.tcpPort}` } : {}),
       },
       kernel: `${os.type()} ${os.release()}`,
       fallbacks: this.fallbacks,

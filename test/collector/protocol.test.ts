@@ -253,7 +253,7 @@ describe.skipIf(skip)('agentguard-collector', () => {
     const asked = performance.now();
     const ok = await client.ask(`WATCH ${cgroup.id} ${out}`);
     console.log(`WATCH → OK: ${(performance.now() - asked).toFixed(1)} ms`);
-    expect(ok).toMatch(/^OK agentguard-collector 2 libbpf \d+\.\d+ \S+$/);
+    expect(ok).toMatch(new RegExp(`^OK agentguard-collector ${COLLECTOR_PROTOCOL} libbpf \\d+\\.\\d+ \\S+$`));
     const script = [
       'cat /etc/hostname >/dev/null',
       `cd '${dir}'`,

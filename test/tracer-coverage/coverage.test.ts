@@ -150,6 +150,13 @@ const ROWS: Record<string, Row> = {
     recorded: (e) => connected(e, 19, is('sendto')),
     mechanism: never,
   },
+  bind: {
+    steps: [
+      PY("import socket; socket.socket().bind(('127.0.0.1', 0)); socket.socket().bind(('127.0.0.1', 18765))"),
+    ],
+    recorded: (e) => e.events.some((x) => x.syscall === 'bind' && x.addr?.port === 18765),
+    mechanism: never,
+  },
   'proc-root-alias': {
     steps: ['head -c 1 "/proc/self/root$HOME/.ssh/id_rsa" > /dev/null'],
     recorded: (e) => canaryAlert(e, '/.ssh/id_rsa'),

@@ -154,6 +154,7 @@ describe('reverse shells through a parent or a pipeline', () => {
   it('does not fire on a pipeline with a client and a shell running -c', () => {
     const t = new Trace();
     t.fork(1, 2).fork(1, 3).exec(2, 1, '/bin/sh', ['sh', '-c', 'make test']);
+    t.bind(2, { family: 'inet', ip: '127.0.0.1', port: 8080 });
     t.exec(3, 1, '/usr/bin/python3', ['python3', 'client.py']).connect(3, {
       family: 'inet',
       ip: '127.0.0.1',

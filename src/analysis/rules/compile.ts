@@ -20,6 +20,7 @@ export function placeholderValues(ctx: RuleContext): Record<string, readonly str
     ALLOWED_HOSTS: ctx.allowedHosts,
     STATE_DIRS: ctx.stateDirs.map(trimSlash),
     HARNESS_ENDPOINTS: ctx.harnessEndpoints ?? DEFAULT_HARNESS_ENDPOINTS,
+    LOCAL_SERVICES: ctx.localServices ?? [],
   };
 }
 

@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { DEFAULT_HARNESS_ENDPOINTS } from './compile.js';
 import type { RuleContext } from './types.js';
 
 /** What a run knows that the rule placeholders need; every field comes from the evidence bundle. */
@@ -15,6 +16,9 @@ export type ContextInput = {
   hostsMap?: Readonly<Record<string, string>>;
   /** The agent profile's state folders and files; `~/` means home. */
   stateDirs?: readonly string[];
+  /** observation.tracer.binds. */
+  bindsRecorded?: boolean;
+  /** Endpoints the harness served besides the sandbox bridge's defaults (observation.network.endpoint). */
   harnessEndpoints?: readonly string[];
 };
 
@@ -30,6 +34,9 @@ export function buildRuleContext(input: ContextInput): RuleContext {
     allowedHosts: [...(input.allow ?? []), ...Object.keys(input.hostsMap ?? {})],
     stateDirs: (input.stateDirs ?? []).map(abs),
   };
-  if (input.harnessEndpoints) ctx.harnessEndpoints = input.harnessEndpoints;
+  if (input.harnessEndpoints)
+    ctx.harnessEndpoints = [...new Set([...DEFAULT_HARNESS_ENDPOINTS, ...input.harnessEndpoints])];
+  if (input.bindsRecorded) ctx.bindsRecorded = true;
+  if (input.hostsMap) ctx.localServices = Object.values(input.hostsMap);
   return ctx;
 }

@@ -314,10 +314,38 @@ const CASES: Record<string, Case> = {
         .connect(2, { family: 'inet', ip: '1.2.3.4', port: 443 }, -101),
     benign: (t) =>
       void t
+        .exec(3, 1, '/usr/bin/python3', ['python3', '-m', 'http.server', '8765'])
+        .bind(3, { family: 'inet6', ip: '::', port: 8765 })
         .exec(2, 1, '/usr/bin/curl', ['curl'])
         .connect(2, BRIDGE, -115)
         .connect(2, { family: 'inet', ip: '127.0.0.1', port: 8765 })
         .connect(2, { family: 'inet6', ip: '::1', port: 8765 }, -111),
+  },
+  'net-loopback-not-run': {
+    fire: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/curl', ['curl'])
+        .connect(2, { family: 'inet', ip: '127.0.0.1', port: 22 }, -115)
+        .event(2, {
+          kind: 'connect',
+          syscall: 'sendto',
+          addr: { family: 'inet', ip: '127.0.0.1', port: 5140 },
+          result: 1,
+        }),
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/curl', ['curl'])
+        // A client retrying before its test server has bound the port.
+        .connect(2, { family: 'inet', ip: '127.0.0.1', port: 8765 }, -111)
+        .exec(3, 1, '/usr/bin/python3', ['python3', '-m', 'http.server', '8765'])
+        .bind(3, { family: 'inet', ip: '127.0.0.1', port: 8765 })
+        .connect(2, { family: 'inet', ip: '127.0.0.1', port: 8765 })
+        // A server on a port the kernel chose, its client's connect in progress.
+        .exec(4, 1, '/usr/bin/node', ['node', 'server.test.js'])
+        .bind(4, { family: 'inet', ip: '127.0.0.1', port: 0 })
+        .connect(4, { family: 'inet', ip: '127.0.0.1', port: 40123 }, -115)
+        .connect(2, BRIDGE, -115)
+        .connect(2, { family: 'inet', ip: '127.0.0.1', port: 53 }),
   },
   'net-dns-direct': {
     fire: (t) =>

@@ -1,4 +1,5 @@
 import type { NetworkRecord, SysEvent } from '../../evidence/types.js';
+import { BoundPorts } from './bound-ports.js';
 import { createMatcher } from './matcher.js';
 import { persistenceFromPatch } from './persistence-patch.js';
 import type { Alert, RuleContext, RuleInput, RuleSet } from './types.js';
@@ -6,10 +7,15 @@ import type { Alert, RuleContext, RuleInput, RuleSet } from './types.js';
 /**
  * The batch form: syscalls and network records merged by time (a record goes after the events at
  * or before its time), then the diff's install-hook findings. Gives exactly what a streaming
- * matcher fed in the same order would. Pure.
+ * matcher fed in the same order would, except that it knows every port the run bound from the
+ * start (`addr.listened`). Pure.
  */
 export function evaluateRules(input: RuleInput, ruleset: RuleSet, ctx: RuleContext): Alert[] {
-  const matcher = createMatcher(ruleset, ctx);
+  // Every bind of the run first: a client that retries until its test server is up connects to
+  // the port before the server has bound it.
+  const ports = new BoundPorts(ctx.bindsRecorded === true);
+  for (const e of input.syscalls) ports.observe(e);
+  const matcher = createMatcher(ruleset, ctx, ports);
   for (const item of mergeByTime(input.syscalls, input.network ?? [])) {
     if ('seq' in item) matcher.onEvent(item);
     else matcher.onRecord(item);

@@ -1,6 +1,7 @@
 import { SETID_BITS } from '../../evidence/syscall-flags.js';
 import { syscallMechanism } from '../../evidence/syscall-mechanism.js';
 import type { NetworkRecord, SysEvent } from '../../evidence/types.js';
+import type { BoundPorts } from './bound-ports.js';
 import { actsOnLink, changesPath2, type FileState, isRename } from './file-state.js';
 import type { ProcessTable, ProcInfo } from './process-table.js';
 import { baseName } from './program.js';
@@ -25,6 +26,7 @@ export class Frame {
   constructor(
     readonly procs: ProcessTable,
     readonly files: FileState,
+    readonly ports: BoundPorts,
   ) {}
 
   reset(kind: Kind, proc: ProcInfo | undefined): void {
@@ -137,6 +139,8 @@ const ACCESSORS: Record<string, Accessor> = {
   'addr.ip': (f) => f.sys?.addr?.ip,
   'addr.port': (f) => f.sys?.addr?.port,
   'addr.path': (f) => f.sys?.addr?.path,
+  'addr.listened': (f) =>
+    f.sys?.addr === undefined || f.sys.addr.family === 'unix' ? undefined : f.ports.listened(f.sys),
   dest: (f) => f.dest,
   host: (f) => f.host,
   'host.length': (f) => f.host?.length,

@@ -1,5 +1,6 @@
 import type { NetworkRecord, SysEvent } from '../../evidence/types.js';
 import type { Expr } from './ast.js';
+import { BoundPorts } from './bound-ports.js';
 import { canonicalEvent } from './canonical-path.js';
 import { compileExpr, DEFAULT_HARNESS_ENDPOINTS, type Predicate, placeholderValues } from './compile.js';
 import { FileState, type WriteRecord } from './file-state.js';
@@ -37,7 +38,12 @@ function endpointOf(e: SysEvent): string | undefined {
  * the process behind a proxy record that does not name its own client). Rules are indexed by
  * event kind and compiled to closures.
  */
-export function createMatcher(ruleset: RuleSet, ctx: RuleContext): Matcher {
+export function createMatcher(
+  ruleset: RuleSet,
+  ctx: RuleContext,
+  /** Binds known ahead (the batch form knows the whole run); live matching learns them as they come. */
+  ports: BoundPorts = new BoundPorts(ctx.bindsRecorded === true),
+): Matcher {
   const values = placeholderValues(ctx);
   // One closure per rule and index key: the kind, and for opens the access mode too.
   const byKey = new Map<string, Compiled[]>();
@@ -63,7 +69,7 @@ export function createMatcher(ruleset: RuleSet, ctx: RuleContext): Matcher {
 
   const procs = new ProcessTable();
   const files = new FileState();
-  const frame = new Frame(procs, files);
+  const frame = new Frame(procs, files, ports);
   const seen = new Map<string, Alert>();
   // Threshold rules: the times of their recent matches, oldest first.
   const bursts = new Map<string, number[]>();
@@ -172,6 +178,7 @@ export function createMatcher(ruleset: RuleSet, ctx: RuleContext): Matcher {
         out = raise(candidates, e, sysWhere);
       }
       files.observe(e);
+      ports.observe(e);
       return out;
     },
     onRecord(r) {

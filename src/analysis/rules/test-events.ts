@@ -18,6 +18,7 @@ export const CTX: RuleContext = {
   canaries: ['/root/.ssh/id_rsa', '/root/.aws/credentials', '/root/.env', '/root/.npmrc'],
   allowedHosts: ['registry.npmjs.org', '*.pythonhosted.org', 'api.example.com:443'],
   stateDirs: ['/root/.codex'],
+  bindsRecorded: true,
 };
 
 export class Trace {
@@ -88,6 +89,11 @@ export class Trace {
 
   connect(pid: number, addr: SocketAddress, result = 0): this {
     this.#push(pid, { kind: 'connect', syscall: 'connect', addr, result });
+    return this;
+  }
+
+  bind(pid: number, addr: SocketAddress, result = 0): this {
+    this.#push(pid, { kind: 'other', syscall: 'bind', addr, result });
     return this;
   }
 

@@ -58,8 +58,18 @@ export type RuleContext = {
   allowedHosts: readonly string[];
   /** `$STATE_DIRS`: files and folders the agent profile declares as its own state (e.g. CODEX_HOME). */
   stateDirs: readonly string[];
-  /** `$HARNESS_ENDPOINTS`: loopback ip:port the sandbox bridge listens on. Default 127.0.0.1:3128 and :53. */
+  /**
+   * `$HARNESS_ENDPOINTS`: loopback ip:port the harness's proxy and DNS listen on. Default the
+   * sandbox bridge's 127.0.0.1:3128 and :53; a run adds its advisory proxy's port (sandbox local).
+   */
   harnessEndpoints?: readonly string[];
+  /**
+   * The tracer recorded bind calls (observation.tracer.binds). Unset: the evidence cannot tell the
+   * run's own servers from other services, so `addr.listened` holds for every port.
+   */
+  bindsRecorded?: boolean;
+  /** `$LOCAL_SERVICES`: the ip:port the config's network.hosts maps names to (servers standing in for allowed hosts). */
+  localServices?: readonly string[];
 };
 
 /** What a unified diff's added lines reveal about install-time code. */

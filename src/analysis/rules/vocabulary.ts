@@ -48,6 +48,8 @@ export const SYSCALL_KIND: Readonly<Record<string, Kind>> = {
   memfd_create: 'other',
   // Its domain and type are in `flags`: raw and packet sockets read and forge traffic.
   socket: 'other',
+  // The local address a socket takes (`addr`): which ports the run's own servers hold.
+  bind: 'other',
   ...Object.fromEntries(
     [
       'unlink',
@@ -177,6 +179,11 @@ export const FIELDS: Readonly<Record<string, FieldSpec>> = {
   'addr.ip': { type: str, kinds: ['connect'], doc: 'destination IP' },
   'addr.port': { type: num, kinds: ['connect'], doc: 'destination port' },
   'addr.path': { type: str, kinds: ['connect'], doc: 'unix socket path' },
+  'addr.listened': {
+    type: bool,
+    kinds: ['connect'],
+    doc: "the port may be a server of the run's own: a process of the run bound it, or bound a port the kernel chose and the connect was not refused",
+  },
   dest: { type: str, kinds: NET_KINDS, doc: 'host:port (proxy/DNS record) or ip:port (connect)' },
   host: { type: str, kinds: NET_KINDS, doc: 'requested host name (or the IP of a connect)' },
   'host.length': { type: num, kinds: NET_KINDS, doc: 'characters in host' },
@@ -270,6 +277,7 @@ export const PLACEHOLDERS: Readonly<Record<string, 'scalar' | 'list'>> = {
   ALLOWED_HOSTS: 'list',
   STATE_DIRS: 'list',
   HARNESS_ENDPOINTS: 'list',
+  LOCAL_SERVICES: 'list',
 };
 
 export const PLACEHOLDER_RE = /\$\{?([A-Z_][A-Z0-9_]*)\}?/g;

@@ -19,6 +19,7 @@ const everyTracepoint = new Set(
     'execveat',
     'connect',
     'sendto',
+    'bind',
     'clone',
     'clone3',
     'fork',

@@ -77,6 +77,8 @@ export class BpftraceSession implements TracerSession {
   fallback?: TracerFallback;
   private readonly bpftrace: BpftraceProcess;
   private readonly stream: RecordStream;
+  /** This kernel has bind's tracepoints: the evidence says which ports the run's servers hold. */
+  private readonly binds: boolean;
   private readonly warnings: string[] = [];
   /** How far past the stop a tick must be before everything up to the stop is known to be read. */
   private readonly catchUpNs: number;
@@ -91,6 +93,7 @@ export class BpftraceSession implements TracerSession {
     missing: string[],
     batching: WakeupBatching,
   ) {
+    this.binds = !missing.includes('bind');
     if (missing.length > 0) {
       this.warnings.push(`not traced (no tracepoint in this kernel): ${missing.join(', ')}`);
     }
@@ -174,6 +177,7 @@ export class BpftraceSession implements TracerSession {
       version: this.version,
       warnings: this.warnings,
       incomplete,
+      binds: this.binds,
     });
   }
 }

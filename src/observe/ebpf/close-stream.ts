@@ -17,6 +17,7 @@ export async function closeStream(run: {
   version: string;
   warnings: string[];
   incomplete: string | undefined;
+  binds: boolean;
 }): Promise<TracerOutput> {
   let { incomplete } = run;
   // Without a listener only the clock lines were read live; the rest are read now, from the file.
@@ -38,6 +39,7 @@ export async function closeStream(run: {
     events: run.stream.events,
     lost_events: finished.lost,
     version: run.version,
+    binds: run.binds,
     warnings: [...warnings, ...finished.warnings, ...(incomplete ? [incomplete] : [])],
     ...(incomplete ? { incomplete } : {}),
   };

@@ -24,6 +24,7 @@ import {
 import type { CallRecord, ForkRecord, NetRecord } from './record-parser.js';
 import { ipv4FromWord, ipv6FromWords, portFromNetwork } from './socket-address.js';
 import {
+  CODE_BIND,
   CODE_EXECVE,
   CODE_EXECVEAT,
   CODE_IA32_CONNECT,
@@ -239,6 +240,13 @@ export class EventNormaliser {
     } else {
       return null;
     }
+    if (raw.code === CODE_BIND)
+      return this.emit(raw.t, raw.pid, raw.ppid, raw.comm, {
+        kind: 'other',
+        syscall: 'bind',
+        addr,
+        result: raw.ret,
+      });
     return this.emit(raw.t, raw.pid, raw.ppid, raw.comm, {
       kind: 'connect',
       syscall:

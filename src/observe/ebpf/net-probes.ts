@@ -8,9 +8,9 @@ import {
   SLOT_UNIX_ABSTRACT,
   SLOT_UNIX_PATH,
 } from './record-format.js';
-import { CODE_CONNECT, CODE_SENDTO } from './syscall-table.js';
+import { CODE_BIND, CODE_CONNECT, CODE_SENDTO } from './syscall-table.js';
 
-/** Probes for connect and sendto: the socket address, read at sys_exit with the result. */
+/** Probes for connect, sendto and bind: the socket address, read at sys_exit with the result. */
 export function netBlocks(inCgroup: string, has: (name: string) => boolean, missing: string[]): string[] {
   const blocks: string[] = [];
   const exits: string[] = [];
@@ -35,6 +35,17 @@ export function netBlocks(inCgroup: string, has: (name: string) => boolean, miss
     );
     exits.push('tracepoint:syscalls:sys_exit_sendto');
   } else missing.push('sendto');
+  if (has('bind')) {
+    // The local address: which loopback ports the run's own servers hold.
+    blocks.push(
+      probe(
+        'tracepoint:syscalls:sys_enter_bind',
+        inCgroup,
+        `@sa[tid] = (uint64)args->umyaddr;\n@sac[tid] = ${CODE_BIND};`,
+      ),
+    );
+    exits.push('tracepoint:syscalls:sys_exit_bind');
+  } else missing.push('bind');
   if (exits.length === 0) return blocks;
   blocks.push(probe(exits.join(',\n'), `${inCgroup} && @sa[tid] != 0`, netExitBody()));
   return blocks;

@@ -51,7 +51,7 @@ describe('parseLine', () => {
 
   it('parses CALL, NET, FORK and EXIT records', () => {
     expect(
-      parseLine('{"type": "value", "data": [2,7880,1773,7880,7764,12,-2,577,2,-1,4242,0,"out.txt"]}'),
+      parseLine('{"type": "value", "data": [2,7880,1773,7880,7764,18,-2,577,2,-1,4242,0,"out.txt"]}'),
     ).toEqual({
       kind: 'record',
       record: {
@@ -60,14 +60,14 @@ describe('parseLine', () => {
         t: 1773,
         pid: 7880,
         ppid: 7764,
-        code: 12,
+        code: 18,
         ret: -2,
         flags: 577,
         walk1: 2,
         walk2: -1,
         dir1: 4242,
         dir2: 0,
-        // Code 12 (openat) takes a path: the last field is its first chunk, not the process name.
+        // Code 18 (openat) takes a path: the last field is its first chunk, not the process name.
         comm: '',
         head: Buffer.from('out.txt'),
         parts: new Map(),

@@ -61,7 +61,7 @@ const p = (field: string, dirfd?: string): PathArg =>
 const target = (field: string): PathArg => ({ field, resolve: false });
 const MODE = { flags: 'args->mode', carries: 'mode' } as const;
 
-/** Codes 1..9 are reserved for the calls with their own probes below. */
+/** Codes 1..15 are reserved for the calls with their own probes below. */
 export const CODE_EXECVE = 1;
 export const CODE_EXECVEAT = 2;
 export const CODE_CONNECT = 3;
@@ -76,7 +76,10 @@ export const CODE_IA32_CONNECT = 7;
 export const CODE_IO_URING_OPEN = 8;
 /** Any other io_uring operation, once per process and opcode; flags carry the opcode. */
 export const CODE_IO_URING_OP = 9;
-const FIRST_TABLE_CODE = 10;
+/** A bind, a NET record: the local address a socket takes. */
+export const CODE_BIND = 10;
+/** Codes 11..15 are kept free for the next probes of their own. */
+const FIRST_TABLE_CODE = 16;
 
 export const TRACED_CALLS: readonly TracedCall[] = [
   { name: 'open', tracepoint: 'open', kind: 'open', path: p('filename'), flags: 'args->flags' },

@@ -10,6 +10,7 @@ export const X86_64_SYSCALL_NUMBERS: Readonly<Record<string, number>> = {
   socket: 41,
   connect: 42,
   sendto: 44,
+  bind: 49,
   clone: 56,
   fork: 57,
   vfork: 58,

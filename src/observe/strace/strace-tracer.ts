@@ -130,7 +130,13 @@ class StraceSession implements TracerSession {
     if (this.roots.length === 0) {
       return { version, events: [], lost_events: 0, warnings: ['strace tracer: nothing was wrapped'] };
     }
-    const out: TracerOutput = { version, events: [], lost_events: 0, warnings: [...this.liveWarnings] };
+    const out: TracerOutput = {
+      version,
+      events: [],
+      lost_events: 0,
+      binds: true,
+      warnings: [...this.liveWarnings],
+    };
     for (const [i, root] of this.roots.entries()) {
       const part = await parseLog(root.logPath, root.cwd, startMs, i === 0 ? liveResult : undefined);
       // Later roots' sequence numbers follow the earlier ones', so the first root's (the agent's,

@@ -115,6 +115,7 @@ export const TRACED_SYSCALLS = [
   'symlinkat',
   'connect',
   'sendto',
+  'bind',
   'socket',
   ...PRIVILEGE_CALLS,
   ...MECHANISM_CALLS,
@@ -176,6 +177,11 @@ export function draftEvent(call: ParsedCall, cwd: string): EventDraft | null {
   if (name === 'connect' || name === 'sendto') {
     const addr = parseSockaddr(args[name === 'connect' ? 1 : 4], cwd);
     return addr ? { ...base, kind: 'connect', addr } : null;
+  }
+  // The local address a socket takes: which loopback ports the run's own servers hold.
+  if (name === 'bind') {
+    const addr = parseSockaddr(args[1], cwd);
+    return addr ? { ...base, kind: 'other', addr } : null;
   }
   if (PRIVILEGE_CALLS.has(name)) return privilegeDraft(call, cwd, base);
   if (name === 'memfd_create') {

@@ -73,6 +73,8 @@ class CollectorSession implements TracerSession {
   readonly kind = 'ebpf' as const;
   private readonly stream: RecordStream;
   private readonly tail: FileTail;
+  /** This kernel has bind's tracepoints: the evidence says which ports the run's servers hold. */
+  private readonly binds: boolean;
   private readonly warnings: string[] = [];
   private stopping: Promise<TracerOutput> | null = null;
 
@@ -84,6 +86,7 @@ class CollectorSession implements TracerSession {
     private readonly version: string,
     missing: string[],
   ) {
+    this.binds = !missing.includes('bind');
     if (missing.length > 0)
       this.warnings.push(`not traced (no tracepoint in this kernel): ${missing.join(', ')}`);
     this.stream = new RecordStream('collector', REORDER_WINDOW_NS.ringBuffer, ctx.onEvent);
@@ -150,6 +153,7 @@ class CollectorSession implements TracerSession {
       version: this.version,
       warnings: this.warnings,
       incomplete,
+      binds: this.binds,
     });
   }
 }
