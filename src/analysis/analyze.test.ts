@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CHECK_IDS } from '../config/schema.js';
 import { analyze } from './analyze.js';
-import { CHECKS, DEFAULT_SEVERITY } from './checks/index.js';
+import { CHECKS } from './checks/index.js';
 import { diffFile, execEvent, makeBundle } from './test-bundle.js';
 
 describe('analyze', () => {
@@ -9,7 +9,7 @@ describe('analyze', () => {
     const result = analyze(makeBundle());
     expect(result.checks.map((c) => c.id)).toEqual([...CHECK_IDS]);
     expect(result.checks.every((c) => c.passed)).toBe(true);
-    expect(result.checks.map((c) => c.severity)).toEqual(CHECK_IDS.map((id) => DEFAULT_SEVERITY[id]));
+    expect(result.checks.map((c) => c.severity)).toEqual(CHECK_IDS.map((id) => CHECKS[id].defaultSeverity));
     expect(result.score).toEqual({ score: 100, result: 'PASS', deductions: [] });
   });
 

@@ -1,6 +1,6 @@
 import { CHECK_IDS, type CheckId, type Severity } from '../config/schema.js';
 import type { EvidenceBundle } from '../evidence/bundle-types.js';
-import { CHECKS, DEFAULT_SEVERITY } from './checks/index.js';
+import { CHECKS } from './checks/index.js';
 import { buildRuleContext } from './rules/context.js';
 import { evaluateRules } from './rules/evaluate.js';
 import type { Alert, RuleSet } from './rules/types.js';
@@ -58,12 +58,12 @@ export function securityAlerts(bundle: EvidenceBundle, rules: RuleSet): Alert[] 
 
 /** The config's override wins, then what the check itself asked for, then the default. */
 export function checkSeverity(id: CheckId, bundle: EvidenceBundle, fromCheck?: Severity): Severity {
-  return bundle.config.severity[id] ?? fromCheck ?? DEFAULT_SEVERITY[id];
+  return bundle.config.severity[id] ?? fromCheck ?? CHECKS[id].defaultSeverity;
 }
 
 function runCheck(id: CheckId, bundle: EvidenceBundle): CheckResult {
   try {
-    const { severity, ...rest } = CHECKS[id](bundle);
+    const { severity, ...rest } = CHECKS[id].run(bundle);
     return { ...rest, id, severity: checkSeverity(id, bundle, severity) };
   } catch (err) {
     // Evidence from an old or hand-edited run can break a check's assumptions; the other checks

@@ -11,6 +11,7 @@ import { requestShutdown, shutdownObserved, signalExitCode } from '../exec/shutd
 import { agentsInstall, agentsList, agentsVerify } from './commands/agents.js';
 import { analyzeCommand } from './commands/analyze.js';
 import { registerBatchCommands } from './commands/batch-commands.js';
+import { checksCommand } from './commands/checks.js';
 import { ciCommand, registerCi } from './commands/ci.js';
 import { registerCollector } from './commands/collector.js';
 import { compareCommand } from './commands/compare.js';
@@ -121,6 +122,12 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
         throw new UsageError(`'rules ${action}' is not a command. Fix: use 'rules coverage'.`);
       }),
     );
+
+  cli
+    .command('checks', 'list the checks: default severity, the config keys they judge by, what passing means')
+    .option('--json', 'machine-readable output')
+    .option('--markdown', 'the checks table of docs/config.md')
+    .action((opts) => start(() => checksCommand(io, opts)));
 
   cli
     .command(

@@ -1,28 +1,13 @@
 import { z } from 'zod';
 import { HIGH_PRECISION_PRESETS } from '../evidence/secret-formats.js';
+import { CHECK_IDS } from './check-ids.js';
 
 /** Severity of a check or rule. Failed `error`/`critical` findings fail the run. */
 export const SeveritySchema = z.enum(['info', 'warning', 'error', 'critical']);
 export type Severity = z.infer<typeof SeveritySchema>;
 
-export const CHECK_IDS = [
-  'agent-exit',
-  'tests-pass',
-  'forbidden-paths',
-  'test-tampering',
-  'unsafe-commands',
-  'scope',
-  'diff-size',
-  'secret-paths',
-  'secret-content',
-  'workspace-links',
-  'grading-files',
-  'skill-coverage',
-  'workspace-integrity',
-  'observation-complete',
-] as const;
+export { CHECK_IDS, type CheckId } from './check-ids.js';
 export const CheckIdSchema = z.enum(CHECK_IDS);
-export type CheckId = z.infer<typeof CheckIdSchema>;
 
 export const SECRET_PRESETS = [
   'private-key',

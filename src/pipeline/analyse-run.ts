@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { analyze } from '../analysis/analyze.js';
+import { POLICY_KEYS } from '../analysis/checks/index.js';
 import { runGraph } from '../analysis/run-graph.js';
 import type { AnalysisResult } from '../analysis/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
@@ -51,26 +52,6 @@ export function analyseRun(runDir: string, policy?: ResolvedConfig): AnalysedRun
   writeText(path.join(outDir, 'report.sarif'), renderSarif(report, agentguardVersion()));
   return { report, analysis, reportJson, reportMd };
 }
-
-/** The keys that are policy (how to judge), as opposed to what the task and the agent were. */
-const POLICY_KEYS = [
-  'allowed_paths',
-  'forbidden_paths',
-  'test_paths',
-  'grader_paths',
-  'min_skill_coverage',
-  'unsafe_commands',
-  'command_policy',
-  'severity',
-  'max_changed_files',
-  'max_added_lines',
-  'max_deleted_lines',
-  'secret_paths',
-  'secret_detectors',
-  'secret_presets',
-  'secret_scan_max_bytes',
-  'security',
-] as const satisfies readonly (keyof ResolvedConfig)[];
 
 /**
  * Judge an old run under a new policy, keeping the task and agent identity it actually had. The

@@ -6,7 +6,7 @@ import { agentExit } from './agent-exit.js';
 function withOutcome(outcome: AgentOutcome) {
   const bundle = makeBundle();
   bundle.agent.outcome = outcome;
-  return agentExit(bundle);
+  return agentExit.run(bundle);
 }
 
 describe('agent-exit', () => {

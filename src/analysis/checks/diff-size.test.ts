@@ -6,7 +6,7 @@ const files = [diffFile('a', { added: 30, deleted: 5 }), diffFile('b', { added: 
 
 describe('diff-size', () => {
   it('passes with no limits configured', () => {
-    expect(diffSize(makeBundle({ diff: { files } }))).toMatchObject({
+    expect(diffSize.run(makeBundle({ diff: { files } }))).toMatchObject({
       passed: true,
       message: 'no limits configured',
     });
@@ -17,12 +17,12 @@ describe('diff-size', () => {
       config: { max_changed_files: 2, max_added_lines: 50, max_deleted_lines: 5 },
       diff: { files },
     });
-    expect(diffSize(bundle)).toMatchObject({ passed: true, evidence: [] });
+    expect(diffSize.run(bundle)).toMatchObject({ passed: true, evidence: [] });
   });
 
   it('fails naming each limit that was exceeded', () => {
     const bundle = makeBundle({ config: { max_changed_files: 1, max_added_lines: 49 }, diff: { files } });
-    const result = diffSize(bundle);
+    const result = diffSize.run(bundle);
     expect(result.passed).toBe(false);
     expect(result.message).toBe(
       'the diff is over its size limits: 2 changed files (limit 1), 50 added lines (limit 49)',
@@ -35,6 +35,6 @@ describe('diff-size', () => {
 
   it('treats a zero limit as a limit', () => {
     const bundle = makeBundle({ config: { max_deleted_lines: 0 }, diff: { files } });
-    expect(diffSize(bundle).passed).toBe(false);
+    expect(diffSize.run(bundle).passed).toBe(false);
   });
 });

@@ -8,7 +8,7 @@ describe('forbidden-paths', () => {
       config: { forbidden_paths: ['secrets/**', '*.lock'] },
       diff: { files: [diffFile('src/a.ts'), diffFile('docs/lock.md')] },
     });
-    expect(forbiddenPaths(bundle)).toMatchObject({ passed: true, evidence: [] });
+    expect(forbiddenPaths.run(bundle)).toMatchObject({ passed: true, evidence: [] });
   });
 
   it('flags a modified file and names the pattern', () => {
@@ -16,7 +16,7 @@ describe('forbidden-paths', () => {
       config: { forbidden_paths: ['*.lock'] },
       diff: { files: [diffFile('src/a.ts'), diffFile('pkg/yarn.lock')] },
     });
-    const result = forbiddenPaths(bundle);
+    const result = forbiddenPaths.run(bundle);
     expect(result.passed).toBe(false);
     expect(result.message).toBe('1 changed path matches forbidden_paths: pkg/yarn.lock');
     expect(result.evidence).toEqual([
@@ -29,7 +29,7 @@ describe('forbidden-paths', () => {
       config: { forbidden_paths: ['vendor/**'] },
       diff: { files: [diffFile('vendor/lib.js', { status: 'renamed', old_path: 'src/lib.js', added: 0 })] },
     });
-    const result = forbiddenPaths(bundle);
+    const result = forbiddenPaths.run(bundle);
     expect(result.passed).toBe(false);
     expect(result.evidence).toEqual([
       { path: 'vendor/lib.js', detail: "renamed from src/lib.js; matches forbidden_paths 'vendor/**'" },
@@ -46,7 +46,7 @@ describe('forbidden-paths', () => {
         ],
       },
     });
-    const result = forbiddenPaths(bundle);
+    const result = forbiddenPaths.run(bundle);
     expect(result.passed).toBe(false);
     expect(result.evidence.map((e) => e.path)).toEqual(['vendor/lib.js', 'vendor/old.js']);
     expect(result.evidence[0]?.detail).toContain('renamed to src/lib.js');
@@ -57,7 +57,7 @@ describe('forbidden-paths', () => {
       config: { forbidden_paths: ['.cache/**'] },
       diff: { ignored_files: ['.cache/token'], ignored_files_truncated: true },
     });
-    const result = forbiddenPaths(bundle);
+    const result = forbiddenPaths.run(bundle);
     expect(result.passed).toBe(false);
     expect(result.evidence[0]).toEqual({
       path: '.cache/token',
@@ -68,7 +68,7 @@ describe('forbidden-paths', () => {
 
   it('caps evidence at 50 items and says how many more there are', () => {
     const files = Array.from({ length: 60 }, (_, i) => diffFile(`gen/f${i}.js`));
-    const result = forbiddenPaths(makeBundle({ config: { forbidden_paths: ['gen'] }, diff: { files } }));
+    const result = forbiddenPaths.run(makeBundle({ config: { forbidden_paths: ['gen'] }, diff: { files } }));
     expect(result.evidence).toHaveLength(50);
     expect(result.message).toBe(
       '60 changed paths match forbidden_paths: gen/f0.js, gen/f1.js, gen/f2.js and 57 more',
@@ -77,6 +77,9 @@ describe('forbidden-paths', () => {
 
   it('passes with a clear message when nothing is forbidden', () => {
     const bundle = makeBundle({ diff: { files: [diffFile('anything')] } });
-    expect(forbiddenPaths(bundle)).toMatchObject({ passed: true, message: 'no forbidden_paths configured' });
+    expect(forbiddenPaths.run(bundle)).toMatchObject({
+      passed: true,
+      message: 'no forbidden_paths configured',
+    });
   });
 });

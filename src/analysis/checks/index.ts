@@ -1,5 +1,5 @@
-import type { CheckId, Severity } from '../../config/schema.js';
-import type { Check } from '../types.js';
+import { CHECK_IDS, type CheckId } from '../../config/check-ids.js';
+import type { Check, PolicyKey } from '../types.js';
 import { agentExit } from './agent-exit.js';
 import { diffSize } from './diff-size.js';
 import { forbiddenPaths } from './forbidden-paths.js';
@@ -15,8 +15,12 @@ import { unsafeCommands } from './unsafe-commands.js';
 import { workspaceIntegrity } from './workspace-integrity.js';
 import { workspaceLinks } from './workspace-links.js';
 
-/** Every check, keyed by the config's check-id union: a new id without an implementation does not compile. */
-export const CHECKS: Record<CheckId, Check> = {
+/**
+ * Every check, the one place checks are registered. Keyed by the config's check ids, each to the
+ * check of that id: an id without its check, a check without its id, or a check filed under
+ * another's id does not compile. Everything else about checks is read from here.
+ */
+export const CHECKS: { readonly [Id in CheckId]: Check<Id> } = {
   'agent-exit': agentExit,
   'tests-pass': testsPass,
   'forbidden-paths': forbiddenPaths,
@@ -33,20 +37,20 @@ export const CHECKS: Record<CheckId, Check> = {
   'observation-complete': observationComplete,
 };
 
-/** Severity of each check when the config's `severity` map does not override it. */
-export const DEFAULT_SEVERITY: Record<CheckId, Severity> = {
-  'agent-exit': 'error',
-  'tests-pass': 'critical',
-  'forbidden-paths': 'error',
-  'test-tampering': 'error',
-  'unsafe-commands': 'error',
-  scope: 'error',
-  'diff-size': 'warning',
-  'secret-paths': 'error',
-  'secret-content': 'critical',
-  'workspace-links': 'error',
-  'grading-files': 'error',
-  'skill-coverage': 'warning',
-  'workspace-integrity': 'error',
-  'observation-complete': 'error',
-};
+/** The checks in report order. */
+export const CHECK_LIST: readonly Check[] = CHECK_IDS.map((id): Check => CHECKS[id]);
+
+/**
+ * The config keys that are policy (how to judge), as opposed to what the task and the agent were:
+ * every check's own keys, then those no one check owns. `severity` overrides any check; `security`
+ * is the rules' policy; `command_policy` says whether unsafe commands were refused as they ran,
+ * which re-analysis cannot undo but a new policy still states.
+ */
+export const POLICY_KEYS: readonly PolicyKey[] = [
+  ...new Set<PolicyKey>([
+    ...CHECK_LIST.flatMap((c) => c.policyKeys),
+    'command_policy',
+    'severity',
+    'security',
+  ]),
+];

@@ -44,7 +44,7 @@ function traced(paths: string[], over: (b: EvidenceBundle) => void): EvidenceBun
 
 describe('grading-files', () => {
   it('fails when a grader-only file was read, and names it', () => {
-    const r = gradingFiles(
+    const r = gradingFiles.run(
       traced([`${REPO}/hidden/expected.json`], (b) => (b.config.grader_paths = ['hidden/**'])),
     );
     expect(r.passed).toBe(false);
@@ -52,17 +52,17 @@ describe('grading-files', () => {
   });
 
   it('passes when only visible tests were read', () => {
-    const r = gradingFiles(
+    const r = gradingFiles.run(
       traced([`${REPO}/test/visible.test.js`], (b) => (b.config.grader_paths = ['hidden/**'])),
     );
     expect(r.passed).toBe(true);
   });
 
   it('fails when a grader path names a file and that file was opened for reading', () => {
-    const r = gradingFiles(traced([`${REPO}/README.md`], (b) => (b.config.grader_paths = ['README.md'])));
+    const r = gradingFiles.run(traced([`${REPO}/README.md`], (b) => (b.config.grader_paths = ['README.md'])));
     expect(r.passed).toBe(false);
     expect(r.message).toContain('README.md');
-    const nested = gradingFiles(
+    const nested = gradingFiles.run(
       traced([`${REPO}/answers/key.txt`], (b) => (b.config.grader_paths = ['answers/key.txt'])),
     );
     expect(nested.passed).toBe(false);
@@ -70,11 +70,11 @@ describe('grading-files', () => {
 
   it('does not count listing a grader folder, written as a folder or shown to be one', () => {
     for (const g of ['hidden/**', 'hidden/']) {
-      const r = gradingFiles(traced([`${REPO}/hidden`], (b) => (b.config.grader_paths = [g])));
+      const r = gradingFiles.run(traced([`${REPO}/hidden`], (b) => (b.config.grader_paths = [g])));
       expect(r.passed, g).toBe(true);
     }
     // A bare name with something opened below it is a folder: listing it is not a read, the file below is.
-    const listed = gradingFiles(
+    const listed = gradingFiles.run(
       traced([`${REPO}/hidden`, `${REPO}/hidden/a.txt`], (b) => (b.config.grader_paths = ['hidden'])),
     );
     expect(listed.passed).toBe(false);
@@ -84,7 +84,7 @@ describe('grading-files', () => {
   it('says it could not measure without a tracer', () => {
     const b = makeBundle();
     b.config.grader_paths = ['hidden/**'];
-    expect(gradingFiles(b).message).toContain('not measured');
+    expect(gradingFiles.run(b).message).toContain('not measured');
   });
 });
 
@@ -92,16 +92,16 @@ describe('skill-coverage', () => {
   const skills = [`${REPO}/.agents/skills/cite/SKILL.md`, `${REPO}/.agents/skills/cite/check.py`];
 
   it('passes when the guidance was read', () => {
-    const r = skillCoverage(traced(skills, (b) => (b.skills = skills)));
+    const r = skillCoverage.run(traced(skills, (b) => (b.skills = skills)));
     expect(r.passed).toBe(true);
   });
 
   it('fails when the run ignored the skill', () => {
-    const r = skillCoverage(traced([`${REPO}/src/a.js`], (b) => (b.skills = skills)));
+    const r = skillCoverage.run(traced([`${REPO}/src/a.js`], (b) => (b.skills = skills)));
     expect(r.passed).toBe(false);
   });
 
   it('passes trivially for a task without skills', () => {
-    expect(skillCoverage(makeBundle()).message).toBe('the task ships no skills');
+    expect(skillCoverage.run(makeBundle()).message).toBe('the task ships no skills');
   });
 });

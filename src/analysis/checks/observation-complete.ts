@@ -1,34 +1,39 @@
 import { clip } from '../evidence-list.js';
-import type { Check, EvidenceItem } from '../types.js';
+import type { EvidenceItem } from '../types.js';
+import { defineCheck } from './define-check.js';
 
 /**
- * Whether the tracer saw the whole run. A tracer that died or fell behind mid-run, or events the
- * kernel dropped, leave a gap in which anything could have happened unseen: the run cannot pass as
- * if it had been watched throughout (a flood of events is also a way to hide one). Not tracing at
- * all is a choice the observation section states, not a gap.
+ * A gap in the trace is time in which anything could have happened unseen, so the run cannot pass
+ * as if it had been watched throughout (a flood of events is also a way to hide one). Not tracing
+ * at all is a choice the observation section states, not a gap.
  */
-export const observationComplete: Check = (bundle) => {
-  const { tracer } = bundle.observation;
-  const problems: string[] = [];
-  const evidence: EvidenceItem[] = [];
-  if (tracer.incomplete !== undefined) {
-    problems.push(`the ${tracer.kind} tracer did not see the whole run`);
-    evidence.push({ detail: clip(tracer.incomplete) });
-  }
-  if (tracer.lost_events > 0) {
-    problems.push(`the kernel dropped ${tracer.lost_events} event(s) before the tracer read them`);
-    evidence.push({ detail: `${tracer.lost_events} lost event(s); what they were is unknown` });
-  }
-  if (problems.length === 0) {
-    return {
-      id: 'observation-complete',
-      passed: true,
-      message:
-        tracer.kind === 'off'
-          ? 'not traced (the tracer is off)'
-          : `the ${tracer.kind} tracer saw the whole run`,
-      evidence: [],
-    };
-  }
-  return { id: 'observation-complete', passed: false, message: problems.join('; '), evidence };
-};
+export const observationComplete = defineCheck({
+  id: 'observation-complete',
+  defaultSeverity: 'error',
+  policyKeys: [],
+  doc: 'The tracer saw the whole run: it did not die or fall behind mid-run, and the kernel dropped no events.',
+  run: (bundle) => {
+    const { tracer } = bundle.observation;
+    const problems: string[] = [];
+    const evidence: EvidenceItem[] = [];
+    if (tracer.incomplete !== undefined) {
+      problems.push(`the ${tracer.kind} tracer did not see the whole run`);
+      evidence.push({ detail: clip(tracer.incomplete) });
+    }
+    if (tracer.lost_events > 0) {
+      problems.push(`the kernel dropped ${tracer.lost_events} event(s) before the tracer read them`);
+      evidence.push({ detail: `${tracer.lost_events} lost event(s); what they were is unknown` });
+    }
+    if (problems.length === 0) {
+      return {
+        passed: true,
+        message:
+          tracer.kind === 'off'
+            ? 'not traced (the tracer is off)'
+            : `the ${tracer.kind} tracer saw the whole run`,
+        evidence: [],
+      };
+    }
+    return { passed: false, message: problems.join('; '), evidence };
+  },
+});

@@ -7,14 +7,14 @@ describe('scope', () => {
     const bundle = makeBundle({
       diff: { files: [diffFile('.github/workflows/ci.yml'), diffFile('a/b/c.txt')] },
     });
-    expect(scope(bundle)).toMatchObject({
+    expect(scope.run(bundle)).toMatchObject({
       passed: true,
       message: 'all 2 changed paths are inside allowed_paths',
     });
   });
 
   it('says so when nothing changed', () => {
-    expect(scope(makeBundle({ config: { allowed_paths: ['src/**'] } }))).toMatchObject({
+    expect(scope.run(makeBundle({ config: { allowed_paths: ['src/**'] } }))).toMatchObject({
       passed: true,
       message: 'no files changed',
     });
@@ -33,7 +33,7 @@ describe('scope', () => {
         ],
       },
     });
-    const result = scope(bundle);
+    const result = scope.run(bundle);
     expect(result.passed).toBe(false);
     expect(result.message).toBe(
       '2 changed paths are outside allowed_paths: docs/deep/guide.md, src/a/b/c.js',
@@ -54,7 +54,7 @@ describe('scope', () => {
         ],
       },
     });
-    const result = scope(bundle);
+    const result = scope.run(bundle);
     expect(result.passed).toBe(false);
     expect(result.evidence.map((e) => e.path)).toEqual(['README.md', 'lib/moved.ts']);
   });

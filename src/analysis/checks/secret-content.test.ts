@@ -20,7 +20,7 @@ describe('secret-content', () => {
       diff: { files: [diffFile('src/config.ts', { added: 3 })] },
       patch: twoHunks,
     });
-    expect(secretContent(bundle)).toEqual({
+    expect(secretContent.run(bundle)).toEqual({
       id: 'secret-content',
       passed: true,
       message: 'no secret-content detectors configured',
@@ -34,7 +34,7 @@ describe('secret-content', () => {
       diff: { files: [diffFile('src/config.ts', { added: 3 })] },
       patch: twoHunks,
     });
-    const result = secretContent(bundle);
+    const result = secretContent.run(bundle);
     expect(result.passed).toBe(false);
     expect(result.message).toBe(
       '1 possible secret in added lines of src/config.ts (detectors: aws-access-key)',
@@ -53,7 +53,7 @@ describe('secret-content', () => {
       diff: { files: [diffFile('src/config.ts', { added: 3 })] },
       patch: twoHunks,
     });
-    expect(secretContent(bundle)).toMatchObject({ passed: false, evidence: [{ line: 52 }] });
+    expect(secretContent.run(bundle)).toMatchObject({ passed: false, evidence: [{ line: 52 }] });
   });
 
   it('finds the redaction markers of its own detectors in a stored patch, with the same evidence', () => {
@@ -68,13 +68,13 @@ describe('secret-content', () => {
     const stored = redactor.text(raw);
     expect(stored).not.toContain(AWS_KEY);
     expect(stored).not.toContain(LITERAL);
-    const before = secretContent(makeBundle({ config, diff, patch: raw }));
-    const after = secretContent(makeBundle({ config, diff, patch: stored }));
+    const before = secretContent.run(makeBundle({ config, diff, patch: raw }));
+    const after = secretContent.run(makeBundle({ config, diff, patch: stored }));
     expect(after).toEqual(before);
     expect(after.passed).toBe(false);
     // Under a policy without those detectors the markers are not findings.
     expect(
-      secretContent(makeBundle({ config: { secret_presets: ['jwt'] }, diff, patch: stored })).passed,
+      secretContent.run(makeBundle({ config: { secret_presets: ['jwt'] }, diff, patch: stored })).passed,
     ).toBe(true);
   });
 
@@ -86,7 +86,7 @@ describe('secret-content', () => {
     const stored = runRedactor(makeConfig({}), canaries).text(patch);
     expect(stored).toContain('[REDACTED:canary-npm-token:');
     for (const p of [patch, stored]) {
-      const result = secretContent(makeBundle({ diff, patch: p, canaries }));
+      const result = secretContent.run(makeBundle({ diff, patch: p, canaries }));
       expect(result.evidence).toEqual([
         {
           path: 'notes.md',
@@ -104,7 +104,7 @@ describe('secret-content', () => {
       diff: { files: [diffFile('notes.md', { status: 'added' })] },
       patch,
     });
-    const result = secretContent(bundle);
+    const result = secretContent.run(bundle);
     expect(result.passed).toBe(false);
     expect(result.evidence).toEqual([{ path: 'notes.md', line: 1, detail: 'detector canary (literal)' }]);
     expect(JSON.stringify(result)).not.toContain(LITERAL);
@@ -114,7 +114,7 @@ describe('secret-content', () => {
     const patch = patchSection('a.txt', [{ start: 1, lines: ['-INTERNAL-1234', ' INTERNAL-5678', '+fine'] }]);
     const config = { secret_detectors: [{ name: 'internal-id', pattern: 'INTERNAL-\\d{4}' }] };
     const clean = makeBundle({ config, diff: { files: [diffFile('a.txt')] }, patch });
-    expect(secretContent(clean)).toMatchObject({
+    expect(secretContent.run(clean)).toMatchObject({
       passed: true,
       message: 'no secrets in 1 added line of 1 file',
     });
@@ -123,7 +123,7 @@ describe('secret-content', () => {
       diff: { files: [diffFile('a.txt')] },
       patch: patchSection('a.txt', [{ start: 9, lines: ['+id INTERNAL-9999'] }]),
     });
-    expect(secretContent(dirty)).toMatchObject({ passed: false, evidence: [{ path: 'a.txt', line: 9 }] });
+    expect(secretContent.run(dirty)).toMatchObject({ passed: false, evidence: [{ path: 'a.txt', line: 9 }] });
   });
 
   it('fails closed on a truncated patch even when what it saw is clean', () => {
@@ -132,7 +132,7 @@ describe('secret-content', () => {
       diff: { files: [diffFile('a.txt'), diffFile('b.txt')], patch_truncated: true, patch_bytes: 1000 },
       patch: patchSection('a.txt', [{ start: 1, lines: ['+harmless'] }]),
     });
-    const result = secretContent(bundle);
+    const result = secretContent.run(bundle);
     expect(result.passed).toBe(false);
     expect(result.message).toBe('the scan was incomplete: the patch was cut at 1000 bytes');
   });
@@ -144,7 +144,7 @@ describe('secret-content', () => {
       diff: { files: [diffFile('big.txt', { added: 10 })] },
       patch: patchSection('big.txt', [{ start: 1, lines }]),
     });
-    const result = secretContent(bundle);
+    const result = secretContent.run(bundle);
     expect(result.passed).toBe(false);
     expect(result.message).toBe('the scan was incomplete: the scan budget of 40 bytes ran out at big.txt:3');
     expect(result.evidence[0]).toMatchObject({ path: 'big.txt', line: 3 });
@@ -156,7 +156,7 @@ describe('secret-content', () => {
       diff: { files: [diffFile('a.txt'), diffFile('missing.txt', { added: 4 })] },
       patch: patchSection('a.txt', [{ start: 1, lines: ['+ok'] }]),
     });
-    const result = secretContent(bundle);
+    const result = secretContent.run(bundle);
     expect(result.passed).toBe(false);
     expect(result.message).toContain('1 changed file had no hunk in the patch (missing.txt)');
     expect(result.evidence).toContainEqual({
@@ -178,7 +178,7 @@ describe('secret-content', () => {
       },
       patch: patchSection('a.txt', [{ start: 1, lines: ['+ok'] }]),
     });
-    const result = secretContent(bundle);
+    const result = secretContent.run(bundle);
     expect(result.passed).toBe(true);
     expect(result.message).toBe('no secrets in 1 added line of 1 file; 1 binary file not scanned');
     expect(result.evidence).toEqual([{ path: 'logo.png', detail: 'binary file; content not scanned' }]);
@@ -186,7 +186,7 @@ describe('secret-content', () => {
 
   it('fails closed on a pattern detector that does not compile', () => {
     const bundle = makeBundle({ config: { secret_detectors: [{ name: 'broken', pattern: '[' }] } });
-    const result = secretContent(bundle);
+    const result = secretContent.run(bundle);
     expect(result.passed).toBe(false);
     expect(result.message).toContain('1 detector could not be used (broken)');
   });
@@ -198,7 +198,7 @@ describe('secret-content', () => {
       diff: { files: [diffFile('keys.txt', { status: 'added', added: 60 })] },
       patch: patchSection('keys.txt', [{ start: 1, lines }], 'added'),
     });
-    const result = secretContent(bundle);
+    const result = secretContent.run(bundle);
     expect(result.evidence).toHaveLength(50);
     expect(result.message).toBe('60 possible secrets in added lines of keys.txt (detectors: aws-access-key)');
     expect(result.evidence[49]).toMatchObject({ line: 50 });

@@ -5,7 +5,7 @@ import { secretPaths } from './secret-paths.js';
 describe('secret-paths', () => {
   it('passes for ordinary files', () => {
     const bundle = makeBundle({ diff: { files: [diffFile('src/env.ts'), diffFile('docs/keys.md')] } });
-    expect(secretPaths(bundle)).toMatchObject({ passed: true, evidence: [] });
+    expect(secretPaths.run(bundle)).toMatchObject({ passed: true, evidence: [] });
   });
 
   it('flags added key files and .env at any depth with the default patterns', () => {
@@ -18,7 +18,7 @@ describe('secret-paths', () => {
         ignored_files: ['home/.ssh/id_rsa.pub'],
       },
     });
-    const result = secretPaths(bundle);
+    const result = secretPaths.run(bundle);
     expect(result.passed).toBe(false);
     expect(result.evidence.map((e) => e.path)).toEqual([
       '.env',
@@ -36,16 +36,16 @@ describe('secret-paths', () => {
     const bundle = makeBundle({
       diff: { files: [...flagged, ...templates].map((p) => diffFile(p, { status: 'added' })) },
     });
-    expect(secretPaths(bundle).evidence.map((e) => e.path)).toEqual(flagged);
+    expect(secretPaths.run(bundle).evidence.map((e) => e.path)).toEqual(flagged);
   });
 
   it('does not flag deleting a secret file but does flag renaming one away', () => {
     const deleted = makeBundle({ diff: { files: [diffFile('.env', { status: 'deleted', added: 0 })] } });
-    expect(secretPaths(deleted).passed).toBe(true);
+    expect(secretPaths.run(deleted).passed).toBe(true);
     const renamed = makeBundle({
       diff: { files: [diffFile('notes.txt', { status: 'renamed', old_path: 'id_rsa' })] },
     });
-    expect(secretPaths(renamed)).toMatchObject({ passed: false, evidence: [{ path: 'id_rsa' }] });
+    expect(secretPaths.run(renamed)).toMatchObject({ passed: false, evidence: [{ path: 'id_rsa' }] });
   });
 
   it('uses the configured patterns instead of the defaults', () => {
@@ -53,6 +53,6 @@ describe('secret-paths', () => {
       config: { secret_paths: ['vault/**'] },
       diff: { files: [diffFile('.env'), diffFile('vault/token')] },
     });
-    expect(secretPaths(bundle).evidence.map((e) => e.path)).toEqual(['vault/token']);
+    expect(secretPaths.run(bundle).evidence.map((e) => e.path)).toEqual(['vault/token']);
   });
 });

@@ -7,7 +7,7 @@ const config = { test_paths: ['tests/**', '*.test.js'] };
 describe('test-tampering', () => {
   it('passes when only source files change', () => {
     const bundle = makeBundle({ config, diff: { files: [diffFile('src/math.js')] } });
-    expect(testTampering(bundle)).toMatchObject({
+    expect(testTampering.run(bundle)).toMatchObject({
       passed: true,
       message: 'no files under test_paths were changed',
     });
@@ -20,7 +20,7 @@ describe('test-tampering', () => {
         files: [diffFile('src/math.js'), diffFile('tests/math.spec.js', { status: 'deleted', added: 0 })],
       },
     });
-    const result = testTampering(bundle);
+    const result = testTampering.run(bundle);
     expect(result.passed).toBe(false);
     expect(result.message).toBe('1 file under test_paths changed: tests/math.spec.js');
     expect(result.evidence).toEqual([
@@ -39,7 +39,7 @@ describe('test-tampering', () => {
         ],
       },
     });
-    const result = testTampering(bundle);
+    const result = testTampering.run(bundle);
     expect(result.passed).toBe(false);
     expect(result.evidence.map((e) => e.path)).toEqual([
       'src/deep/math.test.js',
@@ -50,6 +50,6 @@ describe('test-tampering', () => {
 
   it('ignores git-ignored caches the test run creates', () => {
     const bundle = makeBundle({ config, diff: { ignored_files: ['tests/__pycache__/x.pyc'] } });
-    expect(testTampering(bundle).passed).toBe(true);
+    expect(testTampering.run(bundle).passed).toBe(true);
   });
 });

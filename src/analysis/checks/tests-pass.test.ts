@@ -4,25 +4,25 @@ import { testsPass } from './tests-pass.js';
 
 describe('tests-pass', () => {
   it('passes when the tests exited 0', () => {
-    const result = testsPass(makeBundle());
+    const result = testsPass.run(makeBundle());
     expect(result).toMatchObject({ passed: true, message: 'tests passed in 1.5s' });
     expect(result.evidence).toEqual([{ command: 'npm test', detail: 'harness command cmd-2' }]);
   });
 
   it('reports a failing exit code', () => {
-    const result = testsPass(makeBundle({ tests: { passed: false, exit_code: 3 } }));
+    const result = testsPass.run(makeBundle({ tests: { passed: false, exit_code: 3 } }));
     expect(result).toMatchObject({ passed: false, message: 'tests failed with exit code 3' });
   });
 
   it('reports a timeout', () => {
-    const result = testsPass(
+    const result = testsPass.run(
       makeBundle({ tests: { passed: false, exit_code: null, timed_out: true, duration_ms: 300000 } }),
     );
     expect(result).toMatchObject({ passed: false, message: 'tests timed out after 300s' });
   });
 
   it('reports tests that did not run, with the reason', () => {
-    const result = testsPass(
+    const result = testsPass.run(
       makeBundle({
         tests: { ran: false, passed: false, exit_code: null, command_id: null, reason: 'agent timed out' },
       }),
@@ -47,11 +47,11 @@ describe('tests-pass', () => {
         }),
       ],
     });
-    expect(testsPass(bundle).message).toBe('tests ended without an exit code (signal SIGKILL)');
+    expect(testsPass.run(bundle).message).toBe('tests ended without an exit code (signal SIGKILL)');
   });
 
   it('does not trust passed=true without exit code 0', () => {
-    const result = testsPass(makeBundle({ tests: { passed: true, exit_code: 1 } }));
+    const result = testsPass.run(makeBundle({ tests: { passed: true, exit_code: 1 } }));
     expect(result.passed).toBe(false);
   });
 });

@@ -4,14 +4,16 @@ import { workspaceIntegrity } from './workspace-integrity.js';
 
 describe('workspace-integrity', () => {
   it('passes a diff of the whole workspace, and old evidence without the fields', () => {
-    expect(workspaceIntegrity(makeBundle())).toMatchObject({ passed: true, evidence: [] });
+    expect(workspaceIntegrity.run(makeBundle())).toMatchObject({ passed: true, evidence: [] });
     expect(
-      workspaceIntegrity(makeBundle({ diff: { nested_repositories: [], skipped_files: [] } })),
+      workspaceIntegrity.run(makeBundle({ diff: { nested_repositories: [], skipped_files: [] } })),
     ).toMatchObject({ passed: true });
   });
 
   it('fails when the diff could not be taken', () => {
-    const r = workspaceIntegrity(makeBundle({ diff: { error: 'git ls-files did not finish within 300 s' } }));
+    const r = workspaceIntegrity.run(
+      makeBundle({ diff: { error: 'git ls-files did not finish within 300 s' } }),
+    );
     expect(r).toEqual({
       id: 'workspace-integrity',
       passed: false,
@@ -21,7 +23,7 @@ describe('workspace-integrity', () => {
   });
 
   it('names nested repositories and entries it could not read', () => {
-    const r = workspaceIntegrity(
+    const r = workspaceIntegrity.run(
       makeBundle({
         diff: {
           nested_repositories: ['vendor/lib'],

@@ -7,7 +7,7 @@ describe('workspace-links', () => {
     const bundle = makeBundle({
       diff: { files: [diffFile('current', { status: 'added', link: { target: 'v2', escapes: false } })] },
     });
-    expect(workspaceLinks(bundle)).toMatchObject({ passed: true, evidence: [] });
+    expect(workspaceLinks.run(bundle)).toMatchObject({ passed: true, evidence: [] });
   });
 
   it('flags a symlink pointing outside the workspace', () => {
@@ -19,7 +19,7 @@ describe('workspace-links', () => {
         ],
       },
     });
-    expect(workspaceLinks(bundle)).toEqual({
+    expect(workspaceLinks.run(bundle)).toEqual({
       id: 'workspace-links',
       passed: false,
       message: '1 symlink points outside the workspace: data/keys',
