@@ -12,8 +12,8 @@ import type { StarGraph } from '../analysis/reliability/types.js';
 import { runGraph } from '../analysis/run-graph.js';
 import { InputError } from '../errors.js';
 import { readBundle } from '../evidence/bundle.js';
-import { runPath } from '../evidence/layout.js';
 import { READ_LIMITS, readEvidenceText } from '../evidence/read.js';
+import { reportPath } from '../reports/reporters.js';
 
 export type ComparedRun = {
   run_id: string;
@@ -42,7 +42,7 @@ export type Comparison = {
 function loadGraph(runDir: string): { run: ComparedRun; graph: StarGraph; allowedHosts: string[] } {
   const bundle = readBundle(runDir);
   let graph: StarGraph;
-  const file = runPath(bundle.run_dir, 'graph');
+  const file = reportPath(bundle.run_dir, 'graph');
   if (existsSync(file)) {
     let parsed: unknown;
     try {
@@ -65,7 +65,7 @@ function loadGraph(runDir: string): { run: ComparedRun; graph: StarGraph; allowe
   }
   let result = 'unknown';
   try {
-    const report = readEvidenceText(runPath(bundle.run_dir, 'reportJson'), { maxBytes: READ_LIMITS.json });
+    const report = readEvidenceText(reportPath(bundle.run_dir, 'json'), { maxBytes: READ_LIMITS.json });
     result = JSON.parse(report).result ?? 'unknown';
   } catch {
     // compared without a verdict

@@ -29,6 +29,7 @@ import { renderRunHtml } from '../../src/reports/html/run-page.js';
 import { shortLabel } from '../../src/reports/html/star-svg.js';
 import { selfContainedProblems } from '../../src/reports/html/test-pages.js';
 import type { RunReport } from '../../src/reports/types.js';
+import { reportView } from '../../src/reports/view/report-view.js';
 import { BENCHMARKS, execCli, tempDir } from '../e2e/exec-cli.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -172,7 +173,7 @@ describe.skipIf(reason !== null)('HTML pages in headless Chromium', () => {
     await run([path.join(BENCHMARKS, 'js-slugify/config.yaml'), '--agent', 'mock-explore', '--trials', '2']);
     report = JSON.parse(readFileSync(path.join(workloadDir, 'report.json'), 'utf8'));
     graph = readGraph(workloadDir);
-    runPage = renderRunHtml(report, graph);
+    runPage = renderRunHtml(reportView(report), graph);
     const dirs = runDirs();
     comparison = compareRuns(dirs);
     comparePage = renderCompareHtml(comparison, dirs.map(readGraph));
