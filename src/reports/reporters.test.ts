@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseStarGraph } from '../analysis/reliability/graph-schema.js';
 import { hostileRun } from './html/test-pages.js';
+import { RunReportFileSchema } from './report-schema.js';
 import { REPORT_FILES, REPORTERS, type ReportKind, reportPath } from './reporters.js';
 import { reportView } from './view/report-view.js';
 
@@ -19,6 +20,10 @@ describe('the reporter registry', () => {
 
   it('renders every output from the one input', () => {
     expect(JSON.parse(page('json')).run_id).toBe(report.run_id);
+    // What report.json readers check it against accepts what the writer wrote, and names a bad field.
+    expect(RunReportFileSchema.safeParse(JSON.parse(page('json'))).success).toBe(true);
+    const bad = RunReportFileSchema.safeParse({ ...JSON.parse(page('json')), score: 'high' });
+    expect(bad.error?.issues[0]?.path).toEqual(['score']);
     expect(JSON.parse(page('sarif')).runs[0].tool.driver.version).toBe('9.9.9');
     expect(parseStarGraph(JSON.parse(page('graph'))).ok).toBe(true);
     expect(page('html').startsWith('<!doctype html>')).toBe(true);
