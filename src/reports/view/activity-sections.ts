@@ -1,8 +1,7 @@
 import type { Observation, TimelineEvent } from '../../evidence/types.js';
 import { bounded, formatDuration } from '../markdown-text.js';
 import type { ActivitySummary, FileActivity } from '../types.js';
-import { paragraph } from './checks.js';
-import { joined } from './headline.js';
+import { joined, paragraph } from './blocks.js';
 import type { Block, Inline, ListItem, Section } from './types.js';
 
 const TIMELINE_LIMIT = 100;

@@ -1,8 +1,7 @@
 import type { DiffFile } from '../../evidence/types.js';
 import { bounded, formatDuration, plural, shellJoin } from '../markdown-text.js';
 import type { ReportCommand, RunReport } from '../types.js';
-import { paragraph, ROW_LIMIT } from './checks.js';
-import { joined } from './headline.js';
+import { joined, paragraph, ROW_LIMIT } from './blocks.js';
 import type { Block, Inline, Section } from './types.js';
 
 export function testsSection(report: RunReport): Section {

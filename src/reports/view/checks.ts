@@ -2,11 +2,9 @@ import type { Alert } from '../../analysis/rules/types.js';
 import type { CheckResult, EvidenceItem } from '../../analysis/types.js';
 import type { Severity } from '../../config/schema.js';
 import { bounded, shellJoin } from '../markdown-text.js';
-import { joined } from './headline.js';
+import { joined, paragraph, ROW_LIMIT } from './blocks.js';
 import type { Block, Inline, Section } from './types.js';
 
-/** Rows shown per table before "…and N more". */
-export const ROW_LIMIT = 50;
 const EVIDENCE_LIMIT = 20;
 const CHAIN_LIMIT = 20;
 
@@ -137,8 +135,4 @@ function alertBlock(a: Alert): Block {
       },
     ],
   };
-}
-
-export function paragraph(...content: Inline[]): Block {
-  return { kind: 'paragraph', content: content.filter((part) => part !== '') };
 }

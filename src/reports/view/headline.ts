@@ -1,6 +1,7 @@
 import type { AgentOutcome } from '../../evidence/bundle-types.js';
 import { formatDuration } from '../markdown-text.js';
 import type { RunReport } from '../types.js';
+import { joined } from './blocks.js';
 import type { Headline, Inline } from './types.js';
 
 /** The run's verdict and identity: what a reader needs before any section. */
@@ -88,9 +89,4 @@ function outcomeText(outcome: AgentOutcome): Inline[] {
     case 'none':
       return [{ text: outcome.reason }];
   }
-}
-
-/** Pieces of text put one after another with `separator` between them. */
-export function joined(parts: readonly Inline[][], separator: string): Inline[] {
-  return parts.flatMap((part, i) => (i === 0 ? part : [separator, ...part]));
 }
