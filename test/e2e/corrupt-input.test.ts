@@ -144,10 +144,10 @@ describe('a corrupt run folder: analyze answers exit 2 naming the file, and keep
       const dir = path.join(work, `copy${n++}`);
       cpSync(runDir, dir, { recursive: true });
       corrupt(dir);
-      const before = sha(path.join(dir, 'report.json'));
+      const before = sha(reportPath(dir, 'json'));
       const r = await execCli(['analyze', dir], { cwd: work });
       expectOneSentence(r, path.join(dir, file));
-      expect(sha(path.join(dir, 'report.json'))).toBe(before);
+      expect(sha(reportPath(dir, 'json'))).toBe(before);
     }, 30_000);
   }
 });
