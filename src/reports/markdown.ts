@@ -90,6 +90,6 @@ function piece(p: Inline): string {
   if ('strong' in p) return `**${inline(p.strong)}**`;
   if ('mark' in p) return p.mark === 'passed' ? '✅' : '❌';
   if ('verdict' in p) return p.verdict === 'passed' ? '✅ passed' : '❌ failed';
-  if ('flag' in p) return `${p.icon === 'stop' ? '⛔' : '⚠️'} ${p.flag}`;
+  if ('flag' in p) return `${p.icon === 'stop' ? '⛔' : '⚠️'} ${md(p.flag)}`;
   return p.severity;
 }

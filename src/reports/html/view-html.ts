@@ -78,6 +78,6 @@ function pieceHtml(p: Inline): string {
     return p.verdict === 'passed'
       ? '<strong class="sev-pass">✓ passed</strong>'
       : '<strong class="sev-error">✗ failed</strong>';
-  if ('flag' in p) return `<strong class="sev-error">${p.flag}</strong>`;
+  if ('flag' in p) return `<strong class="sev-error">${esc(p.flag)}</strong>`;
   return `<span class="sev-${p.severity}">${p.severity}</span>`;
 }

@@ -7,9 +7,9 @@ import type { Severity } from '../../config/schema.js';
  */
 
 /**
- * A piece of text. A bare string is our own words, shown as is in every format (so it holds no
- * markup character of any). Values from the agent's world are wrapped, so each renderer escapes
- * them its own way.
+ * A piece of text. A bare string is our own words (fixed text, numbers, enum values), shown as is
+ * in every format, so it must never carry a value from the agent's world. Those are wrapped, so
+ * each renderer escapes them its own way.
  */
 export type Inline =
   | string
@@ -24,7 +24,7 @@ export type Inline =
   | { mark: 'passed' | 'failed' }
   /** A pass/fail verdict stated in prose. */
   | { verdict: 'passed' | 'failed' }
-  /** A word that must stand out as bad (a denied host, a symlink leaving the workspace). */
+  /** Our word for something bad that must stand out (a denied host, a symlink leaving the workspace). */
   | { flag: string; icon: 'stop' | 'warning' }
   | { severity: Severity };
 
@@ -55,6 +55,7 @@ export type ListItem = { content: Inline[]; children?: Inline[][] };
 export type Section = {
   /** Anchor in HTML. */
   id: string;
+  /** Our own words, like a bare-string Inline. */
   title: string;
   /** Short link text in the HTML page's navigation; sections without it are not linked. */
   nav?: string;
