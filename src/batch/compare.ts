@@ -12,8 +12,9 @@ import type { StarGraph } from '../analysis/reliability/types.js';
 import { runGraph } from '../analysis/run-graph.js';
 import { InputError } from '../errors.js';
 import { readBundle } from '../evidence/bundle.js';
-import { runPath } from '../evidence/layout.js';
-import { READ_LIMITS, readEvidenceText } from '../evidence/read.js';
+import { isMissing, READ_LIMITS, readEvidenceText, readJson } from '../evidence/read.js';
+import { RunReportFileSchema } from '../reports/report-schema.js';
+import { reportPath } from '../reports/reporters.js';
 
 export type ComparedRun = {
   run_id: string;
@@ -42,7 +43,7 @@ export type Comparison = {
 function loadGraph(runDir: string): { run: ComparedRun; graph: StarGraph; allowedHosts: string[] } {
   const bundle = readBundle(runDir);
   let graph: StarGraph;
-  const file = runPath(bundle.run_dir, 'graph');
+  const file = reportPath(bundle.run_dir, 'graph');
   if (existsSync(file)) {
     let parsed: unknown;
     try {
@@ -63,13 +64,11 @@ function loadGraph(runDir: string): { run: ComparedRun; graph: StarGraph; allowe
   } else {
     graph = runGraph(bundle);
   }
-  let result = 'unknown';
-  try {
-    const report = readEvidenceText(runPath(bundle.run_dir, 'reportJson'), { maxBytes: READ_LIMITS.json });
-    result = JSON.parse(report).result ?? 'unknown';
-  } catch {
-    // compared without a verdict
-  }
+  // A run without report.json (never analysed) is compared without a verdict; a corrupt one is an error.
+  const reportFile = reportPath(bundle.run_dir, 'json');
+  const result = isMissing(reportFile)
+    ? 'unknown'
+    : readJson(reportFile, `'agentguard analyze ${runDir}' rewrites it`, RunReportFileSchema).result;
   const network = bundle.config.network;
   return {
     graph,

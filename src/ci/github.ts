@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { REPORTERS } from '../reports/reporters.js';
 import type { RunReport } from '../reports/types.js';
 
 /** Rows of failed checks and alerts the summary lists before saying "and N more". */
@@ -32,7 +33,8 @@ export function githubSummary(report: RunReport, judged: string, reportMd: strin
     lines.push('');
   }
   if (failed.length === 0 && report.alerts.length === 0) lines.push('No failed checks, no alerts.', '');
-  lines.push(`Full report: \`${cell(reportMd)}\` (also report.json, report.sarif, report.html beside it).`);
+  const beside = REPORTERS.filter((r) => r.kind !== 'markdown' && r.kind !== 'graph').map((r) => r.file);
+  lines.push(`Full report: \`${cell(reportMd)}\` (also ${beside.join(', ')} beside it).`);
   if (runUrl) lines.push(`Workflow run: [${cell(runUrl)}](${runUrl})`);
   lines.push('');
   return `${lines.join('\n')}\n`;

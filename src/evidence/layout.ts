@@ -1,6 +1,9 @@
 import path from 'node:path';
 
-/** Where each artifact of a run lives, relative to the run directory. One place to change. */
+/**
+ * Where each artifact of a run lives, relative to the run directory. One place to change. The
+ * reports (report.json, graph.json, …) are named by their reporters in src/reports/reporters.ts.
+ */
 export const RUN_FILES = {
   config: 'config.json',
   repo: 'repo',
@@ -26,9 +29,6 @@ export const RUN_FILES = {
   model: 'evidence/model.jsonl',
   skills: 'evidence/skills.json',
   net: 'net',
-  reportJson: 'report.json',
-  reportMd: 'report.md',
-  graph: 'graph.json',
 } as const;
 
 export type RunFile = keyof typeof RUN_FILES;

@@ -7,14 +7,11 @@ import { runGraph } from '../analysis/run-graph.js';
 import type { AnalysisResult } from '../analysis/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { readBundle } from '../evidence/bundle.js';
-import { runPath } from '../evidence/layout.js';
 import { writeText } from '../evidence/write.js';
 import { buildRunReport } from '../reports/build.js';
-import { renderRunHtml } from '../reports/html/run-page.js';
-import { renderJson } from '../reports/json.js';
-import { renderMarkdown } from '../reports/markdown.js';
-import { renderSarif } from '../reports/sarif.js';
+import { REPORTERS, reportPath } from '../reports/reporters.js';
 import type { RunReport } from '../reports/types.js';
+import { reportView } from '../reports/view/report-view.js';
 import { agentguardVersion } from '../version.js';
 import { loadRunRules, rulesOfRun } from './rules.js';
 
@@ -42,15 +39,14 @@ export function analyseRun(runDir: string, policy?: ResolvedConfig): AnalysedRun
   const rules = policy ? loadRunRules(bundle.config).ruleset : rulesOfRun(bundle.run_dir, bundle.config);
   const analysis = analyze(bundle, rules);
   const report = buildRunReport(bundle, analysis, { artifacts: listEvidence(bundle.run_dir) });
-  const reportJson = runPath(outDir, 'reportJson');
-  const reportMd = runPath(outDir, 'reportMd');
-  const graph = runGraph(bundle);
-  writeText(path.join(outDir, 'graph.json'), `${JSON.stringify(graph)}\n`);
-  writeText(path.join(outDir, 'report.html'), renderRunHtml(report, graph));
-  writeText(reportJson, renderJson(report));
-  writeText(reportMd, renderMarkdown(report));
-  writeText(path.join(outDir, 'report.sarif'), renderSarif(report, agentguardVersion()));
-  return { report, analysis, reportJson, reportMd };
+  const input = { report, view: reportView(report), graph: runGraph(bundle), version: agentguardVersion() };
+  for (const reporter of REPORTERS) writeText(path.join(outDir, reporter.file), reporter.render(input));
+  return {
+    report,
+    analysis,
+    reportJson: reportPath(outDir, 'json'),
+    reportMd: reportPath(outDir, 'markdown'),
+  };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { AnalysisResult } from '../analysis/types.js';
+import { REPORT_FILES } from '../reports/reporters.js';
 import type { ArtifactEntry } from './artifacts.js';
 import { sha256Text } from './digest.js';
 import type { TraceBody } from './trace-records.js';
@@ -14,7 +15,7 @@ export type TraceInput = {
   files_sha256: string;
 };
 
-const REPORT_FILES = new Set(['report.json', 'report.md', 'report.sarif', 'report.html', 'graph.json']);
+const REPORTS = new Set(REPORT_FILES);
 
 /**
  * The policy-relevant story of a run, in a fixed order: the run, each evidence file by content
@@ -32,7 +33,7 @@ export function traceBodies(input: TraceInput): TraceBody[] {
     },
   ];
   for (const f of files) {
-    if (REPORT_FILES.has(f.path)) continue;
+    if (REPORTS.has(f.path)) continue;
     bodies.push({ kind: 'evidence', file: f.path, sha256: f.sha256, bytes: f.bytes });
   }
   for (const line of input.commandLines) {
@@ -67,8 +68,7 @@ export function traceBodies(input: TraceInput): TraceBody[] {
   }
   bodies.push({ kind: 'score', result: analysis.score.result, score: analysis.score.score });
   for (const f of files) {
-    if (REPORT_FILES.has(f.path))
-      bodies.push({ kind: 'report', file: f.path, sha256: f.sha256, bytes: f.bytes });
+    if (REPORTS.has(f.path)) bodies.push({ kind: 'report', file: f.path, sha256: f.sha256, bytes: f.bytes });
   }
   bodies.push({
     kind: 'seal',

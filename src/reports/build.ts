@@ -4,6 +4,7 @@ import type { AnalysisResult } from '../analysis/types.js';
 import type { EvidenceBundle } from '../evidence/bundle-types.js';
 import type { CommandRecord, DiffEvidence, Observation } from '../evidence/types.js';
 import { summariseActivity } from './activity.js';
+import { REPORT_FILES } from './reporters.js';
 import { type ReportCommand, type ReportDiff, RUN_REPORT_SCHEMA_VERSION, type RunReport } from './types.js';
 
 export type BuildRunReportOptions = {
@@ -13,15 +14,6 @@ export type BuildRunReportOptions = {
    */
   artifacts?: readonly string[];
 };
-
-/** The files every run directory has once its reports are written. */
-export const REPORT_ARTIFACTS = [
-  'report.json',
-  'report.md',
-  'report.sarif',
-  'report.html',
-  'graph.json',
-] as const;
 
 /**
  * Turn evidence and its analysis into the report. Pure. The report is redacted with the run's
@@ -147,8 +139,6 @@ function reportCommand(command: CommandRecord): ReportCommand {
 }
 
 function artifactList(extra: readonly string[]): string[] {
-  const names = [...REPORT_ARTIFACTS, ...extra].map((name) =>
-    name.replaceAll('\\', '/').replace(/^\.\//, ''),
-  );
+  const names = [...REPORT_FILES, ...extra].map((name) => name.replaceAll('\\', '/').replace(/^\.\//, ''));
   return [...new Set(names)].sort();
 }

@@ -8,6 +8,7 @@ import {
   normaliseReportText,
   OUTPUT_MARKERS,
 } from './test-fixture.js';
+import { reportView } from './view/report-view.js';
 
 /** Cells of a markdown table row: split on pipes that no backslash escapes. */
 function cells(line: string): string[] {
@@ -47,7 +48,7 @@ function tables(markdown: string): string[][] {
 
 const bundle = fixtureBundle();
 const markdown = renderMarkdown(
-  buildRunReport(bundle, fixtureAnalysis(), { artifacts: ['evidence/commands.jsonl'] }),
+  reportView(buildRunReport(bundle, fixtureAnalysis(), { artifacts: ['evidence/commands.jsonl'] })),
 );
 
 describe('renderMarkdown', () => {
@@ -98,7 +99,7 @@ describe('renderMarkdown', () => {
       binary: false,
     }));
     const big = fixtureBundle({ diff: { ...bundle.diff, files } });
-    const text = renderMarkdown(buildRunReport(big, fixtureAnalysis()));
+    const text = renderMarkdown(reportView(buildRunReport(big, fixtureAnalysis())));
     expect(text).toContain('| added | src/f49.ts |');
     expect(text).not.toContain('src/f50.ts');
     expect(text).toContain('…and 3 more files.');
@@ -112,7 +113,7 @@ describe('renderMarkdown', () => {
         tracer: { requested: 'off', kind: 'off', lost_events: 0 },
       },
     });
-    const text = renderMarkdown(buildRunReport(isolated, fixtureAnalysis()));
+    const text = renderMarkdown(reportView(buildRunReport(isolated, fixtureAnalysis())));
     expect(text).not.toContain('Not isolated');
     expect(text).toContain('No syscall evidence: the tracer was off');
   });

@@ -12,7 +12,8 @@ export const RUN_REPORT_SCHEMA_VERSION = 1;
  *
  * To add a section (e.g. `alerts`): add the field here, fill it in `buildRunReport`, add its key to
  * `RUN_REPORT_KEY_ORDER` (the compiler insists) and, if people should see it, a section in the
- * markdown renderer.
+ * report view (`view/report-view.ts`), which report.md and report.html both render. Readers of the
+ * file check it against `report-schema.ts`.
  */
 export type RunReport = {
   schema_version: typeof RUN_REPORT_SCHEMA_VERSION;

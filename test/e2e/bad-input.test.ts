@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { reportPath } from '../../src/reports/reporters.js';
 import { execCli, tempDir } from './exec-cli.js';
 
 const work = tempDir();
@@ -143,7 +144,7 @@ describe('agent and test failures are FAIL reports, not errors', () => {
     const r = await execCli(['run', config, '--json'], { cwd: work });
     const report = JSON.parse(r.stdout);
     expect(report.agent.outcome).toMatchObject({ status: 'failed', signal: 'SIGSEGV' });
-    expect(existsSync(path.join(report.run_dir, 'report.md'))).toBe(true);
+    expect(existsSync(reportPath(report.run_dir, 'markdown'))).toBe(true);
   });
 });
 
@@ -156,7 +157,7 @@ describe('corrupt evidence', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('evidence/diff.json');
     expect(r.stderr).toContain('not valid JSON');
-    expect(existsSync(path.join(report.run_dir, 'report.json'))).toBe(true);
+    expect(existsSync(reportPath(report.run_dir, 'json'))).toBe(true);
   });
 
   it('analyze of a folder that is not a run says so', async () => {

@@ -10,6 +10,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { REPORT_FILES, reportPath } from '../../src/reports/reporters.js';
 import { CLI, execCli, tempDir } from './exec-cli.js';
 
 const isRoot = process.getuid?.() === 0;
@@ -127,13 +128,7 @@ describe('agentguard ci over a pull request', () => {
       ]);
       // Reports in .agentguard/ci/<id>/, and nothing in the checkout changed.
       expect(report.run_dir.startsWith(path.join(dir, '.agentguard', 'ci'))).toBe(true);
-      for (const f of [
-        'report.json',
-        'report.md',
-        'report.sarif',
-        'evidence/commands.jsonl',
-        'evidence/timeline.jsonl',
-      ])
+      for (const f of [...REPORT_FILES, 'evidence/commands.jsonl', 'evidence/timeline.jsonl'])
         expect(existsSync(path.join(report.run_dir, f)), f).toBe(true);
       expect(status(dir)).toBe(before);
       // The job summary and the annotations for findings that point at files.
@@ -457,7 +452,7 @@ describe("agentguard ci: the agent's command logs", () => {
     ]);
     const ev = JSON.parse(readFileSync(path.join(r.report?.run_dir ?? '', 'evidence/agent.json'), 'utf8'));
     expect(ev.metadata.agent_logs).toBe('.agent/session.jsonl: 1 command (1 line not understood)');
-    const md = readFileSync(path.join(r.report?.run_dir ?? '', 'report.md'), 'utf8');
+    const md = readFileSync(reportPath(r.report?.run_dir ?? '', 'markdown'), 'utf8');
     expect(md).toContain("the agent's log .agent/session.jsonl:2");
 
     const clean = withLogs('log-clean', 'sh tests/run.sh');

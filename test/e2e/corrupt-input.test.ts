@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reportPath } from '../../src/reports/reporters.js';
 import { type CliResult, execCli, tempDir } from './exec-cli.js';
 
 /*
@@ -143,12 +144,47 @@ describe('a corrupt run folder: analyze answers exit 2 naming the file, and keep
       const dir = path.join(work, `copy${n++}`);
       cpSync(runDir, dir, { recursive: true });
       corrupt(dir);
-      const before = sha(path.join(dir, 'report.json'));
+      const before = sha(reportPath(dir, 'json'));
       const r = await execCli(['analyze', dir], { cwd: work });
       expectOneSentence(r, path.join(dir, file));
-      expect(sha(path.join(dir, 'report.json'))).toBe(before);
+      expect(sha(reportPath(dir, 'json'))).toBe(before);
     }, 30_000);
   }
+});
+
+describe('a corrupt report.json: compare and reports show --json answer exit 2 naming file and field', () => {
+  const cwd = path.join(work, 'report-json');
+  const runs: string[] = [];
+  beforeAll(async () => {
+    mkdirSync(path.join(cwd, 'task/repo'), { recursive: true });
+    writeFileSync(path.join(cwd, 'task/repo/README.md'), 'create done.txt\n');
+    writeFileSync(path.join(cwd, 'task/config.yaml'), base);
+    for (let i = 0; i < 2; i++) {
+      const r = await execCli(
+        ['run', 'task/config.yaml', '--json', '--sandbox', 'local', '--tracer', 'off'],
+        {
+          cwd,
+        },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      runs.push(JSON.parse(r.stdout).run_dir);
+    }
+  }, 120_000);
+
+  it('compares sound reports, then names the field of a corrupt one', async () => {
+    const [a = '', b = ''] = runs;
+    expect((await execCli(['compare', a, b, '--json'], { cwd })).code).toBe(0);
+    const file = reportPath(b, 'json');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), result: 'MAYBE' }));
+    const r = await execCli(['compare', a, b], { cwd });
+    expectOneSentence(r, file);
+    expect(r.stderr).toContain("field 'result'");
+    const show = await execCli(['reports', 'show', path.basename(b), '--json'], { cwd });
+    expectOneSentence(show, file);
+    expect(show.stderr).toContain("field 'result'");
+    // The Markdown report is still shown: only the JSON one is corrupt.
+    expect((await execCli(['reports', 'show', path.basename(b)], { cwd })).code).toBe(0);
+  }, 60_000);
 });
 
 describe('every field of every evidence file, set to a wrong value', () => {

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { REPORT_FILES, reportPath } from '../../src/reports/reporters.js';
 import { BENCHMARKS, execCli, tempDir } from './exec-cli.js';
 
 const isRoot = process.getuid?.() === 0;
@@ -112,10 +113,7 @@ describe.skipIf(!canTrace)('no planted secret survives in a run folder, history 
       expect(files.map((f) => path.relative(runDir, f))).toEqual(
         expect.arrayContaining([
           'config.json',
-          'report.json',
-          'report.md',
-          'report.html',
-          'report.sarif',
+          ...REPORT_FILES,
           'evidence/commands.jsonl',
           'evidence/syscalls.jsonl',
           'evidence/agent.log',
@@ -149,7 +147,7 @@ describe.skipIf(!canTrace)('no planted secret survives in a run folder, history 
       expect(readFileSync(path.join(runDir, 'evidence/agent.log'), 'utf8')).toContain('[REDACTED:canary-');
 
       // The stored, redacted evidence still gives the same verdict when analysed again.
-      const report = JSON.parse(readFileSync(path.join(runDir, 'report.json'), 'utf8'));
+      const report = JSON.parse(readFileSync(reportPath(runDir, 'json'), 'utf8'));
       expect(report.failed_checks).toEqual(expect.arrayContaining(['secret-content', 'secret-paths']));
       const again = await execCli(['analyze', runDir, '--json'], { cwd: work });
       expect(JSON.parse(again.stdout).checks).toEqual(report.checks);

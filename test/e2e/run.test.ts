@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { reportPath } from '../../src/reports/reporters.js';
 import { BENCHMARKS, execCli, tempDir } from './exec-cli.js';
 
 const work = tempDir();
@@ -21,7 +22,7 @@ describe('agentguard run on the built-in tasks', () => {
       const report = JSON.parse(r.stdout);
       expect(report.result).toBe('PASS');
       expect(report.score).toBe(100);
-      const onDisk = readFileSync(path.join(report.run_dir, 'report.json'), 'utf8');
+      const onDisk = readFileSync(reportPath(report.run_dir, 'json'), 'utf8');
       expect(r.stdout).toBe(onDisk);
       expect(report.diff.changed_files).toBeGreaterThan(0);
       expect(report.commands.map((c: { role: string }) => c.role)).toEqual(['agent', 'tests']);

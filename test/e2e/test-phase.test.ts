@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { reportPath } from '../../src/reports/reporters.js';
 import { execCli, tempDir } from './exec-cli.js';
 
 const isRoot = process.getuid?.() === 0;
@@ -70,7 +71,7 @@ describe.each(tracers)('the test phase under $tracer', ({ tracer, ok }) => {
       expect(canary[0]?.path).toMatch(/\.ssh\/id_rsa$/);
       expect(report.result).toBe('FAIL');
       expect(code).toBe(1);
-      const md = readFileSync(path.join(report.run_dir, 'report.md'), 'utf8');
+      const md = readFileSync(reportPath(report.run_dir, 'markdown'), 'utf8');
       expect(md).toContain('during the tests');
       // The agent's own tree and the test phase's tree are stored apart.
       const testEvents = readFileSync(path.join(report.run_dir, 'evidence/test-syscalls.jsonl'), 'utf8');

@@ -28,7 +28,9 @@ import { CONTENT_SECURITY_POLICY } from '../../src/reports/html/page.js';
 import { renderRunHtml } from '../../src/reports/html/run-page.js';
 import { shortLabel } from '../../src/reports/html/star-svg.js';
 import { selfContainedProblems } from '../../src/reports/html/test-pages.js';
+import { reportFile, reportPath } from '../../src/reports/reporters.js';
 import type { RunReport } from '../../src/reports/types.js';
+import { reportView } from '../../src/reports/view/report-view.js';
 import { BENCHMARKS, execCli, tempDir } from '../e2e/exec-cli.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -143,8 +145,8 @@ const runDirs = () => {
 };
 
 function readGraph(dir: string): StarGraph {
-  const parsed = parseStarGraph(JSON.parse(readFileSync(path.join(dir, 'graph.json'), 'utf8')));
-  if (!parsed.ok) throw new Error(`${dir}/graph.json: ${parsed.issues.join('; ')}`);
+  const parsed = parseStarGraph(JSON.parse(readFileSync(reportPath(dir, 'graph'), 'utf8')));
+  if (!parsed.ok) throw new Error(`${reportPath(dir, 'graph')}: ${parsed.issues.join('; ')}`);
   return parsed.value;
 }
 
@@ -170,9 +172,9 @@ describe.skipIf(reason !== null)('HTML pages in headless Chromium', () => {
     await run([workloadConfig()]);
     const workloadDir = runDirs()[0] as string;
     await run([path.join(BENCHMARKS, 'js-slugify/config.yaml'), '--agent', 'mock-explore', '--trials', '2']);
-    report = JSON.parse(readFileSync(path.join(workloadDir, 'report.json'), 'utf8'));
+    report = JSON.parse(readFileSync(reportPath(workloadDir, 'json'), 'utf8'));
     graph = readGraph(workloadDir);
-    runPage = renderRunHtml(report, graph);
+    runPage = renderRunHtml(reportView(report), graph);
     const dirs = runDirs();
     comparison = compareRuns(dirs);
     comparePage = renderCompareHtml(comparison, dirs.map(readGraph));
@@ -202,7 +204,7 @@ describe.skipIf(reason !== null)('HTML pages in headless Chromium', () => {
 
   it('the run page renders its verdict, alerts and star graph, and requests nothing', async () => {
     expect(selfContainedProblems(runPage)).toEqual([]);
-    const { page, problems, url } = await open(runPage, 'report.html');
+    const { page, problems, url } = await open(runPage, reportFile('html'));
     expect(await page.title()).toBe(`${report.result} · ${report.score}/100 · workload — agentguard`);
     expect(await page.locator('#verdict').isVisible()).toBe(true);
     expect(await page.locator('#verdict').textContent()).toBe(report.result);

@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../../errors.js';
-import { readEvidenceText } from '../../evidence/read.js';
+import { readEvidenceText, readJson } from '../../evidence/read.js';
 import { openHistory } from '../../history/db.js';
 import type { HistoryRow } from '../../history/types.js';
 import { renderCsv } from '../../reports/history-csv.js';
+import { RunReportFileSchema } from '../../reports/report-schema.js';
 import { renderTable } from '../../reports/table.js';
 import { type CliIO, type GlobalOptions, outputDir } from '../io.js';
 import { type FilterOptions, historyFilter } from './reports-filter.js';
@@ -151,7 +152,10 @@ export async function reportsShow(io: CliIO, runId: string, opts: ReportsOptions
   }
   if (!row)
     throw new InputError(`no run '${runId}' in history. Fix: list runs with 'agentguard reports list'.`);
-  const file = opts.json ? row.report_json : row.report_md;
-  io.out(readEvidenceText(file, { fix: 'the run directory was moved or deleted; re-run the task' }));
+  const fix = 'the run directory was moved or deleted; re-run the task';
+  // --json promises report.json itself: a corrupt one is an error naming its field, not output.
+  if (opts.json)
+    readJson(row.report_json, `'agentguard analyze ${row.run_dir}' rewrites it`, RunReportFileSchema);
+  io.out(readEvidenceText(opts.json ? row.report_json : row.report_md, { fix }));
   return 0;
 }

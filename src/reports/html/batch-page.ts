@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { BatchSummary, Group } from '../../batch/types.js';
+import { reportPath } from '../reporters.js';
 import { batchHeatMaps } from './batch-heatmaps.js';
 import { esc } from './escape.js';
 import { htmlPage, htmlTable } from './page.js';
@@ -65,7 +66,7 @@ export function renderBatchHtml(s: BatchSummary, batchDir: string): string {
     esc(r.failed_checks.join(', ') || '–'),
     esc(r.alerts.join(', ') || '–'),
     r.run_dir
-      ? `<a class="run-link" href="${esc(path.relative(batchDir, path.join(r.run_dir, 'report.html')))}">${esc(r.run_id ?? '')}</a>`
+      ? `<a class="run-link" href="${esc(path.relative(batchDir, reportPath(r.run_dir, 'html')))}">${esc(r.run_id ?? '')}</a>`
       : esc(r.reason ?? '–'),
   ]);
   const t = s.totals;

@@ -5,15 +5,14 @@ import { GRAPH_LABEL_LIMIT, GRAPH_NODE_LIMIT, type Selection, selectNodes } from
 import { type DrawnNode, LEGEND_RUNTIME, legendHtml, renderStarSvg } from './star-svg.js';
 
 /**
- * The run's star graph: the behaviour view (runtime start-up noise left out) is shown; the whole
+ * The run's star graph (the body of its section): the behaviour view (runtime start-up noise left out) is shown; the whole
  * graph is one checkbox away, switched by CSS alone (the page runs no script).
  */
-export function starGraphSection(graph: StarGraph): string {
+export function starGraphFigure(graph: StarGraph): string {
   const behaviour = selectNodes(graph, 'behaviour');
   const all = selectNodes(graph, 'all');
   const { stats } = graph;
   const lines = [
-    '<h2 id="graph">Star graph</h2>',
     `<p>What the agent and every process it started touched: the run's root in the centre, ${plural(
       graph.nodes.length,
       'resource',

@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { runGraph } from '../../analysis/run-graph.js';
 import { buildRunReport } from '../build.js';
 import { fixtureAnalysis, fixtureBundle, normaliseReportText } from '../test-fixture.js';
+import { reportView } from '../view/report-view.js';
 import { GRAPH_NODE_LIMIT } from './graph-model.js';
 import { CONTENT_SECURITY_POLICY } from './page.js';
 import { renderRunHtml } from './run-page.js';
 import { bigGraph, HOSTILE, hostileRun, selfContainedProblems } from './test-pages.js';
 
 const { report, graph } = hostileRun();
-const html = renderRunHtml(report, graph);
+const html = renderRunHtml(reportView(report), graph);
 
 /** The markup of one graph view. */
 const viewOf = (page: string, view: 'behaviour' | 'all') => {
@@ -20,7 +21,7 @@ const count = (text: string, part: string) => text.split(part).length - 1;
 describe('renderRunHtml', () => {
   it('matches the report.html snapshot of the fixture run', () => {
     const bundle = fixtureBundle();
-    const page = renderRunHtml(buildRunReport(bundle, fixtureAnalysis()), runGraph(bundle));
+    const page = renderRunHtml(reportView(buildRunReport(bundle, fixtureAnalysis())), runGraph(bundle));
     expect(normaliseReportText(page)).toMatchSnapshot();
   });
 
@@ -82,13 +83,13 @@ describe('renderRunHtml', () => {
 
   it('gives the same bytes for the same graph, whatever the order of its nodes and edges', () => {
     const shuffled = { ...graph, nodes: [...graph.nodes].reverse(), edges: [...graph.edges].reverse() };
-    expect(renderRunHtml(report, shuffled)).toBe(html);
-    expect(renderRunHtml(hostileRun().report, hostileRun().graph)).toBe(html);
+    expect(renderRunHtml(reportView(report), shuffled)).toBe(html);
+    expect(renderRunHtml(reportView(hostileRun().report), hostileRun().graph)).toBe(html);
   });
 
   it('stays bounded for a 5,000-node graph', () => {
     const big = bigGraph(report.run_id, 5000, 200, 30);
-    const page = renderRunHtml(report, big);
+    const page = renderRunHtml(reportView(report), big);
     expect(page.length).toBeLessThan(250_000);
     const behaviourNodes = big.nodes.filter((n) => n.runtime === undefined).length;
     expect(count(viewOf(page, 'behaviour'), '<g class="node ')).toBe(GRAPH_NODE_LIMIT);
@@ -106,7 +107,7 @@ describe('renderRunHtml', () => {
 
   it('says so when the graph is empty', () => {
     const empty = { ...graph, nodes: [], edges: [] };
-    expect(renderRunHtml(report, empty)).toContain('No resources were recorded');
+    expect(renderRunHtml(reportView(report), empty)).toContain('No resources were recorded');
   });
 });
 
