@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { formatIssue, readConfigYaml, resolveConfigObject } from '../config/load.js';
+import { readConfigYaml, resolveConfigObject } from '../config/load.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 
@@ -61,7 +61,7 @@ export type CiConfig = {
  */
 export function loadCiConfig(file: string, root: string): CiConfig {
   const read = readConfigYaml(file);
-  if (!read.ok) throw new ConfigError(read.issues.map(formatIssue).join('\n'));
+  if (!read.ok) throw new ConfigError(read.issues);
   const raw = read.value;
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new ConfigError(
@@ -91,7 +91,7 @@ export function loadCiConfig(file: string, root: string): CiConfig {
     },
     file,
   );
-  if (!resolved.ok) throw new ConfigError(resolved.issues.map(formatIssue).join('\n'));
+  if (!resolved.ok) throw new ConfigError(resolved.issues);
   return { cfg: resolved.value, agent_logs: agentLogs };
 }
 

@@ -1,85 +1,224 @@
 import type { z } from 'zod';
+import type { ConfigIssue } from '../errors.js';
 import { closestKey } from './closest-key.js';
-import type { ConfigIssue } from './load.js';
-import { BenchmarkConfigSchema } from './schema.js';
+import { knownKeysAt } from './schema-keys.js';
 
-/** One zod issue of a config file as a ConfigIssue: the field, what is wrong, and the fix. */
-export function zodIssue(file: string, issue: z.core.$ZodIssue): ConfigIssue {
-  const field = issue.path
+/** What turning zod's issues into sentences needs: the file, its schema and value, and its docs. */
+export type IssueContext = {
+  file: string;
+  schema: z.ZodType;
+  /** The parsed document, to tell a missing field from a wrong one and to choose union branches. */
+  raw: unknown;
+  /** The document that lists every key (named in fixes), e.g. docs/config.md. */
+  docs: string;
+};
+
+type Path = readonly PropertyKey[];
+
+/** `a.b[0].c` for a zod path. */
+export function fieldName(path: Path): string {
+  return path
     .map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))
     .join('.')
     .replace(/\.\[/g, '[');
+}
+
+/**
+ * zod's issues as ConfigIssues: unknown keys first (with the nearest known key of the schema at that
+ * depth), and a "missing" issue dropped when an unknown key beside it is that key misspelt — a typo
+ * is one problem, not two.
+ */
+export function zodIssues(ctx: IssueContext, issues: readonly z.core.$ZodIssue[]): ConfigIssue[] {
+  const out = issues.flatMap((i) => translate(ctx, i, []));
+  const misspelt = new Set(
+    out.filter((i) => i.suggestion !== undefined).map((i) => `${parentOf(i.field)}\u0000${i.suggestion}`),
+  );
+  const kept = out.filter(
+    (i) =>
+      !(
+        i.message === 'is required but missing' &&
+        misspelt.has(`${parentOf(i.field)}\u0000${lastKey(i.field)}`)
+      ),
+  );
+  const unknownFirst = (i: ConfigIssue) => (/ is not a known key$/.test(i.message) ? 0 : 1);
+  return kept.sort((a, b) => unknownFirst(a) - unknownFirst(b));
+}
+
+function parentOf(field: string): string {
+  return field.replace(/(\.[^.[\]]+|\[\d+\]|^[^.[\]]+)$/, '');
+}
+function lastKey(field: string): string {
+  return field.match(/([^.[\]]+)$/)?.[1] ?? field;
+}
+
+function valueAt(raw: unknown, path: Path): unknown {
+  let v = raw;
+  for (const key of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[key];
+  }
+  return v;
+}
+
+function translate(ctx: IssueContext, issue: z.core.$ZodIssue, prefix: Path): ConfigIssue[] {
+  const path = [...prefix, ...issue.path];
+  const field = fieldName(path);
+  const at = (message: string, fix: string, suggestion?: string): ConfigIssue =>
+    suggestion === undefined
+      ? { file: ctx.file, field, message, fix }
+      : { file: ctx.file, field, message, fix, suggestion };
   switch (issue.code) {
     case 'unrecognized_keys': {
-      const key = issue.keys[0] ?? '';
-      const parentShape = shapeAt(issue.path);
-      const guess = closestKey(key, parentShape);
-      const full = field ? `${field}.${key}` : key;
-      return {
-        file,
-        field: full,
-        message: `'${key}' is not a known key${issue.keys.length > 1 ? ` (nor ${issue.keys.slice(1).join(', ')})` : ''}`,
-        fix: guess
-          ? `did you mean '${guess}'? See docs/config.md`
-          : 'remove it; docs/config.md lists every key',
-      };
+      const present = Object.keys((valueAt(ctx.raw, path) as object | undefined) ?? {});
+      const known = knownKeysAt(ctx.schema, path, ctx.raw);
+      const free = known.filter((k) => !present.includes(k));
+      return issue.keys.map((key) => {
+        const guess = closestKey(key, free);
+        const fix = guess
+          ? `did you mean '${guess}'? See ${ctx.docs}`
+          : known.length > 0 && known.length <= 8
+            ? `remove it, or use one of: ${known.join(', ')}`
+            : `remove it; ${ctx.docs} lists every key`;
+        const issueField = fieldName([...path, key]);
+        const base = { file: ctx.file, field: issueField, message: `'${key}' is not a known key`, fix };
+        return guess ? { ...base, suggestion: guess } : base;
+      });
     }
     case 'invalid_type':
-      return typeIssue(file, field, issue.expected, issue.message);
-    case 'invalid_union': {
-      // Report the branch that got furthest (e.g. the list item that is not a string), not "Invalid input".
-      const deepest = issue.errors
-        .flat()
-        .sort((a, b) => b.path.length - a.path.length)
-        .find((e) => e.code === 'invalid_type');
-      if (deepest && deepest.path.length > 0 && deepest.code === 'invalid_type') {
-        const sub = deepest.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
-        return typeIssue(file, `${field}${sub}`, deepest.expected, deepest.message);
-      }
-      if (/received undefined/.test(deepest?.message ?? '')) {
-        return {
-          file,
-          field,
-          message: 'is required but missing',
-          fix: `add '${field}' (see docs/config.md)`,
-        };
-      }
-      return {
-        file,
-        field,
-        message: 'must be a string or a list of strings',
-        fix: 'e.g. [npm, test] or "npm test"',
-      };
-    }
+      return [typeIssue(at, field, issue.expected, valueAt(ctx.raw, path))];
+    case 'invalid_union':
+      return unionIssue(ctx, issue, path, at);
     case 'invalid_value':
-      return {
-        file,
-        field,
-        message: `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`,
-        fix: 'use one of those values',
-      };
+      return [valueIssue(ctx, at, issue.values, valueAt(ctx.raw, path))];
     case 'too_big':
-    case 'too_small':
-      return { file, field, ...boundIssue(field, issue) };
+    case 'too_small': {
+      const { message, fix } = boundIssue(field, issue);
+      return [at(message, fix)];
+    }
+    case 'invalid_format': {
+      const own = !/^Invalid /.test(issue.message);
+      return [at(own ? issue.message : 'does not have the expected form', `correct it (see ${ctx.docs})`)];
+    }
     case 'custom': {
       const fix = (issue.params as { fix?: string } | undefined)?.fix;
-      return { file, field: field || 'task', message: issue.message, fix: fix ?? 'see docs/config.md' };
+      return [at(issue.message, fix ?? `see ${ctx.docs}`)];
+    }
+    case 'invalid_key':
+    case 'invalid_element': {
+      const inner = issue.issues[0];
+      const message = inner && !/^Invalid /.test(inner.message) ? inner.message : issue.message.toLowerCase();
+      return [at(`${issue.code === 'invalid_key' ? 'has a key that ' : ''}${message}`, `see ${ctx.docs}`)];
     }
     default:
-      return { file, field: field || 'task', message: issue.message, fix: 'see docs/config.md' };
+      return [at(issue.message.toLowerCase(), `see ${ctx.docs}`)];
   }
 }
 
-/** "must be at most 604800 (7 days)", for a number out of its range. */
+type At = (message: string, fix: string, suggestion?: string) => ConfigIssue;
+
+function typeIssue(at: At, field: string, expected: string, value: unknown): ConfigIssue {
+  if (value === undefined) return at('is required but missing', `add '${field}'`);
+  const received = describeValue(value);
+  const hint =
+    expected === 'string' && (typeof value === 'boolean' || typeof value === 'number')
+      ? `quote it: YAML reads bare ${typeof value === 'boolean' ? 'true/false/yes/no' : 'numbers'} as ${received}s`
+      : `give a ${expected}`;
+  return at(`must be a ${expected}, not a ${received}`, hint);
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+function valueIssue(ctx: IssueContext, at: At, values: readonly unknown[], value: unknown): ConfigIssue {
+  if (value === undefined)
+    return at('is required but missing', `add it with one of ${values.map((v) => String(v)).join(', ')}`);
+  const message = `must be one of ${values.map((v) => JSON.stringify(v)).join(', ')}`;
+  const names = values.filter((v): v is string => typeof v === 'string');
+  const guess = typeof value === 'string' ? closestKey(value, names) : null;
+  return guess
+    ? at(message, `did you mean '${guess}'? See ${ctx.docs}`, guess)
+    : at(message, 'use one of those values');
+}
+
+/**
+ * A value no branch of a union accepts. When some branch takes a value of this type (a mapping with
+ * a misspelt key), that branch's own issues are the useful ones; otherwise name the accepted types.
+ */
+function unionIssue(
+  ctx: IssueContext,
+  issue: z.core.$ZodIssueInvalidUnion,
+  path: Path,
+  at: At,
+): ConfigIssue[] {
+  const value = valueAt(ctx.raw, path);
+  const options = (issue as { options?: unknown[] }).options;
+  if (issue.errors.length === 0 && options) return [valueIssue(ctx, at, options, value)];
+  const rootTypeMismatch = (branch: readonly z.core.$ZodIssue[]) =>
+    branch.some((i) => i.path.length === 0 && i.code === 'invalid_type');
+  const fitting = issue.errors.filter((b) => !rootTypeMismatch(b)).sort((a, b) => a.length - b.length);
+  const best = fitting[0];
+  if (best) {
+    const unknown = best.filter((i) => i.code === 'unrecognized_keys');
+    return (unknown.length > 0 ? unknown : best).flatMap((i) => translate(ctx, i, path));
+  }
+  if (value === undefined) return [at('is required but missing', `add '${fieldName(path)}'`)];
+  const expected = [
+    ...new Set(
+      issue.errors.flatMap((b) =>
+        b.flatMap((i) => (i.code === 'invalid_type' && i.path.length === 0 ? [i.expected] : [])),
+      ),
+    ),
+  ];
+  const names = expected.map(typeName);
+  if (expected.length === 2 && expected.includes('string') && expected.includes('array'))
+    return [
+      at(
+        'must be a string or a list of strings',
+        'write one string or a list of strings, e.g. [npm, test] or "npm test"',
+      ),
+    ];
+  const list =
+    names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : (names[0] ?? 'another value');
+  return [at(`must be ${list}, not a ${describeValue(value)}`, `give ${list}`)];
+}
+
+function typeName(expected: string): string {
+  const names: Record<string, string> = {
+    string: 'a string',
+    array: 'a list',
+    object: 'a mapping',
+    number: 'a number',
+    boolean: 'true or false',
+    null: 'null',
+  };
+  return names[expected] ?? `a ${expected}`;
+}
+
+/** "must be at most 604800 (7 days)", for a number out of its range; "must not be empty" for a list. */
 function boundIssue(
   field: string,
   issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall,
 ): { message: string; fix: string } {
-  if (issue.origin !== 'number' && issue.origin !== 'int') {
-    return { message: issue.message, fix: 'see docs/config.md' };
-  }
   const big = issue.code === 'too_big';
   const limit = Number(big ? issue.maximum : issue.minimum);
+  if (issue.origin === 'array' || issue.origin === 'string' || issue.origin === 'set') {
+    if (!big && limit === 1)
+      return {
+        message: 'must not be empty',
+        fix: issue.origin === 'string' ? 'give a value' : `give at least one item in '${field}'`,
+      };
+    const unit = issue.origin === 'string' ? 'characters' : 'items';
+    return {
+      message: big ? `must have at most ${limit} ${unit}` : `must have at least ${limit} ${unit}`,
+      fix: big ? 'shorten it' : 'add to it',
+    };
+  }
+  if (issue.origin !== 'number' && issue.origin !== 'int') {
+    return { message: issue.message.toLowerCase(), fix: 'correct the value' };
+  }
   const inclusive = issue.inclusive !== false;
   const days = field.endsWith('_seconds') && big ? ` (${limit / 86400} days)` : '';
   const message = big
@@ -88,24 +227,4 @@ function boundIssue(
       ? `must be at least ${limit}`
       : `must be more than ${limit}`;
   return { message, fix: `give a number in range${days ? '; a time limit of hours is usual' : ''}` };
-}
-
-function typeIssue(file: string, field: string, expected: string, message: string): ConfigIssue {
-  const received = message.match(/received (\w+)/)?.[1] ?? 'something else';
-  if (received === 'undefined') {
-    return { file, field, message: 'is required but missing', fix: `add '${field}' (see docs/config.md)` };
-  }
-  const yamlHint =
-    expected === 'string' && (received === 'boolean' || received === 'number')
-      ? `quote it: YAML reads bare ${received === 'boolean' ? 'true/false/yes/no' : 'numbers'} as ${received}s`
-      : `give a ${expected}`;
-  return { file, field, message: `must be a ${expected}, not a ${received}`, fix: yamlHint };
-}
-
-function shapeAt(pathParts: PropertyKey[]): string[] {
-  // Only the top level and `task` are objects with fixed keys.
-  if (pathParts.length === 0) return Object.keys(BenchmarkConfigSchema.shape);
-  if (pathParts[0] === 'task') return ['prompt', 'prompt_file'];
-  if (pathParts[0] === 'secret_detectors') return ['name', 'literal', 'pattern'];
-  return [];
 }
