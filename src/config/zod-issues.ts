@@ -25,30 +25,30 @@ export function fieldName(path: Path): string {
 
 /**
  * zod's issues as ConfigIssues: unknown keys first (with the nearest known key of the schema at that
- * depth), and a "missing" issue dropped when an unknown key beside it is that key misspelt — a typo
- * is one problem, not two.
+ * depth). A typo is one problem, not several: beside a misspelt key, the issues of the key it was
+ * meant to be (absent, so "missing") and the checks of the mapping holding it (which saw that key
+ * absent) are dropped.
  */
 export function zodIssues(ctx: IssueContext, issues: readonly z.core.$ZodIssue[]): ConfigIssue[] {
   const out = issues.flatMap((i) => translate(ctx, i, []));
-  const misspelt = new Set(
-    out.filter((i) => i.suggestion !== undefined).map((i) => `${parentOf(i.field)}\u0000${i.suggestion}`),
-  );
-  const kept = out.filter(
-    (i) =>
-      !(
-        i.message === 'is required but missing' &&
-        misspelt.has(`${parentOf(i.field)}\u0000${lastKey(i.field)}`)
-      ),
-  );
-  const unknownFirst = (i: ConfigIssue) => (/ is not a known key$/.test(i.message) ? 0 : 1);
+  const typos = out.filter((i) => isUnknownKey(i) && i.suggestion !== undefined);
+  const holders = new Set(typos.map((i) => parentOf(i.field)));
+  const meant = new Set(typos.map((i) => siblingField(i.field, i.suggestion as string)));
+  const kept = out.filter((i) => isUnknownKey(i) || !(holders.has(i.field) || meant.has(i.field)));
+  const unknownFirst = (i: ConfigIssue) => (isUnknownKey(i) ? 0 : 1);
   return kept.sort((a, b) => unknownFirst(a) - unknownFirst(b));
+}
+
+function isUnknownKey(issue: ConfigIssue): boolean {
+  return / is not a known key$/.test(issue.message);
 }
 
 function parentOf(field: string): string {
   return field.replace(/(\.[^.[\]]+|\[\d+\]|^[^.[\]]+)$/, '');
 }
-function lastKey(field: string): string {
-  return field.match(/([^.[\]]+)$/)?.[1] ?? field;
+function siblingField(field: string, key: string): string {
+  const parent = parentOf(field);
+  return parent ? `${parent}.${key}` : key;
 }
 
 function valueAt(raw: unknown, path: Path): unknown {
@@ -100,8 +100,9 @@ function translate(ctx: IssueContext, issue: z.core.$ZodIssue, prefix: Path): Co
       return [at(own ? issue.message : 'does not have the expected form', `correct it (see ${ctx.docs})`)];
     }
     case 'custom': {
-      const fix = (issue.params as { fix?: string } | undefined)?.fix;
-      return [at(issue.message, fix ?? `see ${ctx.docs}`)];
+      // A schema's own check names its fix (and a likely meant value) in the issue's params.
+      const params = issue.params as { fix?: string; suggestion?: string } | undefined;
+      return [at(issue.message, params?.fix ?? `see ${ctx.docs}`, params?.suggestion)];
     }
     case 'invalid_key':
     case 'invalid_element': {
