@@ -46,6 +46,10 @@ function isUnknownKey(issue: ConfigIssue): boolean {
 function parentOf(field: string): string {
   return field.replace(/(\.[^.[\]]+|\[\d+\]|^[^.[\]]+)$/, '');
 }
+function lastKey(field: string): string {
+  return field.match(/([^.[\]]+)$/)?.[1] ?? field;
+}
+
 function siblingField(field: string, key: string): string {
   const parent = parentOf(field);
   return parent ? `${parent}.${key}` : key;
@@ -76,7 +80,7 @@ function translate(ctx: IssueContext, issue: z.core.$ZodIssue, prefix: Path): Co
         const guess = closestKey(key, free);
         const fix = guess
           ? `did you mean '${guess}'? See ${ctx.docs}`
-          : known.length > 0 && known.length <= 8
+          : known.length > 0 && known.length <= 10
             ? `remove it, or use one of: ${known.join(', ')}`
             : `remove it; ${ctx.docs} lists every key`;
         const issueField = fieldName([...path, key]);
@@ -89,7 +93,7 @@ function translate(ctx: IssueContext, issue: z.core.$ZodIssue, prefix: Path): Co
     case 'invalid_union':
       return unionIssue(ctx, issue, path, at);
     case 'invalid_value':
-      return [valueIssue(ctx, at, issue.values, valueAt(ctx.raw, path))];
+      return [valueIssue(ctx, at, field, issue.values, valueAt(ctx.raw, path))];
     case 'too_big':
     case 'too_small': {
       const { message, fix } = boundIssue(field, issue);
@@ -118,7 +122,7 @@ function translate(ctx: IssueContext, issue: z.core.$ZodIssue, prefix: Path): Co
 type At = (message: string, fix: string, suggestion?: string) => ConfigIssue;
 
 function typeIssue(at: At, field: string, expected: string, value: unknown): ConfigIssue {
-  if (value === undefined) return at('is required but missing', `add '${field}'`);
+  if (value === undefined) return at('is required but missing', `add '${lastKey(field)}'`);
   const received = describeValue(value);
   const hint =
     expected === 'string' && (typeof value === 'boolean' || typeof value === 'number')
@@ -133,9 +137,18 @@ function describeValue(value: unknown): string {
   return typeof value;
 }
 
-function valueIssue(ctx: IssueContext, at: At, values: readonly unknown[], value: unknown): ConfigIssue {
+function valueIssue(
+  ctx: IssueContext,
+  at: At,
+  field: string,
+  values: readonly unknown[],
+  value: unknown,
+): ConfigIssue {
   if (value === undefined)
-    return at('is required but missing', `add it with one of ${values.map((v) => String(v)).join(', ')}`);
+    return at(
+      'is required but missing',
+      `add '${lastKey(field)}': one of ${values.map((v) => String(v)).join(', ')}`,
+    );
   const message = `must be one of ${values.map((v) => JSON.stringify(v)).join(', ')}`;
   const names = values.filter((v): v is string => typeof v === 'string');
   const guess = typeof value === 'string' ? closestKey(value, names) : null;
@@ -156,7 +169,7 @@ function unionIssue(
 ): ConfigIssue[] {
   const value = valueAt(ctx.raw, path);
   const options = (issue as { options?: unknown[] }).options;
-  if (issue.errors.length === 0 && options) return [valueIssue(ctx, at, options, value)];
+  if (issue.errors.length === 0 && options) return [valueIssue(ctx, at, fieldName(path), options, value)];
   const rootTypeMismatch = (branch: readonly z.core.$ZodIssue[]) =>
     branch.some((i) => i.path.length === 0 && i.code === 'invalid_type');
   const fitting = issue.errors.filter((b) => !rootTypeMismatch(b)).sort((a, b) => a.length - b.length);
@@ -165,7 +178,7 @@ function unionIssue(
     const unknown = best.filter((i) => i.code === 'unrecognized_keys');
     return (unknown.length > 0 ? unknown : best).flatMap((i) => translate(ctx, i, path));
   }
-  if (value === undefined) return [at('is required but missing', `add '${fieldName(path)}'`)];
+  if (value === undefined) return [at('is required but missing', `add '${lastKey(fieldName(path))}'`)];
   const expected = [
     ...new Set(
       issue.errors.flatMap((b) =>
