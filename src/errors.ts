@@ -39,10 +39,11 @@ export function formatIssue(issue: ConfigIssue): string {
  * (the CLI prints one per line) and its message is their sentences, one per line.
  */
 export class ConfigError extends AgentGuardError {
-  readonly issues: readonly ConfigIssue[];
+  declare readonly issues: readonly ConfigIssue[];
   constructor(problem: string | readonly ConfigIssue[], options?: { cause?: unknown }) {
     super('config', typeof problem === 'string' ? problem : problem.map(formatIssue).join('\n'), options);
-    this.issues = typeof problem === 'string' ? [] : problem;
+    // Not enumerable: two ConfigErrors with one message stay equal, as before issues were kept.
+    Object.defineProperty(this, 'issues', { value: typeof problem === 'string' ? [] : problem });
   }
 }
 

@@ -84,6 +84,14 @@ function translate(ctx: IssueContext, issue: z.core.$ZodIssue, prefix: Path): Co
             ? `remove it, or use one of: ${known.join(', ')}`
             : `remove it; ${ctx.docs} lists every key`;
         const issueField = fieldName([...path, key]);
+        if (known.includes(key))
+          // A key of another branch of a union: {name, agent_command} given agent_profile as well.
+          return {
+            file: ctx.file,
+            field: issueField,
+            message: `'${key}' cannot be combined with the other keys given here`,
+            fix: `keep the keys of one form (${ctx.docs} lists them)`,
+          };
         const base = { file: ctx.file, field: issueField, message: `'${key}' is not a known key`, fix };
         return guess ? { ...base, suggestion: guess } : base;
       });
@@ -123,18 +131,21 @@ type At = (message: string, fix: string, suggestion?: string) => ConfigIssue;
 
 function typeIssue(at: At, field: string, expected: string, value: unknown): ConfigIssue {
   if (value === undefined) return at('is required but missing', `add '${lastKey(field)}'`);
-  const received = describeValue(value);
+  if (expected === 'int' && typeof value === 'number')
+    return at(`must be a whole number, not ${value}`, 'give a whole number');
   const hint =
     expected === 'string' && (typeof value === 'boolean' || typeof value === 'number')
-      ? `quote it: YAML reads bare ${typeof value === 'boolean' ? 'true/false/yes/no' : 'numbers'} as ${received}s`
-      : `give a ${expected}`;
-  return at(`must be a ${expected}, not a ${received}`, hint);
+      ? `quote it: YAML reads bare ${typeof value === 'boolean' ? 'true/false/yes/no' : 'numbers'} as ${typeof value}s`
+      : `give ${typeName(expected)}`;
+  return at(`must be ${typeName(expected)}, not ${valueName(value)}`, hint);
 }
 
-function describeValue(value: unknown): string {
+/** What a YAML value is, in words: "a list", "a mapping", "a boolean". */
+function valueName(value: unknown): string {
   if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  return `a ${typeof value}`;
 }
 
 function valueIssue(
@@ -170,22 +181,25 @@ function unionIssue(
   const value = valueAt(ctx.raw, path);
   const options = (issue as { options?: unknown[] }).options;
   if (issue.errors.length === 0 && options) return [valueIssue(ctx, at, fieldName(path), options, value)];
-  const rootTypeMismatch = (branch: readonly z.core.$ZodIssue[]) =>
-    branch.some((i) => i.path.length === 0 && i.code === 'invalid_type');
+
   const fitting = issue.errors.filter((b) => !rootTypeMismatch(b)).sort((a, b) => a.length - b.length);
   const best = fitting[0];
+  const missingOnly = (b: readonly z.core.$ZodIssue[]) =>
+    b.length === 1 && b[0]?.path.length === 1 && valueAt(value, b[0].path) === undefined;
+  const alternatives = fitting.filter(missingOnly);
+  if (alternatives.length > 1) {
+    // {name: x} for {name, agent_command} | {name, agent_profile}: either key would do.
+    const keys = alternatives.map((b) => `'${fieldName(b[0]?.path ?? [])}'`);
+    return [
+      at(`needs ${keys.slice(0, -1).join(', ')} or ${keys.at(-1)}`, `add one of them (see ${ctx.docs})`),
+    ];
+  }
   if (best) {
     const unknown = best.filter((i) => i.code === 'unrecognized_keys');
     return (unknown.length > 0 ? unknown : best).flatMap((i) => translate(ctx, i, path));
   }
   if (value === undefined) return [at('is required but missing', `add '${lastKey(fieldName(path))}'`)];
-  const expected = [
-    ...new Set(
-      issue.errors.flatMap((b) =>
-        b.flatMap((i) => (i.code === 'invalid_type' && i.path.length === 0 ? [i.expected] : [])),
-      ),
-    ),
-  ];
+  const expected = [...new Set(rootTypes(issue.errors))];
   const names = expected.map(typeName);
   if (expected.length === 2 && expected.includes('string') && expected.includes('array'))
     return [
@@ -196,7 +210,34 @@ function unionIssue(
     ];
   const list =
     names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : (names[0] ?? 'another value');
-  return [at(`must be ${list}, not a ${describeValue(value)}`, `give ${list}`)];
+  return [at(`must be ${list}, not ${valueName(value)}`, `give ${list}`)];
+}
+
+type Branch = readonly z.core.$ZodIssue[];
+
+/** A union branch that refused the value's type itself (a nested union whose branches all did too). */
+function rootTypeMismatch(branch: Branch): boolean {
+  return branch.some(
+    (i) =>
+      i.path.length === 0 &&
+      (i.code === 'invalid_type' ||
+        (i.code === 'invalid_union' && i.errors.length > 0 && i.errors.every(rootTypeMismatch))),
+  );
+}
+
+/** The types the branches of a union (nested ones included) expected. */
+function rootTypes(branches: readonly Branch[]): string[] {
+  return branches.flatMap((b) =>
+    b.flatMap((i) =>
+      i.path.length > 0
+        ? []
+        : i.code === 'invalid_type'
+          ? [i.expected]
+          : i.code === 'invalid_union'
+            ? rootTypes(i.errors)
+            : [],
+    ),
+  );
 }
 
 function typeName(expected: string): string {
@@ -205,6 +246,7 @@ function typeName(expected: string): string {
     array: 'a list',
     object: 'a mapping',
     number: 'a number',
+    int: 'a whole number',
     boolean: 'true or false',
     null: 'null',
   };
