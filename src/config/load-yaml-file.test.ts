@@ -46,6 +46,11 @@ describe('config issues: did you mean, at every depth', () => {
     ]);
   });
 
+  it('a misspelt key of a closed-key mapping (severity per check) suggests the key', () => {
+    const [issue] = configIssues(`${BASE}severity: {difsize: error}\n`);
+    expect(issue).toMatchObject({ field: 'severity.difsize', suggestion: 'diff-size' });
+  });
+
   it('a misspelt value of a closed set suggests the value', () => {
     const [issue] = configIssues(`${BASE}network: {mode: allowlst}\n`);
     expect(issue).toMatchObject({ field: 'network.mode', suggestion: 'allowlist' });

@@ -13,6 +13,8 @@ type Def = {
   element?: z.ZodType;
   items?: z.ZodType[];
   valueType?: z.ZodType;
+  keyType?: z.ZodType;
+  entries?: Record<string, unknown>;
   options?: z.ZodType[];
   discriminator?: string;
   left?: z.ZodType;
@@ -56,7 +58,7 @@ function child(value: unknown, key: PropertyKey): unknown {
     : undefined;
 }
 
-/** The object schemas at `path` below `schema` (the value guides the choice among union branches). */
+/** The object (and record) schemas at `path` below `schema` (the value guides the choice among union branches). */
 function objectsAt(schema: z.ZodType, path: readonly PropertyKey[], value: unknown, depth = 0): z.ZodType[] {
   if (depth > 50) return [];
   return unwrap(schema).flatMap((s): z.ZodType[] => {
@@ -65,7 +67,7 @@ function objectsAt(schema: z.ZodType, path: readonly PropertyKey[], value: unkno
       return unionOptions(d, value).flatMap((o) => objectsAt(o, path, value, depth + 1));
     if (d.type === 'intersection' && d.left && d.right)
       return [...objectsAt(d.left, path, value, depth + 1), ...objectsAt(d.right, path, value, depth + 1)];
-    if (path.length === 0) return d.type === 'object' ? [s] : [];
+    if (path.length === 0) return d.type === 'object' || d.type === 'record' ? [s] : [];
     const [head, ...rest] = path as [PropertyKey, ...PropertyKey[]];
     const next = child(value, head);
     switch (d.type) {
@@ -87,8 +89,16 @@ function objectsAt(schema: z.ZodType, path: readonly PropertyKey[], value: unkno
   });
 }
 
+/** An object's keys, or a record's when its keys are a closed set (`severity: {diff-size: …}`). */
+function keysOf(schema: z.ZodType): string[] {
+  const d = def(schema);
+  if (d.type === 'object') return Object.keys(d.shape ?? {});
+  const keyTypes = d.keyType ? unwrap(d.keyType) : [];
+  return keyTypes.flatMap((k) => Object.values(def(k).entries ?? {}).filter((v) => typeof v === 'string'));
+}
+
 /** The keys allowed in the mapping at `path` (a zod issue's path), in schema order, without repeats. */
 export function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[], root: unknown): string[] {
-  const keys = objectsAt(schema, path, root).flatMap((o) => Object.keys(def(o).shape ?? {}));
+  const keys = objectsAt(schema, path, root).flatMap(keysOf);
   return [...new Set(keys)];
 }

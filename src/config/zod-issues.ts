@@ -120,7 +120,7 @@ function translate(ctx: IssueContext, issue: z.core.$ZodIssue, prefix: Path): Co
     case 'invalid_element': {
       const inner = issue.issues[0];
       const message = inner && !/^Invalid /.test(inner.message) ? inner.message : issue.message.toLowerCase();
-      return [at(`${issue.code === 'invalid_key' ? 'has a key that ' : ''}${message}`, `see ${ctx.docs}`)];
+      return [at(message, `see ${ctx.docs}`)];
     }
     default:
       return [at(issue.message.toLowerCase(), `see ${ctx.docs}`)];
