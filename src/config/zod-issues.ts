@@ -201,6 +201,7 @@ function unionIssue(
   if (value === undefined) return [at('is required but missing', `add '${lastKey(fieldName(path))}'`)];
   const expected = [...new Set(rootTypes(issue.errors))];
   const names = expected.map(typeName);
+  // Every string-or-list in these files is a command (test_command, an inline agent_command).
   if (expected.length === 2 && expected.includes('string') && expected.includes('array'))
     return [
       at(
