@@ -13,10 +13,37 @@ export class AgentGuardError extends Error {
   }
 }
 
-/** A config file is wrong: names the file, the field and the fix. */
+/**
+ * One problem in a file a user wrote (config, profile, trajectory, rule, batch file): the file,
+ * the field path (`network.allow`, `turns[0].shell`; empty for the whole file), what is wrong and
+ * the fix. `suggestion` is the key or value the user most likely meant, taken from the schema.
+ */
+export type ConfigIssue = {
+  file: string;
+  field: string;
+  message: string;
+  fix: string;
+  suggestion?: string;
+  /** Where a syntax error is, when the file could not be parsed. */
+  line?: { line: number; col: number };
+};
+
+/** An issue as the one sentence the CLI prints: file, field, what is wrong, the fix. */
+export function formatIssue(issue: ConfigIssue): string {
+  const where = issue.field ? `${issue.file}: field '${issue.field}'` : issue.file;
+  return `${where}: ${issue.message}. Fix: ${issue.fix}${/[.?!]$/.test(issue.fix) ? '' : '.'}`;
+}
+
+/**
+ * A config file is wrong: names the file, the field and the fix. Built from issues, it keeps them
+ * (the CLI prints one per line) and its message is their sentences, one per line.
+ */
 export class ConfigError extends AgentGuardError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('config', message, options);
+  declare readonly issues: readonly ConfigIssue[];
+  constructor(problem: string | readonly ConfigIssue[], options?: { cause?: unknown }) {
+    super('config', typeof problem === 'string' ? problem : problem.map(formatIssue).join('\n'), options);
+    // Not enumerable: two ConfigErrors with one message stay equal, as before issues were kept.
+    Object.defineProperty(this, 'issues', { value: typeof problem === 'string' ? [] : problem });
   }
 }
 

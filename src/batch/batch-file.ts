@@ -3,7 +3,7 @@ import path from 'node:path';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import { AGENT_NAMES, isAgentName } from '../agents/index.js';
-import { readYamlFile } from '../config/yaml.js';
+import { loadYamlFile, type YamlFileKind } from '../config/load-yaml-file.js';
 import { ConfigError } from '../errors.js';
 import type { AgentSpec } from './types.js';
 
@@ -60,42 +60,25 @@ export type MatrixFile = {
 };
 
 function refuse(file: string, field: string, message: string, fix: string): never {
-  throw new ConfigError(`${file}: ${field ? `field '${field}': ` : ''}${message}. Fix: ${fix}.`);
+  throw new ConfigError([{ file, field, message, fix }]);
 }
 
-function readFile<T>(file: string, schema: z.ZodType<T>, what: string): T {
-  const yaml = readYamlFile(file);
-  if (!yaml.ok) {
-    if (yaml.problem.read === 'missing')
-      refuse(file, '', `the ${what} file does not exist`, 'check the path');
-    refuse(file, '', yaml.problem.message, yaml.problem.fix);
-  }
-  const parsed = schema.safeParse(yaml.value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0] as z.core.$ZodIssue;
-    const base = issue.path
-      .map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))
-      .join('.')
-      .replace(/\.\[/g, '[');
-    if (issue.code === 'unrecognized_keys') {
-      const key = issue.keys[0] ?? '';
-      refuse(
-        file,
-        base ? `${base}.${key}` : key,
-        `'${key}' is not a known key`,
-        'remove it; docs/batches.md lists every key',
-      );
-    }
-    if (issue.code === 'invalid_union' && issue.path[0] === 'agents')
-      refuse(
-        file,
-        base,
-        'an agent must be a built-in agent name, {name, agent_command} or {name, agent_profile}',
-        'see docs/batches.md for the agent forms',
-      );
-    refuse(file, base, issue.message, `see docs/batches.md for the ${what} format`);
-  }
-  return parsed.data;
+/** Suite and matrix files, as loadYamlFile names them in issues. */
+function batchFile(what: 'suite' | 'matrix'): YamlFileKind {
+  return {
+    what,
+    docs: 'docs/batches.md',
+    notMapping: {
+      message: 'must be a YAML mapping of keys to values',
+      fix: `see docs/batches.md for the ${what} format`,
+    },
+  };
+}
+
+function readFile<S extends z.ZodType>(file: string, schema: S, what: 'suite' | 'matrix'): z.output<S> {
+  const loaded = loadYamlFile(file, schema, batchFile(what));
+  if (!loaded.ok) throw new ConfigError(loaded.issues);
+  return loaded.value;
 }
 
 /** Turn the file's agent list into specs, refusing unknown built-ins and duplicate names. */

@@ -3,8 +3,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parse } from 'yaml';
 import { z } from 'zod';
+import { loadYamlFile, type YamlFileKind } from '../config/load-yaml-file.js';
+import { ConfigError } from '../errors.js';
 import { packageRoot } from '../package-root.js';
 import type { Incident } from '../pipeline/live-guard.js';
 import type { RunReport } from '../reports/types.js';
@@ -29,6 +30,12 @@ const ExpectSchema = z
     message:
       'a malicious case lists the rules it must fire or the checks it must fail; a benign twin lists none',
   });
+const EXPECT_FILE: YamlFileKind = {
+  what: 'attack expectation',
+  docs: 'benchmarks/attacks/README.md',
+  notMapping: { message: 'must be a YAML mapping', fix: 'write the expected outcome keys' },
+};
+
 export type AttackExpectation = z.infer<typeof ExpectSchema>;
 
 export type AttackCase = { name: string; config: string; expect: AttackExpectation };
@@ -57,11 +64,9 @@ export function loadAttackCases(dir: string = ATTACKS_DIR): AttackCase[] {
     const config = path.join(dir, name, 'config.yaml');
     const expectFile = path.join(dir, name, 'expect.yaml');
     if (!existsSync(config)) continue;
-    const parsed = ExpectSchema.safeParse(parse(readFileSync(expectFile, 'utf8')));
-    if (!parsed.success) {
-      throw new Error(`${expectFile}: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
-    }
-    cases.push({ name, config, expect: parsed.data });
+    const parsed = loadYamlFile(expectFile, ExpectSchema, EXPECT_FILE);
+    if (!parsed.ok) throw new ConfigError(parsed.issues);
+    cases.push({ name, config, expect: parsed.value });
   }
   return cases;
 }

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { formatIssue, readConfigYaml, resolveConfigObject } from '../config/load.js';
+import { readConfigYaml, resolveConfigObject } from '../config/load.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 
@@ -61,25 +61,33 @@ export type CiConfig = {
  */
 export function loadCiConfig(file: string, root: string): CiConfig {
   const read = readConfigYaml(file);
-  if (!read.ok) throw new ConfigError(read.issues.map(formatIssue).join('\n'));
+  if (!read.ok) throw new ConfigError(read.issues);
   const raw = read.value;
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw new ConfigError(
-      `${file}: must be a YAML mapping of keys to values. Fix: start the file with test_command: ... and the policy keys.`,
+    refuse(
+      file,
+      '',
+      'must be a YAML mapping of keys to values',
+      'start the file with test_command: ... and the policy keys',
     );
   }
   const { agent_logs: logs, ...given } = raw as Record<string, unknown>;
   const agentLogs = agentLogGlobs(file, logs);
   const refused = NOT_IN_CI.find((key) => key in given);
   if (refused) {
-    throw new ConfigError(
-      `${file}: field '${refused}': a CI config judges the checkout, with no task or agent, so '${refused}' has no meaning here. ` +
-        'Fix: remove it (keep the policy keys: paths, test paths, unsafe commands, severity, diff limits, secrets, security, test_command).',
+    refuse(
+      file,
+      refused,
+      `a CI config judges the checkout, with no task or agent, so '${refused}' has no meaning here`,
+      'remove it (keep the policy keys: paths, test paths, unsafe commands, severity, diff limits, secrets, security, test_command)',
     );
   }
   if (given.test_command === undefined) {
-    throw new ConfigError(
-      `${file}: field 'test_command': is missing. Fix: add the command that runs the project's tests, e.g. test_command: npm test (--no-tests skips running it).`,
+    refuse(
+      file,
+      'test_command',
+      'is missing',
+      "add the command that runs the project's tests, e.g. test_command: npm test (--no-tests skips running it)",
     );
   }
   const resolved = resolveConfigObject(
@@ -91,22 +99,27 @@ export function loadCiConfig(file: string, root: string): CiConfig {
     },
     file,
   );
-  if (!resolved.ok) throw new ConfigError(resolved.issues.map(formatIssue).join('\n'));
+  if (!resolved.ok) throw new ConfigError(resolved.issues);
   return { cfg: resolved.value, agent_logs: agentLogs };
 }
 
 function agentLogGlobs(file: string, value: unknown): string[] {
   if (value === undefined) return [];
   const list = typeof value === 'string' ? [value] : value;
-  const fix =
-    'Fix: give a list of paths or globs inside the repository, e.g. agent_logs: [".agent/*.jsonl"].';
+  const fix = 'give a list of paths or globs inside the repository, e.g. agent_logs: [".agent/*.jsonl"]';
   if (!Array.isArray(list) || !list.every((g) => typeof g === 'string' && g.trim() !== ''))
-    throw new ConfigError(`${file}: field 'agent_logs': must be a list of non-empty strings. ${fix}`);
+    refuse(file, 'agent_logs', 'must be a list of non-empty strings', fix);
   const outside = list.find((g: string) => g.startsWith('/') || g.split('/').includes('..'));
   if (outside !== undefined)
-    throw new ConfigError(
-      `${file}: field 'agent_logs': '${outside}' points outside the repository; the logs are read from the judged changes. ${fix} ` +
-        'A log elsewhere (a downloaded artifact) goes to --agent-log FILE.',
+    refuse(
+      file,
+      'agent_logs',
+      `'${outside}' points outside the repository; the logs are read from the judged changes`,
+      `${fix}. A log elsewhere (a downloaded artifact) goes to --agent-log FILE`,
     );
   return list as string[];
+}
+
+function refuse(file: string, field: string, message: string, fix: string): never {
+  throw new ConfigError([{ file, field, message, fix }]);
 }

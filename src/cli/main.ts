@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { cac } from 'cac';
 import { AGENT_NAMES } from '../agents/index.js';
 import { runModelServerCli } from '../agents/model-server/cli.js';
-import { AgentGuardError, errorMessage } from '../errors.js';
+import { AgentGuardError, ConfigError, errorMessage, formatIssue } from '../errors.js';
 import { disposeAll } from '../exec/disposer.js';
 import { killActiveGroups } from '../exec/run-command.js';
 import { requestShutdown, shutdownObserved, signalExitCode } from '../exec/shutdown.js';
@@ -210,7 +210,10 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
 class UsageError extends Error {}
 
 function reportError(io: CliIO, err: unknown): number {
-  if (err instanceof AgentGuardError || err instanceof UsageError) {
+  if (err instanceof ConfigError && err.issues.length > 0) {
+    // One line per issue, each a whole sentence naming its file and field.
+    for (const issue of err.issues) io.err(`agentguard: ${formatIssue(issue)}`);
+  } else if (err instanceof AgentGuardError || err instanceof UsageError) {
     io.err(`agentguard: ${err.message}`);
   } else if (err instanceof Error && err.name === 'CACError') {
     io.err(`agentguard: ${err.message}. Fix: see 'agentguard --help'.`);

@@ -1,30 +1,35 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError } from '../errors.js';
+import { ConfigError, type ConfigIssue, formatIssue } from '../errors.js';
 import { readTextFile } from '../evidence/read.js';
+import { type Loaded, readYamlValue, validateYamlValue, type YamlFileKind } from './load-yaml-file.js';
 import { BenchmarkConfigSchema, type ResolvedConfig } from './schema.js';
 import { shellSplit } from './shell-split.js';
-import { readYamlFile } from './yaml.js';
-import { zodIssue } from './zod-issues.js';
 
-/** One problem in a config file, phrased so the CLI can print it as one sentence. */
-export type ConfigIssue = { file: string; field: string; message: string; fix: string };
+export type { ConfigIssue } from '../errors.js';
+export { formatIssue };
 
 export type LoadResult = { ok: true; value: ResolvedConfig } | { ok: false; issues: ConfigIssue[] };
+
+/** How a config file is named in its issues, and where its keys are documented. */
+export const CONFIG_FILE: YamlFileKind = {
+  what: 'config',
+  docs: 'docs/config.md',
+  missingFix: 'check the path you passed',
+  notMapping: {
+    message: 'must be a YAML mapping of keys to values',
+    fix: 'start the file with `name: ...` and the other keys',
+  },
+};
 
 export const PLACEHOLDERS = ['{task_prompt}', '{task_file}', '{repo_dir}', '{config_dir}'] as const;
 
 const MAX_PROMPT_BYTES = 256 * 1024;
 
-export function formatIssue(issue: ConfigIssue): string {
-  const where = issue.field ? `${issue.file}: field '${issue.field}'` : issue.file;
-  return `${where}: ${issue.message}. Fix: ${issue.fix}.`;
-}
-
 /** Throw the issues of a failed load as one ConfigError (for callers that do not branch). */
 export function loadConfigOrThrow(file: string): ResolvedConfig {
   const result = loadConfig(file);
-  if (!result.ok) throw new ConfigError(result.issues.map(formatIssue).join('\n'));
+  if (!result.ok) throw new ConfigError(result.issues);
   return result.value;
 }
 
@@ -35,24 +40,8 @@ export function loadConfig(file: string): LoadResult {
 }
 
 /** A config file's YAML value, or the one issue that says why it could not be read or parsed. */
-export function readConfigYaml(
-  configPath: string,
-): { ok: true; value: unknown } | Extract<LoadResult, { ok: false }> {
-  const fail = (field: string, message: string, fix: string) => ({
-    ok: false as const,
-    issues: [{ file: configPath, field, message, fix }],
-  });
-  const yaml = readYamlFile(configPath);
-  if (!yaml.ok) {
-    const { problem } = yaml;
-    if (problem.read === 'missing')
-      return fail('', 'the config file does not exist', 'check the path you passed');
-    if (problem.read === 'not-a-file' && /folder/.test(problem.message))
-      return fail('', 'this is a folder, not a config file', 'pass the YAML file inside it');
-    const fix = problem.line ? 'correct the YAML syntax there' : problem.fix;
-    return fail('', problem.message, fix);
-  }
-  return { ok: true, value: yaml.value };
+export function readConfigYaml(configPath: string): Loaded<unknown> {
+  return readYamlValue(configPath, CONFIG_FILE);
 }
 
 /**
@@ -61,21 +50,9 @@ export function readConfigYaml(
  * so both kinds of config are checked by the same code.
  */
 export function resolveConfigObject(raw: unknown, configPath: string): LoadResult {
-  const fail = (field: string, message: string, fix: string): LoadResult => ({
-    ok: false,
-    issues: [{ file: configPath, field, message, fix }],
-  });
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    return fail(
-      '',
-      'must be a YAML mapping of keys to values',
-      'start the file with `name: ...` and the other keys',
-    );
-  }
-
-  const parsed = BenchmarkConfigSchema.safeParse(raw);
-  if (!parsed.success) return { ok: false, issues: parsed.error.issues.map((i) => zodIssue(configPath, i)) };
-  const cfg = parsed.data;
+  const parsed = validateYamlValue(configPath, raw, BenchmarkConfigSchema, CONFIG_FILE);
+  if (!parsed.ok) return parsed;
+  const cfg = parsed.value;
   const configDir = path.dirname(configPath);
 
   const issues: ConfigIssue[] = [];

@@ -59,6 +59,28 @@ describe('bad input gets one clear sentence and exit code 2', () => {
     );
   });
 
+  it('a nested typo suggests the key of its own level', async () => {
+    await expectConfigError(
+      task(() => `${base}network: {mode: allowlist, alow: [example.com]}\nagent_command: ['true']\n`),
+      "field 'network.alow'",
+      "did you mean 'allow'",
+    );
+  });
+
+  it('several problems: one line each, naming the file, the field and the fix', async () => {
+    const config = task(
+      () => `${base}timeout_seconds: soon\nnetwork: {alow: [example.com]}\nagent_comand: ['true']\n`,
+    );
+    const r = await execCli(['run', config, '--agent', 'agent-command'], { cwd: work });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `agentguard: ${config}: field 'network.alow': 'alow' is not a known key. Fix: did you mean 'allow'? See docs/config.md.`,
+      `agentguard: ${config}: field 'agent_comand': 'agent_comand' is not a known key. Fix: did you mean 'agent_command'? See docs/config.md.`,
+      `agentguard: ${config}: field 'timeout_seconds': must be a number, not a string. Fix: give a number.`,
+    ]);
+  });
+
   it('a mistyped value names the field', async () => {
     await expectConfigError(
       task(() => `${base}timeout_seconds: soon\nagent_command: ['true']\n`),

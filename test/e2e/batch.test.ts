@@ -301,7 +301,19 @@ describe('bad batch input is refused before anything runs', () => {
       'agent of no known form',
       `tasks: [${bench('js-slugify')}]\nagents: [{name: x, agent_command: [true]}]\n`,
       [],
-      ["field 'agents[0]'", 'an agent must be'],
+      ["field 'agents[0].agent_command[0]'", 'must be a string, not a boolean'],
+    ],
+    [
+      'agent with neither command nor profile',
+      `tasks: [${bench('js-slugify')}]\nagents: [{name: x}]\n`,
+      [],
+      ["field 'agents[0]'", "needs 'agent_command' or 'agent_profile'"],
+    ],
+    [
+      'nested typo in an inline agent',
+      `tasks: [${bench('js-slugify')}]\nagents: [{name: x, agent_comand: [sh]}]\n`,
+      [],
+      ["field 'agents[0].agent_comand'", "did you mean 'agent_command'?"],
     ],
     [
       'unknown agent',

@@ -72,7 +72,7 @@ describe('model-server command', () => {
     const t = io();
     expect(await runModelServerCli(['--script', file], t.io, Promise.resolve())).toBe(2);
     expect(t.err[0]).toBe(
-      `model-server: ${file}: turn 2, alternative 1: field 'next' names turn id 'nowhere', which no turn has. Fix: add \`id:\` to the target turn.`,
+      `model-server: ${file}: field 'turns[1].when[0].next': names turn id 'nowhere', which no turn has. Fix: add \`id:\` to the target turn.`,
     );
   });
 });

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { AgentGuardError, errorMessage } from '../../errors.js';
+import { AgentGuardError, ConfigError, errorMessage, formatIssue } from '../../errors.js';
 import { startModelServer } from './index.js';
 import { summarizeRecords } from './records.js';
 
@@ -58,6 +58,10 @@ export async function runModelServerCli(argv: string[], io: CliIo, stop: Promise
       ...(loopLimit !== undefined ? { loopLimit } : {}),
     });
   } catch (err) {
+    if (err instanceof ConfigError && err.issues.length > 0) {
+      for (const issue of err.issues) io.stderr(`model-server: ${formatIssue(issue)}`);
+      return 2;
+    }
     if (err instanceof AgentGuardError) {
       io.stderr(`model-server: ${err.message}`);
       return 2;

@@ -69,47 +69,47 @@ describe('loadTrajectory', () => {
     [
       'typo.yaml',
       'turns:\n  - shel: ls\n',
-      /typo.yaml: turn 1: has unknown field 'shel'\. Fix: did you mean 'shell'\?/,
+      /typo.yaml: field 'turns\[0\]\.shel': 'shel' is not a known key\. Fix: did you mean 'shell'\?/,
     ],
     [
       'empty.yaml',
       'turns:\n  - shell: ls\n  - id: x\n',
-      /empty.yaml: turn 2: says nothing and calls nothing\. Fix: add `shell:`/,
+      /empty.yaml: field 'turns\[1\]': says nothing and calls nothing\. Fix: add `shell:`/,
     ],
     [
       'final.yaml',
       'turns:\n  - final: done\n    shell: ls\n',
-      /turn 1: field 'final' cannot be combined.*Fix:/,
+      /field 'turns\[0\]\.final': cannot be combined.*Fix:/,
     ],
     [
       'next.yaml',
       'turns:\n  - id: start\n    shell: ls\n    next: strat\n',
-      /turn 1: field 'next' names turn id 'strat'.*Fix: did you mean 'start'\?/,
+      /field 'turns\[0\]\.next': names turn id 'strat'.*Fix: did you mean 'start'\?/,
     ],
     [
       'dupe.yaml',
       'turns:\n  - {id: a, shell: ls}\n  - {id: a, final: x}\n',
-      /turn 2: repeats id 'a' of turn 1/,
+      /field 'turns\[1\]\.id': repeats the id 'a' of turns\[0\]/,
     ],
     [
       'default.yaml',
       'turns:\n  - when:\n      - final: a\n      - contains: x\n        final: b\n',
-      /turn 1, alternative 1: has no condition but is not the last.*Fix: put the default alternative last/,
+      /field 'turns\[0\]\.when\[0\]': has no condition but is not the last.*Fix: put the default alternative last/,
     ],
     [
       'both.yaml',
       'turns:\n  - shell: ls\n    when:\n      - final: x\n',
-      /turn 1: has both 'when' and 'shell'/,
+      /field 'turns\[0\]': has both 'when' and 'shell'/,
     ],
     [
       'regex.yaml',
       'turns:\n  - when:\n      - regex: "a("\n        final: x\n',
-      /turn 1, alternative 1: field 'regex' is not a valid regular expression/,
+      /field 'turns\[0\]\.when\[0\]\.regex': is not a valid regular expression/,
     ],
     [
       'call.yaml',
       'turns:\n  - calls:\n      - tool: Read\n        args: README.md\n',
-      /turn 1, call 1: field 'args' must be a mapping.*Fix: write e.g. `args: \{file_path/,
+      /field 'turns\[0\]\.calls\[0\]\.args': must be a mapping.*Fix: write e.g. `args: \{file_path/,
     ],
     [
       'limit.yaml',
@@ -127,6 +127,37 @@ describe('loadTrajectory', () => {
     expect(message).toContain(file);
     expect(message).toMatch(pattern);
     expect(message).toContain('Fix: ');
+  });
+
+  it('a nested typo suggests the key of its level: an alternative, a call', () => {
+    const alt = errorOf(
+      write('alt-typo.yaml', 'turns:\n  - when:\n      - contans: x\n        final: b\n      - final: c\n'),
+    );
+    // One issue: the alternative is not also "without a condition", which only the typo made it.
+    expect(alt.split('\n')).toEqual([
+      expect.stringMatching(
+        /field 'turns\[0\]\.when\[0\]\.contans': 'contans' is not a known key\. Fix: did you mean 'contains'\?/,
+      ),
+    ]);
+    expect(
+      errorOf(write('call-typo.yaml', 'turns:\n  - calls:\n      - {tool: Read, arsg: {a: 1}}\n')),
+    ).toMatch(/field 'turns\[0\]\.calls\[0\]\.arsg': 'arsg' is not a known key\. Fix: did you mean 'args'\?/);
+  });
+
+  it('reports every problem of the file at once, one per line', () => {
+    const file = write('two.yaml', 'loop_limit: 0\nturns:\n  - calls: [{shell: ls, tool: x}, {args: {}}]\n');
+    let caught: unknown;
+    try {
+      loadTrajectory(file);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as ConfigError).issues.map((i) => i.field)).toEqual([
+      'turns[0].calls[0]',
+      'turns[0].calls[1]',
+      'loop_limit',
+    ]);
   });
 
   it('names a missing file', () => {

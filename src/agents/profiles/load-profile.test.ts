@@ -82,11 +82,26 @@ describe('built-in profiles', () => {
 describe('profile errors name the file, the field and the fix', () => {
   it('an unknown key, with the key it was probably meant to be', () => {
     expect(problem(VALID.replace('command:', 'comand:'))).toMatch(
-      /^field 'comand': 'comand' is not a known key\. Fix: rename it to 'command'\.$/,
+      /^field 'comand': 'comand' is not a known key\. Fix: did you mean 'command'\? See src\/agents\/profiles\/README\.md\.$/,
     );
     expect(problem(`${VALID}scripted: {env_sett: {}}\n`)).toMatch(
-      /field 'scripted.env_sett'.*rename it to 'env_set'/,
+      /field 'scripted.env_sett'.*did you mean 'env_set'/,
     );
+  });
+
+  it('a nested typo suggests the key of that level, inside lists too, and is one issue, not also a missing key', () => {
+    const file = path.join(dir, 'nested.yaml');
+    writeFileSync(
+      file,
+      `${VALID}package: {name: x, verison: 1.2.0}\nscripted: {config_files: [{path: '~/.x', contnet: y}]}\n`,
+    );
+    const result = loadProfileResult(file);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.issues.map((i) => [i.field, i.suggestion])).toEqual([
+      ['package.verison', 'version'],
+      ['scripted.config_files[0].contnet', 'content'],
+    ]);
   });
 
   it('a missing field', () => {

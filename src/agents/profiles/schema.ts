@@ -70,11 +70,3 @@ export const AgentProfileSchema = z.strictObject({
 
 /** A validated profile and the file it came from. */
 export type AgentProfile = z.output<typeof AgentProfileSchema> & { file: string };
-
-/** Keys that may appear at each level, for typo suggestions. */
-export const PROFILE_KEYS: Record<string, readonly string[]> = {
-  '': Object.keys(AgentProfileSchema.shape),
-  package: Object.keys(PackageSchema.shape),
-  scripted: Object.keys(ScriptedSchema.shape),
-  config_files: Object.keys(ConfigFileSchema.shape),
-};

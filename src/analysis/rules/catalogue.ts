@@ -1,5 +1,5 @@
-import { parse } from 'yaml';
 import { z } from 'zod';
+import { parseYamlText, type YamlFileKind } from '../../config/load-yaml-file.js';
 import { ConfigError } from '../../errors.js';
 
 /**
@@ -25,6 +25,15 @@ const CatalogueSchema = z.strictObject({
   behaviours: z.array(z.union([Covered, Gap, NotApplicable])).min(1),
 });
 
+const CATALOGUE_FILE: YamlFileKind = {
+  what: 'behaviour catalogue',
+  docs: 'rules/README.md',
+  notMapping: {
+    message: 'must be a mapping with a `behaviours` list',
+    fix: 'give each behaviour id, behaviour and either rule+tracers+tests, gap or not_applicable',
+  },
+};
+
 export type CatalogueEntry =
   | { status: 'covered'; id: string; behaviour: string; rule: string; tracers: string[]; tests: string[] }
   | { status: 'gap' | 'not-applicable'; id: string; behaviour: string; reason: string };
@@ -38,15 +47,10 @@ export function parseCatalogue(
   file: string,
   known: { rules: ReadonlySet<string>; cases: ReadonlySet<string> | null },
 ): CatalogueEntry[] {
-  const parsed = CatalogueSchema.safeParse(parse(text));
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ConfigError(
-      `${file}: ${issue?.path.join('.') || 'behaviours'}: ${issue?.message}. Fix: give each behaviour id, behaviour and either rule+tracers+tests, gap or not_applicable.`,
-    );
-  }
+  const parsed = parseYamlText(file, text, CatalogueSchema, CATALOGUE_FILE);
+  if (!parsed.ok) throw new ConfigError(parsed.issues);
   const seen = new Set<string>();
-  return parsed.data.behaviours.map((b): CatalogueEntry => {
+  return parsed.value.behaviours.map((b): CatalogueEntry => {
     if (seen.has(b.id))
       throw new ConfigError(`${file}: behaviour ${b.id} is listed twice. Fix: keep one entry.`);
     seen.add(b.id);

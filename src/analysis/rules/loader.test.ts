@@ -36,22 +36,45 @@ describe('rule files: bad input is one sentence naming the file, the rule and th
     [
       'unknown top-level field',
       'rulez: []\n',
-      [/^custom\.yaml: unknown field 'rulez'/, /lists, macros and rules/],
+      [
+        /^custom\.yaml, field 'rulez': 'rulez' is not a known key/,
+        /did you mean 'rules'\? See rules\/README\.md\.$/,
+      ],
     ],
     [
       'unknown rule field',
       rule('kind = open', '    priority: high\n'),
-      [/custom\.yaml, rule 'my-rule': unknown field 'priority'/, /remove it or correct its name/],
+      [
+        /custom\.yaml, rule 'my-rule', field 'priority': 'priority' is not a known key/,
+        /remove it, or use one of: id, description, class, severity, condition/,
+      ],
     ],
     [
       'missing field',
       'rules:\n  - id: my-rule\n    description: d\n    class: secrets\n    condition: kind = open\n',
-      [/rule 'my-rule': 'severity' is missing/, /add 'severity'/],
+      [/rule 'my-rule', field 'severity': is required but missing/, /add 'severity'/],
     ],
     [
       'bad class',
       rule('kind = open').replace('class: secrets', 'class: secret'),
-      [/rule 'my-rule': 'class' is "secret", which is not allowed; use one of secrets, integrity/],
+      [/rule 'my-rule', field 'class': must be one of "secrets", "integrity".*; did you mean 'secrets'\?/],
+    ],
+    [
+      'nested typo: a threshold key',
+      rule('kind = open', '    threshold: {cout: 3, within_seconds: 1}\n'),
+      [/rule 'my-rule', field 'threshold\.cout': 'cout' is not a known key; did you mean 'count'\?/],
+    ],
+    [
+      'nested typo: an exception key (a union of a string and a mapping)',
+      rule('kind = open', '    exceptions: [{name: x, conditon: kind = exec}]\n'),
+      [
+        /rule 'my-rule', field 'exceptions\[0\]\.conditon': 'conditon' is not a known key; did you mean 'condition'\?/,
+      ],
+    ],
+    [
+      'nested typo: a list append',
+      'lists:\n  xs: {apend: [a]}\n',
+      [/^custom\.yaml, field 'lists\.xs\.apend': 'apend' is not a known key; did you mean 'append'\?/],
     ],
     [
       'unknown macro',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { parseYamlText, validateYamlValue, type YamlFileKind } from '../../config/load-yaml-file.js';
 import { SeveritySchema } from '../../config/schema.js';
-import { parseYaml } from '../../config/yaml.js';
-import { ConfigError } from '../../errors.js';
+import { ConfigError, type ConfigIssue } from '../../errors.js';
 import { RULE_CLASSES } from './types.js';
 
 const nonEmpty = z.string().trim().min(1);
@@ -53,82 +53,51 @@ export function ruleError(file: string, where: string, problem: string, fix: str
   return new ConfigError(`${file}${where ? `, ${where}` : ''}: ${problem}; ${fix}.`);
 }
 
-function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
-  let v = raw;
-  for (const key of path) {
-    if (typeof v !== 'object' || v === null) return undefined;
-    v = (v as Record<PropertyKey, unknown>)[key];
-  }
-  return v;
-}
+/** How a rule file is named in its issues, and where its keys are documented. */
+const RULE_FILE: YamlFileKind = {
+  what: 'rule',
+  docs: 'rules/README.md',
+  notMapping: { message: 'is not a mapping', fix: 'write top-level keys lists, macros and rules' },
+  empty: {},
+};
+const RULE_ITEM: YamlFileKind = {
+  ...RULE_FILE,
+  notMapping: {
+    message: 'is not a mapping',
+    fix: 'write the rule as id, description, class, severity and condition',
+  },
+};
 
-function describeIssue(
-  issue: z.core.$ZodIssue,
-  raw: unknown,
-): { field: string; problem: string; fix: string } {
-  const field = issue.path.map(String).join('.');
-  if (issue.path.length > 0 && valueAt(raw, issue.path) === undefined && issue.code !== 'unrecognized_keys') {
-    return { field, problem: `'${field}' is missing`, fix: `add '${field}'` };
+/**
+ * A rule file's issue as the rule engine's one sentence: file, rule (or position), field, what is
+ * wrong; the fix. Rule files keep this shape because every check of a rule's meaning uses it too.
+ */
+function issueError(issue: ConfigIssue, rule: string): ConfigError {
+  if (issue.line) {
+    const reason = issue.message.replace(/^is not valid YAML( at line \d+, column \d+)?: /, '');
+    return ruleError(
+      issue.file,
+      `line ${issue.line.line}, column ${issue.line.col}`,
+      `is not valid YAML (${reason})`,
+      'correct the YAML syntax there',
+    );
   }
-  if (issue.code === 'unrecognized_keys') {
-    return {
-      field,
-      problem: `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`,
-      fix:
-        issue.path.length === 0
-          ? 'remove it or correct its name (known: id, description, class, severity, condition, exceptions, output, enabled, tags, threshold)'
-          : 'remove it or correct its name',
-    };
-  }
-  if (issue.code === 'invalid_value') {
-    return {
-      field,
-      problem: `'${field}' is ${JSON.stringify(valueAt(raw, issue.path))}, which is not allowed`,
-      fix: `use one of ${issue.values.join(', ')}`,
-    };
-  }
-  return {
-    field,
-    problem: `'${field || 'the file'}' ${issue.message.toLowerCase()}`,
-    fix: 'correct the value',
-  };
+  const where = [rule, issue.field ? `field '${issue.field}'` : ''].filter((w) => w !== '').join(', ');
+  return ruleError(issue.file, where, issue.message, issue.fix.replace(/[.?!]$/, ''));
 }
 
 /** Parses and structurally validates one rule file's text. Pure; throws ConfigError. */
 export function parseRuleFile(file: string, text: string): RuleFileData {
-  const yaml = parseYaml(text);
-  if (!yaml.ok) {
-    const { problem } = yaml;
-    const where = problem.line ? `line ${problem.line.line}, column ${problem.line.col}` : '';
-    const reason = problem.message.replace(/^is not valid YAML( at line \d+, column \d+)?: /, '');
-    throw ruleError(
-      file,
-      where,
-      problem.line ? `is not valid YAML (${reason})` : problem.message,
-      problem.line ? 'correct the YAML syntax there' : problem.fix,
-    );
-  }
-  const raw: unknown = yaml.value ?? {};
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw ruleError(file, '', 'is not a mapping', 'write top-level keys lists, macros and rules');
-  }
-  const top = RuleFileSchema.safeParse(raw);
-  if (!top.success) {
-    const d = describeIssue(top.error.issues[0] as z.core.$ZodIssue, raw);
-    const fix = d.problem.startsWith('unknown field')
-      ? 'the top-level keys are lists, macros and rules'
-      : d.fix;
-    throw ruleError(file, '', d.problem, fix);
-  }
-  const rules: RuleData[] = top.data.rules.map((item, index) => {
-    const parsed = RuleSchema.safeParse(item);
-    if (parsed.success) return parsed.data;
+  const top = parseYamlText(file, text, RuleFileSchema, RULE_FILE);
+  if (!top.ok) throw issueError(top.issues[0] as ConfigIssue, '');
+  const rules: RuleData[] = top.value.rules.map((item, index) => {
+    const parsed = validateYamlValue(file, item, RuleSchema, RULE_ITEM);
+    if (parsed.ok) return parsed.value;
     const id =
       typeof item === 'object' && item !== null && typeof (item as { id?: unknown }).id === 'string'
         ? (item as { id: string }).id
         : undefined;
-    const d = describeIssue(parsed.error.issues[0] as z.core.$ZodIssue, item);
-    throw ruleError(file, id ? `rule '${id}'` : `rule #${index + 1}`, d.problem, d.fix);
+    throw issueError(parsed.issues[0] as ConfigIssue, id ? `rule '${id}'` : `rule #${index + 1}`);
   });
-  return { file, lists: top.data.lists, macros: top.data.macros, rules };
+  return { file, lists: top.value.lists, macros: top.value.macros, rules };
 }
