@@ -14,13 +14,15 @@ export function checkRows(checks: readonly Check[], name = (s: string) => s): st
 
 /**
  * The checks table of docs/config.md, generated from the checks themselves so the page cannot
- * drift from them (a test compares the two).
+ * drift from them (a test compares the two). Columns are padded as the formatter (biome) lays out
+ * a Markdown table, so the pasted table stays as generated.
  */
 export function renderChecksMarkdown(checks: readonly Check[]): string {
   const cell = (s: string) => s.replace(/\|/g, '\\|');
-  return [
-    `| ${CHECK_TABLE_HEADERS.join(' | ')} |`,
-    `| ${CHECK_TABLE_HEADERS.map(() => '---').join(' | ')} |`,
-    ...checkRows(checks, (s) => `\`${s}\``).map((r) => `| ${r.map(cell).join(' | ')} |`),
-  ].join('\n');
+  const grid = [[...CHECK_TABLE_HEADERS], ...checkRows(checks, (s) => `\`${s}\``).map((r) => r.map(cell))];
+  const widths = CHECK_TABLE_HEADERS.map((_, i) => Math.max(...grid.map((r) => [...(r[i] ?? '')].length)));
+  const line = (r: readonly string[]) =>
+    `| ${r.map((c, i) => c + ' '.repeat((widths[i] ?? 0) - [...c].length)).join(' | ')} |`;
+  const [head, ...rows] = grid;
+  return [line(head ?? []), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
