@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SANDBOX_KINDS, TRACER_CHOICES } from '../evidence/kinds.js';
 import { HIGH_PRECISION_PRESETS } from '../evidence/secret-formats.js';
 
 /** Severity of a check or rule. Failed `error`/`critical` findings fail the run. */
@@ -182,9 +183,6 @@ export const SecuritySchema = z.strictObject({
   state_dirs: z.array(nonEmpty).default([]),
 });
 export type SecurityConfig = z.output<typeof SecuritySchema>;
-
-export const SANDBOX_KINDS = ['bwrap', 'container', 'local'] as const;
-export const TRACER_CHOICES = ['auto', 'ebpf', 'strace', 'off'] as const;
 
 export const BenchmarkConfigSchema = z.strictObject({
   name: nonEmpty,
