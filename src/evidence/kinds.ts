@@ -19,8 +19,3 @@ export type TracerKind = TracerName | 'off';
 /** What the config and `--tracer` accept: the best available, a tracer by name, or none. */
 export const TRACER_CHOICES = ['auto', ...TRACER_KINDS, 'off'] as const;
 export type TracerRequest = (typeof TRACER_CHOICES)[number];
-
-/** `a, b or c`, for help texts and messages that list the names. */
-export function orList(names: readonly string[]): string {
-  return names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
-}

@@ -13,8 +13,9 @@ export type TracerChoice = {
 };
 
 /**
- * Pick the tracer: `auto` tries ebpf, then strace, then off; an explicit choice that cannot run
- * degrades the same way, and every step down is recorded with the reason and the fix.
+ * Pick the tracer: `auto` tries the tracers in TRACER_KINDS order (ebpf, then strace), then off;
+ * an explicit choice that cannot run degrades the same way down that order, and every step down is
+ * recorded with the reason and the fix.
  */
 export async function selectTracer(
   requested: TracerRequest,
