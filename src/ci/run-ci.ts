@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ResolvedConfig, TRACER_CHOICES } from '../config/schema.js';
+import type { ResolvedConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import type { AgentEvidence } from '../evidence/bundle-types.js';
+import type { TracerRequest } from '../evidence/kinds.js';
 import { runPath } from '../evidence/layout.js';
 import type { Observation, TestEvidence, WorkspaceEvidence } from '../evidence/types.js';
 import { appendJsonl, writeFileAtomic, writeJson, writeJsonl } from '../evidence/write.js';
@@ -12,13 +13,15 @@ import { describeStop, RunStopped, stopReasonOf, throwIfStopped } from '../exec/
 import { noteRun } from '../exec/owner-registry.js';
 import { signalExitCode } from '../exec/shutdown.js';
 import { checkHistory, openHistory } from '../history/db.js';
+import { TRACERS } from '../observe/index.js';
+import { selectTracer, type TracerPlan } from '../observe/select-tracer.js';
 import { packageRoot } from '../package-root.js';
 import { type AnalysedRun, analyseRun } from '../pipeline/analyse-run.js';
 import { CommandLog } from '../pipeline/commands.js';
 import type { RunContext } from '../pipeline/context.js';
 import { ObservationWindow } from '../pipeline/observe-window.js';
 import { fillMissingEvidence } from '../pipeline/partial-evidence.js';
-import { sandboxHome } from '../pipeline/plan-run.js';
+import { agentHome } from '../pipeline/plan-run.js';
 import { resolveProgram } from '../pipeline/preflight.js';
 import { loadRunRules, saveRunRules } from '../pipeline/rules.js';
 import { newRunId } from '../pipeline/run-id.js';
@@ -38,7 +41,7 @@ export type CiOptions = {
   range: CiRange;
   cfg: ResolvedConfig;
   runTests: boolean;
-  tracer?: (typeof TRACER_CHOICES)[number];
+  tracer?: TracerRequest;
   /** Globs of agent command logs in the changes (the config's `agent_logs`). */
   agentLogGlobs?: readonly string[];
   /** Agent command logs outside the changes (`--agent-log FILE`), checked to exist by the caller. */
@@ -76,6 +79,10 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
     );
   }
   const sandboxChoice = opts.runTests ? await selectSandbox(cfg.sandbox, SANDBOXES, cfg.config_path) : null;
+  const requested = opts.tracer ?? cfg.tracer;
+  const tracer: TracerPlan | null = sandboxChoice
+    ? { requested, choice: await selectTracer(requested, TRACERS) }
+    : null;
   if (ctx.history) checkHistory(historyFile);
   ignoreOutputFolder(ctx.outputDir, range.root);
 
@@ -123,7 +130,7 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
     timeline.add('collect', 'diff', `${ws.diff.files.length} files`);
     writeJsonl(runPath(runDir, 'syscalls'), []);
     throwIfStopped(signal);
-    if (sandboxChoice) {
+    if (sandboxChoice && tracer) {
       // The job's installed dependencies and build output, which the tests need and the diff skips.
       const ignored = copyIgnoredForTests(range.root, repoDir);
       const skippedNote =
@@ -135,7 +142,7 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
         );
       throwIfStopped(signal);
       mkdirSync(homeDir, { recursive: true });
-      const homeInside = sandboxChoice.sandbox.kind === 'local' ? homeDir : sandboxHome();
+      const homeInside = agentHome(sandboxChoice, homeDir);
       const window = await ObservationWindow.open({
         cfg,
         runId,
@@ -145,7 +152,7 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
         homeInside,
         visible: [packageRoot(), path.dirname(path.dirname(process.execPath))],
         sandboxChoice,
-        ...(opts.tracer ? { tracer: opts.tracer } : {}),
+        tracer,
         timeline,
         log: ctx.log,
         disposer,
@@ -218,6 +225,7 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
         repoDir,
         agent: { adapter: 'ci', name: 'ci', model: null, metadata: {} },
         sandboxChoice: { sandbox: { kind: sandboxChoice?.sandbox.kind ?? 'local' } },
+        tracer: { requested },
       },
       stop,
     );

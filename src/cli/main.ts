@@ -23,6 +23,7 @@ import { rulesCoverage } from './commands/rules.js';
 import { runCommand } from './commands/run.js';
 import { traceReplay, traceReplayability, traceShow, traceVerify } from './commands/trace.js';
 import { type CliIO, processIO } from './io.js';
+import { DEFAULT_SANDBOX, SANDBOX_OPTION, TRACER_OPTION } from './kind-help.js';
 import { checkOutputDirFor } from './output-dir.js';
 
 const VERSION = '0.1.0';
@@ -47,9 +48,9 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
     .option('--agent <name>', `agent adapter: ${AGENT_NAMES.join(', ')} (default: agent-command)`)
     .option(
       '--sandbox <kind>',
-      'bwrap, container or local (overrides the config; default: bwrap where it works)',
+      `${SANDBOX_OPTION} (overrides the config; default: ${DEFAULT_SANDBOX} where it works)`,
     )
-    .option('--tracer <kind>', 'auto, ebpf, strace or off (overrides the config; default: auto)')
+    .option('--tracer <kind>', `${TRACER_OPTION} (overrides the config; default: auto)`)
     .option(
       '--guard <mode>',
       'live security rules: audit (print alerts as they happen; default), enforce (also stop the agent on a critical alert), off',

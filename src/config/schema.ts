@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SANDBOX_KINDS, TRACER_CHOICES } from '../evidence/kinds.js';
 import { HIGH_PRECISION_PRESETS } from '../evidence/secret-formats.js';
 import { CHECK_IDS } from './check-ids.js';
 
@@ -167,9 +168,6 @@ export const SecuritySchema = z.strictObject({
   state_dirs: z.array(nonEmpty).default([]),
 });
 export type SecurityConfig = z.output<typeof SecuritySchema>;
-
-export const SANDBOX_KINDS = ['bwrap', 'container', 'local'] as const;
-export const TRACER_CHOICES = ['auto', 'ebpf', 'strace', 'off'] as const;
 
 export const BenchmarkConfigSchema = z.strictObject({
   name: nonEmpty,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BenchmarkConfigSchema, type ResolvedConfig } from '../config/schema.js';
+import { SANDBOX_KINDS, TRACER_KINDS } from './kinds.js';
 import type {
   CommandRecord,
   DiffEvidence,
@@ -232,7 +233,7 @@ export const AgentEvidenceSchema: z.ZodType<AgentEvidence> = z.looseObject({
 
 export const ObservationSchema: z.ZodType<Observation> = z.looseObject({
   sandbox: z.looseObject({
-    kind: z.enum(['bwrap', 'container', 'local']),
+    kind: z.enum(SANDBOX_KINDS),
     version: str.optional(),
     isolated: z.boolean(),
     detail: str.optional(),
@@ -240,7 +241,7 @@ export const ObservationSchema: z.ZodType<Observation> = z.looseObject({
   }),
   tracer: z.looseObject({
     requested: str,
-    kind: z.enum(['ebpf', 'strace', 'off']),
+    kind: z.enum([...TRACER_KINDS, 'off']),
     version: str.optional(),
     reason: str.optional(),
     lost_events: num,

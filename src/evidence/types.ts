@@ -3,6 +3,8 @@
  * Evidence is what the collect half of a run writes to disk and what the analyse half reads back.
  */
 
+import type { SandboxKind, TracerKind } from './kinds.js';
+
 /** One system-level event, the same shape whichever tracer produced it. */
 export type SysEvent = {
   /** Monotonic order within the run. */
@@ -175,8 +177,7 @@ export type TimelineEvent = {
   detail?: string;
 };
 
-export type SandboxKind = 'bwrap' | 'container' | 'local';
-export type TracerKind = 'ebpf' | 'strace' | 'off';
+export type { SandboxKind, TracerKind } from './kinds.js';
 
 /** What observed the run, so a reader knows how much the syscall evidence can be trusted. */
 export type Observation = {

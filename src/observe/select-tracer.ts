@@ -1,5 +1,5 @@
 import { SetupError } from '../errors.js';
-import type { TracerKind } from '../evidence/types.js';
+import { TRACER_KINDS, type TracerKind, type TracerName, type TracerRequest } from '../evidence/kinds.js';
 import { RunStopped } from '../exec/interrupt.js';
 import type { Tracer, TracerSession } from './types.js';
 
@@ -12,19 +12,19 @@ export type TracerChoice = {
   fallbacks: { component: 'tracer'; wanted: string; used: string; reason: string }[];
 };
 
-const ORDER: Exclude<TracerKind, 'off'>[] = ['ebpf', 'strace'];
-
 /**
- * Pick the tracer: `auto` tries ebpf, then strace, then off; an explicit choice that cannot run
- * degrades the same way, and every step down is recorded with the reason and the fix.
+ * Pick the tracer: `auto` tries the tracers in TRACER_KINDS order (ebpf, then strace), then off;
+ * an explicit choice that cannot run degrades the same way down that order, and every step down is
+ * recorded with the reason and the fix.
  */
 export async function selectTracer(
-  requested: 'auto' | TracerKind,
-  registry: Record<Exclude<TracerKind, 'off'>, Tracer>,
+  requested: TracerRequest,
+  registry: Record<TracerName, Tracer>,
 ): Promise<TracerChoice> {
   if (requested === 'off')
     return { tracer: null, kind: 'off', reason: 'tracing turned off by configuration', fallbacks: [] };
-  const candidates = requested === 'auto' ? ORDER : ORDER.slice(ORDER.indexOf(requested));
+  const candidates =
+    requested === 'auto' ? TRACER_KINDS : TRACER_KINDS.slice(TRACER_KINDS.indexOf(requested));
   const fallbacks: TracerChoice['fallbacks'] = [];
   const skipped: string[] = [];
   for (const kind of candidates) {
@@ -39,7 +39,7 @@ export async function selectTracer(
       if (skipped.length > 0) {
         fallbacks.push({
           component: 'tracer',
-          wanted: requested === 'auto' ? (ORDER[0] as string) : requested,
+          wanted: requested === 'auto' ? (TRACER_KINDS[0] as string) : requested,
           used: kind,
           reason: skipped.join('; '),
         });
@@ -51,12 +51,15 @@ export async function selectTracer(
   const reason = `no tracer can run: ${skipped.join('; ')}`;
   fallbacks.push({
     component: 'tracer',
-    wanted: requested === 'auto' ? 'ebpf' : requested,
+    wanted: requested === 'auto' ? (TRACER_KINDS[0] as string) : requested,
     used: 'off',
     reason,
   });
   return { tracer: null, kind: 'off', reason, fallbacks };
 }
+
+/** The tracer a run asked for (config and --tracer merged) and the one chosen for it, settled before the run. */
+export type TracerPlan = { requested: TracerRequest; choice: TracerChoice };
 
 export type StartedTracer = Omit<TracerChoice, 'tracer'> & { session: TracerSession | null };
 
@@ -66,12 +69,14 @@ export type StartedTracer = Omit<TracerChoice, 'tracer'> & { session: TracerSess
  * user asked for by name that does not start is a SetupError: they asked for that evidence.
  */
 export async function startTracer(
-  requested: 'auto' | TracerKind,
-  registry: Record<Exclude<TracerKind, 'off'>, Tracer>,
+  requested: TracerRequest,
+  registry: Record<TracerName, Tracer>,
   start: (tracer: Tracer) => Promise<TracerSession>,
   log: (line: string) => void,
+  /** The choice made when the run was planned; without it the tracer is chosen now. */
+  chosen?: TracerChoice,
 ): Promise<StartedTracer> {
-  const choice = await selectTracer(requested, registry);
+  const choice = chosen ?? (await selectTracer(requested, registry));
   for (const f of choice.fallbacks) log(`warning: tracer ${f.used} instead of ${f.wanted}: ${f.reason}`);
   const fallbacks = [...choice.fallbacks];
   let current: TracerChoice = choice;
@@ -96,8 +101,8 @@ export async function startTracer(
           { cause: err },
         );
       }
-      const rest = ORDER.slice(ORDER.indexOf(kind as Exclude<TracerKind, 'off'>) + 1);
-      const next = rest.length > 0 ? await selectTracer(rest[0] as TracerKind, registry) : null;
+      const rest = TRACER_KINDS.slice(TRACER_KINDS.indexOf(kind as TracerName) + 1);
+      const next = rest[0] !== undefined ? await selectTracer(rest[0], registry) : null;
       const used = next?.kind ?? 'off';
       const fallback = { component: 'tracer' as const, wanted: kind, used, reason: why };
       log(`warning: tracer ${used} instead of ${kind}: ${why}`);

@@ -1,4 +1,5 @@
-import type { SysEvent, TracerKind } from '../evidence/types.js';
+import type { TracerKind, TracerName } from '../evidence/kinds.js';
+import type { SysEvent } from '../evidence/types.js';
 import type { SpawnSpec } from '../exec/types.js';
 
 export type TracerContext = {
@@ -48,7 +49,7 @@ export interface TracerSession {
 export type TracerAvailability = { ok: true; version: string } | { ok: false; reason: string; fix: string };
 
 export interface Tracer {
-  readonly kind: Exclude<TracerKind, 'off'>;
+  readonly kind: TracerName;
   /** Can it run on this host right now? Cheap; never throws. */
   available(): Promise<TracerAvailability>;
   start(ctx: TracerContext): Promise<TracerSession>;

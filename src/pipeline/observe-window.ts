@@ -3,8 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { RuleSet } from '../analysis/rules/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
+import type { TracerKind } from '../evidence/kinds.js';
 import { runPath } from '../evidence/layout.js';
-import type { NetworkRecord, Observation, SysEvent, TracerKind } from '../evidence/types.js';
+import type { NetworkRecord, Observation, SysEvent } from '../evidence/types.js';
 import type { Disposer } from '../exec/disposer.js';
 import { unlessStopped } from '../exec/interrupt.js';
 import type { SpawnSpec } from '../exec/types.js';
@@ -18,7 +19,7 @@ import {
   proxyEnv,
 } from '../observe/proxy/index.js';
 import { scopeToAgent } from '../observe/scope-events.js';
-import { startTracer } from '../observe/select-tracer.js';
+import { startTracer, type TracerPlan } from '../observe/select-tracer.js';
 import type { TracerSession } from '../observe/types.js';
 import { SANDBOX_PROXY_DIR } from '../sandbox/bwrap.js';
 import { seedCanaryHome } from '../sandbox/canaries.js';
@@ -36,8 +37,9 @@ export type WindowRequest = {
   homeDir: string;
   homeInside: string;
   visible: string[];
+  /** The sandbox and tracer chosen when the run was planned (planRun), with their fallbacks. */
   sandboxChoice: SandboxChoice;
-  tracer?: 'auto' | TracerKind;
+  tracer: TracerPlan;
   timeline: Timeline;
   log: (line: string) => void;
   /** The live guard: rules applied to events as they arrive. */
@@ -135,11 +137,12 @@ export class ObservationWindow {
     let stopProxy = async (): Promise<NetworkRecord[]> => [];
     let stopDns = async (): Promise<NetworkRecord[]> => [];
     const mode = cfg.network.mode;
+    const can = choice.sandbox.capabilities;
     const harnessHosts = req.harnessHosts ?? {};
     const harnessNames = Object.keys(harnessHosts);
     const hosts = { ...cfg.network.hosts, ...harnessHosts };
     const allow = [...(mode === 'allowlist' ? cfg.network.allow : []), ...harnessNames];
-    if (mode !== 'host' && choice.sandbox.kind === 'bwrap') {
+    if (mode !== 'host' && can.bridgesProxy) {
       proxyDir = runPath(req.runDir, 'net');
       mkdirSync(proxyDir, { recursive: true });
       proxy = new EgressProxy({
@@ -192,12 +195,12 @@ export class ObservationWindow {
         used: 'allowlist (advisory)',
         reason,
       });
-    } else if (mode === 'none' && choice.sandbox.kind === 'local') {
+    } else if (mode === 'none' && !can.isolatesNetwork) {
       fallbacks.push({
         component: 'network',
         wanted: 'none',
         used: 'host',
-        reason: "sandbox 'local' cannot take the network away",
+        reason: `sandbox '${choice.sandbox.kind}' cannot take the network away`,
       });
     }
 
@@ -219,7 +222,7 @@ export class ObservationWindow {
     const scratch = runPath(req.runDir, 'tracerScratch');
     mkdirSync(scratch, { recursive: true });
     const tracerChoice = await startTracer(
-      req.tracer ?? cfg.tracer,
+      req.tracer.requested,
       TRACERS,
       (tracer) => {
         req.fault?.('tracer');
@@ -233,13 +236,14 @@ export class ObservationWindow {
         return unlessStopped(starting, req.signal, (late) => late.stop());
       },
       req.log,
+      req.tracer.choice,
     );
     fallbacks.push(...tracerChoice.fallbacks);
     const tracer = tracerChoice.session;
     if (tracer) req.disposer.add(`${tracer.kind} tracer`, () => tracer.stop());
     if (guard) guard.eventClockZero = tracer?.zeroWallMs ?? Date.now();
     const tracerInfo: Observation['tracer'] = {
-      requested: req.tracer ?? cfg.tracer,
+      requested: req.tracer.requested,
       kind: tracerChoice.kind,
       reason: tracerChoice.reason,
       lost_events: 0,
@@ -267,6 +271,16 @@ export class ObservationWindow {
   /** A tracer wraps the agent (its launcher turns a signal death into exit 128+N). */
   get traced(): boolean {
     return this.tracer !== null;
+  }
+
+  /** The agent runs under a launcher, the sandbox's or the tracer's, that reports a signal death as exit 128+N. */
+  get wrapped(): boolean {
+    return this.req.sandboxChoice.sandbox.capabilities.wrapsCommands || this.traced;
+  }
+
+  /** The tracer that started: the planned one, or the next when it failed to start under `auto`. */
+  get tracerKind(): TracerKind {
+    return this.tracerInfo.kind;
   }
 
   /** The harness's own wrapper processes in the agent's tree (the sandbox bridge), by their argv. */

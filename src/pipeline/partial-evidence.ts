@@ -11,6 +11,7 @@ import type { RunPlan } from './plan-run.js';
 export type StoppedRunFacts = Pick<RunPlan, 'runDir' | 'runId' | 'cfg' | 'repoDir'> & {
   agent: Pick<AgentEvidence, 'adapter' | 'name' | 'model' | 'metadata'>;
   sandboxChoice: { sandbox: Pick<RunPlan['sandboxChoice']['sandbox'], 'kind'> };
+  tracer: Pick<RunPlan['tracer'], 'requested'>;
 };
 
 /**
@@ -79,7 +80,12 @@ export function fillMissingEvidence(plan: StoppedRunFacts, stop: StopReason): vo
     const observation: Observation = {
       // Nothing ran outside the sandbox: the agent never started.
       sandbox: { kind: plan.sandboxChoice.sandbox.kind, isolated: true, detail: `not started: ${why}` },
-      tracer: { requested: cfg.tracer, kind: 'off', reason: `not started: ${why}`, lost_events: 0 },
+      tracer: {
+        requested: plan.tracer.requested,
+        kind: 'off',
+        reason: `not started: ${why}`,
+        lost_events: 0,
+      },
       network: { mode: cfg.network.mode },
       kernel: `${os.type()} ${os.release()}`,
       fallbacks: [],

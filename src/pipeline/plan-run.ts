@@ -5,8 +5,10 @@ import { loadTrajectory, type Trajectory } from '../agents/model-server/index.js
 import type { AgentContext, AgentPlan } from '../agents/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
+import type { SandboxKind, TracerRequest } from '../evidence/kinds.js';
 import { runPath } from '../evidence/layout.js';
-import type { SandboxKind, TracerKind } from '../evidence/types.js';
+import { TRACERS } from '../observe/index.js';
+import { selectTracer, type TracerPlan } from '../observe/select-tracer.js';
 import { SANDBOXES } from '../sandbox/index.js';
 import { type SandboxChoice, selectSandbox } from '../sandbox/select-sandbox.js';
 import type { RunContext } from './context.js';
@@ -20,16 +22,22 @@ export type RunOptions = {
   runId?: string;
   /** Overrides of the config's sandbox and tracer (the CLI's --sandbox and --tracer). */
   sandbox?: SandboxKind;
-  tracer?: 'auto' | TracerKind;
+  tracer?: TracerRequest;
   /** Live security guard: print alerts as they happen (audit) or also stop the agent on a critical one. */
   guard?: GuardMode;
   /** Set when the run is one attempt of a batch: recorded in evidence/run.json. */
   batch?: { id: string; attempt: number };
 };
 
-/** Everything decided about a run before anything is written: `run` carries it out, `--dry-run` prints it. */
+/**
+ * Everything decided about a run before anything is written: `run` carries it out, `--dry-run` prints
+ * it. The one place where the CLI's overrides meet the config and the sandbox and tracer are chosen.
+ */
 export type RunPlan = {
-  /** The config the run is judged by (the agent's state folders and scripted model host added). */
+  /**
+   * The config the run is judged by, as the run uses it (stored as config.json): the agent's state
+   * folders and scripted model host added, and `sandbox` and `tracer` the ones chosen.
+   */
   cfg: ResolvedConfig;
   started: Date;
   runId: string;
@@ -40,12 +48,12 @@ export type RunPlan = {
   homeInside: string;
   taskFile: string;
   sandboxChoice: SandboxChoice;
+  /** The tracer asked for (config and --tracer merged) and the one chosen, with every step down. */
+  tracer: TracerPlan;
   agent: AgentPlan;
   trajectory: Trajectory | null;
   rules: LoadedRules;
   guardMode: GuardMode;
-  /** The --tracer override, when given. */
-  tracer?: 'auto' | TracerKind;
 };
 
 /**
@@ -61,13 +69,14 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
   const taskFile = runPath(runDir, 'task');
 
   const sandboxChoice = await selectSandbox(opts.sandbox ?? config.sandbox, SANDBOXES, config.config_path);
-  if (sandboxChoice.sandbox.kind === 'container' && !config.container) {
+  const { sandbox } = sandboxChoice;
+  const needs = sandbox.capabilities.needsConfig;
+  if (needs && config[needs.field] === undefined) {
     throw new ConfigError(
-      `${config.config_path}: field 'container': sandbox 'container' needs an image. Fix: add container: {image: NAME}.`,
+      `${config.config_path}: field '${needs.field}': sandbox '${sandbox.kind}' ${needs.missing}. Fix: ${needs.fix}.`,
     );
   }
-  // Inside a sandbox the agent sees its run HOME where the user's own HOME was (which stays hidden).
-  const homeInside = sandboxChoice.sandbox.kind === 'local' ? homeDir : sandboxHome();
+  const homeInside = agentHome(sandboxChoice, homeDir);
   const agentCtx: AgentContext = {
     config,
     runId,
@@ -102,8 +111,12 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
         'Fix: install it or correct the command.',
     );
   }
+  const rules = loadRunRules(cfg);
+  // Last, after every check of the config: whether a tracer can run here is no fault of the config.
+  const requested = opts.tracer ?? config.tracer;
+  const tracer: TracerPlan = { requested, choice: await selectTracer(requested, TRACERS) };
   return {
-    cfg,
+    cfg: { ...cfg, sandbox: sandbox.kind, tracer: tracer.choice.kind },
     started,
     runId,
     runDir,
@@ -112,12 +125,17 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
     homeInside,
     taskFile,
     sandboxChoice,
+    tracer,
     agent,
     trajectory,
-    rules: loadRunRules(cfg),
+    rules,
     guardMode: opts.guard ?? 'audit',
-    ...(opts.tracer ? { tracer: opts.tracer } : {}),
   };
+}
+
+/** Where the agent sees its HOME: where the sandbox hides the user's own HOME, the run's HOME is shown there. */
+export function agentHome(choice: SandboxChoice, homeDir: string): string {
+  return choice.sandbox.capabilities.hidesHome ? sandboxHome() : homeDir;
 }
 
 /**

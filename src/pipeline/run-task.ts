@@ -149,7 +149,7 @@ async function collectAndAnalyse(
       homeInside,
       visible: [...visibleFolders(cfg, plan), path.dirname(taskFile)],
       sandboxChoice,
-      ...(planned.tracer ? { tracer: planned.tracer } : {}),
+      tracer: planned.tracer,
       timeline,
       log: ctx.log,
       ...(guardMode !== 'off' ? { guard: { mode: guardMode, rules: rules.ruleset } } : {}),
@@ -158,12 +158,14 @@ async function collectAndAnalyse(
       signal,
       ...(ctx.fault ? { fault: ctx.fault } : {}),
     });
+    // config.json names the tracer used: under `auto` a planned tracer that failed to start gave way.
+    if (window.tracerKind !== cfg.tracer)
+      writeJson(runPath(runDir, 'config'), { ...cfg, tracer: window.tracerKind });
     throwIfStopped(signal);
     agentStarting = true;
     // The version probe runs in the sandbox (a real agent may write its HOME even for --version),
     // but not under the tracer: it is setup, not behaviour.
     const version = await probeVersion(plan, cfg, commands, (spec) => window.sandbox.wrap(spec));
-    const sandbox = window.sandbox;
     let agent: AgentEvidence;
     try {
       try {
@@ -182,7 +184,7 @@ async function collectAndAnalyse(
             });
             ctx.fault?.('agent');
           },
-          wrapped: sandbox.kind !== 'local' || window.traced,
+          wrapped: window.wrapped,
           commands,
           timeline,
           logFile: runPath(runDir, 'agentLog'),

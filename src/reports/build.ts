@@ -3,6 +3,7 @@ import { runRedactor } from '../analysis/secrets/run-redactor.js';
 import type { AnalysisResult } from '../analysis/types.js';
 import type { EvidenceBundle } from '../evidence/bundle-types.js';
 import type { CommandRecord, DiffEvidence, Observation } from '../evidence/types.js';
+import { SANDBOXES } from '../sandbox/index.js';
 import { summariseActivity } from './activity.js';
 import { REPORT_FILES } from './reporters.js';
 import { type ReportCommand, type ReportDiff, RUN_REPORT_SCHEMA_VERSION, type RunReport } from './types.js';
@@ -81,10 +82,9 @@ function reportOf(
 export function isolationWarning(observation: Observation): string | null {
   const { sandbox } = observation;
   if (sandbox.isolated) return null;
-  const what =
-    sandbox.kind === 'local'
-      ? 'the agent ran on the host without isolation'
-      : 'the agent ran without isolation';
+  const what = SANDBOXES[sandbox.kind].capabilities.onHost
+    ? 'the agent ran on the host without isolation'
+    : 'the agent ran without isolation';
   return `sandbox '${sandbox.kind}': ${what}${sandbox.detail ? ` (${sandbox.detail})` : ''}`;
 }
 

@@ -178,6 +178,13 @@ export function seccompRefusal(seccompFile: string): string | null {
 
 export const bwrapSandbox: Sandbox = {
   kind: 'bwrap',
+  capabilities: {
+    isolatesNetwork: true,
+    bridgesProxy: true,
+    hidesHome: true,
+    wrapsCommands: true,
+    onHost: false,
+  },
   async available() {
     return bwrapAvailability();
   },

@@ -36,6 +36,16 @@ export async function containerAvailability(engine: EngineChoice = 'auto'): Prom
 
 export const containerSandbox: Sandbox = {
   kind: 'container',
+  capabilities: {
+    isolatesNetwork: true,
+    // The session can mount the proxy's sockets (facts.proxy_mount), but nothing inside the
+    // container bridges to them yet: an allow list stays advisory.
+    bridgesProxy: false,
+    hidesHome: true,
+    wrapsCommands: true,
+    onHost: false,
+    needsConfig: { field: 'container', missing: 'needs an image', fix: 'add container: {image: NAME}' },
+  },
   available: () => containerAvailability('auto'),
   start: startContainerSession,
 };

@@ -3,6 +3,13 @@ import type { Sandbox, SandboxSession } from './types.js';
 /** No isolation at all: the agent runs on the host as the harness's user. Reports say so. */
 export const localSandbox: Sandbox = {
   kind: 'local',
+  capabilities: {
+    isolatesNetwork: false,
+    bridgesProxy: false,
+    hidesHome: false,
+    wrapsCommands: false,
+    onHost: true,
+  },
   async available() {
     return { ok: true, version: 'host' };
   },

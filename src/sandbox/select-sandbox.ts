@@ -1,5 +1,5 @@
 import { SetupError } from '../errors.js';
-import type { SandboxKind } from '../evidence/types.js';
+import { SANDBOX_KINDS, type SandboxKind } from '../evidence/kinds.js';
 import type { Sandbox } from './types.js';
 
 export type SandboxChoice = {
@@ -7,10 +7,16 @@ export type SandboxChoice = {
   fallback?: { component: 'sandbox'; wanted: string; used: string; reason: string };
 };
 
+/** The sandboxes tried, in order, when the config names none: those that need no config section. */
+export function automaticSandboxes(registry: Record<SandboxKind, Sandbox>): SandboxKind[] {
+  return SANDBOX_KINDS.filter((kind) => registry[kind].capabilities.needsConfig === undefined);
+}
+
 /**
- * The sandbox a run uses. Unset means "the best available": bwrap, or `local` with a recorded,
- * printed reason. An explicit choice that cannot run is an error, never a quiet downgrade, because
- * the user asked for that isolation.
+ * The sandbox a run uses. Unset means "the best available": the first automatic sandbox that can
+ * run here (bwrap, else `local`), with a recorded, printed reason for each one passed over. An
+ * explicit choice that cannot run is an error, never a quiet downgrade, because the user asked for
+ * that isolation.
  */
 export async function selectSandbox(
   requested: SandboxKind | undefined,
@@ -27,15 +33,26 @@ export async function selectSandbox(
     }
     return { sandbox: registry[requested] };
   }
-  const bwrap = await registry.bwrap.available();
-  if (bwrap.ok) return { sandbox: registry.bwrap };
-  return {
-    sandbox: registry.local,
-    fallback: {
-      component: 'sandbox',
-      wanted: 'bwrap',
-      used: 'local',
-      reason: `${bwrap.reason} (fix: ${bwrap.fix}); the agent runs without isolation`,
-    },
-  };
+  const order = automaticSandboxes(registry);
+  const skipped: string[] = [];
+  for (const kind of order) {
+    const sandbox = registry[kind];
+    const availability = await sandbox.available();
+    if (!availability.ok) {
+      skipped.push(`${availability.reason} (fix: ${availability.fix})`);
+      continue;
+    }
+    if (skipped.length === 0) return { sandbox };
+    const unisolated = sandbox.capabilities.onHost ? '; the agent runs without isolation' : '';
+    return {
+      sandbox,
+      fallback: {
+        component: 'sandbox',
+        wanted: order[0] as SandboxKind,
+        used: kind,
+        reason: `${skipped.join('; ')}${unisolated}`,
+      },
+    };
+  }
+  throw new SetupError(`${source}: no sandbox can run here: ${skipped.join('; ')}.`);
 }

@@ -1,5 +1,5 @@
-import type { ContainerConfig, NetworkConfig } from '../config/schema.js';
-import type { SandboxKind } from '../evidence/types.js';
+import type { ContainerConfig, NetworkConfig, ResolvedConfig } from '../config/schema.js';
+import type { SandboxKind } from '../evidence/kinds.js';
 import type { SpawnSpec } from '../exec/types.js';
 
 export type SandboxContext = {
@@ -38,8 +38,36 @@ export interface SandboxSession {
   stop(): Promise<void>;
 }
 
+/**
+ * What a sandbox does for the run. The plan, the observation window and the reports ask these, never
+ * the sandbox's name, so a new sandbox states its abilities here and nothing outside src/sandbox/
+ * changes.
+ */
+export type SandboxCapabilities = {
+  /** Takes the network away (a network namespace): network `none` holds. False: the agent keeps the host's network. */
+  isolatesNetwork: boolean;
+  /**
+   * Binds the egress proxy's Unix sockets in (`SandboxContext.proxyDir`) into a network namespace
+   * where they are the only way out, so an allow list is enforced. False: the proxy is offered on
+   * loopback through HTTP_PROXY, which a program may bypass.
+   */
+  bridgesProxy: boolean;
+  /** Hides the user's HOME and shows the run's own HOME at its path (sandboxHome()). False: the run's HOME folder is seen where it is. */
+  hidesHome: boolean;
+  /** Runs each command under a launcher (bwrap, podman) that reports a signal death as exit 128+N. */
+  wrapsCommands: boolean;
+  /** Runs the agent directly on the host, as the harness's user: reports say so when it did not isolate. */
+  onHost: boolean;
+  /**
+   * A config section the sandbox cannot start without, with what is missing and the fix. Such a
+   * sandbox is used only when asked for by name.
+   */
+  needsConfig?: { field: keyof ResolvedConfig; missing: string; fix: string };
+};
+
 export interface Sandbox {
   readonly kind: SandboxKind;
+  readonly capabilities: SandboxCapabilities;
   available(): Promise<SandboxAvailability>;
   start(ctx: SandboxContext): Promise<SandboxSession>;
 }

@@ -69,6 +69,26 @@ describe('agentguard run on the built-in tasks', () => {
     expect(relaxed.code).toBe(0);
   });
 
+  it('config.json holds the run as used: --sandbox and --tracer merged, the chosen sandbox and tracer', async () => {
+    const config = path.join(BENCHMARKS, tasks[0] as string, 'config.yaml');
+    const chosen = JSON.parse(
+      (await execCli(['run', config, '--agent', 'mock-solve', '--json'], { cwd: work })).stdout,
+    );
+    const used = JSON.parse(readFileSync(path.join(chosen.run_dir, 'config.json'), 'utf8'));
+    expect(used.tracer).toBe(chosen.observation.tracer.kind);
+    expect(used.sandbox).toBe(chosen.observation.sandbox.kind);
+    expect(chosen.observation.tracer.requested).toBe('auto');
+
+    const r = await execCli(
+      ['run', config, '--agent', 'mock-solve', '--json', '--sandbox', 'local', '--tracer', 'off'],
+      { cwd: work },
+    );
+    const overridden = JSON.parse(r.stdout);
+    expect(overridden.observation.tracer).toMatchObject({ requested: 'off', kind: 'off' });
+    const snapshot = JSON.parse(readFileSync(path.join(overridden.run_dir, 'config.json'), 'utf8'));
+    expect(snapshot).toMatchObject({ sandbox: 'local', tracer: 'off' });
+  });
+
   it('reports list and show read the history', async () => {
     const list = await execCli(['reports', 'list', '--json'], { cwd: work });
     expect(list.code).toBe(0);

@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { parseYamlText, type YamlFileKind } from '../../config/load-yaml-file.js';
 import { ConfigError } from '../../errors.js';
+import { TRACER_KINDS } from '../../evidence/kinds.js';
 
 /**
  * The behaviour catalogue (rules/catalogue/behaviours.yaml): for each suspicious Linux behaviour of
  * the public reference (Falco's default rules, the event-generator's actions), the default rule
  * that covers it, or why it is a known gap or does not apply. Pure: the caller reads the files.
  */
-const Tracer = z.enum(['ebpf', 'strace']);
+const Tracer = z.enum(TRACER_KINDS);
 const Covered = z.strictObject({
   id: z.string().min(1),
   behaviour: z.string().min(1),

@@ -1,6 +1,7 @@
 import type { CAC } from 'cac';
 import { AGENT_NAMES } from '../../agents/index.js';
 import type { CliIO } from '../io.js';
+import { SANDBOX_OPTION, TRACER_OPTION } from '../kind-help.js';
 import { benchmarkCommand } from './benchmark.js';
 import { gateCommand } from './gate.js';
 import { matrixCommand } from './matrix.js';
@@ -14,8 +15,8 @@ export function registerBatchCommands(cli: CAC, io: CliIO, start: (p: () => Prom
       .option('--workers <n>', 'attempts at a time (default: the number of cores)')
       .option('--fail-fast', 'start no new attempt once one has not passed')
       .option('--json', 'print summary.json on stdout; no progress lines')
-      .option('--sandbox <kind>', 'bwrap, container or local (overrides every config)')
-      .option('--tracer <kind>', 'auto, ebpf, strace or off (overrides every config)')
+      .option('--sandbox <kind>', `${SANDBOX_OPTION} (overrides every config)`)
+      .option('--tracer <kind>', `${TRACER_OPTION} (overrides every config)`)
       .option('--guard <mode>', 'audit, enforce or off')
       .option('--save-baseline <file>', 'write a stable summary to compare later batches against')
       .option('--baseline <file>', 'compare with a saved baseline: regressed / improved / unchanged')

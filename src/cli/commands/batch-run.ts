@@ -20,8 +20,8 @@ import {
 import type { AgentSpec, BatchPlan, BatchSummary } from '../../batch/types.js';
 import { loadConfigOrThrow } from '../../config/load.js';
 import type { ResolvedConfig } from '../../config/schema.js';
-import { SANDBOX_KINDS, TRACER_CHOICES } from '../../config/schema.js';
 import { ConfigError } from '../../errors.js';
+import { SANDBOX_KINDS, TRACER_CHOICES } from '../../evidence/kinds.js';
 import { writeJson } from '../../evidence/write.js';
 import { stopReasonOf } from '../../exec/interrupt.js';
 import { signalExitCode } from '../../exec/shutdown.js';

@@ -5,11 +5,12 @@ import { findCiConfig, loadCiConfig } from '../../ci/ci-config.js';
 import { githubAnnotations, githubSummary } from '../../ci/github.js';
 import { repositoryRoot, resolveRange } from '../../ci/resolve-range.js';
 import { describeRange, runCi } from '../../ci/run-ci.js';
-import { TRACER_CHOICES } from '../../config/schema.js';
 import { ConfigError, SetupError } from '../../errors.js';
+import { TRACER_CHOICES, type TracerRequest } from '../../evidence/kinds.js';
 import { beginRunSession } from '../../pipeline/run-session.js';
 import { renderJson } from '../../reports/json.js';
 import { type CliIO, type GlobalOptions, runContext } from '../io.js';
+import { TRACER_OPTION } from '../kind-help.js';
 import { checkOutputDir } from '../output-dir.js';
 import { summarise } from './run.js';
 
@@ -59,7 +60,7 @@ export async function ciCommand(io: CliIO, opts: CiCommandOptions): Promise<numb
     runTests: opts.tests !== false,
     agentLogGlobs: agent_logs,
     agentLogFiles,
-    ...(tracer ? { tracer: tracer as (typeof TRACER_CHOICES)[number] } : {}),
+    ...(tracer ? { tracer: tracer as TracerRequest } : {}),
   });
   const { report } = result;
   const failing = report.result !== 'PASS';
@@ -137,7 +138,7 @@ export function registerCi(cli: CAC, action: (opts: CiCommandOptions) => void): 
     .option('--head <ref>', 'the commit to judge with --base (default: HEAD)')
     .option('--run-tests', 'run test_command in a copy of the checkout, sandboxed and traced (default)')
     .option('--no-tests', 'do not run the tests')
-    .option('--tracer <kind>', 'auto, ebpf, strace or off (overrides the config)')
+    .option('--tracer <kind>', `${TRACER_OPTION} (overrides the config)`)
     .option('--github-summary', 'append a summary to $GITHUB_STEP_SUMMARY and print ::error annotations')
     .option(
       '--agent-log <file>',

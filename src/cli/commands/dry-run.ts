@@ -3,8 +3,6 @@ import { formatPlanSummary, type PlanSummary, planSummary } from '../../agents/p
 import { promptTag } from '../../agents/profiles/render-profile.js';
 import { runRedactor } from '../../analysis/secrets/run-redactor.js';
 import type { ResolvedConfig } from '../../config/schema.js';
-import { TRACERS } from '../../observe/index.js';
-import { selectTracer } from '../../observe/select-tracer.js';
 import type { RunContext } from '../../pipeline/context.js';
 import { planRun, type RunOptions } from '../../pipeline/plan-run.js';
 import type { CliIO } from '../io.js';
@@ -46,8 +44,8 @@ export async function dryRunCommand(
   json: boolean,
 ): Promise<number> {
   const p = await planRun(ctx, config, opts);
-  const tracer = await selectTracer(opts.tracer ?? p.cfg.tracer, TRACERS);
   const { cfg, agent } = p;
+  const tracer = p.tracer.choice;
   const plan: DryRun = runRedactor(cfg, null).value<DryRun>({
     dry_run: true,
     config: cfg.config_path,

@@ -1,0 +1,111 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { makeConfig } from '../analysis/test-bundle.js';
+import type { SysEvent } from '../evidence/types.js';
+import { LiveGuard } from './live-guard.js';
+import { loadRunRules } from './rules.js';
+
+// The shipped default rules, as a run loads them.
+const cfg = makeConfig();
+const rules = loadRunRules(cfg).ruleset;
+const HOME = '/root';
+const WORKSPACE = '/work/run/repo';
+const TOKEN = 'f00dfeedf00dfeedf00dfeed';
+const canaries = [{ kind: 'ssh-key', path: '.ssh/id_rsa', token: TOKEN }];
+const AGENT = ['sh', '-c', 'cat ~/.ssh/id_rsa'];
+
+const dir = mkdtempSync(path.join(tmpdir(), 'ag-guard-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let seq = 0;
+function event(e: Partial<SysEvent> & Pick<SysEvent, 'kind' | 'syscall' | 'pid'>): SysEvent {
+  return { seq: seq++, ts: 5, ppid: 1, exe: '/usr/bin/cat', ...e };
+}
+const rootExec = (pid: number) =>
+  event({
+    kind: 'exec',
+    syscall: 'execve',
+    pid,
+    exe: '/bin/sh',
+    argv: ['/bin/sh', ...AGENT.slice(1)],
+    result: 0,
+  });
+const canaryRead = (pid: number) =>
+  event({ kind: 'open', syscall: 'openat', pid, path: `${HOME}/.ssh/id_rsa`, access: 'read', result: 3 });
+
+function guard(mode: 'audit' | 'enforce') {
+  const lines: string[] = [];
+  const g = new LiveGuard(
+    mode,
+    rules,
+    { cfg, workspace: WORKSPACE, home: HOME, canaries, t0: Date.now() },
+    (l) => lines.push(l),
+  );
+  let stops = 0;
+  g.watch(AGENT);
+  g.armed(() => {
+    stops++;
+  });
+  return { g, lines, stops: () => stops };
+}
+
+describe('LiveGuard', () => {
+  it('audit prints a critical alert as it happens and leaves the agent running', () => {
+    const { g, lines, stops } = guard('audit');
+    g.onEvent(rootExec(100));
+    g.onEvent(canaryRead(100));
+    expect(g.alerts.length).toBeGreaterThan(0);
+    expect(g.alerts.map((a) => a.alert.rule)).toContain('secrets-canary-read');
+    expect(lines.join('\n')).toMatch(/^guard: critical secrets-[a-z-]+ — openat \/root\/\.ssh\/id_rsa by /m);
+    expect(stops()).toBe(0);
+    expect(g.stoppedAgent).toBe(false);
+    const incident = g.incident('r1');
+    expect(incident).toMatchObject({ run_id: 'r1', mode: 'audit', stopped: false });
+    expect(incident.first_critical?.alert.severity).toBe('critical');
+  });
+
+  it('enforce stops the agent once, on the first critical alert, and says after which rule', () => {
+    const { g, lines, stops } = guard('enforce');
+    g.onEvent(rootExec(200));
+    g.onEvent(canaryRead(200));
+    g.onEvent(canaryRead(200));
+    expect(stops()).toBe(1);
+    expect(g.stoppedAgent).toBe(true);
+    const first = g.incident('r2').first_critical;
+    expect(first?.alert.rule).toMatch(/^secrets-/);
+    expect(lines).toContain(`guard: enforce — stopping the agent after critical alert ${first?.alert.rule}`);
+    expect(g.incident('r2')).toMatchObject({ mode: 'enforce', stopped: true });
+  });
+
+  it("judges only the agent's own process tree, as the analysis does", () => {
+    const { g, stops } = guard('enforce');
+    // Before the agent's own exec, and by a process outside its tree: setup, not behaviour.
+    g.onEvent(canaryRead(300));
+    g.onEvent(rootExec(301));
+    g.onEvent(canaryRead(999));
+    expect(g.alerts).toEqual([]);
+    expect(stops()).toBe(0);
+    // A child of the agent is the agent.
+    g.onEvent(event({ kind: 'fork', syscall: 'clone', pid: 302, ppid: 301 }));
+    g.onEvent(canaryRead(302));
+    expect(stops()).toBe(1);
+  });
+
+  it('writes guard/incident.json only when something fired, with no canary token in it', () => {
+    const quiet = guard('audit').g;
+    const none = path.join(dir, 'none', 'incident.json');
+    expect(quiet.writeIncident(none, 'r3')).toBe(false);
+    expect(existsSync(none)).toBe(false);
+
+    const { g } = guard('enforce');
+    g.onEvent(rootExec(400));
+    g.onEvent(canaryRead(400));
+    const file = path.join(dir, 'fired', 'incident.json');
+    expect(g.writeIncident(file, 'r4')).toBe(true);
+    const text = readFileSync(file, 'utf8');
+    expect(JSON.parse(text)).toMatchObject({ run_id: 'r4', mode: 'enforce', stopped: true });
+    expect(text).not.toContain(TOKEN);
+  });
+});

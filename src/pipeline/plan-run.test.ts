@@ -1,0 +1,80 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { makeConfig } from '../analysis/test-bundle.js';
+import { ConfigError } from '../errors.js';
+import { TRACERS } from '../observe/index.js';
+import { bwrapAvailability } from '../sandbox/bwrap.js';
+import { containerAvailability } from '../sandbox/container.js';
+import type { RunContext } from './context.js';
+import { planRun, sandboxHome } from './plan-run.js';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'ag-plan-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const ctx: RunContext = {
+  outputDir: path.join(dir, '.agentguard'),
+  env: { PATH: '/usr/bin:/bin' },
+  now: () => new Date('2026-01-02T03:04:05Z'),
+  log: () => {},
+  history: false,
+};
+const config = makeConfig({
+  config_path: path.join(dir, 'task.yaml'),
+  config_dir: dir,
+  repo: dir,
+  agent_command: ['sh', '-c', 'true'],
+  test_command: ['sh', '-c', 'true'],
+});
+const strace = await TRACERS.strace.available();
+const bwrap = bwrapAvailability();
+const podman = await containerAvailability('auto');
+if (!podman.ok) console.warn(`container plan test skipped: ${podman.reason} (fix: ${podman.fix})`);
+
+describe('planRun settles the run once', () => {
+  it.skipIf(!strace.ok)(
+    '--tracer and --sandbox override the config, and the config says what is used',
+    async () => {
+      const p = await planRun(ctx, config, { agent: 'agent-command', tracer: 'strace', sandbox: 'local' });
+      expect(config.tracer).toBe('auto');
+      expect(p.tracer.requested).toBe('strace');
+      expect(p.tracer.choice).toMatchObject({ kind: 'strace', reason: 'strace requested', fallbacks: [] });
+      expect(p.cfg).toMatchObject({ tracer: 'strace', sandbox: 'local' });
+      expect(p.sandboxChoice.sandbox.kind).toBe('local');
+      // `local` hides nothing: the agent's HOME is the run's HOME folder where it is.
+      expect(p.homeInside).toBe(p.homeDir);
+    },
+  );
+
+  it('tracer off is off, chosen before anything runs', async () => {
+    const p = await planRun(ctx, { ...config, tracer: 'off' }, { agent: 'agent-command', sandbox: 'local' });
+    expect(p.tracer).toEqual({
+      requested: 'off',
+      choice: { tracer: null, kind: 'off', reason: 'tracing turned off by configuration', fallbacks: [] },
+    });
+    expect(p.cfg.tracer).toBe('off');
+  });
+
+  it.skipIf(!bwrap.ok)(
+    'with no sandbox configured, bwrap is chosen and shows the run HOME at the user’s',
+    async () => {
+      const p = await planRun(ctx, { ...config, tracer: 'off' }, { agent: 'agent-command' });
+      expect(p.sandboxChoice.sandbox.kind).toBe('bwrap');
+      expect(p.sandboxChoice.fallback).toBeUndefined();
+      expect(p.cfg.sandbox).toBe('bwrap');
+      expect(p.homeInside).toBe(sandboxHome());
+    },
+  );
+
+  it.skipIf(!podman.ok)(
+    'a sandbox that needs a config section it lacks is a ConfigError naming the field and the fix',
+    async () => {
+      const planned = planRun(ctx, config, { agent: 'agent-command', sandbox: 'container' });
+      await expect(planned).rejects.toThrow(ConfigError);
+      await expect(planned).rejects.toThrow(
+        `${config.config_path}: field 'container': sandbox 'container' needs an image. Fix: add container: {image: NAME}.`,
+      );
+    },
+  );
+});
