@@ -261,6 +261,16 @@
 #else
 #define AG_NR_userfaultfd (-1)
 #endif
+#ifdef __NR_process_vm_readv
+#define AG_NR_process_vm_readv __NR_process_vm_readv
+#else
+#define AG_NR_process_vm_readv (-1)
+#endif
+#ifdef __NR_process_vm_writev
+#define AG_NR_process_vm_writev __NR_process_vm_writev
+#else
+#define AG_NR_process_vm_writev (-1)
+#endif
 
 static const struct traced_call {
   const char *name;
@@ -319,6 +329,8 @@ static const struct traced_call {
   {"fchmod", "fchmod", AG_NR_fchmod, {64, 0, -1, 0, -1, -2, FLAGS_INT_ARG, 1, 0}},
   {"socket", "socket", AG_NR_socket, {65, 0, -1, -2, -1, -2, FLAGS_SOCKET, -1, 0}},
   {"userfaultfd", "userfaultfd", AG_NR_userfaultfd, {66, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
+  {"process_vm_readv", "process_vm_readv", AG_NR_process_vm_readv, {67, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
+  {"process_vm_writev", "process_vm_writev", AG_NR_process_vm_writev, {68, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
 };
 
 #define TRACED_CALL_COUNT (sizeof(TRACED_CALLS) / sizeof(TRACED_CALLS[0]))

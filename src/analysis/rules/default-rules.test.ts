@@ -261,6 +261,15 @@ const CASES: Record<string, Case> = {
         .open(2, '/proc/self/maps')
         .open(2, '/proc/4242/stat'),
   },
+  'secrets-process-memory-call': {
+    fire: (t) =>
+      void t.exec(2, 1, '/usr/bin/python3', ['python3', 'dump.py']).priv(2, 'process_vm_readv', -1),
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/python3', ['python3', 'dump.py'])
+        .priv(2, 'prctl')
+        .open(2, '/proc/4242/status'),
+  },
   'integrity-bulk-delete': {
     fire: (t) => {
       t.exec(2, 1, '/usr/bin/rm', ['rm', '-rf', 'src']);

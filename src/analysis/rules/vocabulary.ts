@@ -105,6 +105,8 @@ export const SYSCALL_KIND: Readonly<Record<string, Kind>> = {
       'kexec_load',
       'kexec_file_load',
       'userfaultfd',
+      'process_vm_readv',
+      'process_vm_writev',
     ].map((s) => [s, 'privilege']),
   ),
 };

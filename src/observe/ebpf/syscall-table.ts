@@ -213,6 +213,9 @@ export const TRACED_CALLS: readonly TracedCall[] = [
   { name: 'fchmod', tracepoint: 'fchmod', kind: 'write-meta', fdPath: 'fd', ...MODE },
   { name: 'socket', tracepoint: 'socket', kind: 'other', flags: SOCKET_FLAGS, carries: 'socket' },
   { name: 'userfaultfd', tracepoint: 'userfaultfd', kind: 'privilege' },
+  // Another process's memory read or written without /proc/<pid>/mem or ptrace.
+  { name: 'process_vm_readv', tracepoint: 'process_vm_readv', kind: 'privilege' },
+  { name: 'process_vm_writev', tracepoint: 'process_vm_writev', kind: 'privilege' },
 ];
 
 /** The numeric code a call's records carry. */

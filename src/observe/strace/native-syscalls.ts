@@ -56,6 +56,8 @@ export const X86_64_SYSCALL_NUMBERS: Readonly<Record<string, number>> = {
   renameat2: 316,
   memfd_create: 319,
   bpf: 321,
+  process_vm_readv: 310,
+  process_vm_writev: 311,
   userfaultfd: 323,
   execveat: 322,
   io_uring_setup: 425,

@@ -79,6 +79,9 @@ const PRIVILEGE_CALLS = new Set([
   'setns',
   // Lets a process stall the kernel on a page fault of its choosing: a kernel-exploit primitive.
   'userfaultfd',
+  // Another process's memory read or written without /proc/<pid>/mem or ptrace.
+  'process_vm_readv',
+  'process_vm_writev',
 ]);
 
 // Legacy calls absent on some architectures (arm64 has only the *at forms) and calls newer than
