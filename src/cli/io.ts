@@ -1,13 +1,9 @@
 import path from 'node:path';
 import { baseRedactor } from '../evidence/redact.js';
+import type { CliIO } from '../io-types.js';
 import type { RunContext } from '../pipeline/context.js';
 
-export type CliIO = {
-  out: (text: string) => void;
-  err: (text: string) => void;
-  /** Raw writes to stderr, present only when stderr is a terminal (for redrawn status lines). */
-  tty?: (raw: string) => void;
-};
+export type { CliIO };
 
 // C0 controls but tab and newline, DEL, and the C1 controls (0x9b is a one-byte CSI on some terminals).
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { cac } from 'cac';
@@ -8,6 +9,7 @@ import { AgentGuardError, ConfigError, errorMessage, formatIssue } from '../erro
 import { disposeAll } from '../exec/disposer.js';
 import { killActiveGroups } from '../exec/run-command.js';
 import { requestShutdown, shutdownObserved, signalExitCode } from '../exec/shutdown.js';
+import { agentguardVersion } from '../version.js';
 import { agentsInstall, agentsList, agentsVerify } from './commands/agents.js';
 import { analyzeCommand } from './commands/analyze.js';
 import { registerBatchCommands } from './commands/batch-commands.js';
@@ -26,14 +28,12 @@ import { type CliIO, processIO } from './io.js';
 import { DEFAULT_SANDBOX, SANDBOX_OPTION, TRACER_OPTION } from './kind-help.js';
 import { checkOutputDirFor } from './output-dir.js';
 
-const VERSION = '0.1.0';
-
 /** Parse argv, run one command, and return the exit code: 0 pass, 1 evaluated and failed, 2 usage/config/setup. */
 export async function main(argv: string[], io: CliIO = processIO, stop?: Promise<unknown>): Promise<number> {
   // The model server owns its flags and runs until stopped; it is a long-lived helper, not a verdict.
   if (argv[0] === 'model-server') {
     const forever = stop ?? new Promise(() => {});
-    return runModelServerCli(argv.slice(1), { stdout: io.out, stderr: io.err }, forever);
+    return runModelServerCli(argv.slice(1), io, forever);
   }
   const cli = cac('agentguard');
   let pending: Promise<number> | null = null;
@@ -188,7 +188,7 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
     .usage('model-server --script FILE [--port N] [--record FILE] [--loop-limit N]');
 
   cli.help();
-  cli.version(VERSION);
+  cli.version(agentguardVersion());
 
   try {
     cli.parse(['node', 'agentguard', ...argv], { run: false });

@@ -21,11 +21,12 @@ function io() {
     err,
     firstLine,
     io: {
-      stdout: (l: string) => {
+      out: (text: string) => {
+        const l = text.replace(/\n$/, '');
         out.push(l);
         onLine(l);
       },
-      stderr: (l: string) => err.push(l),
+      err: (text: string) => err.push(text.replace(/\n$/, '')),
     },
   };
 }

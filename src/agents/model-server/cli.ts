@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { AgentGuardError, ConfigError, errorMessage, formatIssue } from '../../errors.js';
+import type { CliIO } from '../../io-types.js';
 import { startModelServer } from './index.js';
 import { summarizeRecords } from './records.js';
 
@@ -13,13 +14,14 @@ API (base URL: the printed URL). Prints the URL once listening; runs until inter
   --record FILE      append one JSON line per request and answer (e.g. evidence/model.jsonl)
   --loop-limit N     answers to the same request before the agent counts as looping`;
 
-export type CliIo = { stdout: (line: string) => void; stderr: (line: string) => void };
-
 /**
  * The standalone `model-server` command: parse argv, serve until `stop` resolves, return the exit
  * code (0 stopped cleanly, 2 usage, config or setup error).
  */
-export async function runModelServerCli(argv: string[], io: CliIo, stop: Promise<unknown>): Promise<number> {
+/** One line to `write` (CliIO writes text as given). */
+const line = (write: (text: string) => void) => (text: string) => write(`${text}\n`);
+
+export async function runModelServerCli(argv: string[], io: CliIO, stop: Promise<unknown>): Promise<number> {
   let values: { script?: string; port?: string; record?: string; 'loop-limit'?: string; help?: boolean };
   try {
     ({ values } = parseArgs({
@@ -34,15 +36,17 @@ export async function runModelServerCli(argv: string[], io: CliIo, stop: Promise
       strict: true,
     }));
   } catch (err) {
-    io.stderr(`model-server: ${errorMessage(err)}. Fix: see the usage below.\n${USAGE}`);
+    line(io.err)(`model-server: ${errorMessage(err)}. Fix: see the usage below.\n${USAGE}`);
     return 2;
   }
   if (values.help) {
-    io.stdout(USAGE);
+    line(io.out)(USAGE);
     return 0;
   }
   if (!values.script) {
-    io.stderr(`model-server: --script FILE is required. Fix: pass the trajectory file to replay.\n${USAGE}`);
+    line(io.err)(
+      `model-server: --script FILE is required. Fix: pass the trajectory file to replay.\n${USAGE}`,
+    );
     return 2;
   }
   const port = wholeNumber(values.port, '--port', 0, 65535, io);
@@ -59,24 +63,26 @@ export async function runModelServerCli(argv: string[], io: CliIo, stop: Promise
     });
   } catch (err) {
     if (err instanceof ConfigError && err.issues.length > 0) {
-      for (const issue of err.issues) io.stderr(`model-server: ${formatIssue(issue)}`);
+      for (const issue of err.issues) line(io.err)(`model-server: ${formatIssue(issue)}`);
       return 2;
     }
     if (err instanceof AgentGuardError) {
-      io.stderr(`model-server: ${err.message}`);
+      line(io.err)(`model-server: ${err.message}`);
       return 2;
     }
     throw err;
   }
-  io.stdout(running.url);
-  io.stderr(`model-server: replaying ${values.script} at ${running.url} (OpenAI base URL ${running.url}/v1)`);
+  line(io.out)(running.url);
+  line(io.err)(
+    `model-server: replaying ${values.script} at ${running.url} (OpenAI base URL ${running.url}/v1)`,
+  );
   await stop;
   const records = await running.server.stop();
   const s = summarizeRecords(records);
-  io.stderr(
+  line(io.err)(
     `model-server: stopped after ${s.requests} requests, ${s.turns} scripted turns, ~${s.input_tokens} input and ~${s.output_tokens} output tokens${s.problem ? `; ${s.problem}` : ''}`,
   );
-  if (running.server.recordWriteError) io.stderr(`model-server: ${running.server.recordWriteError}`);
+  if (running.server.recordWriteError) line(io.err)(`model-server: ${running.server.recordWriteError}`);
   return 0;
 }
 
@@ -86,12 +92,12 @@ function wholeNumber(
   flag: string,
   min: number,
   max: number,
-  io: CliIo,
+  io: CliIO,
 ): number | undefined | null {
   if (v === undefined) return undefined;
   const n = Number(v);
   if (!Number.isInteger(n) || n < min || n > max) {
-    io.stderr(
+    line(io.err)(
       `model-server: ${flag} must be a whole number from ${min} to ${max}, not '${v}'. Fix: e.g. ${flag} ${Math.max(min, 3)}.`,
     );
     return null;

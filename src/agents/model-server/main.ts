@@ -8,10 +8,7 @@ const stop = new Promise<void>((resolve) => {
 });
 const code = await runModelServerCli(
   process.argv.slice(2),
-  {
-    stdout: (line) => process.stdout.write(`${line}\n`),
-    stderr: (line) => process.stderr.write(`${line}\n`),
-  },
+  { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) },
   stop,
 );
 process.exitCode = code;

@@ -1,6 +1,6 @@
 import { errorMessage } from '../../errors.js';
+import { readLines } from '../line-reader.js';
 import type { TracerOutput } from '../types.js';
-import { readLines } from './line-splitter.js';
 import type { RecordStream } from './record-stream.js';
 import { type RunCgroup, removeCgroup } from './run-cgroup.js';
 
@@ -22,11 +22,13 @@ export async function closeStream(run: {
   let { incomplete } = run;
   // Without a listener only the clock lines were read live; the rest are read now, from the file.
   if (!run.stream.live) {
-    await readLines(run.rawPath, (line, complete) => run.stream.line(line, complete)).catch(
+    const found = await readLines(run.rawPath, (line, complete) => run.stream.line(line, complete)).catch(
       (err: unknown) => {
         incomplete ??= `could not read the output of ${run.source}: ${errorMessage(err)}`;
+        return true;
       },
     );
+    if (!found) incomplete ??= `${run.source} wrote no output file at ${run.rawPath}`;
   }
   const finished = run.stream.finish();
   const warnings = [...run.warnings];

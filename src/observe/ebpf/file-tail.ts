@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LineSplitter } from './line-splitter.js';
+import { LineSplitter } from '../line-reader.js';
 
 const TAIL_IDLE_MS = 20;
 const READ_SIZE = 1 << 20;

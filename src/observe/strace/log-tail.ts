@@ -52,13 +52,3 @@ export class LogTail {
     for (const line of lines) this.onLine(line);
   }
 }
-
-/** Calls `onLine` for every line of a finished file; false when the file does not exist. */
-export async function readLines(file: string, onLine: (line: string) => void): Promise<boolean> {
-  const tail = new LogTail(file, onLine);
-  try {
-    return await tail.poll();
-  } finally {
-    await tail.close();
-  }
-}

@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { errorMessage, InternalError, SetupError } from '../../errors.js';
 import type { SysEvent } from '../../evidence/types.js';
 import type { SpawnSpec } from '../../exec/types.js';
+import { readLines } from '../line-reader.js';
 import type { Tracer, TracerContext, TracerOutput, TracerSession } from '../types.js';
 import { CloneIndexer } from './clone-index.js';
-import { LogTail, readLines } from './log-tail.js';
+import { LogTail } from './log-tail.js';
 import { findExecutable, INSTALL_FIX, probeStrace, straceOptions, straceVersion } from './strace-command.js';
 import { type StraceParseResult, StraceParser } from './strace-parser.js';
 

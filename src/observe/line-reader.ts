@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 
 const READ_SIZE = 1 << 20;
 
@@ -31,12 +31,21 @@ export class LineSplitter {
   }
 }
 
-/** Every line of a file, in order. */
+/**
+ * Every line of a finished file, in order: the one line reader of both tracers' logs. False when
+ * the file does not exist (a tracer that never wrote it); other read errors throw.
+ */
 export async function readLines(
   path: string,
   onLine: (line: string, complete: boolean) => void,
-): Promise<void> {
-  const handle = await open(path, 'r');
+): Promise<boolean> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw err;
+  }
   try {
     const splitter = new LineSplitter(onLine);
     const buffer = Buffer.alloc(READ_SIZE);
@@ -47,6 +56,7 @@ export async function readLines(
       splitter.push(buffer.subarray(0, bytesRead));
     }
     splitter.end();
+    return true;
   } finally {
     await handle.close();
   }
