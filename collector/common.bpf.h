@@ -199,6 +199,39 @@ static __always_inline __s64 current_ppid(void)
 	return BPF_CORE_READ(task, real_parent, tgid);
 }
 
+/*
+ * A CALL record once per process and number (an i386 call, an io_uring operation): `code` with the
+ * number in the flags word, enough for the evasion rules. `key_nr` tells the kinds apart in `seen`.
+ */
+static __always_inline void once_per_process(__u64 cgid, __u32 key_nr, __s64 code, __s64 ret, __s64 number)
+{
+	struct seen_key key = {.cgid = cgid, .pid = current_pid(), .nr = key_nr};
+	if (bpf_map_lookup_elem(&seen, &key))
+		return;
+	__u8 one = 1;
+	bpf_map_update_elem(&seen, &key, &one, BPF_ANY);
+	struct rec_call *r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
+	if (!r) {
+		count_lost(cgid);
+		return;
+	}
+	r->h.cgid = cgid;
+	r->h.type = REC_CALL;
+	r->v[0] = current_tid();
+	r->v[1] = bpf_ktime_get_ns();
+	r->v[2] = current_pid();
+	r->v[3] = current_ppid();
+	r->v[4] = code;
+	r->v[5] = ret;
+	r->v[6] = number;
+	r->v[7] = WALK_NONE;
+	r->v[8] = WALK_NONE;
+	r->v[9] = 0;
+	r->v[10] = 0;
+	bpf_get_current_comm(r->s, COMM_LEN);
+	bpf_ringbuf_submit(r, wake_flags());
+}
+
 #define SRC_USER 0
 #define SRC_KERNEL 1
 #define SRC_NONE 2

@@ -12,31 +12,7 @@ int io_uring_submit(struct trace_event_raw_io_uring_submit_req *ctx)
 	__u32 tid = current_tid();
 	if (opcode != IORING_OP_OPENAT_VALUE && opcode != IORING_OP_OPENAT2_VALUE) {
 		/* Other operations once per process and opcode: enough for the evasion rule. */
-		struct seen_key key = {.cgid = cgid, .pid = current_pid(), .nr = opcode};
-		if (bpf_map_lookup_elem(&seen, &key))
-			return 0;
-		__u8 one = 1;
-		bpf_map_update_elem(&seen, &key, &one, BPF_ANY);
-		struct rec_call *r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
-		if (!r) {
-			count_lost(cgid);
-			return 0;
-		}
-		r->h.cgid = cgid;
-		r->h.type = REC_CALL;
-		r->v[0] = tid;
-		r->v[1] = bpf_ktime_get_ns();
-		r->v[2] = current_pid();
-		r->v[3] = current_ppid();
-		r->v[4] = CODE_IO_URING_OP;
-		r->v[5] = 0;
-		r->v[6] = opcode;
-		r->v[7] = WALK_NONE;
-		r->v[8] = WALK_NONE;
-		r->v[9] = 0;
-		r->v[10] = 0;
-		bpf_get_current_comm(r->s, COMM_LEN);
-		bpf_ringbuf_submit(r, wake_flags());
+		once_per_process(cgid, opcode, CODE_IO_URING_OP, 0, opcode);
 		return 0;
 	}
 	/* prep has copied the file name into the kernel (struct io_open at the start of the request). */

@@ -91,31 +91,7 @@ int raw_exit(struct trace_event_raw_sys_exit *ctx)
 		net_exit(cgid, ctx->ret);
 		return 0;
 	}
-	struct seen_key key = {.cgid = cgid, .pid = current_pid(), .nr = (__u32)nr | 0x80000000u};
-	if (bpf_map_lookup_elem(&seen, &key))
-		return 0;
-	__u8 one = 1;
-	bpf_map_update_elem(&seen, &key, &one, BPF_ANY);
-	struct rec_call *r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
-	if (!r) {
-		count_lost(cgid);
-		return 0;
-	}
-	r->h.cgid = cgid;
-	r->h.type = REC_CALL;
-	r->v[0] = tid;
-	r->v[1] = bpf_ktime_get_ns();
-	r->v[2] = current_pid();
-	r->v[3] = current_ppid();
-	r->v[4] = CODE_IA32_OTHER;
-	r->v[5] = ctx->ret;
-	r->v[6] = nr;
-	r->v[7] = WALK_NONE;
-	r->v[8] = WALK_NONE;
-	r->v[9] = 0;
-	r->v[10] = 0;
-	bpf_get_current_comm(r->s, COMM_LEN);
-	bpf_ringbuf_submit(r, wake_flags());
+	once_per_process(cgid, (__u32)nr | 0x80000000u, CODE_IA32_OTHER, ctx->ret, nr);
 	return 0;
 }
 

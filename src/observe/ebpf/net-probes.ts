@@ -10,42 +10,31 @@ import {
 } from './record-format.js';
 import { CODE_BIND, CODE_CONNECT, CODE_SENDTO } from './syscall-table.js';
 
-/** Probes for connect, sendto and bind: the socket address, read at sys_exit with the result. */
+/**
+ * The calls with a socket address: the tracepoint field that points at it, and whether a null one
+ * is skipped in the kernel (sendto on a connected socket has no address: nothing new to report).
+ * bind gives the local address: which loopback ports the run's own servers hold.
+ */
+const NET_CALLS = [
+  { name: 'connect', field: 'uservaddr', code: CODE_CONNECT, skipNull: false },
+  { name: 'sendto', field: 'addr', code: CODE_SENDTO, skipNull: true },
+  { name: 'bind', field: 'umyaddr', code: CODE_BIND, skipNull: false },
+] as const;
+
+/** Probes for the calls with a socket address: the address, read at sys_exit with the result. */
 export function netBlocks(inCgroup: string, has: (name: string) => boolean, missing: string[]): string[] {
   const blocks: string[] = [];
   const exits: string[] = [];
-  if (has('connect')) {
-    blocks.push(
-      probe(
-        'tracepoint:syscalls:sys_enter_connect',
-        inCgroup,
-        `@sa[tid] = (uint64)args->uservaddr;\n@sac[tid] = ${CODE_CONNECT};`,
-      ),
-    );
-    exits.push('tracepoint:syscalls:sys_exit_connect');
-  } else missing.push('connect');
-  if (has('sendto')) {
-    // sendto on a connected socket has no address: nothing new to report.
-    blocks.push(
-      probe(
-        'tracepoint:syscalls:sys_enter_sendto',
-        `${inCgroup} && args->addr != 0`,
-        `@sa[tid] = (uint64)args->addr;\n@sac[tid] = ${CODE_SENDTO};`,
-      ),
-    );
-    exits.push('tracepoint:syscalls:sys_exit_sendto');
-  } else missing.push('sendto');
-  if (has('bind')) {
-    // The local address: which loopback ports the run's own servers hold.
-    blocks.push(
-      probe(
-        'tracepoint:syscalls:sys_enter_bind',
-        inCgroup,
-        `@sa[tid] = (uint64)args->umyaddr;\n@sac[tid] = ${CODE_BIND};`,
-      ),
-    );
-    exits.push('tracepoint:syscalls:sys_exit_bind');
-  } else missing.push('bind');
+  for (const call of NET_CALLS) {
+    if (!has(call.name)) {
+      missing.push(call.name);
+      continue;
+    }
+    const filter = call.skipNull ? `${inCgroup} && args->${call.field} != 0` : inCgroup;
+    const body = `@sa[tid] = (uint64)args->${call.field};\n@sac[tid] = ${call.code};`;
+    blocks.push(probe(`tracepoint:syscalls:sys_enter_${call.name}`, filter, body));
+    exits.push(`tracepoint:syscalls:sys_exit_${call.name}`);
+  }
   if (exits.length === 0) return blocks;
   blocks.push(probe(exits.join(',\n'), `${inCgroup} && @sa[tid] != 0`, netExitBody()));
   return blocks;
