@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { recordVerification, verificationsDir } from '../../src/agents/install/verification-record.js';
-import { execCli, tempDir } from './exec-cli.js';
+import { BENCHMARKS, execCli, tempDir } from './exec-cli.js';
 
 // `agentguard agents list` against a cache of its own: one agent at the pinned version, one at another.
 const cache = tempDir();
@@ -131,6 +131,25 @@ describe('agentguard agents verify', () => {
       expect(other.stderr).toContain('online-only');
     }
     expect(existsSync(path.join(verificationsDir(cache), 'amp.json'))).toBe(false);
+  });
+
+  it('refuses a scripted model for an online-only agent in a run, exit 2, naming model_script', async () => {
+    const dir = tempDir();
+    const demo = path.join(BENCHMARKS, 'agents/demos/js-slugify');
+    writeFileSync(
+      path.join(dir, 'config.yaml'),
+      readFileSync(path.join(demo, 'config.yaml'), 'utf8')
+        .replace('agent_profile: pi', 'agent_profile: amp')
+        .replace('repo: ../../../js-slugify/repo', `repo: ${path.join(BENCHMARKS, 'js-slugify/repo')}`),
+    );
+    copyFileSync(path.join(demo, 'trajectory.yaml'), path.join(dir, 'trajectory.yaml'));
+    const r = await execCli(['run', 'config.yaml', '--dry-run'], { cwd: dir });
+    rmSync(dir, { recursive: true, force: true });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      "field 'model_script': the agent profile 'amp' is online-only (offline: false)",
+    );
+    expect(r.stderr).toContain('Fix: remove model_script');
   });
 
   it('fails, exit 1, naming the steps that did not happen, for an agent that ignores the model', async () => {
