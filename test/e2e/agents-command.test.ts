@@ -23,6 +23,7 @@ type Row = {
   offline: boolean;
   offline_reason: string | null;
   verified: { version: string | null; verified_at: string; by: string; worked: string[] } | null;
+  last_verified: string;
   skills_dir: string | null;
   installed: string | null;
   status: string;
@@ -79,6 +80,10 @@ describe('agentguard agents list', () => {
         agents: Row[];
       }
     ).agents;
+    expect(rows.find((r) => r.name === 'gemini-cli')).toMatchObject({
+      verified: null,
+      last_verified: 'unreadable',
+    });
     expect(rows.find((r) => r.name === 'codex')?.verified).toMatchObject({
       version: '0.169.0',
       verified_at: '2026-11-30T08:00:00.000Z',

@@ -45,11 +45,11 @@ export async function agentsList(io: CliIO, opts: { json?: boolean }): Promise<n
       installed: have?.version ?? null,
       status: have?.status ?? 'not installed',
       verified: verified.status === 'verified' ? verified.record : null,
-      verified_shown: formatVerification(verified),
+      // `never`, `unreadable` or the date and version, as the table shows it.
+      last_verified: formatVerification(verified),
     };
   });
-  if (opts.json)
-    io.out(JSON.stringify({ cache, agents: rows.map(({ verified_shown: _, ...r }) => r) }, null, 2));
+  if (opts.json) io.out(JSON.stringify({ cache, agents: rows }, null, 2));
   else {
     io.out(`agent cache: ${cache}`);
     io.out(
@@ -63,7 +63,7 @@ export async function agentsList(io: CliIO, opts: { json?: boolean }): Promise<n
           r.skills_dir ?? '-',
           r.installed ?? '-',
           r.status,
-          r.verified_shown,
+          r.last_verified,
         ]),
       ),
     );
