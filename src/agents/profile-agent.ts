@@ -3,6 +3,7 @@ import { agentEnv } from './env.js';
 import { resolveAgentBin } from './install/resolve-bin.js';
 import { loadProfile } from './profiles/load-profile.js';
 import { renderProfile } from './profiles/render-profile.js';
+import { runsOffline } from './profiles/schema.js';
 import type { AgentAdapter, AgentContext, PlanResult } from './types.js';
 
 /**
@@ -28,9 +29,17 @@ export const PROFILE_AGENT: AgentAdapter = {
     }
     // Throws one ConfigError naming the profile file, the field and the fix.
     const profile = loadProfile(cfg.agent_profile);
+    const scripted = cfg.model_script !== undefined;
+    // Before looking for the binary: an online-only agent cannot be played by a script at all.
+    if (scripted && !runsOffline(profile))
+      return {
+        ok: false,
+        field: 'model_script',
+        message: `the agent profile '${profile.name}' is online-only (offline: false): ${profile.offline_reason ?? 'no supported setting points it at another model endpoint'}`,
+        fix: 'remove model_script to run it online with your own credentials, or pick an offline agent (agentguard agents list)',
+      };
     const bin = resolveAgentBin(profile, { env: ctx.hostEnv });
     if (!bin.ok) return { ok: false, field: 'agent_profile', message: bin.message, fix: bin.fix };
-    const scripted = cfg.model_script !== undefined;
     const rendered = renderProfile(profile, {
       prompt: cfg.prompt,
       taskFile: ctx.taskFile,

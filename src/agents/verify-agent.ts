@@ -8,6 +8,7 @@ import { parseTrajectory, startModelServer } from './model-server/index.js';
 import type { ModelRecord } from './model-server/types.js';
 import { loadProfile } from './profiles/load-profile.js';
 import { renderProfile } from './profiles/render-profile.js';
+import { runsOffline } from './profiles/schema.js';
 import { writeRenderedFiles } from './profiles/write-files.js';
 import { installSkills } from './skills/install-skills.js';
 
@@ -33,6 +34,11 @@ const EXPECTED_REPORT = 'citations ok: 1\n';
  */
 export async function verifyAgent(name: string, opts: { timeoutMs?: number } = {}): Promise<VerifyResult> {
   const profile = loadProfile(name);
+  // Before looking for the binary: an online-only agent is refused for what it is, not for being absent.
+  if (!runsOffline(profile))
+    throw new SetupError(
+      `agents verify ${name}: the profile ${profile.file} is online-only (offline: false): ${profile.offline_reason ?? 'no supported setting points the agent at another model endpoint'}; agentguard cannot play its model and does not try the vendor's service. Fix: run it online with 'agentguard run' and your own credentials (the profile's env_pass), or verify an offline agent ('agentguard agents list').`,
+    );
   const bin = resolveAgentBin(profile);
   if (!bin.ok) throw new SetupError(`agents verify ${name}: ${bin.message}. Fix: ${bin.fix}.`);
   if (!profile.endpoint)

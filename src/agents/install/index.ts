@@ -2,3 +2,11 @@ export { agentCacheDir, agentInstallDir, cachedBinPath, installedVersion } from 
 export { type InstallOptions, type InstallResult, installAgent } from './install-agent.js';
 export { type InstalledAgent, installedAgents } from './installed-agents.js';
 export { type ResolvedBin, type ResolveOptions, resolveAgentBin } from './resolve-bin.js';
+export {
+  formatVerification,
+  readVerification,
+  recordVerification,
+  type Verification,
+  type VerificationState,
+  verificationsDir,
+} from './verification-record.js';

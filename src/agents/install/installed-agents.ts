@@ -27,6 +27,8 @@ export function installedAgents(cacheDir: string = agentCacheDir()): InstalledAg
   const builtins = new Set(listBuiltinProfiles());
   const out: InstalledAgent[] = [];
   for (const name of names) {
+    // Dot-folders hold agentguard's own records (`.verified`), never an agent.
+    if (name.startsWith('.')) continue;
     const dir = path.join(cacheDir, name);
     if (!statSync(dir).isDirectory()) continue;
     if (!builtins.has(name)) {

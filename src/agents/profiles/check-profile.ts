@@ -148,5 +148,23 @@ export function checkProfile(profile: AgentProfile): ConfigIssue[] {
       'set endpoint to responses, chat, anthropic or gemini',
     );
   }
+  if (profile.offline === true && profile.endpoint === undefined)
+    issue(
+      'offline',
+      'is true but no endpoint says which model API the agent speaks',
+      'set endpoint to responses, chat, anthropic or gemini, or set offline: false',
+    );
+  if (profile.offline === false && scriptedUsed)
+    issue(
+      'scripted',
+      'is never applied: the profile says offline: false, so agentguard never serves its model',
+      'remove the scripted block, or set offline: true with the endpoint it uses',
+    );
+  if (profile.offline_reason !== undefined && profile.offline !== false)
+    issue(
+      'offline_reason',
+      'explains why an agent cannot run offline, but the profile does not say offline: false',
+      'set offline: false, or remove offline_reason',
+    );
   return issues;
 }

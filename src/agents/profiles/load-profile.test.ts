@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../errors.js';
 import { listBuiltinProfiles, loadProfile, loadProfileResult } from './load-profile.js';
+import { runsOffline } from './schema.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'agentguard-profile-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -37,24 +38,32 @@ function problem(text: string): string {
 }
 
 describe('built-in profiles', () => {
-  it('ships codex, claude-code, copilot, gemini-cli, kilocode, opencode, pi and qwen-code, each valid and pinned', () => {
+  it('ships eight offline profiles and three online-only ones, each valid and pinned', () => {
     expect(listBuiltinProfiles()).toEqual([
+      'amp',
+      'auggie',
       'claude-code',
       'codex',
       'copilot',
+      'crush',
       'gemini-cli',
       'kilocode',
       'opencode',
       'pi',
       'qwen-code',
     ]);
+    const online = ['amp', 'auggie', 'crush'];
     for (const name of listBuiltinProfiles()) {
       const profile = loadProfile(name);
       expect(profile.name).toBe(name);
       expect(profile.file.endsWith(path.join('agents', `${name}.yaml`))).toBe(true);
-      expect(profile.package?.version).toMatch(/^\d+\.\d+\.\d+$/);
+      expect(profile.package?.version).toMatch(/^\d+\.\d+\.\d+(-[0-9a-z]+)?$/);
       expect(profile.command).toContain('{task_prompt}');
-      expect(profile.endpoint).toBeDefined();
+      // Every built-in says which it is; an online-only one says why and has no model API to play.
+      expect(profile.offline).toBe(!online.includes(name));
+      expect(runsOffline(profile)).toBe(profile.offline);
+      if (profile.offline) expect(profile.endpoint).toBeDefined();
+      else expect([profile.endpoint, profile.offline_reason === undefined]).toEqual([undefined, false]);
     }
     expect(loadProfile('codex').package).toEqual({ name: '@openai/codex', version: '0.169.0' });
     expect(loadProfile('claude-code').package).toEqual({
@@ -175,6 +184,22 @@ describe('profile errors name the file, the field and the fix', () => {
       /field 'package.version'.*exact version/,
     );
     expect(problem(`${VALID}scripted: {env_set: {K: v}}\n`)).toMatch(/field 'endpoint': is required when/);
+  });
+
+  it('offline: absent follows endpoint; true needs endpoint; false takes no scripted block; a reason needs false', () => {
+    expect(runsOffline(loadProfile(profileFile(VALID)))).toBe(false);
+    expect(runsOffline(loadProfile(profileFile(`${VALID}endpoint: chat\n`)))).toBe(true);
+    expect(runsOffline(loadProfile(profileFile(`${VALID}endpoint: chat\noffline: false\n`)))).toBe(false);
+    expect(problem(`${VALID}offline: true\n`)).toMatch(
+      /^field 'offline': is true but no endpoint.*Fix: set endpoint/,
+    );
+    expect(problem(`${VALID}endpoint: chat\noffline: false\nscripted: {env_set: {K: v}}\n`)).toMatch(
+      /^field 'scripted': is never applied/,
+    );
+    expect(problem(`${VALID}offline_reason: needs the vendor\n`)).toMatch(
+      /^field 'offline_reason': .*Fix: set offline: false/,
+    );
+    expect(problem(`${VALID}offline: 'no'\n`)).toMatch(/^field 'offline'/);
   });
 
   it('reports every problem of a file at once', () => {

@@ -65,8 +65,20 @@ export const AgentProfileSchema = z.strictObject({
   /** Where the agent looks for skills: `~/…` (in HOME) or a path relative to the workspace. */
   skills_dir: nonEmpty.optional(),
   endpoint: z.enum(ENDPOINTS).optional(),
+  /**
+   * Whether agentguard can play the agent's model offline (the scripted model endpoint): `false` for an
+   * agent no supported setting points at another endpoint. Absent: offline exactly when `endpoint` is set.
+   */
+  offline: z.boolean().optional(),
+  /** Why an `offline: false` agent cannot run offline; `agents verify` prints it when it refuses. */
+  offline_reason: nonEmpty.optional(),
   scripted: ScriptedSchema.default({ env_set: {}, config_files: [] }),
 });
 
 /** A validated profile and the file it came from. */
 export type AgentProfile = z.output<typeof AgentProfileSchema> & { file: string };
+
+/** Whether the profile's agent can run against agentguard's scripted model: the one reading of `offline`. */
+export function runsOffline(profile: Pick<AgentProfile, 'offline' | 'endpoint'>): boolean {
+  return profile.offline ?? profile.endpoint !== undefined;
+}
