@@ -20,6 +20,7 @@ import { doctorCommand } from './commands/doctor.js';
 import { registerInit } from './commands/init.js';
 import { reportsBatches, reportsExport, reportsList, reportsShow } from './commands/reports.js';
 import { reportsIncidents, reportsTrends } from './commands/reports-aggregates.js';
+import { reportsSite } from './commands/reports-site.js';
 import { rulesCoverage } from './commands/rules.js';
 import { runCommand } from './commands/run.js';
 import { traceReplay, traceReplayability, traceShow, traceVerify } from './commands/trace.js';
@@ -132,8 +133,8 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
 
   cli
     .command(
-      'reports <action> [runId]',
-      'list recorded runs (list), print one report (show RUN_ID), list batches (batches), export runs (export), pass rate and score over time (trends), alerts by rule (incidents)',
+      'reports <action> [runIdOrDir]',
+      'list recorded runs (list), print one report (show RUN_ID), list batches (batches), export runs (export), pass rate and score over time (trends), alerts by rule (incidents), a static site (site OUT_DIR)',
     )
     .option('--limit <n>', 'rows to list (default: 20; export: all)')
     .option('--batch <id>', 'only the runs of this batch')
@@ -154,10 +155,11 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
         if (action === 'export') return reportsExport(io, opts);
         if (action === 'trends') return reportsTrends(io, opts);
         if (action === 'incidents') return reportsIncidents(io, opts);
+        if (action === 'site') return reportsSite(io, runId, opts);
         if (action === 'show' && runId) return reportsShow(io, runId, opts);
         if (action === 'batches') return reportsBatches(io, opts);
         throw new UsageError(
-          `'reports ${action}' is not a command. Fix: use 'reports list', 'reports show RUN_ID', 'reports batches', 'reports export', 'reports trends' or 'reports incidents'.`,
+          `'reports ${action}' is not a command. Fix: use 'reports list', 'reports show RUN_ID', 'reports batches', 'reports export', 'reports trends', 'reports incidents' or 'reports site OUT_DIR'.`,
         );
       }),
     );
