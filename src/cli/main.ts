@@ -136,7 +136,7 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
       'reports <action> [runIdOrDir]',
       'list recorded runs (list), print one report (show RUN_ID), list batches (batches), export runs (export), pass rate and score over time (trends), alerts by rule (incidents), a static site (site OUT_DIR)',
     )
-    .option('--limit <n>', 'rows to list (default: 20; export: all)')
+    .option('--limit <n>', 'the newest n runs (default: 20; export, trends, incidents, site: all)')
     .option('--batch <id>', 'only the runs of this batch')
     .option('--agent <name>', 'only runs of this agent')
     .option('--task <name>', 'only runs of this task')

@@ -146,7 +146,10 @@ describe('reports show size limit', () => {
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
-      expect(r.stderr).toContain(`${md} is 16.0 MiB, over the 16 MiB 'reports show' shows. Fix:`);
+      const size = before.length + 16 * 1024 * 1024 + 1;
+      expect(r.stderr).toContain(
+        `${md} is ${size} bytes, over the 16 MiB (16777216 bytes) 'reports show' shows. Fix: open the file directly`,
+      );
     } finally {
       writeFileSync(md, before);
     }

@@ -19,7 +19,7 @@ export function refuseOversizedReport(file: string, what: string): number {
   }
   if (size > REPORT_BROWSE_MAX_BYTES) {
     throw new InputError(
-      `${file} is ${(size / (1024 * 1024)).toFixed(1)} MiB, over the ${REPORT_BROWSE_MAX_BYTES / (1024 * 1024)} MiB ${what} shows. Fix: open the file directly (e.g. less ${file}), or re-run 'agentguard analyze' on the run to rewrite its reports.`,
+      `${file} is ${size} bytes, over the ${REPORT_BROWSE_MAX_BYTES / (1024 * 1024)} MiB (${REPORT_BROWSE_MAX_BYTES} bytes) ${what} shows. Fix: open the file directly (e.g. less ${file}), or re-run 'agentguard analyze' on the run to rewrite its reports.`,
     );
   }
   return size;
