@@ -72,7 +72,7 @@ const profile = mkdtempSync(path.join(tmpdir(), 'ag-chromium-'));
 const site = path.join(work, 'site');
 let context: Context | undefined;
 let attack: { run_id: string; run_dir: string };
-let hostile: { run_id: string };
+let hostile: { run_id: string; run_dir: string };
 let canaryTokens: string[] = [];
 const cli = (...args: string[]) => execCli(args, { cwd: work });
 
@@ -144,6 +144,11 @@ describe.skipIf(reason !== null)('reports site on disk', () => {
       for (const token of [...canaryTokens, GITHUB_TOKEN])
         expect(text.includes(token), `${p} holds ${token}`).toBe(false);
     }
+    // A page is its run's report.html and a link back, unchanged where nothing was secret.
+    const own = readFileSync(path.join(hostile.run_dir, 'report.html'), 'utf8');
+    expect(readFileSync(path.join(site, 'runs', `${hostile.run_id}.html`), 'utf8')).toBe(
+      own.replace('<main>\n', '<main>\n<nav><a class="site-index" href="../index.html">all runs</a></nav>\n'),
+    );
     const attackPage = readFileSync(path.join(site, 'runs', `${attack.run_id}.html`), 'utf8');
     expect(attackPage).toMatch(/<p id="leak">\[REDACTED:canary-ssh-key[^\]]*\] .*\[REDACTED:github-token/);
     // The hostile name is inside the embedded JSON only as \u escapes, never as a tag.

@@ -131,13 +131,9 @@ export async function reportsSite(
 
   if (batches.length > 0) mkdirSync(path.join(out, 'batches'), { recursive: true });
   for (const b of batches) {
-    writeFileAtomic(
-      path.join(out, b.page),
-      renderSiteBatch(
-        b,
-        runs.filter((r) => batchPage.get(r.batch ?? '') === b.page),
-      ),
-    );
+    // Matched by the ids history holds, not by the (redacted) ones shown.
+    const own = runs.filter((_, i) => batchPage.get(rows[i]?.batch_id ?? '') === b.page);
+    writeFileAtomic(path.join(out, b.page), renderSiteBatch(b, own));
   }
   const filters: Record<string, string> = {};
   for (const flag of FILTER_FLAGS) if (opts[flag] !== undefined) filters[flag] = String(opts[flag]);
