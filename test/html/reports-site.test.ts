@@ -167,6 +167,16 @@ describe.skipIf(reason !== null)('reports site on disk', () => {
       `agentguard: ${foreign} is not empty and is not a site agentguard wrote (no .agentguard-site); nothing was written. Fix: give 'reports site' a new or empty folder.`,
     );
     expect(readdirSync(foreign)).toEqual(['notes.txt']);
+    const noHistory = await cli(
+      'reports',
+      'site',
+      path.join(work, 'never'),
+      '--output-dir',
+      path.join(work, 'empty'),
+    );
+    expect(noHistory.code).toBe(2);
+    expect(noHistory.stderr).toContain('history.db does not exist yet');
+    expect(existsSync(path.join(work, 'never'))).toBe(false);
     const again = path.join(work, 'again');
     expect((await cli('reports', 'site', again)).code).toBe(0);
     expect(readdirSync(path.join(again, 'runs'))).toHaveLength(4);

@@ -57,7 +57,6 @@ export async function reportsSite(
   }
   const filter = historyFilter(opts, EXPORT_ALL);
   const out = path.resolve(outDir);
-  prepareOutDir(out);
   const db = history(opts);
   let rows: HistoryRow[];
   const batchRows = new Map<string, ReturnType<typeof db.getBatch>>();
@@ -69,6 +68,8 @@ export async function reportsSite(
   } finally {
     db.close();
   }
+  // Only once history could be read: a failed command leaves no empty folder behind.
+  prepareOutDir(out);
 
   const redactors = new Map(rows.map((r) => [r.run_id, redactorOfRun(r.run_dir)]));
   // The index holds every run at once: it is cleaned of every run's canary tokens, not just its own.
