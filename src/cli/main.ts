@@ -21,6 +21,8 @@ import { demoCommand } from './commands/demo.js';
 import { doctorCommand } from './commands/doctor.js';
 import { registerInit } from './commands/init.js';
 import { reportsBatches, reportsExport, reportsList, reportsShow } from './commands/reports.js';
+import { reportsIncidents, reportsTrends } from './commands/reports-aggregates.js';
+import { reportsSite } from './commands/reports-site.js';
 import { rulesCoverage } from './commands/rules.js';
 import { runCommand } from './commands/run.js';
 import { traceReplay, traceReplayability, traceShow, traceVerify } from './commands/trace.js';
@@ -132,27 +134,33 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
 
   cli
     .command(
-      'reports <action> [runId]',
-      'list recorded runs (list), print one report (show RUN_ID), list batches (batches), or export runs (export)',
+      'reports <action> [runIdOrDir]',
+      'list recorded runs (list), print one report (show RUN_ID), list batches (batches), export runs (export), pass rate and score over time (trends), alerts by rule (incidents), a static site (site OUT_DIR)',
     )
-    .option('--limit <n>', 'rows to list (default: 20; export: all)')
+    .option('--limit <n>', 'the newest n runs (default: 20; export, trends, incidents, site: all)')
     .option('--batch <id>', 'only the runs of this batch')
     .option('--agent <name>', 'only runs of this agent')
     .option('--task <name>', 'only runs of this task')
     .option('--benchmark <id>', 'only runs of this benchmark id')
     .option('--result <PASS|FAIL|ERROR>', 'only runs with this result')
+    .option('--check <id>', 'only runs where this check failed')
+    .option('--rule <id>', 'only runs with an alert of this rule')
     .option('--since <date>', 'only runs started at or after this date or time')
     .option('--until <date>', 'only runs started before this date or time')
     .option('--format <json|csv>', 'export: the format (default: json)')
+    .option('--by <day|benchmark>', 'trends: per UTC day (default) or per benchmark version')
     .option('--json', 'machine-readable output')
     .action((action: string, runId: string | undefined, opts) =>
       start(() => {
         if (action === 'list') return reportsList(io, opts);
         if (action === 'export') return reportsExport(io, opts);
+        if (action === 'trends') return reportsTrends(io, opts);
+        if (action === 'incidents') return reportsIncidents(io, opts);
+        if (action === 'site') return reportsSite(io, runId, opts);
         if (action === 'show' && runId) return reportsShow(io, runId, opts);
         if (action === 'batches') return reportsBatches(io, opts);
         throw new UsageError(
-          `'reports ${action}' is not a command. Fix: use 'reports list', 'reports show RUN_ID', 'reports batches' or 'reports export'.`,
+          `'reports ${action}' is not a command. Fix: use 'reports list', 'reports show RUN_ID', 'reports batches', 'reports export', 'reports trends', 'reports incidents' or 'reports site OUT_DIR'.`,
         );
       }),
     );

@@ -30,6 +30,7 @@ function run(overrides: Partial<RecordableRun> & { run_id: string }): Recordable
     result: 'PASS',
     score: 100,
     failed_checks: [],
+    alerts: [],
     task: { name: 'task-a' },
     agent: { name: 'codex', model: 'gpt-x' },
     benchmark: { id: 'core/a', version: '1', category: 'bugfix', difficulty: 'easy' },
@@ -99,6 +100,7 @@ describe('openHistory', () => {
       manifest_path: null,
       trace_head: null,
       batch_id: null,
+      alert_rules: [],
     });
     expect(history.getRun('r1')?.manifest_path).toBe('/runs/r1/manifest.json');
     expect(history.getRun('nope')).toBeNull();
@@ -302,7 +304,7 @@ describe('batches', () => {
     history.close();
     const check = new Database(dbPath);
     try {
-      expect(check.pragma('user_version', { simple: true })).toBe(3);
+      expect(check.pragma('user_version', { simple: true })).toBe(HISTORY_SCHEMA_VERSION);
     } finally {
       check.close();
     }

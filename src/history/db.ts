@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { AgentGuardError, errorMessage, InputError, InternalError, SetupError } from '../errors.js';
+import { alertRuleIds, migrateToAlertRules } from './alert-rules.js';
 import { batchStatements, migrateToBatches } from './batches.js';
 import { migrateToTraceHead } from './trace-head.js';
 import type {
@@ -15,7 +16,7 @@ import type {
 } from './types.js';
 
 /** Stored in `PRAGMA user_version`. */
-export const HISTORY_SCHEMA_VERSION = 3;
+export const HISTORY_SCHEMA_VERSION = 4;
 export const HISTORY_BUSY_TIMEOUT_MS = 5000;
 const DEFAULT_LIMIT = 20;
 
@@ -40,10 +41,14 @@ const COLUMNS = [
   'report_md',
   'manifest_path',
   'trace_head',
+  'alert_rules',
 ] as const satisfies readonly (keyof HistoryRow)[];
 
 type Column = (typeof COLUMNS)[number];
-type StoredRow = Omit<HistoryRow, 'failed_checks'> & { failed_checks: string };
+type StoredRow = Omit<HistoryRow, 'failed_checks' | 'alert_rules'> & {
+  failed_checks: string;
+  alert_rules: string | null;
+};
 /**
  * Read, never written by recordRun: the batch layer links a run to its batch, and re-recording the
  * run (analyze) must not unlink it.
@@ -97,7 +102,7 @@ const FILTER_COLUMNS = {
   batch: 'batch_id',
   task: 'name',
 } as const satisfies Record<
-  Exclude<keyof HistoryFilter, 'limit' | 'since' | 'until'>,
+  Exclude<keyof HistoryFilter, 'limit' | 'since' | 'until' | 'check' | 'rule'>,
   (typeof SELECTED)[number]
 >;
 
@@ -176,6 +181,7 @@ function migrate(db: Database.Database, dbPath: string): void {
         db.exec(SCHEMA);
         if (from < 2) migrateToBatches(db);
         if (from < 3) migrateToTraceHead(db);
+        if (from < 4) migrateToAlertRules(db);
         db.pragma(`user_version = ${HISTORY_SCHEMA_VERSION}`);
       }
     }).immediate();
@@ -228,6 +234,15 @@ function historyOn(db: Database.Database, dbPath: string): History {
         if (value === undefined) continue;
         where.push(`${column} = @${key}`);
         params[key] = value;
+      }
+      // Membership in the stored JSON arrays: a run whose check failed, a run with that rule's alert.
+      if (filter.check !== undefined) {
+        where.push('EXISTS (SELECT 1 FROM json_each(failed_checks) WHERE value = @check)');
+        params.check = filter.check;
+      }
+      if (filter.rule !== undefined) {
+        where.push('EXISTS (SELECT 1 FROM json_each(alert_rules) WHERE value = @rule)');
+        params.rule = filter.rule;
       }
       if (filter.since !== undefined) {
         where.push('started_at >= @since');
@@ -288,22 +303,35 @@ function rowOf(
     report_md: paths.report_md,
     manifest_path: paths.manifest ?? null,
     trace_head: paths.trace_head ?? null,
+    alert_rules: JSON.stringify(alertRuleIds(report.alerts)),
   };
 }
 
 function parseRow(row: StoredRow, dbPath: string): HistoryRow {
-  let failed: unknown;
+  const failed = idList(row.failed_checks);
+  const rules = row.alert_rules === null ? null : idList(row.alert_rules);
+  for (const [column, value] of [
+    ['failed_checks', failed],
+    ['alert_rules', rules],
+  ] as const) {
+    if (value === undefined) {
+      throw new InputError(
+        `history database ${dbPath}: run ${row.run_id} has unreadable ${column}; move the file aside: history is rebuilt from report.json files as runs are re-recorded`,
+      );
+    }
+  }
+  return { ...row, failed_checks: failed as string[], alert_rules: rules ?? null };
+}
+
+/** A stored JSON array of ids, or undefined when it is not one. */
+function idList(text: string): string[] | undefined {
+  let value: unknown;
   try {
-    failed = JSON.parse(row.failed_checks);
+    value = JSON.parse(text);
   } catch {
-    failed = undefined;
+    return undefined;
   }
-  if (!Array.isArray(failed) || !failed.every((id) => typeof id === 'string')) {
-    throw new InputError(
-      `history database ${dbPath}: run ${row.run_id} has unreadable failed_checks; move the file aside: history is rebuilt from report.json files as runs are re-recorded`,
-    );
-  }
-  return { ...row, failed_checks: failed };
+  return Array.isArray(value) && value.every((id) => typeof id === 'string') ? value : undefined;
 }
 
 const CORRUPT = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT', 'SQLITE_CORRUPT_INDEX', 'SQLITE_CORRUPT_VTAB']);

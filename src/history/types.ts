@@ -13,6 +13,8 @@ export type RecordableRun = {
   result: HistoryVerdict;
   score: number;
   failed_checks: readonly string[];
+  /** Security-rule alerts; the index keeps each rule id once. */
+  alerts: readonly { rule: string }[];
   task: { name: string };
   agent: { name: string; model: string | null };
   benchmark: {
@@ -51,6 +53,11 @@ export type HistoryRow = {
   trace_head: string | null;
   /** The batch this run was an attempt of, or null (a single run, or recorded before batches were). */
   batch_id: string | null;
+  /**
+   * The rules of the run's alerts, each once, sorted (schema version 4). Null: not known — a run
+   * recorded before version 4 whose report.json could not be read when the database migrated.
+   */
+  alert_rules: string[] | null;
 };
 
 export type RecordedPaths = {
@@ -61,7 +68,7 @@ export type RecordedPaths = {
   trace_head?: string;
 };
 
-/** Exact-match filters; all given filters must hold. Newest runs first. */
+/** Exact-match filters (check and rule: membership); all given filters must hold. Newest runs first. */
 export type HistoryFilter = {
   /** Positive integer; 20 when absent. */
   limit?: number;
@@ -74,6 +81,10 @@ export type HistoryFilter = {
   batch?: string;
   /** Matches the task's name. */
   task?: string;
+  /** Runs where this check failed. */
+  check?: string;
+  /** Runs with an alert of this rule. */
+  rule?: string;
   /** ISO timestamps: runs started at or after `since`, and before `until`. */
   since?: string;
   until?: string;

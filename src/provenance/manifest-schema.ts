@@ -1,7 +1,12 @@
 import { z } from 'zod';
 
-/** Bumped when a field changes meaning; a reader refuses a manifest newer than it understands. */
-export const MANIFEST_SCHEMA_VERSION = 1;
+/**
+ * Bumped when a field is added or changes meaning; a reader refuses a manifest newer than it
+ * understands. 2 added `git`.
+ */
+export const MANIFEST_SCHEMA_VERSION = 2;
+/** From this version on a run manifest must carry `git`. */
+const GIT_SINCE_VERSION = 2;
 export const MANIFEST_FILE = 'manifest.json';
 export const TRACE_FILE = 'trace.jsonl';
 
@@ -24,6 +29,24 @@ export const ManifestFactsSchema = z.strictObject({
   finished_at: z.string(),
   sealed_at: z.string(),
   agentguard: z.strictObject({ version: z.string() }),
+  /** Absent only in manifests of schema version 1. */
+  git: z
+    .strictObject({
+      /** The agentguard that sealed the run: its checkout's commit, or only its package version. */
+      agentguard: z.discriminatedUnion('source', [
+        z.strictObject({
+          source: z.literal('checkout'),
+          version: z.string(),
+          commit: z.string().regex(/^[0-9a-f]{40,64}$/, 'a git commit id'),
+          /** Tracked files differed from the commit (as `git describe --dirty`). */
+          dirty: z.boolean(),
+        }),
+        z.strictObject({ source: z.literal('package'), version: z.string() }),
+      ]),
+      /** The task repo's baseline commit the diff was taken against (evidence/diff.json), or null. */
+      task_baseline: z.string().nullable(),
+    })
+    .optional(),
   host: z.strictObject({
     hostname: z.string(),
     kernel: z.string(),
@@ -65,6 +88,14 @@ export const ManifestSchema = ManifestFactsSchema.extend({
   /** Every artifact of the run folder (see NOT_ARTIFACTS for what is not one), trace.jsonl included. */
   files: z.array(ArtifactSchema),
   trace: z.strictObject({ file: z.literal(TRACE_FILE), records: z.number().int().positive(), head: sha }),
+}).superRefine((m, ctx) => {
+  if (m.schema_version >= GIT_SINCE_VERSION && m.git === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['git'],
+      message: `required from schema_version ${GIT_SINCE_VERSION} on`,
+    });
+  }
 });
 
 export type ManifestFacts = z.infer<typeof ManifestFactsSchema>;

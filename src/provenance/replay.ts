@@ -21,7 +21,8 @@ export function replayability(runDir: string): Replayability {
   if (v.status !== 'intact') {
     return { replayable: false, reason: v.reason, verification: v };
   }
-  if (v.manifest.schema_version !== MANIFEST_SCHEMA_VERSION) {
+  // Version 2 only added the git state, which replay does not read: both judge the same evidence.
+  if (v.manifest.schema_version < 1 || v.manifest.schema_version > MANIFEST_SCHEMA_VERSION) {
     return {
       replayable: false,
       reason: `manifest schema ${v.manifest.schema_version} is not replayed by this version`,

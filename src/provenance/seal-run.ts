@@ -11,6 +11,7 @@ import { writeFileAtomic } from '../evidence/write.js';
 import { agentguardVersion } from '../version.js';
 import { walkArtifacts } from './artifacts.js';
 import { canonicalJson, sha256File, sha256Text } from './digest.js';
+import { agentguardSource } from './git-state.js';
 import {
   MANIFEST_FILE,
   MANIFEST_SCHEMA_VERSION,
@@ -107,6 +108,7 @@ function manifestFacts(
     finished_at: run.finished_at,
     sealed_at: now.toISOString(),
     agentguard: { version: agentguardVersion() },
+    git: { agentguard: agentguardSource(), task_baseline: taskBaseline(runDir) },
     host: {
       hostname: os.hostname(),
       kernel: os.release(),
@@ -165,6 +167,12 @@ function templateHash(dir: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** The baseline commit evidence/diff.json was taken against; a run that never prepared has none. */
+function taskBaseline(runDir: string): string | null {
+  const diff = readJsonOr(runPath(runDir, 'diff'), null) as { baseline_sha?: unknown } | null;
+  return typeof diff?.baseline_sha === 'string' && diff.baseline_sha !== '' ? diff.baseline_sha : null;
 }
 
 function readJsonOr(file: string, fallback: unknown): unknown {

@@ -109,6 +109,9 @@ describe('the npm package', () => {
     const report = JSON.parse(run.stdout);
     expect(report.result).toBe('PASS');
     expect(report.run_dir.startsWith(path.join(home, '.agentguard'))).toBe(true);
+    // An installed package is no checkout of agentguard: its manifest says only the version.
+    const sealed = JSON.parse(readFileSync(path.join(report.run_dir, 'manifest.json'), 'utf8'));
+    expect(sealed.git.agentguard).toEqual({ source: 'package', version: manifest.version });
 
     // init from the installed package points editors at that package's schema file.
     const repo = tempDir('ag-pack-repo-');

@@ -198,7 +198,7 @@ describe('trace verify on bad input: one sentence, exit 1 for tampering, 2 for u
     writeFileSync(mf, JSON.stringify(m));
     const r = await verify(dir);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('schema_version 99, newer than this agentguard understands (1)');
+    expect(r.stderr).toContain('schema_version 99, newer than this agentguard understands (2)');
     oneSentence(r.stderr);
   });
 

@@ -25,6 +25,11 @@ describe('reports filters', () => {
       until: '2026-12-02T10:00:00.000Z',
     });
     expect(historyFilter({}, 20)).toEqual({ limit: 20 });
+    expect(historyFilter({ check: 'scope', rule: 'my-own-rule' }, 20)).toEqual({
+      limit: 20,
+      check: 'scope',
+      rule: 'my-own-rule',
+    });
   });
 
   it('refuses a bad value in one sentence naming the flag and the fix', () => {
@@ -34,6 +39,12 @@ describe('reports filters', () => {
     expect(() => historyFilter({ since: 'yesterday' }, 20)).toThrow(/--since yesterday is not a date\. Fix:/);
     expect(() => historyFilter({ limit: '0' }, 20)).toThrow(/--limit 0 is not a positive whole number/);
     expect(() => historyFilter({ limit: '2.5' }, 20)).toThrow(/--limit 2.5/);
+    expect(() => historyFilter({ check: 'scop' }, 20)).toThrow(
+      "--check scop is not a check id. Fix: did you mean --check scope? 'agentguard checks' lists them.",
+    );
+    expect(() => historyFilter({ check: 'zzzzzzzzzzzzzzzz' }, 20)).toThrow(
+      "--check zzzzzzzzzzzzzzzz is not a check id. Fix: 'agentguard checks' lists them.",
+    );
   });
 });
 

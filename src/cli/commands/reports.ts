@@ -8,6 +8,7 @@ import { renderCsv } from '../../reports/history-csv.js';
 import { RunReportFileSchema } from '../../reports/report-schema.js';
 import { renderTable } from '../../reports/table.js';
 import { type CliIO, type GlobalOptions, outputDir } from '../io.js';
+import { refuseOversizedReport } from './report-file-limit.js';
 import { type FilterOptions, historyFilter } from './reports-filter.js';
 
 export type ReportsOptions = GlobalOptions &
@@ -37,7 +38,7 @@ export async function reportsExport(io: CliIO, opts: ReportsOptions): Promise<nu
 }
 
 /** Without --limit an export holds every matching run. */
-const EXPORT_ALL = 1_000_000_000;
+export const EXPORT_ALL = 1_000_000_000;
 const EXPORT_COLUMNS = [
   'run_id',
   'kind',
@@ -49,6 +50,7 @@ const EXPORT_COLUMNS = [
   'result',
   'score',
   'failed_checks',
+  'alert_rules',
   'started_at',
   'finished_at',
   'duration_ms',
@@ -58,7 +60,8 @@ const EXPORT_COLUMNS = [
   'trace_head',
 ] as const satisfies readonly (keyof HistoryRow)[];
 
-function history(opts: GlobalOptions) {
+/** The history index under the output folder; a folder without one is an error saying how to get one. */
+export function history(opts: GlobalOptions) {
   const file = path.join(outputDir(opts), 'history.db');
   if (!existsSync(file)) {
     throw new InputError(
@@ -154,8 +157,9 @@ export async function reportsShow(io: CliIO, runId: string, opts: ReportsOptions
     throw new InputError(`no run '${runId}' in history. Fix: list runs with 'agentguard reports list'.`);
   const fix = 'the run directory was moved or deleted; re-run the task';
   // --json promises report.json itself: a corrupt one is an error naming its field, not output.
-  if (opts.json)
-    readJson(row.report_json, `'agentguard analyze ${row.run_dir}' rewrites it`, RunReportFileSchema);
-  io.out(readEvidenceText(opts.json ? row.report_json : row.report_md, { fix }));
+  const file = opts.json ? row.report_json : row.report_md;
+  refuseOversizedReport(file, "'reports show'");
+  if (opts.json) readJson(file, `'agentguard analyze ${row.run_dir}' rewrites it`, RunReportFileSchema);
+  io.out(readEvidenceText(file, { fix }));
   return 0;
 }
