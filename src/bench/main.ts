@@ -40,7 +40,8 @@ const BENCHES: Bench[] = [
     targets: {
       // Issue 14: the compiled collector.
       window_collector_p50_ms: [300, 'ms'],
-      realistic_collector_overhead_pct: [3, '%'],
+      // The agent-like workload lasts under a second: the median of paired repetitions, not of all.
+      realistic_collector_paired_median_pct: [3, '%'],
       open_loop_collector_overhead_pct: [10, '%'],
       open_paced_collector_lost: [0, 'events'],
       open_loop_collector_lost: [0, 'events'],
@@ -73,12 +74,17 @@ const BENCHES: Bench[] = [
   },
 ];
 
+/** `npm run bench [NAME [OPTIONS…]]`: one bench by name, and the options its script documents. */
 const only = process.argv[2];
+const options = only ? process.argv.slice(3) : [];
 let missed = 0;
 for (const bench of BENCHES) {
   if (only && !bench.script.startsWith(only)) continue;
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), bench.script);
-  const r = spawnSync(process.execPath, [script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const r = spawnSync(process.execPath, [script, ...options], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const line = r.stdout.trim().split('\n').pop() ?? '';
   console.log(`\n${bench.name}`);
   if (r.status !== 0 || !line.startsWith('{')) {

@@ -52,7 +52,12 @@ export function overheadFigures(
     out[`realistic_${mode}_spread_ms`] = spread(wall(all.realistic, mode));
     out[`realistic_${mode}_overhead_pct`] = overheadPct(ms, baseReal);
     out[`realistic_${mode}_paired_overhead_pct`] = spread(paired(all.realistic, mode), 1);
+    // The median of the per-repetition overheads: a host's jitter moves single pairs, not their middle.
+    out[`realistic_${mode}_paired_median_pct`] = round(median(paired(all.realistic, mode)), 1);
     out[`realistic_${mode}_cpu_ms`] = cpu(mode);
+    // CPU time of the workload's own processes (in-kernel tracing cost included), hardly moved by
+    // other work on the host, unlike wall time.
+    out[`realistic_${mode}_cpu_overhead_pct`] = overheadPct(cpu(mode), cpu('untraced'));
     out[`realistic_${mode}_tracer_cpu_ms`] = median(of(all.realistic, mode).map((s) => s.tracer_cpu_ms));
     out[`realistic_${mode}_harness_cpu_ms`] = median(of(all.realistic, mode).map((s) => s.harness_cpu_ms));
     out[`realistic_${mode}_events`] = median(of(all.realistic, mode).map((s) => s.events));

@@ -43,7 +43,8 @@ function walk(dir: string, keep: (rel: string) => boolean, rel = ''): string[] {
 const benchmarkConfigs = walk(path.join(ROOT, 'benchmarks'), (rel) => {
   const base = path.basename(rel);
   if (base === 'config.yaml') return true;
-  return rel.startsWith('agents/') && base.endsWith('.yaml') && !base.startsWith('trajectory-');
+  // Trajectories (trajectory.yaml, trajectory-*.yaml) are the scripted model's, not task configs.
+  return rel.startsWith('agents/') && base.endsWith('.yaml') && !/^trajectory(-.*)?\.yaml$/.test(base);
 });
 const ruleFiles = readdirSync(path.join(ROOT, 'rules'))
   .filter((n) => n.endsWith('.yaml'))

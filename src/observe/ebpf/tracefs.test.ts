@@ -1,50 +1,61 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readMounts } from './mounts.js';
-import { ensureTracefs, TRACEFS_DIR } from './tracefs.js';
+import { packageRoot } from '../../package-root.js';
 
 const root = process.getuid?.() === 0;
+const built = (module: string) => JSON.stringify(path.join(packageRoot(), 'dist', 'observe', 'ebpf', module));
 
-/** Unmounts tracefs for `fn` and always mounts it back: other tests on this host need it. */
-async function withoutTracefs(fn: () => Promise<void>): Promise<boolean> {
-  try {
-    execFileSync('umount', [TRACEFS_DIR], { stdio: 'pipe' });
-  } catch (err) {
-    console.warn(`skipped: cannot unmount ${TRACEFS_DIR} (${(err as Error).message.trim()})`);
-    return false;
+/**
+ * Runs `body` (module code with ensureTracefs, readMounts, execFile and TRACEFS_DIR in scope; it
+ * prints one JSON line) with tracefs unmounted, in a mount namespace of its own: the tests running
+ * beside this one keep their tracefs. The built module is used, as the CLI's tests use the build.
+ * Null when tracefs cannot be unmounted there.
+ */
+function withoutTracefs(body: string): Record<string, unknown> | null {
+  const script = `
+import { execFile, execFileSync } from 'node:child_process';
+import { ensureTracefs, TRACEFS_DIR } from ${built('tracefs.js')};
+import { readMounts } from ${built('mounts.js')};
+try { execFileSync('umount', [TRACEFS_DIR], { stdio: 'pipe' }); } catch { process.exit(77); }
+${body}`;
+  const r = spawnSync(
+    'unshare',
+    ['--mount', '--propagation', 'private', process.execPath, '--input-type=module', '-e', script],
+    { encoding: 'utf8' },
+  );
+  if (r.status === 77 || r.error) {
+    console.warn(
+      `skipped: cannot unmount tracefs in a mount namespace (${r.error?.message ?? 'umount failed'})`,
+    );
+    return null;
   }
-  try {
-    await fn();
-  } finally {
-    if (!(await readMounts()).includes(` ${TRACEFS_DIR} tracefs `)) {
-      execFileSync('mount', ['-t', 'tracefs', 'nodev', TRACEFS_DIR]);
-    }
-  }
-  return true;
+  expect(r.status, r.stderr).toBe(0);
+  return JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
 }
 
-describe.skipIf(!root)('ensureTracefs (root: mounts for real)', () => {
-  it('two runs that both find tracefs missing both get it, and it is mounted once', async (ctx) => {
-    const ran = await withoutTracefs(async () => {
-      const [a, b] = await Promise.all([ensureTracefs(), ensureTracefs()]);
-      expect(a).toEqual({ ok: true, dir: TRACEFS_DIR });
-      expect(b).toEqual({ ok: true, dir: TRACEFS_DIR });
-      const mounts = (await readMounts()).split('\n').filter((l) => l.includes(` ${TRACEFS_DIR} tracefs `));
-      expect(mounts).toHaveLength(1);
+describe.skipIf(!root)('ensureTracefs (root: mounts for real, in a mount namespace of its own)', () => {
+  it('two runs that both find tracefs missing both get it, and it is mounted once', (ctx) => {
+    const seen = withoutTracefs(`
+const [a, b] = await Promise.all([ensureTracefs(), ensureTracefs()]);
+const mounts = (await readMounts()).split('\\n').filter((l) => l.includes(' ' + TRACEFS_DIR + ' tracefs '));
+console.log(JSON.stringify({ a, b, mounted: mounts.length }));`);
+    if (!seen) return ctx.skip();
+    expect(seen).toEqual({
+      a: { ok: true, dir: '/sys/kernel/tracing' },
+      b: { ok: true, dir: '/sys/kernel/tracing' },
+      mounted: 1,
     });
-    if (!ran) ctx.skip();
   });
 
-  it('a mount another process made first counts as success', async (ctx) => {
-    const ran = await withoutTracefs(async () => {
-      // Both mount at once: whichever loses sees "already mounted" and must re-check, not fail.
-      const theirs = new Promise<void>((resolve) =>
-        execFile('mount', ['-t', 'tracefs', 'nodev', TRACEFS_DIR], () => resolve()),
-      );
-      const ours = await ensureTracefs();
-      await theirs;
-      expect(ours.ok).toBe(true);
-    });
-    if (!ran) ctx.skip();
+  it('a mount another process made first counts as success', (ctx) => {
+    // Both mount at once: whichever loses sees "already mounted" and must re-check, not fail.
+    const seen = withoutTracefs(`
+const theirs = new Promise((resolve) => execFile('mount', ['-t', 'tracefs', 'nodev', TRACEFS_DIR], () => resolve()));
+const ours = await ensureTracefs();
+await theirs;
+console.log(JSON.stringify({ ok: ours.ok }));`);
+    if (!seen) return ctx.skip();
+    expect(seen).toEqual({ ok: true });
   });
 });
