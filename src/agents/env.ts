@@ -7,7 +7,7 @@ import type { AgentContext } from './types.js';
 export function agentEnv(ctx: AgentContext): Record<string, string> {
   const env: Record<string, string> = {
     PATH: ctx.hostEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-    HOME: ctx.homeDir,
+    HOME: ctx.agentHome,
     LANG: 'C.UTF-8',
     TERM: 'dumb',
     NO_COLOR: '1',

@@ -21,9 +21,9 @@ export type AgentContext = {
   /** The prompt written to a file, for agents that take `{task_file}`. */
   taskFile: string;
   /** The agent's HOME for this run as it sees it (a fresh folder, never the user's own). */
-  homeDir: string;
+  agentHome: string;
   /** The same HOME on the host, where the harness writes the agent's config files. */
-  hostHomeDir: string;
+  hostHome: string;
   /** Environment of the harness, from which allowed variable names are passed through. */
   hostEnv: NodeJS.ProcessEnv;
 };

@@ -68,9 +68,9 @@ async function smoke(
   timeoutMs: number,
 ): Promise<VerifyStep[]> {
   const repoDir = path.join(root, 'repo');
-  const homeDir = path.join(root, 'home');
+  const agentHome = path.join(root, 'home');
   const skills = path.join(root, 'skills', SKILL);
-  for (const d of [repoDir, homeDir, path.join(skills, 'scripts')]) mkdirSync(d, { recursive: true });
+  for (const d of [repoDir, agentHome, path.join(skills, 'scripts')]) mkdirSync(d, { recursive: true });
   writeFileSync(path.join(repoDir, 'paper.md'), 'As shown in [@knuth1984].\n');
   writeFileSync(
     path.join(skills, 'SKILL.md'),
@@ -80,7 +80,8 @@ async function smoke(
   chmodSync(path.join(skills, 'scripts', 'check.sh'), 0o755);
   const taskFile = path.join(root, 'prompt.md');
   writeFileSync(taskFile, PROMPT);
-  const skillDir = installSkills(path.dirname(skills), profile, { repoDir, homeDir }).installed[0]?.dir ?? '';
+  const skillDir =
+    installSkills(path.dirname(skills), profile, { repoDir, hostHome: agentHome }).installed[0]?.dir ?? '';
   const script = parseTrajectory(
     [
       { shell: `cat ${skillDir}/SKILL.md` },
@@ -98,7 +99,7 @@ async function smoke(
       prompt: PROMPT,
       taskFile,
       repoDir,
-      homeDir,
+      agentHome,
       modelUrl: url,
       binPath,
       hostEnv: process.env,
@@ -106,7 +107,7 @@ async function smoke(
     writeRenderedFiles(rendered.files);
     const env = {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: homeDir,
+      HOME: agentHome,
       LANG: 'C.UTF-8',
       TERM: 'dumb',
       NO_COLOR: '1',
@@ -150,7 +151,7 @@ async function smoke(
     step: 'skill',
     ok: read.includes(`name: ${SKILL}`),
     detail: read.includes(`name: ${SKILL}`)
-      ? `read ${skillDir.replace(homeDir, '~')}/SKILL.md`
+      ? `read ${skillDir.replace(agentHome, '~')}/SKILL.md`
       : `the output of 'cat ${skillDir}/SKILL.md' never reached the model`,
   });
   const report = path.join(repoDir, 'report.txt');

@@ -11,7 +11,7 @@ export function runGraph(bundle: EvidenceBundle): StarGraph {
     workspaceDir: bundle.workspace.repo_dir,
     runDir: bundle.run_dir,
     ...(bundle.canaries
-      ? { homeDir: bundle.canaries.home, canaryPaths: bundle.canaries.canaries.map((c) => c.path) }
+      ? { agentHome: bundle.canaries.home, canaryPaths: bundle.canaries.canaries.map((c) => c.path) }
       : {}),
   });
 }

@@ -229,7 +229,7 @@ function main(): void {
         syscalls,
         network: run.network,
         workspaceDir: run.ws,
-        homeDir: '/root',
+        agentHome: '/root',
       }),
     );
   }

@@ -99,7 +99,7 @@ export type RunSetup = {
 let counter = 0;
 
 /**
- * Runs `makeSpec(workDir, homeDir)` once under `mode` the way the pipeline does: tracer.start, then
+ * Runs `makeSpec(workDir, hostHome)` once under `mode` the way the pipeline does: tracer.start, then
  * runCommand on tracer.wrap(sandbox.wrap(spec)), then tracer.stop. Only the command's own run is
  * its wall time; start and stop are timed apart.
  */
@@ -107,19 +107,19 @@ export async function measure(
   setup: RunSetup,
   mode: Mode,
   label: string,
-  makeSpec: (workDir: string, homeDir: string) => SpawnSpec,
+  makeSpec: (workDir: string, hostHome: string) => SpawnSpec,
   /** The engine to use instead of setup.tracers[mode] (the collector's cold starts). */
   engine?: BenchTracer,
 ): Promise<Sample> {
   const runId = `bench-${process.pid}-${++counter}-${label}-${mode}`;
   const runDir = path.join(setup.root, runId);
   const workDir = path.join(runDir, 'repo');
-  const homeDir = path.join(runDir, 'home');
+  const hostHome = path.join(runDir, 'home');
   const scratch = path.join(runDir, 'scratch');
   mkdirSync(runDir, { recursive: true });
   mkdirSync(scratch, { recursive: true });
-  const spec = makeSpec(workDir, homeDir);
-  mkdirSync(homeDir, { recursive: true });
+  const spec = makeSpec(workDir, hostHome);
+  mkdirSync(hostHome, { recursive: true });
 
   let sandbox: SandboxSession | null = null;
   if (setup.sandbox) {
@@ -127,8 +127,8 @@ export async function measure(
       runId,
       runDir,
       repoDir: workDir,
-      homeDir,
-      homeInside: homeDir,
+      hostHome,
+      agentHome: hostHome,
       visible: setup.visible,
       network: { mode: 'none', allow: [], hosts: {} },
     });

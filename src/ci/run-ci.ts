@@ -21,7 +21,7 @@ import { CommandLog } from '../pipeline/commands.js';
 import type { RunContext } from '../pipeline/context.js';
 import { ObservationWindow } from '../pipeline/observe-window.js';
 import { fillMissingEvidence } from '../pipeline/partial-evidence.js';
-import { agentHome } from '../pipeline/plan-run.js';
+import { agentHomeFor } from '../pipeline/plan-run.js';
 import { resolveProgram } from '../pipeline/preflight.js';
 import { loadRunRules, saveRunRules } from '../pipeline/rules.js';
 import { newRunId } from '../pipeline/run-id.js';
@@ -68,7 +68,7 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
   const runId = newRunId(started);
   const runDir = path.join(ctx.outputDir, 'ci', runId);
   const repoDir = runPath(runDir, 'repo');
-  const homeDir = runPath(runDir, 'home');
+  const hostHome = runPath(runDir, 'home');
   const historyFile = path.join(ctx.outputDir, 'history.db');
   const rules = loadRunRules(cfg);
   const testProgram = cfg.test_command[0] ?? '';
@@ -141,15 +141,15 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
           `agentguard: warning: the checkout's ignored files were not all copied for the tests: ${ignored.error}`,
         );
       throwIfStopped(signal);
-      mkdirSync(homeDir, { recursive: true });
-      const homeInside = agentHome(sandboxChoice, homeDir);
+      mkdirSync(hostHome, { recursive: true });
+      const agentHome = agentHomeFor(sandboxChoice, hostHome);
       const window = await ObservationWindow.open({
         cfg,
         runId,
         runDir,
         repoDir,
-        homeDir,
-        homeInside,
+        hostHome,
+        agentHome,
         visible: [packageRoot(), path.dirname(path.dirname(process.execPath))],
         sandboxChoice,
         tracer,
@@ -163,7 +163,7 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
         throwIfStopped(signal);
         const env = {
           PATH: ctx.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-          HOME: homeInside,
+          HOME: agentHome,
           LANG: 'C.UTF-8',
           TERM: 'dumb',
           NO_COLOR: '1',

@@ -59,9 +59,9 @@ async function open(opts: {
 }): Promise<Opened> {
   const runDir = path.join(base, `run${n++}`);
   const repoDir = runPath(runDir, 'repo');
-  const homeDir = runPath(runDir, 'home');
+  const hostHome = runPath(runDir, 'home');
   mkdirSync(repoDir, { recursive: true });
-  mkdirSync(homeDir, { recursive: true });
+  mkdirSync(hostHome, { recursive: true });
   mkdirSync(path.join(runDir, 'evidence'), { recursive: true });
   const cfg = opts.cfg ?? makeConfig();
   const lines: string[] = [];
@@ -71,8 +71,8 @@ async function open(opts: {
     runId: `window-test-${process.pid}-${n}`,
     runDir,
     repoDir,
-    homeDir,
-    homeInside: opts.sandbox.sandbox.capabilities.hidesHome ? sandboxHome() : homeDir,
+    hostHome,
+    agentHome: opts.sandbox.sandbox.capabilities.hidesHome ? sandboxHome() : hostHome,
     visible: [packageRoot(), path.dirname(path.dirname(process.execPath))],
     sandboxChoice: opts.sandbox,
     tracer: opts.tracer,

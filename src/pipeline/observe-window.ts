@@ -34,8 +34,8 @@ export type WindowRequest = {
   runId: string;
   runDir: string;
   repoDir: string;
-  homeDir: string;
-  homeInside: string;
+  hostHome: string;
+  agentHome: string;
   visible: string[];
   /** The sandbox and tracer chosen when the run was planned (planRun), with their fallbacks. */
   sandboxChoice: SandboxChoice;
@@ -112,13 +112,13 @@ export class ObservationWindow {
       fallbacks.push(choice.fallback);
       req.log(`warning: ${choice.fallback.reason}`);
     }
-    const homeInside = req.homeInside;
-    const canaries = seedCanaryHome(req.homeDir);
+    const agentHome = req.agentHome;
+    const canaries = seedCanaryHome(req.hostHome);
     const guard = req.guard
       ? new LiveGuard(
           req.guard.mode,
           req.guard.rules,
-          { cfg, workspace: req.repoDir, home: homeInside, canaries, t0 },
+          { cfg, workspace: req.repoDir, home: agentHome, canaries, t0 },
           req.log,
         )
       : null;
@@ -126,7 +126,7 @@ export class ObservationWindow {
     const onRecord = guard?.onRecord;
     writeFileSync(
       runPath(req.runDir, 'canaries'),
-      `${JSON.stringify({ home: homeInside, canaries }, null, 2)}\n`,
+      `${JSON.stringify({ home: agentHome, canaries }, null, 2)}\n`,
     );
 
     // An isolated sandbox reaches the outside only through the harness's proxy and DNS responder,
@@ -209,8 +209,8 @@ export class ObservationWindow {
       runId: req.runId,
       runDir: req.runDir,
       repoDir: req.repoDir,
-      homeDir: req.homeDir,
-      homeInside,
+      hostHome: req.hostHome,
+      agentHome,
       visible: req.visible,
       network: cfg.network,
       ...(proxyDir ? { proxyDir } : {}),

@@ -43,7 +43,7 @@ describe('planRun settles the run once', () => {
       expect(p.cfg).toMatchObject({ tracer: 'strace', sandbox: 'local' });
       expect(p.sandboxChoice.sandbox.kind).toBe('local');
       // `local` hides nothing: the agent's HOME is the run's HOME folder where it is.
-      expect(p.homeInside).toBe(p.homeDir);
+      expect(p.agentHome).toBe(p.hostHome);
     },
   );
 
@@ -63,7 +63,7 @@ describe('planRun settles the run once', () => {
       expect(p.sandboxChoice.sandbox.kind).toBe('bwrap');
       expect(p.sandboxChoice.fallback).toBeUndefined();
       expect(p.cfg.sandbox).toBe('bwrap');
-      expect(p.homeInside).toBe(sandboxHome());
+      expect(p.agentHome).toBe(sandboxHome());
     },
   );
 

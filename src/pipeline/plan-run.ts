@@ -43,9 +43,9 @@ export type RunPlan = {
   runId: string;
   runDir: string;
   repoDir: string;
-  homeDir: string;
+  hostHome: string;
   /** Where the agent sees its HOME: the run's own HOME, at the user's home path inside a sandbox. */
-  homeInside: string;
+  agentHome: string;
   taskFile: string;
   sandboxChoice: SandboxChoice;
   /** The tracer asked for (config and --tracer merged) and the one chosen, with every step down. */
@@ -65,7 +65,7 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
   const runId = opts.runId ?? newRunId(started);
   const runDir = path.join(ctx.outputDir, 'runs', runId);
   const repoDir = runPath(runDir, 'repo');
-  const homeDir = runPath(runDir, 'home');
+  const hostHome = runPath(runDir, 'home');
   const taskFile = runPath(runDir, 'task');
 
   const sandboxChoice = await selectSandbox(opts.sandbox ?? config.sandbox, SANDBOXES, config.config_path);
@@ -76,14 +76,14 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
       `${config.config_path}: field '${needs.field}': sandbox '${sandbox.kind}' ${needs.missing}. Fix: ${needs.fix}.`,
     );
   }
-  const homeInside = agentHome(sandboxChoice, homeDir);
+  const agentHome = agentHomeFor(sandboxChoice, hostHome);
   const agentCtx: AgentContext = {
     config,
     runId,
     repoDir,
     taskFile,
-    homeDir: homeInside,
-    hostHomeDir: homeDir,
+    agentHome,
+    hostHome,
     hostEnv: ctx.env,
   };
   const planned = AGENTS[opts.agent].plan(agentCtx);
@@ -121,8 +121,8 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
     runId,
     runDir,
     repoDir,
-    homeDir,
-    homeInside,
+    hostHome,
+    agentHome,
     taskFile,
     sandboxChoice,
     tracer,
@@ -134,8 +134,8 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
 }
 
 /** Where the agent sees its HOME: where the sandbox hides the user's own HOME, the run's HOME is shown there. */
-export function agentHome(choice: SandboxChoice, homeDir: string): string {
-  return choice.sandbox.capabilities.hidesHome ? sandboxHome() : homeDir;
+export function agentHomeFor(choice: SandboxChoice, hostHome: string): string {
+  return choice.sandbox.capabilities.hidesHome ? sandboxHome() : hostHome;
 }
 
 /**

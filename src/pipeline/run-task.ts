@@ -91,14 +91,14 @@ async function collectAndAnalyse(
   historyFile: string,
   batch?: RunOptions['batch'],
 ): Promise<RunResult> {
-  const { cfg, started, runId, runDir, repoDir, homeDir, homeInside, taskFile } = planned;
+  const { cfg, started, runId, runDir, repoDir, hostHome, agentHome, taskFile } = planned;
   const { sandboxChoice, trajectory, rules, guardMode, agent: plan } = planned;
   // Until the agent starts, a failure is a setup failure and the folder holds nothing of value.
   let agentStarting = false;
   try {
     mkdirSync(path.join(runDir, 'evidence'), { recursive: true });
     saveRunRules(runDir, rules);
-    mkdirSync(homeDir, { recursive: true });
+    mkdirSync(hostHome, { recursive: true });
     writeRenderedFiles(plan.files ?? []);
     writeJson(runPath(runDir, 'config'), cfg);
     writeFileAtomic(taskFile, cfg.prompt);
@@ -119,8 +119,8 @@ async function collectAndAnalyse(
         if (!cfg.skills || !cfg.agent_profile) return;
         const skills = installSkills(cfg.skills, loadProfile(cfg.agent_profile), {
           repoDir,
-          homeDir,
-          homeInside,
+          hostHome,
+          agentHome,
           configPath: cfg.config_path,
         });
         writeJson(runPath(runDir, 'skills'), skills);
@@ -145,8 +145,8 @@ async function collectAndAnalyse(
       runId,
       runDir,
       repoDir,
-      homeDir,
-      homeInside,
+      hostHome,
+      agentHome,
       visible: [...visibleFolders(cfg, plan), path.dirname(taskFile)],
       sandboxChoice,
       tracer: planned.tracer,

@@ -38,8 +38,8 @@ function layout(name: string) {
     runId: `hide-${process.pid}-${name}`,
     runDir,
     repoDir: repo,
-    homeDir: home,
-    homeInside: '/home/agent',
+    hostHome: home,
+    agentHome: '/home/agent',
     visible: [configDir, task],
     network: { mode: 'none', allow: [], hosts: {} },
   };

@@ -29,8 +29,8 @@ async function session(
     runId: `test-${process.pid}-${n}`,
     runDir,
     repoDir: repo,
-    homeDir: home,
-    homeInside: '/root',
+    hostHome: home,
+    agentHome: '/root',
     visible: [],
     network: { mode, allow: [], hosts: {} },
   });

@@ -100,7 +100,7 @@ export function bwrapArgs(ctx: SandboxContext, cwd: string, files: BwrapFiles): 
   for (const dir of ctx.visible) {
     if (existsSync(dir)) mounts.push({ dest: dir, rank: 1, args: ['--ro-bind', dir, dir] });
   }
-  mounts.push({ dest: ctx.homeInside, rank: 2, args: ['--bind', ctx.homeDir, ctx.homeInside] });
+  mounts.push({ dest: ctx.agentHome, rank: 2, args: ['--bind', ctx.hostHome, ctx.agentHome] });
   mounts.push({ dest: ctx.repoDir, rank: 2, args: ['--bind', ctx.repoDir, ctx.repoDir] });
   const depth = (p: string) => path.resolve(p).split('/').filter(Boolean).length;
   mounts.sort((a, b) => depth(a.dest) - depth(b.dest) || a.rank - b.rank);
@@ -204,7 +204,7 @@ export const bwrapSandbox: Sandbox = {
         `root-only host files and agentguard's output folders hidden, own PID namespace, no capabilities, ` +
         `${files.seccompFile ? 'io_uring and non-native syscalls blocked' : 'no seccomp filter'}, ${pids}, ${net}${ctx.proxyDir ? ' except the harness proxy' : ''}`,
       facts: {
-        home_inside: ctx.homeInside,
+        home_inside: ctx.agentHome,
         pids_limit: pids,
         hidden: describeMasks(bwrapMasks(ctx)),
         seccomp: files.seccompNote,

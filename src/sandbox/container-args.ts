@@ -69,9 +69,9 @@ export type EnvSplit = {
 };
 
 /** Decide how each variable of the agent's environment reaches the container. */
-export function splitEnv(env: Record<string, string>, homeInside: string): EnvSplit {
+export function splitEnv(env: Record<string, string>, agentHome: string): EnvSplit {
   const split: EnvSplit = { passNames: [], passValues: {}, fileLines: [] };
-  const all = { HOME: homeInside, ...env };
+  const all = { HOME: agentHome, ...env };
   for (const [name, value] of Object.entries(all)) {
     if (isEngineVariable(name)) {
       if (/[\r\n]/.test(value)) {
@@ -89,9 +89,9 @@ export function splitEnv(env: Record<string, string>, homeInside: string): EnvSp
 }
 
 /** Map a host path under the sandbox HOME to where the container sees it; other paths are bound as is. */
-export function insidePath(path: string, homeDir: string, homeInside: string): string {
-  if (path === homeDir) return homeInside;
-  if (path.startsWith(`${homeDir}/`)) return homeInside + path.slice(homeDir.length);
+export function insidePath(path: string, hostHome: string, agentHome: string): string {
+  if (path === hostHome) return agentHome;
+  if (path.startsWith(`${hostHome}/`)) return agentHome + path.slice(hostHome.length);
   return path;
 }
 

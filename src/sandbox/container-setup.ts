@@ -86,12 +86,12 @@ export function planMounts(ctx: SandboxContext): {
   // Read-only and at the same path, as under bwrap; podman mounts parents first, so the workspace
   // stays writable even when it lies inside one of these.
   for (const dir of new Set(ctx.visible)) {
-    if (!existsSync(dir) || dir === ctx.repoDir || dir === ctx.homeInside || dir === SANDBOX_PROXY_DIR)
+    if (!existsSync(dir) || dir === ctx.repoDir || dir === ctx.agentHome || dir === SANDBOX_PROXY_DIR)
       continue;
     if (coversImageSystem(dir)) skipped.push(dir);
     else mounts.push({ source: dir, target: dir, readOnly: true });
   }
-  mounts.push({ source: ctx.repoDir, target: ctx.repoDir }, { source: ctx.homeDir, target: ctx.homeInside });
+  mounts.push({ source: ctx.repoDir, target: ctx.repoDir }, { source: ctx.hostHome, target: ctx.agentHome });
   if (ctx.network.mode === 'allowlist' && !ctx.proxyDir) {
     throw new InternalError(
       'network mode allowlist needs the egress proxy folder (proxyDir) before the sandbox starts',

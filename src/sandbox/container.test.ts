@@ -46,15 +46,15 @@ function makeCtx(
     runId: `t${process.pid}-${counter}`,
     runDir,
     repoDir: join(runDir, 'repo'),
-    homeDir: join(runDir, 'home'),
-    homeInside: '/home/agent',
+    hostHome: join(runDir, 'home'),
+    agentHome: '/home/agent',
     visible,
     network,
     container,
     ...(proxyDir ? { proxyDir } : {}),
   };
   mkdirSync(ctx.repoDir, { recursive: true });
-  mkdirSync(ctx.homeDir, { recursive: true });
+  mkdirSync(ctx.hostHome, { recursive: true });
   return ctx;
 }
 
@@ -123,8 +123,8 @@ describe.skipIf(skip)('container sandbox (real podman)', () => {
     expect(r.stderr).toMatch(/Read-only file system/);
     expect(r.stdout).toContain(ctx.repoDir);
     expect(existsSync(join('/tmp', marker))).toBe(false);
-    writeFileSync(join(ctx.homeDir, '.token'), 'canary');
-    const h = await run(s, ctx, ['sh', '-c', 'pwd; echo $HOME; cat .token'], { cwd: ctx.homeDir });
+    writeFileSync(join(ctx.hostHome, '.token'), 'canary');
+    const h = await run(s, ctx, ['sh', '-c', 'pwd; echo $HOME; cat .token'], { cwd: ctx.hostHome });
     expect(h.stdout).toBe('/home/agent\n/home/agent\ncanary');
   }, 60_000);
 
@@ -207,7 +207,7 @@ describe.skipIf(skip)('container sandbox (real podman)', () => {
       ...makeCtx(cfg(), net('none'), undefined, [configDir]),
       runDir,
       repoDir: join(runDir, 'repo'),
-      homeDir: join(runDir, 'home'),
+      hostHome: join(runDir, 'home'),
     };
     const { s } = await start(ctx);
     const r = await run(s, ctx, [

@@ -105,7 +105,7 @@ async function startContainerSession(ctx: SandboxContext): Promise<SandboxSessio
   const wrap = (spec: SpawnSpec): SpawnSpec => {
     if (stopped) throw new InternalError(`container session ${prefix} was already stopped`);
     const name = `${prefix}-${started.length + 1}`;
-    const env = splitEnv(spec.env, ctx.homeInside);
+    const env = splitEnv(spec.env, ctx.agentHome);
     const envArgs: string[] = [];
     if (env.fileLines.length > 0) {
       const file = join(envDir, `${name}.env`);
@@ -113,7 +113,7 @@ async function startContainerSession(ctx: SandboxContext): Promise<SandboxSessio
       envArgs.push('--env-file', file);
     }
     for (const n of env.passNames) envArgs.push('-e', n);
-    const cwd = insidePath(spec.cwd, ctx.homeDir, ctx.homeInside);
+    const cwd = insidePath(spec.cwd, ctx.hostHome, ctx.agentHome);
     started.push(name);
     const client = [engine, ...runArgs(plan, name, cwd, envArgs), ...spec.argv];
     return {

@@ -9,9 +9,9 @@ export type SandboxContext = {
   /** The only folder the agent may write (besides private scratch areas). */
   repoDir: string;
   /** The agent's HOME on the host side, seeded by the harness. */
-  homeDir: string;
-  /** The HOME path the sandboxed process sees (the same as homeDir for `local`). */
-  homeInside: string;
+  hostHome: string;
+  /** The HOME path the sandboxed process sees (the same as hostHome for `local`). */
+  agentHome: string;
   /**
    * Host folders the sandboxed commands must read (the agent's program, the task's files). Sandboxes
    * that hide parts of the host (home folders, /tmp) bind these back read-only at the same path.

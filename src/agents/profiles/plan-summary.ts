@@ -4,7 +4,7 @@ import type { AgentProfile } from './schema.js';
 /** Stand-ins for the paths of a run that does not exist yet, so a dry-run plan is stable. */
 export const DRY_RUN_MARKERS = {
   repoDir: '<run>/repo',
-  homeDir: '<run>/home',
+  agentHome: '<run>/home',
   taskFile: '<run>/task/prompt.md',
   modelUrl: 'http://<model-server>',
 } as const;
@@ -42,7 +42,7 @@ export type PlanSummaryOptions = {
   scripted: boolean;
   /** Real paths when known; markers otherwise. */
   repoDir?: string;
-  homeDir?: string;
+  agentHome?: string;
   taskFile?: string;
   configDir?: string;
   binPath?: string;
@@ -55,7 +55,7 @@ export function planSummary(profile: AgentProfile, opts: PlanSummaryOptions): Pl
   const rendered = renderProfile(profile, {
     prompt: opts.prompt,
     repoDir: opts.repoDir ?? DRY_RUN_MARKERS.repoDir,
-    homeDir: opts.homeDir ?? DRY_RUN_MARKERS.homeDir,
+    agentHome: opts.agentHome ?? DRY_RUN_MARKERS.agentHome,
     taskFile: opts.taskFile ?? DRY_RUN_MARKERS.taskFile,
     configDir: opts.configDir ?? '<config_dir>',
     ...(opts.binPath !== undefined ? { binPath: opts.binPath } : {}),

@@ -74,9 +74,9 @@ describe('built-in profiles run the real agents, offline, with a skill', () => {
       const root = mkdtempSync(path.join(tmpdir(), 'agentguard-real-profile-'));
       temps.push(root);
       const repoDir = path.join(root, 'repo');
-      const homeDir = path.join(root, 'home');
+      const agentHome = path.join(root, 'home');
       const skills = path.join(root, 'bench', 'skills', 'citation-check');
-      for (const d of [repoDir, homeDir, path.join(skills, 'scripts')]) mkdirSync(d, { recursive: true });
+      for (const d of [repoDir, agentHome, path.join(skills, 'scripts')]) mkdirSync(d, { recursive: true });
       writeFileSync(path.join(repoDir, 'paper.md'), 'As shown in [@knuth1984].\n');
       writeFileSync(
         path.join(skills, 'SKILL.md'),
@@ -87,7 +87,7 @@ describe('built-in profiles run the real agents, offline, with a skill', () => {
       const taskFile = path.join(root, 'prompt.md');
       writeFileSync(taskFile, PROMPT);
 
-      const installed = installSkills(path.dirname(skills), a.profile, { repoDir, homeDir });
+      const installed = installSkills(path.dirname(skills), a.profile, { repoDir, hostHome: agentHome });
       const skillDir = installed.installed[0]?.dir ?? '';
       const script = parseTrajectory(
         [
@@ -103,7 +103,7 @@ describe('built-in profiles run the real agents, offline, with a skill', () => {
           prompt: PROMPT,
           taskFile,
           repoDir,
-          homeDir,
+          agentHome,
           modelUrl: url,
           binPath: a.bin,
           hostEnv: process.env,
@@ -111,7 +111,7 @@ describe('built-in profiles run the real agents, offline, with a skill', () => {
         writeRenderedFiles(rendered.files);
         const env = {
           PATH: process.env.PATH ?? '/usr/bin:/bin',
-          HOME: homeDir,
+          HOME: agentHome,
           LANG: 'C.UTF-8',
           TERM: 'dumb',
           NO_COLOR: '1',

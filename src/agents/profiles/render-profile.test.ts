@@ -12,8 +12,8 @@ const CTX: RenderContext = {
   prompt: PROMPT,
   taskFile: '/runs/r1/task/prompt.md',
   repoDir: '/runs/r1/repo',
-  homeDir: '/root',
-  hostHomeDir: '/runs/r1/home',
+  agentHome: '/root',
+  hostHome: '/runs/r1/home',
   binPath: '/cache/codex/node_modules/.bin/codex',
   hostEnv: { OPENAI_API_KEY: 'sk-real-key-from-the-user', UNRELATED: 'x' },
 };
@@ -138,7 +138,7 @@ describe('renderProfile: rules applied at render time', () => {
       /field 'scripted.config_files\[0\].content': the value of \{model_url\}/,
     );
     // In argv and the environment the same characters are harmless.
-    expect(renderProfile(loadProfile('codex'), { ...CTX, homeDir: '/ho"me' }).env.CODEX_HOME).toBe(
+    expect(renderProfile(loadProfile('codex'), { ...CTX, agentHome: '/ho"me' }).env.CODEX_HOME).toBe(
       '/ho"me/.codex',
     );
   });
@@ -163,7 +163,7 @@ describe('writeRenderedFiles', () => {
   it('writes owner-only files, creating folders, and refuses to write through a symlink', () => {
     const home = mkdtempSync(path.join(tmpdir(), 'agentguard-home-'));
     temps.push(home);
-    const r = renderProfile(loadProfile('codex'), { ...CTX, hostHomeDir: home, modelUrl: MODEL });
+    const r = renderProfile(loadProfile('codex'), { ...CTX, hostHome: home, modelUrl: MODEL });
     writeRenderedFiles(r.files);
     const written = path.join(home, '.codex', 'config.toml');
     expect(readFileSync(written, 'utf8')).toBe(r.files[0]?.content);

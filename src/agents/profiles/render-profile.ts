@@ -11,9 +11,9 @@ export type RenderContext = {
   /** The workspace (the same path inside and outside the sandbox). */
   repoDir: string;
   /** HOME as the agent sees it (inside the sandbox). */
-  homeDir: string;
-  /** Where that HOME lies on the host, i.e. where files must be written. Default: `homeDir`. */
-  hostHomeDir?: string;
+  agentHome: string;
+  /** Where that HOME lies on the host, i.e. where files must be written. Default: `agentHome`. */
+  hostHome?: string;
   /** The agent's state folder as it sees it. Default: HOME + the profile's first `state_dirs` entry. */
   stateDir?: string;
   /**
@@ -95,9 +95,9 @@ export function renderProfile(profile: AgentProfile, ctx: RenderContext): Render
   const fail = (field: string, message: string, fix: string): never => {
     throw new ConfigError(`${profile.file}: field '${field}': ${message}. Fix: ${fix}.`);
   };
-  const homeDir = ctx.homeDir;
-  const hostHome = ctx.hostHomeDir ?? ctx.homeDir;
-  const fromHome = (rel: string) => path.join(homeDir, rel);
+  const agentHome = ctx.agentHome;
+  const hostHome = ctx.hostHome ?? ctx.agentHome;
+  const fromHome = (rel: string) => path.join(agentHome, rel);
   const firstState = profile.state_dirs[0];
   const stateDir = ctx.stateDir ?? (firstState !== undefined ? fromHome(firstState.slice(2)) : undefined);
   const scripted = ctx.modelUrl !== undefined;
@@ -106,7 +106,7 @@ export function renderProfile(profile: AgentProfile, ctx: RenderContext): Render
     '{task_prompt}': ctx.prompt,
     '{task_file}': ctx.taskFile,
     '{repo_dir}': ctx.repoDir,
-    '{home_dir}': homeDir,
+    '{home_dir}': agentHome,
   };
   if (ctx.configDir !== undefined) values['{config_dir}'] = ctx.configDir;
   if (stateDir !== undefined) values['{state_dir}'] = stateDir;
@@ -160,7 +160,7 @@ export function renderProfile(profile: AgentProfile, ctx: RenderContext): Render
   }
 
   const toHost = (agentPath: string) =>
-    inside(homeDir, agentPath) ? path.join(hostHome, path.relative(homeDir, agentPath)) : agentPath;
+    inside(agentHome, agentPath) ? path.join(hostHome, path.relative(agentHome, agentPath)) : agentPath;
   const renderFile = (file: ConfigFile, field: string): RenderedFile => {
     const agent_path = file.path.startsWith('~/')
       ? fromHome(file.path.slice(2))

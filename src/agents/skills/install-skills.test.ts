@@ -42,10 +42,10 @@ function setup() {
   symlinkSync('reference/styles.md', path.join(skill, 'STYLES.md'));
   writeFileSync(path.join(skills, 'README.md'), 'skills for this benchmark\n');
   const repoDir = path.join(root, 'run', 'repo');
-  const homeDir = path.join(root, 'run', 'home');
+  const hostHome = path.join(root, 'run', 'home');
   mkdirSync(repoDir, { recursive: true });
-  mkdirSync(homeDir, { recursive: true });
-  return { root, skills, skill, repoDir, homeDir };
+  mkdirSync(hostHome, { recursive: true });
+  return { root, skills, skill, repoDir, hostHome };
 }
 
 function customProfile(root: string, skillsDir: string | null) {
@@ -60,8 +60,8 @@ describe('installSkills', () => {
     const t = setup();
     const result = installSkills(t.skills, loadProfile('codex'), {
       repoDir: t.repoDir,
-      homeDir: t.homeDir,
-      homeInside: '/root',
+      hostHome: t.hostHome,
+      agentHome: '/root',
     });
     expect(result).toEqual({
       skills_dir: '/root/.codex/skills',
@@ -86,13 +86,13 @@ describe('installSkills', () => {
         '/root/.codex/skills/citation-check/scripts/check.py',
       ],
     });
-    const copied = path.join(t.homeDir, '.codex', 'skills', 'citation-check');
+    const copied = path.join(t.hostHome, '.codex', 'skills', 'citation-check');
     expect(readFileSync(path.join(copied, 'SKILL.md'), 'utf8')).toContain('name: citation-check');
     expect(statSync(path.join(copied, 'scripts', 'check.py')).mode & 0o111).not.toBe(0);
     expect(lstatSync(path.join(copied, 'STYLES.md')).isSymbolicLink()).toBe(true);
     expect(readlinkSync(path.join(copied, 'STYLES.md'))).toBe('reference/styles.md');
     expect(readFileSync(path.join(copied, 'STYLES.md'), 'utf8')).toBe('# styles\n');
-    expect(existsSync(path.join(t.homeDir, '.codex', 'skills', 'README.md'))).toBe(false);
+    expect(existsSync(path.join(t.hostHome, '.codex', 'skills', 'README.md'))).toBe(false);
   });
 
   it('copies into the workspace for a repo-relative skills_dir and says so (install before the baseline)', () => {
@@ -115,7 +115,7 @@ describe('installSkills', () => {
     expect(run).toThrow(
       `${path.join(t.root, 'config.yaml')}: field 'skills': the symlink citation-check/reference/passwd points outside the skills folder (to ../../../../../etc/passwd). Fix:`,
     );
-    expect(existsSync(path.join(t.homeDir, '.codex'))).toBe(false);
+    expect(existsSync(path.join(t.hostHome, '.codex'))).toBe(false);
   });
 
   it('refuses absolute links (they would point back at the host), even into the skills folder', () => {
@@ -144,7 +144,7 @@ describe('installSkills', () => {
 
   it('refuses to overwrite a skill already at the destination, a missing folder, and a profile without skills_dir', () => {
     const t = setup();
-    mkdirSync(path.join(t.homeDir, '.codex', 'skills', 'citation-check'), { recursive: true });
+    mkdirSync(path.join(t.hostHome, '.codex', 'skills', 'citation-check'), { recursive: true });
     expect(() => installSkills(t.skills, loadProfile('codex'), t)).toThrow(
       /skill 'citation-check' already exists/,
     );

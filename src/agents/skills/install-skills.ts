@@ -17,9 +17,9 @@ export type SkillTargets = {
   /** The workspace (the same path inside and outside the sandbox). */
   repoDir: string;
   /** The agent's HOME on the host, where files are written. */
-  homeDir: string;
-  /** The same HOME as the agent sees it. Default: `homeDir`. */
-  homeInside?: string;
+  hostHome: string;
+  /** The same HOME as the agent sees it. Default: `hostHome`. */
+  agentHome?: string;
   /** The config that ships the skills, for error messages. */
   configPath?: string;
 };
@@ -88,8 +88,8 @@ export function installSkills(
   const skillsDir = profile.skills_dir ?? '';
   const inHome = skillsDir.startsWith('~/');
   const rel = inHome ? skillsDir.slice(2) : skillsDir;
-  const hostDest = path.join(inHome ? targets.homeDir : targets.repoDir, rel);
-  const agentDest = path.join(inHome ? (targets.homeInside ?? targets.homeDir) : targets.repoDir, rel);
+  const hostDest = path.join(inHome ? targets.hostHome : targets.repoDir, rel);
+  const agentDest = path.join(inHome ? (targets.agentHome ?? targets.hostHome) : targets.repoDir, rel);
 
   const skills: { name: string; entries: Entry[] }[] = [];
   const skipped: string[] = [];

@@ -14,7 +14,7 @@ function ev(e: Partial<SysEvent> & Pick<SysEvent, 'kind'>): SysEvent {
 const open = (path: string, access: SysEvent['access'] = 'read', result = 3, pid = 100) =>
   ev({ kind: 'open', path, access, result, pid });
 const build = (syscalls: SysEvent[], extra: Partial<StarGraphInput> = {}) =>
-  buildStarGraph({ runId: 'r-0001', syscalls, workspaceDir: WS, homeDir: '/root', ...extra });
+  buildStarGraph({ runId: 'r-0001', syscalls, workspaceDir: WS, agentHome: '/root', ...extra });
 const edgesOf = (g: StarGraph, id: string) =>
   g.edges.filter((e) => e.to === id).map((e) => [e.action, e.count, e.failed]);
 
@@ -180,7 +180,7 @@ describe('buildStarGraph', () => {
       buildStarGraph({
         runId: id,
         workspaceDir: `/out/runs/${id}/repo`,
-        homeDir: '/root',
+        agentHome: '/root',
         syscalls: [
           ev({
             kind: 'exec',
@@ -228,7 +228,7 @@ describe('buildStarGraph on a recorded run (ebpf, bwrap, mock agent tampering wi
     syscalls,
     network: [],
     workspaceDir: `/tmp/agt2/.agentguard/runs/${RUN}/repo`,
-    homeDir: '/root',
+    agentHome: '/root',
     runDir: `/tmp/agt2/.agentguard/runs/${RUN}`,
     canaryPaths: ['.ssh/id_rsa', '.aws/credentials', '.env', '.npmrc'],
   });

@@ -22,9 +22,9 @@ export type StarGraphInput = {
   network?: readonly NetworkRecord[];
   workspaceDir: string;
   /** HOME as the agent saw it inside the sandbox (`/root`). */
-  homeDir?: string;
+  agentHome?: string;
   /** The host folder mounted as that HOME, in case a tracer reports host paths. */
-  hostHomeDir?: string;
+  hostHome?: string;
   runDir?: string;
   /** Canary files, relative to HOME (as in canaries.json) or absolute. */
   canaryPaths?: readonly string[];
@@ -57,7 +57,7 @@ const MAX_EXES = 5;
 export function buildStarGraph(input: StarGraphInput): StarGraph {
   const ctx: PathContext = {
     workspaceDir: input.workspaceDir,
-    homeDirs: [input.homeDir, input.hostHomeDir].filter((d): d is string => Boolean(d)),
+    homeDirs: [input.agentHome, input.hostHome].filter((d): d is string => Boolean(d)),
     runId: input.runId,
     ...(input.runDir ? { runDir: input.runDir } : {}),
     ...(input.tempDirs ? { tempDirs: input.tempDirs } : {}),

@@ -56,7 +56,7 @@ export async function dryRunCommand(
             prompt: cfg.prompt,
             scripted: cfg.model_script !== undefined,
             repoDir: p.repoDir,
-            homeDir: p.homeInside,
+            agentHome: p.agentHome,
             taskFile: p.taskFile,
             configDir: cfg.config_dir,
             hostEnv: ctx.env,
