@@ -74,7 +74,7 @@ const BENCHES: Bench[] = [
   },
 ];
 
-/** `npm run bench [NAME [OPTIONS…]]`: one bench by name, and the options its script documents. */
+/** `npm run bench -- [NAME [OPTIONS…]]`: one bench by name, and the options its script documents. */
 const only = process.argv[2];
 const options = only ? process.argv.slice(3) : [];
 let missed = 0;
