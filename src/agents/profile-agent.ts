@@ -71,6 +71,8 @@ export const PROFILE_AGENT: AgentAdapter = {
         files: rendered.files,
         visible: bin.dir ? [bin.dir] : [],
         state_dirs: rendered.state_dirs,
+        ...(profile.vendor_hosts.length > 0 ? { vendor_hosts: profile.vendor_hosts } : {}),
+        ...(profile.prompt_off ? { prompt_off: profile.prompt_off } : {}),
         ...(scripted ? { model_endpoint: { host: MODEL_HOST, api: rendered.endpoint ?? 'unknown' } } : {}),
       },
     };

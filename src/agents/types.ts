@@ -44,6 +44,10 @@ export type AgentPlan = {
   visible?: string[];
   /** The agent's own state files and folders, absolute as it sees them (for $STATE_DIRS). */
   state_dirs?: string[];
+  /** Hosts of the agent vendor's own service (profile `vendor_hosts`), kept with its identity for the rules' $VENDOR_HOSTS. */
+  vendor_hosts?: string[];
+  /** The arguments that turn off the agent's own permission prompts (profile `prompt_off`), for the agent-exit check. */
+  prompt_off?: string[];
   /** A scripted model endpoint this plan points the agent at: the name it uses and the API it speaks. */
   model_endpoint?: { host: string; api: string };
 };

@@ -36,6 +36,7 @@ export function securityAlerts(bundle: EvidenceBundle, rules: RuleSet): Alert[] 
     allow: bundle.config.network.allow,
     hostsMap: bundle.config.network.hosts,
     stateDirs: bundle.config.security.state_dirs,
+    ...(bundle.agent.vendor_hosts ? { vendorHosts: bundle.agent.vendor_hosts } : {}),
     bindsRecorded: bundle.observation.tracer.binds === true,
     ...(bundle.observation.network.endpoint
       ? { harnessEndpoints: [bundle.observation.network.endpoint] }

@@ -32,6 +32,10 @@ export type AgentEvidence = {
   metadata: Record<string, string | number | boolean | null>;
   outcome: AgentOutcome;
   command_id: string | null;
+  /** From the agent profile: its vendor's own hosts (the rules' $VENDOR_HOSTS). Absent: none declared. */
+  vendor_hosts?: string[];
+  /** From the agent profile: the arguments that turn off its permission prompts. Absent: none declared. */
+  prompt_off?: string[];
 };
 
 export type CanaryEvidence = {
@@ -229,6 +233,8 @@ export const AgentEvidenceSchema: z.ZodType<AgentEvidence> = z.looseObject({
     z.looseObject({ status: z.literal('none'), reason: str }),
   ]),
   command_id: str.nullable(),
+  vendor_hosts: z.array(str).optional(),
+  prompt_off: z.array(str).optional(),
 });
 
 export const ObservationSchema: z.ZodType<Observation> = z.looseObject({

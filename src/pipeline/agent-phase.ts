@@ -51,6 +51,16 @@ export type AgentPhaseInput = {
   stopReason?: () => StopReason | null;
 };
 
+/** What the agent's profile says about it that the analysis judges by: kept with its identity. */
+export function profileFacts(
+  plan: Pick<AgentPlan, 'vendor_hosts' | 'prompt_off'>,
+): Pick<AgentEvidence, 'vendor_hosts' | 'prompt_off'> {
+  return {
+    ...(plan.vendor_hosts ? { vendor_hosts: plan.vendor_hosts } : {}),
+    ...(plan.prompt_off ? { prompt_off: plan.prompt_off } : {}),
+  };
+}
+
 /** Run the agent once under the command policy; its failure, crash or timeout is returned as data. */
 export async function runAgent(input: AgentPhaseInput): Promise<AgentEvidence> {
   const { plan, cfg, commands, timeline } = input;
@@ -64,6 +74,7 @@ export async function runAgent(input: AgentPhaseInput): Promise<AgentEvidence> {
     metadata: plan.metadata,
     outcome,
     command_id: commandId,
+    ...profileFacts(plan),
   });
   if (blocked) timeline.add('agent', 'blocked', `matches unsafe pattern ${policy[0]?.pattern}`);
   const { record, outcome } = await commands.run({

@@ -1,15 +1,18 @@
 import { existsSync } from 'node:fs';
 import os from 'node:os';
+import type { AgentPlan } from '../agents/types.js';
 import type { AgentEvidence } from '../evidence/bundle-types.js';
 import { runPath } from '../evidence/layout.js';
 import type { DiffEvidence, Observation, TestEvidence, WorkspaceEvidence } from '../evidence/types.js';
 import { writeFileAtomic, writeJson } from '../evidence/write.js';
 import { describeStop, type StopReason } from '../exec/interrupt.js';
+import { profileFacts } from './agent-phase.js';
 import type { RunPlan } from './plan-run.js';
 
 /** What filling in needs of a run's plan; a CI run, which has no agent plan, gives just this. */
 export type StoppedRunFacts = Pick<RunPlan, 'runDir' | 'runId' | 'cfg' | 'repoDir'> & {
-  agent: Pick<AgentEvidence, 'adapter' | 'name' | 'model' | 'metadata'>;
+  agent: Pick<AgentEvidence, 'adapter' | 'name' | 'model' | 'metadata'> &
+    Pick<AgentPlan, 'vendor_hosts' | 'prompt_off'>;
   sandboxChoice: { sandbox: Pick<RunPlan['sandboxChoice']['sandbox'], 'kind'> };
   tracer: Pick<RunPlan['tracer'], 'requested'>;
 };
@@ -46,6 +49,7 @@ export function fillMissingEvidence(plan: StoppedRunFacts, stop: StopReason): vo
         reason: `stopped by the harness before it started: ${why}`,
       },
       command_id: null,
+      ...profileFacts(plan.agent),
     };
     writeJson(runPath(runDir, 'agent'), agent);
   }

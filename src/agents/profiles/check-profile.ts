@@ -98,6 +98,15 @@ export function checkProfile(profile: AgentProfile): ConfigIssue[] {
       if (bad) issue(`${field}[${index}]`, bad.message, bad.fix);
     });
   }
+  // Compared with the agent's command line as run: a placeholder there would never match.
+  (profile.prompt_off ?? []).forEach((item, index) => {
+    if (/[{}]/.test(item))
+      issue(
+        `prompt_off[${index}]`,
+        `'${item}' holds a placeholder, but prompt_off is compared with the command line as written`,
+        "write the arguments themselves, e.g. ['--approval-mode', 'yolo']",
+      );
+  });
   checkEnv(profile.env_set, 'env_set', issue);
   checkEnv(profile.scripted.env_set, 'scripted.env_set', issue);
   profile.env_pass.forEach((name, index) => {

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { promptHint } from '../../analysis/checks/agent-exit.js';
 import { ConfigError } from '../../errors.js';
 import { listBuiltinProfiles, loadProfile, loadProfileResult } from './load-profile.js';
 import { runsOffline } from './schema.js';
@@ -70,6 +71,19 @@ describe('built-in profiles', () => {
       name: '@anthropic-ai/claude-code',
       version: '2.1.328',
     });
+  });
+
+  it('each names its vendor hosts, and its prompt-off arguments appear in its command as written', () => {
+    for (const name of listBuiltinProfiles()) {
+      const profile = loadProfile(name);
+      expect(profile.vendor_hosts.length, name).toBeGreaterThan(0);
+      if (profile.prompt_off) expect(promptHint(profile.prompt_off, profile.command), name).toBe('');
+    }
+    expect(loadProfile('codex').vendor_hosts).toContain('api.openai.com');
+    expect(loadProfile('claude-code').vendor_hosts).toContain('api.anthropic.com');
+    expect(loadProfile('gemini-cli').vendor_hosts).toContain('generativelanguage.googleapis.com');
+    expect(loadProfile('claude-code').prompt_off).toEqual(['--dangerously-skip-permissions']);
+    expect(loadProfile('gemini-cli').prompt_off).toEqual(['--approval-mode', 'yolo']);
   });
 
   it('suggests the closest name for an unknown built-in', () => {
@@ -200,6 +214,21 @@ describe('profile errors name the file, the field and the fix', () => {
       /^field 'offline_reason': .*Fix: set offline: false/,
     );
     expect(problem(`${VALID}offline: 'no'\n`)).toMatch(/^field 'offline'/);
+  });
+
+  it('vendor hosts are host names; prompt_off is literal arguments', () => {
+    expect(loadProfile(profileFile(VALID)).vendor_hosts).toEqual([]);
+    expect(
+      loadProfile(profileFile(`${VALID}vendor_hosts: [api.example.com, '*.example.org']\n`)).vendor_hosts,
+    ).toEqual(['api.example.com', '*.example.org']);
+    expect(problem(`${VALID}vendor_hosts: ['https://api.example.com/v1']\n`)).toMatch(
+      /^field 'vendor_hosts.*must be a host name like 'api.openai.com'/,
+    );
+    expect(problem(`${VALID}vendor_hosts: ['api.example.com:443']\n`)).toMatch(/^field 'vendor_hosts/);
+    expect(problem(`${VALID}prompt_off: ['{repo_dir}']\n`)).toMatch(
+      /^field 'prompt_off\[0\]': '\{repo_dir\}' holds a placeholder.*Fix: write the arguments themselves/,
+    );
+    expect(problem(`${VALID}prompt_off: []\n`)).toMatch(/^field 'prompt_off'/);
   });
 
   it('reports every problem of a file at once', () => {

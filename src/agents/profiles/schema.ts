@@ -20,6 +20,9 @@ const NPM_NAME = /^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
 /** An exact version: ranges would make two runs of one profile run different agents. */
 const EXACT_VERSION = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
 
+/** A host name (`api.openai.com`) or every name under a domain (`*.githubcopilot.com`); no scheme, no port. */
+const VENDOR_HOST = /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/;
+
 export const PackageSchema = z.strictObject({
   name: z.string().regex(NPM_NAME, "must be an npm package name like '@openai/codex'"),
   version: z.string().regex(EXACT_VERSION, "must be an exact version like '0.169.0' (no ranges)"),
@@ -72,6 +75,20 @@ export const AgentProfileSchema = z.strictObject({
   offline: z.boolean().optional(),
   /** Why an `offline: false` agent cannot run offline; `agents verify` prints it when it refuses. */
   offline_reason: nonEmpty.optional(),
+  /**
+   * The hosts of the vendor's own service (its model API, sign-in). A run records them with the agent's
+   * identity, and a request or DNS query for one that the allow list does not name is reported as the
+   * agent trying to reach its vendor instead of the configured endpoint (rule `net-vendor-host`).
+   */
+  vendor_hosts: z
+    .array(z.string().regex(VENDOR_HOST, "must be a host name like 'api.openai.com' or '*.example.com'"))
+    .default([]),
+  /**
+   * The arguments of `command`, in order, that turn off the agent's own permission prompts (agentguard's
+   * sandbox takes that role). A run that times out without them on the agent's command line is reported
+   * as maybe waiting for an approval, naming them. Absent: the agent does not prompt in this mode.
+   */
+  prompt_off: z.array(nonEmpty).min(1).optional(),
   scripted: ScriptedSchema.default({ env_set: {}, config_files: [] }),
 });
 

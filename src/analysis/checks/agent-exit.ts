@@ -18,13 +18,17 @@ export const agentExit = defineCheck({
       case 'completed':
         return { passed: true, message: 'the agent exited with code 0', evidence };
       case 'timed-out':
-        return fail(`the agent was killed after timeout_seconds (${outcome.timeout_seconds}s)`);
+        return fail(
+          `the agent was killed after timeout_seconds (${outcome.timeout_seconds}s)${promptHint(bundle.agent.prompt_off, record?.display_argv)}`,
+        );
       case 'blocked':
         return fail(`the agent was not started: ${outcome.reason}`);
       case 'errored':
         return fail(`the agent could not run: ${outcome.error}`);
       case 'stopped':
-        return fail(`the agent was ${outcome.reason}`);
+        return fail(
+          `the agent was ${outcome.reason}${outcome.by === 'run-timeout' ? promptHint(bundle.agent.prompt_off, record?.display_argv) : ''}`,
+        );
       case 'none':
         // CI mode: there is no agent process to judge, only what the checkout holds.
         return { passed: true, message: outcome.reason, evidence };
@@ -37,3 +41,26 @@ export const agentExit = defineCheck({
     }
   },
 });
+
+/**
+ * An agent that asks for permission waits for an answer nobody in a sandbox can give, until a time
+ * limit kills it. When its profile names the arguments that turn its prompts off (`prompt_off`) and
+ * its command line lacks them, the timeout message says so. Only a hint: the evidence shows the
+ * flags missing, not the agent reading a prompt's answer.
+ */
+export function promptHint(
+  promptOff: readonly string[] | undefined,
+  argv: readonly string[] | undefined,
+): string {
+  if (!promptOff || promptOff.length === 0 || !argv) return '';
+  if (containsRun(argv, promptOff)) return '';
+  const flags = promptOff.join(' ');
+  return `; its command line lacks '${flags}', which its profile names (prompt_off) as turning off the agent's own permission prompts, so it may have been waiting for an approval: add '${flags}' to the profile's command`;
+}
+
+function containsRun(argv: readonly string[], run: readonly string[]): boolean {
+  for (let i = 0; i + run.length <= argv.length; i++) {
+    if (run.every((item, j) => argv[i + j] === item)) return true;
+  }
+  return false;
+}

@@ -19,6 +19,7 @@ export function placeholderValues(ctx: RuleContext): Record<string, readonly str
     CANARIES: ctx.canaries,
     ALLOWED_HOSTS: ctx.allowedHosts,
     STATE_DIRS: ctx.stateDirs.map(trimSlash),
+    VENDOR_HOSTS: ctx.vendorHosts ?? [],
     HARNESS_ENDPOINTS: ctx.harnessEndpoints ?? DEFAULT_HARNESS_ENDPOINTS,
     LOCAL_SERVICES: ctx.localServices ?? [],
   };

@@ -16,6 +16,8 @@ export type ContextInput = {
   hostsMap?: Readonly<Record<string, string>>;
   /** The agent profile's state folders and files; `~/` means home. */
   stateDirs?: readonly string[];
+  /** agent.vendor_hosts: the agent vendor's own hosts, from its profile. */
+  vendorHosts?: readonly string[];
   /** observation.tracer.binds. */
   bindsRecorded?: boolean;
   /** Endpoints the harness served besides the sandbox bridge's defaults (observation.network.endpoint). */
@@ -36,6 +38,7 @@ export function buildRuleContext(input: ContextInput): RuleContext {
   };
   if (input.harnessEndpoints)
     ctx.harnessEndpoints = [...new Set([...DEFAULT_HARNESS_ENDPOINTS, ...input.harnessEndpoints])];
+  if (input.vendorHosts?.length) ctx.vendorHosts = [...input.vendorHosts];
   if (input.bindsRecorded) ctx.bindsRecorded = true;
   if (input.hostsMap) ctx.localServices = Object.values(input.hostsMap);
   return ctx;

@@ -380,6 +380,25 @@ const CASES: Record<string, Case> = {
         .record({ host: 'files.pythonhosted.org', port: 443 })
         .record({ host: 'api.example.com', port: 443 }),
   },
+  'net-vendor-host': {
+    fire: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/curl', ['curl', 'https://api.openai.com/v1/models'])
+        .connect(2, BRIDGE, -115)
+        .record({
+          host: 'api.openai.com',
+          port: 443,
+          protocol: 'connect',
+          decision: 'denied',
+          method: 'CONNECT',
+        }),
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/curl', ['curl', 'https://api.example.com/v1/models'])
+        .connect(2, BRIDGE, -115)
+        .record({ host: 'api.example.com', port: 443, protocol: 'connect', method: 'CONNECT' })
+        .record({ host: 'api.example.com', port: 53, protocol: 'dns', method: 'A' }),
+  },
   'net-dns-not-allowed': {
     fire: (t) =>
       void t.record({
@@ -549,6 +568,45 @@ describe('default rules', () => {
       expect(run(t, patch)).toEqual([]);
     });
   }
+});
+
+describe('net-vendor-host', () => {
+  it('a request or lookup for a vendor host is reported once, as the agent trying its vendor', () => {
+    const t = new Trace();
+    t.exec(2, 1, '/usr/bin/curl', ['curl', 'https://api.individual.githubcopilot.com/chat'])
+      .connect(2, BRIDGE, -115)
+      .record({
+        host: 'api.individual.githubcopilot.com',
+        port: 443,
+        protocol: 'connect',
+        decision: 'denied',
+        method: 'CONNECT',
+      })
+      .record({ host: 'api.openai.com', port: 53, protocol: 'dns', decision: 'denied', method: 'A' });
+    const alerts = run(t);
+    expect(alerts.map((a) => a.rule)).toEqual(['net-vendor-host', 'net-vendor-host']);
+    expect(alerts[0]?.message).toContain(
+      'the agent tried to reach its vendor api.individual.githubcopilot.com instead of the configured endpoint',
+    );
+    expect(alerts[1]?.message).toContain('tried to reach its vendor api.openai.com');
+  });
+
+  it('without vendor hosts (no profile, or an old run) the generic proxy and DNS rules report them', () => {
+    const t = new Trace();
+    t.exec(2, 1, '/usr/bin/curl', ['curl', 'https://api.openai.com/v1/models'])
+      .connect(2, BRIDGE, -115)
+      .record({
+        host: 'api.openai.com',
+        port: 443,
+        protocol: 'connect',
+        decision: 'denied',
+        method: 'CONNECT',
+      })
+      .record({ host: 'api.openai.com', port: 53, protocol: 'dns', decision: 'denied', method: 'A' });
+    const { vendorHosts: _, ...ctx } = CTX;
+    const alerts = evaluateRules({ syscalls: t.events, network: t.records }, rules, ctx);
+    expect(alerts.map((a) => a.rule).sort()).toEqual(['net-dns-not-allowed', 'net-proxy-not-allowed']);
+  });
 });
 
 describe('default rules on specific evasions', () => {

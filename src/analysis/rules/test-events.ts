@@ -18,6 +18,8 @@ export const CTX: RuleContext = {
   canaries: ['/root/.ssh/id_rsa', '/root/.aws/credentials', '/root/.env', '/root/.npmrc'],
   allowedHosts: ['registry.npmjs.org', '*.pythonhosted.org', 'api.example.com:443'],
   stateDirs: ['/root/.codex'],
+  // api.example.com is also allowed: a vendor host the allow list names is no alert.
+  vendorHosts: ['api.openai.com', '*.githubcopilot.com', 'api.example.com'],
   bindsRecorded: true,
 };
 

@@ -58,6 +58,8 @@ export type RuleContext = {
   allowedHosts: readonly string[];
   /** `$STATE_DIRS`: files and folders the agent profile declares as its own state (e.g. CODEX_HOME). */
   stateDirs: readonly string[];
+  /** `$VENDOR_HOSTS`: the agent vendor's own hosts from its profile (host names, `*.domain`); unset: none. */
+  vendorHosts?: readonly string[];
   /**
    * `$HARNESS_ENDPOINTS`: loopback ip:port the harness's proxy and DNS listen on. Default the
    * sandbox bridge's 127.0.0.1:3128 and :53; a run adds its advisory proxy's port (sandbox local).

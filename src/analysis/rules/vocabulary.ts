@@ -278,6 +278,7 @@ export const PLACEHOLDERS: Readonly<Record<string, 'scalar' | 'list'>> = {
   CANARIES: 'list',
   ALLOWED_HOSTS: 'list',
   STATE_DIRS: 'list',
+  VENDOR_HOSTS: 'list',
   HARNESS_ENDPOINTS: 'list',
   LOCAL_SERVICES: 'list',
 };
