@@ -64,24 +64,33 @@ tr.passed td:first-child { color: var(--pass); }
 footer { margin: 40px 0 8px; font-size: 12px; color: var(--muted); }
 `;
 
+/** What a page may differ in: its policy, style, footer and inline scripts (reports site). */
+export type PageOptions = {
+  csp?: string;
+  css?: string;
+  footer?: string;
+  scripts?: readonly string[];
+};
+
 /** A complete, self-contained HTML document. `title` is untrusted; `body` must already be escaped. */
-export function htmlPage(title: string, body: string): string {
+export function htmlPage(title: string, body: string, options: PageOptions = {}): string {
   return [
     '<!doctype html>',
     '<html lang="en">',
     '<head>',
     '<meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">`,
+    `<meta http-equiv="Content-Security-Policy" content="${options.csp ?? CONTENT_SECURITY_POLICY}">`,
     '<meta name="referrer" content="no-referrer">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${esc(title, 200)}</title>`,
-    `<style>${CSS}</style>`,
+    `<style>${options.css ?? CSS}</style>`,
     '</head>',
     '<body>',
     '<main>',
     body,
-    '<footer>Written by agentguard. A self-contained page: it loads nothing from anywhere.</footer>',
+    `<footer>${options.footer ?? 'Written by agentguard. A self-contained page: it loads nothing from anywhere.'}</footer>`,
     '</main>',
+    ...(options.scripts ?? []).map((text) => `<script>${text}</script>`),
     '</body>',
     '</html>',
     '',

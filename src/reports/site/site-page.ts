@@ -1,4 +1,4 @@
-import { esc } from '../html/escape.js';
+import { htmlPage } from '../html/page.js';
 
 /**
  * The site's pages may load nothing: no connections, frames, fonts or images from anywhere (the
@@ -36,27 +36,12 @@ export function sitePage(
   body: string,
   scripts: { source: string; text: string }[] = [],
 ): string {
-  return [
-    '<!doctype html>',
-    '<html lang="en">',
-    '<head>',
-    '<meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="${siteCsp(scripts.map((s) => s.source))}">`,
-    '<meta name="referrer" content="no-referrer">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${esc(title, 200)}</title>`,
-    `<style>${CSS}</style>`,
-    '</head>',
-    '<body>',
-    '<main>',
-    body,
-    '<footer>Written by agentguard reports site. Opens from disk; it loads nothing from anywhere.</footer>',
-    '</main>',
-    ...scripts.map((s) => `<script>${s.text}</script>`),
-    '</body>',
-    '</html>',
-    '',
-  ].join('\n');
+  return htmlPage(title, body, {
+    csp: siteCsp(scripts.map((s) => s.source)),
+    css: CSS,
+    footer: 'Written by agentguard reports site. Opens from disk; it loads nothing from anywhere.',
+    scripts: scripts.map((s) => s.text),
+  });
 }
 
 /**
