@@ -98,22 +98,26 @@ describe('the bridge introduction and its client headers', () => {
     await exchange(socketPath, denied);
     await exchange(socketPath, clientLine('0'.repeat(48), me) + denied);
     await exchange(socketPath, clientLine(secret ?? '', { pid: null, port: 5, reason: 'gone' }) + denied);
-    // A pid whose start time does not match is another process now: not named.
+    // A pid whose start time does not match is another process now (the one named has exited):
+    // the request goes to the sandbox process that holds the socket, as the kernel says.
     await exchange(socketPath, clientLine(secret ?? '', { ...me, start: me.start + 1 }) + denied);
+    // ... and to no one when no process holds a socket on that port any more.
+    const free = await freePort();
+    await exchange(socketPath, clientLine(secret ?? '', { ...me, start: me.start + 1, port: free }) + denied);
     // Even with the secret (read from the bridge's memory), a header cannot name a process that
     // holds no socket on the port it claims.
-    const free = await freePort();
     await exchange(socketPath, clientLine(secret ?? '', { ...me, port: free }) + denied);
     const clients = (await proxy.stop()).map((r) => r.client);
     expect(clients).toEqual([
       { pid: null, reason: 'the connection did not come through the sandbox bridge' },
       { pid: null, reason: 'client header without the bridge secret (not from the bridge)' },
       { pid: null, reason: 'gone', port: 5 },
+      { pid: process.pid, port: me.port, exe: process.execPath },
       {
         pid: null,
         reason: `sandbox process ${process.pid} exited before its host pid was read`,
         ns_pid: process.pid,
-        port: me.port,
+        port: free,
         exe: process.execPath,
       },
       {

@@ -85,21 +85,13 @@ export class BridgeTrust {
     if (id.pid === null) return { pid: null, reason: id.reason, port: id.port };
     const exe = id.exe === undefined ? {} : { exe: id.exe };
     const host = hostPidOf(state.pidNamespace, id.pid, id.start);
-    if (host === undefined) {
-      return {
-        pid: null,
-        reason: `sandbox process ${id.pid} exited before its host pid was read`,
-        ns_pid: id.pid,
-        port: id.port,
-        ...exe,
-      };
-    }
     // The secret lives in the bridge's memory, which a process of the same user could read. So the
     // claim is checked against the kernel too: a forged header can only name a process that does
     // hold a socket on that port, not pin the request on any process it likes.
-    if (!holdsSocketOnPort(host, id.port)) {
-      // The process the bridge named may have let the socket go since (a child that had inherited
-      // it and exited): the kernel can still say which of the sandbox's processes holds it now.
+    if (host === undefined || !holdsSocketOnPort(host, id.port)) {
+      // The process the bridge named may be gone or have let the socket go since: a child caught
+      // between fork and exec holds its parent's sockets for a moment, then execs or exits. The
+      // kernel can still say which of the sandbox's processes holds the socket now.
       const holder = sandboxHostPids(state.pidNamespace).find((pid) => holdsSocketOnPort(pid, id.port));
       if (holder !== undefined) {
         const holderExe = exeOf(holder, '/proc');
@@ -107,7 +99,10 @@ export class BridgeTrust {
       }
       return {
         pid: null,
-        reason: `the bridge header names process ${id.pid}, which holds no socket on port ${id.port}`,
+        reason:
+          host === undefined
+            ? `sandbox process ${id.pid} exited before its host pid was read`
+            : `the bridge header names process ${id.pid}, which holds no socket on port ${id.port}`,
         ns_pid: id.pid,
         port: id.port,
         ...exe,
