@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { describeIssue } from '../evidence/read.js';
 import { BatchManifestSchema } from './batch-manifest.js';
 import { sha256File } from './digest.js';
-import { MANIFEST_FILE, MANIFEST_SCHEMA_VERSION } from './manifest-schema.js';
-import { compareArtifacts, MAX_MANIFEST_BYTES, readCapped, tampered, unusable, verifyRun } from './verify.js';
+import { MANIFEST_FILE } from './manifest-schema.js';
+import { compareArtifacts, readManifestFile, tampered, unusable, verifyRun } from './verify.js';
 
 export type BatchVerification =
   | { status: 'intact'; files: number; runs: number }
@@ -22,35 +21,14 @@ export function isBatchDir(dir: string): boolean {
  */
 export function verifyBatch(batchDir: string): BatchVerification {
   const dir = path.resolve(batchDir);
-  const file = path.join(dir, MANIFEST_FILE);
-  const read = readCapped(file, MAX_MANIFEST_BYTES);
-  if (read.kind === 'missing') {
-    return unusable(
-      `${file} is missing: the batch has not written its summary yet or predates provenance; resume or re-run it`,
-    );
-  }
-  if (read.kind === 'symlink')
-    return tampered(MANIFEST_FILE, `${file} is a symlink, which agentguard never writes`);
-  if (read.kind === 'too-big')
-    return unusable(
-      `${file} is larger than ${MAX_MANIFEST_BYTES} bytes, so it is not a manifest agentguard wrote`,
-    );
-  let raw: unknown;
-  try {
-    raw = JSON.parse(read.text);
-  } catch (err) {
-    return unusable(`${file} is not valid JSON (${(err as Error).message}); it was cut short or edited`);
-  }
-  const version = (raw as { schema_version?: unknown } | null)?.schema_version;
-  if (typeof version === 'number' && version > MANIFEST_SCHEMA_VERSION) {
-    return unusable(
-      `${file} has schema_version ${version}, newer than this agentguard understands (${MANIFEST_SCHEMA_VERSION}); upgrade agentguard to verify it`,
-    );
-  }
-  const parsed = BatchManifestSchema.safeParse(raw);
-  if (!parsed.success)
-    return unusable(`${file} is not a valid batch manifest: ${describeIssue(parsed.error)}`);
-  const manifest = parsed.data;
+  const read = readManifestFile(
+    path.join(dir, MANIFEST_FILE),
+    BatchManifestSchema,
+    'batch manifest',
+    'the batch has not written its summary yet or predates provenance; resume or re-run it',
+  );
+  if (!('value' in read)) return read;
+  const manifest = read.value;
   const changed = compareArtifacts(dir, manifest.files);
   if (changed) return changed;
   for (const run of manifest.runs) {

@@ -1,5 +1,6 @@
 import { closeSync, existsSync, lstatSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
+import type { z } from 'zod';
 import { describeIssue } from '../evidence/read.js';
 import { readTraceHead } from '../history/trace-head.js';
 import { walkArtifacts } from './artifacts.js';
@@ -117,13 +118,27 @@ export function compareArtifacts(
 }
 
 function loadManifest(dir: string): { manifest: Manifest } | Verification {
-  const file = path.join(dir, MANIFEST_FILE);
+  const read = readManifestFile(
+    path.join(dir, MANIFEST_FILE),
+    ManifestSchema,
+    'manifest',
+    'the run was made before provenance existed or did not finish; re-run the task to get a sealed run',
+  );
+  return 'value' in read ? { manifest: read.value } : read;
+}
+
+/**
+ * A run's or a batch's manifest file, read as verify must: bounded, never through a symlink, and
+ * refused when a newer agentguard wrote it. `missing` says why it may be absent and what to do.
+ */
+export function readManifestFile<T>(
+  file: string,
+  schema: z.ZodType<T>,
+  what: string,
+  missing: string,
+): { value: T } | Tampered | Unusable {
   const read = readCapped(file, MAX_MANIFEST_BYTES);
-  if (read.kind === 'missing') {
-    return unusable(
-      `${file} is missing: the run was made before provenance existed or did not finish; re-run the task to get a sealed run`,
-    );
-  }
+  if (read.kind === 'missing') return unusable(`${file} is missing: ${missing}`);
   if (read.kind === 'symlink')
     return tampered(MANIFEST_FILE, `${file} is a symlink, which agentguard never writes`);
   if (read.kind === 'too-big')
@@ -142,9 +157,9 @@ function loadManifest(dir: string): { manifest: Manifest } | Verification {
       `${file} has schema_version ${version}, newer than this agentguard understands (${MANIFEST_SCHEMA_VERSION}); upgrade agentguard to verify it`,
     );
   }
-  const parsed = ManifestSchema.safeParse(raw);
-  if (!parsed.success) return unusable(`${file} is not a valid manifest: ${describeIssue(parsed.error)}`);
-  return { manifest: parsed.data };
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) return unusable(`${file} is not a valid ${what}: ${describeIssue(parsed.error)}`);
+  return { value: parsed.data };
 }
 
 function loadTrace(dir: string): { records: TraceRecord[] } | Verification {
