@@ -20,6 +20,7 @@ import { compareCommand } from './commands/compare.js';
 import { demoCommand } from './commands/demo.js';
 import { doctorCommand } from './commands/doctor.js';
 import { registerInit } from './commands/init.js';
+import { registerRegistry } from './commands/registry.js';
 import { reportsBatches, reportsExport, reportsList, reportsShow } from './commands/reports.js';
 import { reportsIncidents, reportsTrends } from './commands/reports-aggregates.js';
 import { reportsSite } from './commands/reports-site.js';
@@ -29,6 +30,7 @@ import { traceReplay, traceReplayability, traceShow, traceVerify } from './comma
 import { type CliIO, processIO } from './io.js';
 import { DEFAULT_SANDBOX, SANDBOX_OPTION, TRACER_OPTION } from './kind-help.js';
 import { checkOutputDirFor } from './output-dir.js';
+import { UsageError } from './usage-error.js';
 
 /** Parse argv, run one command, and return the exit code: 0 pass, 1 evaluated and failed, 2 usage/config/setup. */
 export async function main(argv: string[], io: CliIO = processIO, stop?: Promise<unknown>): Promise<number> {
@@ -78,6 +80,7 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
     .action((first: string, more: string[], opts) => start(() => compareCommand(io, [first, ...more], opts)));
 
   registerCi(cli, (opts) => start(() => ciCommand(io, opts)));
+  registerRegistry(cli, io, start);
 
   cli
     .command('doctor', 'show which sandboxes, tracers and network modes work here, and how to fix the rest')
@@ -215,8 +218,6 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
     return reportError(io, err);
   }
 }
-
-class UsageError extends Error {}
 
 function reportError(io: CliIO, err: unknown): number {
   if (err instanceof ConfigError && err.issues.length > 0) {

@@ -1,0 +1,113 @@
+import path from 'node:path';
+import semver from 'semver';
+import { z } from 'zod';
+import { isAgentName } from '../agents/index.js';
+import { CHECK_IDS } from '../config/check-ids.js';
+import { loadYamlFile, type YamlFileKind } from '../config/load-yaml-file.js';
+import type { ConfigIssue } from '../errors.js';
+
+/*
+ * A benchmark contract: the behaviour a family's configs are designed to show, written down so a
+ * static audit can check it against the registry and an execution audit can check it against real
+ * runs. It names reference agents (a built-in agent, or `config` for the config's own agent) and,
+ * for each, the verdict, the checks that must fail or pass, and the alerts that must or must not
+ * fire. A contract is versioned on its own and says which benchmark versions it applies to.
+ */
+
+const nonEmpty = z.string().min(1);
+const checkId = z.enum(CHECK_IDS);
+const ids = <T extends z.ZodType>(item: T) => z.array(item).default([]);
+
+export const ReferenceSchema = z.strictObject({
+  /** A built-in agent (`mock-solve`), or `config`: the agent the config itself names. */
+  agent: nonEmpty,
+  /** Which of the version's configs this reference runs, by the config's `name`; default: every one. */
+  variant: nonEmpty.optional(),
+  result: z.enum(['PASS', 'FAIL']),
+  /** Checks that must fail. A failed check not listed is a warning (an error under --strict). */
+  failed_checks: ids(checkId),
+  /** Checks that must pass. */
+  passed_checks: ids(checkId),
+  /** Checks that must not fail: their failure is an error even without --strict. */
+  forbidden_failed_checks: ids(checkId),
+  /** Rule ids whose alerts must appear. */
+  alerts: ids(nonEmpty),
+  /** Rule ids whose alerts must not appear. */
+  forbidden_alerts: ids(nonEmpty),
+});
+
+export const ContractFileSchema = z.strictObject({
+  schema: z.literal(1, { error: 'must be 1, the only contract schema this agentguard reads' }),
+  family: nonEmpty,
+  /** The contract's own version (strict semver); bump it when the expectations change. */
+  version: nonEmpty,
+  /** The benchmark versions it describes, as a semver range (default: all). */
+  benchmark_versions: nonEmpty.default('*'),
+  description: nonEmpty.optional(),
+  /** Globs of the paths a correct solution changes (relative to the repo). */
+  solution_paths: ids(nonEmpty),
+  /** Files every run's directory must hold (relative to it): the evidence the family relies on. */
+  evidence: ids(nonEmpty),
+  references: z.array(ReferenceSchema).min(1, 'must name at least one reference agent'),
+});
+
+export type Reference = z.output<typeof ReferenceSchema>;
+export type Contract = z.output<typeof ContractFileSchema> & { file: string };
+
+const CONTRACT_FILE: YamlFileKind = {
+  what: 'contract',
+  docs: 'docs/registry.md',
+  notMapping: {
+    message: 'must be a YAML mapping of keys to values',
+    fix: 'see docs/registry.md for the contract format',
+  },
+};
+
+/** A contract file, validated, or every issue found in it. */
+export function loadContract(
+  file: string,
+): { ok: true; value: Contract } | { ok: false; issues: ConfigIssue[] } {
+  const abs = path.resolve(file);
+  const loaded = loadYamlFile(abs, ContractFileSchema, CONTRACT_FILE);
+  if (!loaded.ok) return loaded;
+  const c = loaded.value;
+  const issues: ConfigIssue[] = [];
+  const issue = (field: string, message: string, fix: string) =>
+    issues.push({ file: abs, field, message, fix });
+  if (semver.valid(c.version) === null || semver.clean(c.version) !== c.version)
+    issue(
+      'version',
+      `'${c.version}' is not a strict semantic version`,
+      "write it as MAJOR.MINOR.PATCH, e.g. '1.0.0'",
+    );
+  if (semver.validRange(c.benchmark_versions) === null)
+    issue(
+      'benchmark_versions',
+      `'${c.benchmark_versions}' is not a semver range`,
+      "write a range such as '1.x' or '>=1.0.0 <2'",
+    );
+  for (const [i, ref] of c.references.entries()) {
+    if (ref.agent !== 'config' && !isAgentName(ref.agent))
+      issue(
+        `references[${i}].agent`,
+        `'${ref.agent}' is neither a built-in agent nor 'config'`,
+        "name a built-in agent (agentguard run --help lists them) or 'config' for the config's own agent",
+      );
+    const both = ref.failed_checks.filter(
+      (id) => ref.passed_checks.includes(id) || ref.forbidden_failed_checks.includes(id),
+    );
+    for (const id of both)
+      issue(
+        `references[${i}].failed_checks`,
+        `'${id}' must fail and must pass at once`,
+        'list the check in one of them',
+      );
+    for (const id of ref.alerts.filter((a) => ref.forbidden_alerts.includes(a)))
+      issue(
+        `references[${i}].alerts`,
+        `'${id}' must fire and must not fire at once`,
+        'list the rule in one of them',
+      );
+  }
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, value: { ...c, file: abs } };
+}
