@@ -24,13 +24,16 @@ export type ConfigIssue = {
   message: string;
   fix: string;
   suggestion?: string;
+  /** Where in the file, in words, when a field path cannot say it: `rule 'x'`, `macro 'm'`. */
+  where?: string;
   /** Where a syntax error is, when the file could not be parsed. */
   line?: { line: number; col: number };
 };
 
 /** An issue as the one sentence the CLI prints: file, field, what is wrong, the fix. */
 export function formatIssue(issue: ConfigIssue): string {
-  const where = issue.field ? `${issue.file}: field '${issue.field}'` : issue.file;
+  const at = [issue.where, issue.field ? `field '${issue.field}'` : ''].filter((w) => w).join(', ');
+  const where = at ? `${issue.file}: ${at}` : issue.file;
   return `${where}: ${issue.message}. Fix: ${issue.fix}${/[.?!]$/.test(issue.fix) ? '' : '.'}`;
 }
 

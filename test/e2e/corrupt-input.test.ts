@@ -319,7 +319,7 @@ describe('a broken config: run --dry-run and analyze --config answer exit 2 nami
     const file = path.join(dir, 'config.yaml');
     writeFileSync(file, `${base}security: {rules: [rules.yaml]}\n`);
     const r = await execCli(['run', file, '--dry-run'], { cwd: dir });
-    // Rule-file errors end in "; check the path." (the rule engine's own sentence form).
+    // The config names the rule file it cannot read, in the same sentence form as every file.
     expectOneSentence(r, path.join(dir, 'rules.yaml'), 'not a regular file');
   }, 30_000);
 });

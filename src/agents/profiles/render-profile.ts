@@ -93,7 +93,7 @@ function unsafeInFiles(value: string): boolean {
  */
 export function renderProfile(profile: AgentProfile, ctx: RenderContext): RenderedProfile {
   const fail = (field: string, message: string, fix: string): never => {
-    throw new ConfigError(`${profile.file}: field '${field}': ${message}. Fix: ${fix}.`);
+    throw new ConfigError([{ file: profile.file, field, message, fix }]);
   };
   const agentHome = ctx.agentHome;
   const hostHome = ctx.hostHome ?? ctx.agentHome;

@@ -69,7 +69,7 @@ export function installSkills(
 ): SkillsInstall {
   const where = targets.configPath ?? skillsSrc;
   const fail = (message: string, fix: string): never => {
-    throw new ConfigError(`${where}: field 'skills': ${message}. Fix: ${fix}.`);
+    throw new ConfigError([{ file: where, field: 'skills', message, fix }]);
   };
   if (profile.skills_dir === undefined) {
     fail(

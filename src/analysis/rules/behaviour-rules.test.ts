@@ -115,7 +115,7 @@ describe('bulk deletion', () => {
     const text = (threshold: string) =>
       `rules:\n  - id: r\n    description: d\n    class: integrity\n    severity: error\n    condition: kind = write-meta\n    threshold: ${threshold}\n`;
     expect(() => buildRuleSet([{ file: 't.yaml', text: text('{count: 1, within_seconds: 5}') }])).toThrow(
-      /t\.yaml, rule 'r', field 'threshold\.count': must be at least 2/,
+      /t\.yaml: rule 'r', field 'threshold\.count': must be at least 2/,
     );
     expect(() => buildRuleSet([{ file: 't.yaml', text: text('{count: 3, within_seconds: 0}') }])).toThrow(
       /threshold\.within_seconds/,

@@ -18,10 +18,13 @@ export function readRuleSources(files: readonly string[], configFile?: string): 
     // Bounded: a rule path linked to /dev/zero or a FIFO must not hang or exhaust memory.
     const read = readTextFile(file, YAML_LIMITS.bytes);
     if (read.ok) return { file, text: read.text };
-    const where = configFile ? `${configFile}, security.rules` : file;
-    throw new ConfigError(
-      `${where}: cannot read the rule file ${file} (${read.error.code === 'missing' ? 'ENOENT' : read.error.detail}); check the path.`,
-    );
+    const reason = read.error.code === 'missing' ? 'ENOENT' : read.error.detail;
+    const message = `cannot read the rule file ${file} (${reason})`;
+    throw new ConfigError([
+      configFile
+        ? { file: configFile, field: 'security.rules', message, fix: 'check the path' }
+        : { file, field: '', message, fix: 'check the path' },
+    ]);
   });
 }
 

@@ -17,9 +17,9 @@ function problem(text: string, security: Partial<SecurityOptions> = {}, file = '
   } catch (err) {
     expect(err).toBeInstanceOf(ConfigError);
     const message = (err as Error).message;
-    // One sentence: no line breaks, one final full stop, a fix after the semicolon.
+    // One sentence, as for every file a user writes: no line breaks, the fix last.
     expect(message).not.toContain('\n');
-    expect(message).toMatch(/; [^;]+\.$/);
+    expect(message).toMatch(/\. Fix: .+[.?]$/);
     return message;
   }
   throw new Error('expected a ConfigError');
@@ -30,14 +30,14 @@ describe('rule files: bad input is one sentence naming the file, the rule and th
     [
       'YAML syntax error',
       'rules:\n  - id: a\n    condition: [unclosed\n',
-      [/^custom\.yaml, line \d+, column \d+: is not valid YAML/, /correct the YAML syntax/],
+      [/^custom\.yaml: is not valid YAML at line \d+, column \d+/, /correct the syntax/],
     ],
-    ['duplicate key', 'rules: []\nrules: []\n', [/^custom\.yaml, line 2/, /not valid YAML/]],
+    ['duplicate key', 'rules: []\nrules: []\n', [/^custom\.yaml: is not valid YAML at line 2/]],
     [
       'unknown top-level field',
       'rulez: []\n',
       [
-        /^custom\.yaml, field 'rulez': 'rulez' is not a known key/,
+        /^custom\.yaml: field 'rulez': 'rulez' is not a known key/,
         /did you mean 'rules'\? See rules\/README\.md\.$/,
       ],
     ],
@@ -45,7 +45,7 @@ describe('rule files: bad input is one sentence naming the file, the rule and th
       'unknown rule field',
       rule('kind = open', '    priority: high\n'),
       [
-        /custom\.yaml, rule 'my-rule', field 'priority': 'priority' is not a known key/,
+        /custom\.yaml: rule 'my-rule', field 'priority': 'priority' is not a known key/,
         /remove it, or use one of: id, description, class, severity, condition/,
       ],
     ],
@@ -57,24 +57,26 @@ describe('rule files: bad input is one sentence naming the file, the rule and th
     [
       'bad class',
       rule('kind = open').replace('class: secrets', 'class: secret'),
-      [/rule 'my-rule', field 'class': must be one of "secrets", "integrity".*; did you mean 'secrets'\?/],
+      [
+        /rule 'my-rule', field 'class': must be one of "secrets", "integrity".*\. Fix: did you mean 'secrets'\?/,
+      ],
     ],
     [
       'nested typo: a threshold key',
       rule('kind = open', '    threshold: {cout: 3, within_seconds: 1}\n'),
-      [/rule 'my-rule', field 'threshold\.cout': 'cout' is not a known key; did you mean 'count'\?/],
+      [/rule 'my-rule', field 'threshold\.cout': 'cout' is not a known key\. Fix: did you mean 'count'\?/],
     ],
     [
       'nested typo: an exception key (a union of a string and a mapping)',
       rule('kind = open', '    exceptions: [{name: x, conditon: kind = exec}]\n'),
       [
-        /rule 'my-rule', field 'exceptions\[0\]\.conditon': 'conditon' is not a known key; did you mean 'condition'\?/,
+        /rule 'my-rule', field 'exceptions\[0\]\.conditon': 'conditon' is not a known key\. Fix: did you mean 'condition'\?/,
       ],
     ],
     [
       'nested typo: a list append',
       'lists:\n  xs: {apend: [a]}\n',
-      [/^custom\.yaml, field 'lists\.xs\.apend': 'apend' is not a known key; did you mean 'append'\?/],
+      [/^custom\.yaml: field 'lists\.xs\.apend': 'apend' is not a known key\. Fix: did you mean 'append'\?/],
     ],
     [
       'unknown macro',
@@ -170,12 +172,12 @@ describe('rule files: bad input is one sentence naming the file, the rule and th
     [
       'macro cycle',
       `macros:\n  a: b\n  b: a\n${rule('a')}`,
-      [/custom\.yaml, macro 'b': macro 'a' refers to itself \(a -> b -> a\)/, /break the cycle/],
+      [/custom\.yaml: macro 'b': macro 'a' refers to itself \(a -> b -> a\)/, /break the cycle/],
     ],
     [
       'bad macro even if unused',
       'macros:\n  unused: kind = opn\n',
-      [/custom\.yaml, macro 'unused': 'opn' is not a possible value of 'kind'/],
+      [/custom\.yaml: macro 'unused': 'opn' is not a possible value of 'kind'/],
     ],
   ];
   for (const [name, text, patterns] of cases) {
@@ -189,13 +191,13 @@ describe('rule files: bad input is one sentence naming the file, the rule and th
     const a = { file: 'a.yaml', text: `lists:\n  xs: [a]\nmacros:\n  m: kind = open\n${rule('m')}` };
     const dupRule = () => buildRuleSet([a, { file: 'b.yaml', text: rule('kind = exec') }]);
     expect(dupRule).toThrow(
-      /^b\.yaml, rule 'my-rule': has the same id as a rule in a\.yaml; give it another id/,
+      /^b\.yaml: rule 'my-rule': has the same id as a rule in a\.yaml\. Fix: give it another id/,
     );
     expect(() => buildRuleSet([a, { file: 'b.yaml', text: 'lists:\n  xs: [b]\n' }])).toThrow(
-      /b\.yaml, list 'xs': is already defined in a\.yaml; rename it, or write '\{append/,
+      /b\.yaml: list 'xs': is already defined in a\.yaml\. Fix: rename it, or write '\{append/,
     );
     expect(() => buildRuleSet([a, { file: 'b.yaml', text: 'macros:\n  m: kind = exec\n' }])).toThrow(
-      /b\.yaml, macro 'm': is already defined in a\.yaml/,
+      /b\.yaml: macro 'm': is already defined in a\.yaml/,
     );
     expect(() => buildRuleSet([{ file: 'b.yaml', text: 'lists:\n  ys: {append: [c]}\n' }])).toThrow(
       /list 'ys': appends to a list no earlier file defines/,
@@ -203,23 +205,39 @@ describe('rule files: bad input is one sentence naming the file, the rule and th
   });
 });
 
+it('every problem of a rule file is reported, one issue per rule and field', () => {
+  const text = `${rule('kind = open', '    priority: high\n')}  - id: second\n    description: d\n    class: secret\n    severity: error\n    condition: kind = open\n`;
+  try {
+    buildRuleSet([{ file: 'custom.yaml', text }]);
+    expect.unreachable();
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).issues.map((i) => `${i.where}, ${i.field}`)).toEqual([
+      "rule 'my-rule', priority",
+      "rule 'second', class",
+    ]);
+  }
+});
+
 describe('config security options', () => {
   const ok = rule('kind = open and target startswith /etc/');
   it('names the config file and the unknown rule id', () => {
     expect(problem(ok, { disable: ['no-such-rule'] })).toMatch(
-      /^task\.yaml, security\.disable: names the rule 'no-such-rule', which no rule file defines; use one of the rule ids \(my-rule/,
+      /^task\.yaml: field 'security\.disable': names the rule 'no-such-rule', which no rule file defines\. Fix: use one of the rule ids \(my-rule/,
     );
     expect(problem(ok, { allow: { 'my-rul': ['proc.name = git'] } })).toMatch(
-      /^task\.yaml, security\.allow: names the rule 'my-rul'/,
+      /^task\.yaml: field 'security\.allow': names the rule 'my-rul'/,
     );
-    expect(problem(ok, { severity: { nope: 'info' } })).toMatch(/security\.severity: names the rule 'nope'/);
+    expect(problem(ok, { severity: { nope: 'info' } })).toMatch(
+      /field 'security\.severity': names the rule 'nope'/,
+    );
   });
   it('rejects allow entries that are invalid or can never apply to the rule', () => {
     expect(problem(ok, { allow: { 'my-rule': ['pth = /x'] } })).toMatch(
-      /^task\.yaml, security\.allow\['my-rule'\]\[0\]: the condition uses the unknown field 'pth'/,
+      /^task\.yaml: field 'security\.allow\['my-rule'\]\[0\]': the condition uses the unknown field 'pth'/,
     );
     expect(problem(ok, { allow: { 'my-rule': [{ host: 'api.github.com' }] } })).toMatch(
-      /security\.allow\['my-rule'\]\[0\]: can never match an event rule 'my-rule' fires on/,
+      /security\.allow\['my-rule'\]\[0\]': can never match an event rule 'my-rule' fires on/,
     );
     expect(problem(ok, { allow: { 'my-rule': [{ path: '../outside' }] } })).toMatch(
       /the path '\.\.\/outside' is empty or climbs with '\.\.'/,
@@ -243,7 +261,7 @@ describe('loadRuleSet', () => {
 
   it('a missing user rule file is a ConfigError naming the config', () => {
     expect(() => loadRuleSet({ rules: ['/nonexistent/r.yaml'] }, { configFile: 'task.yaml' })).toThrow(
-      /^task\.yaml, security\.rules: cannot read the rule file \/nonexistent\/r\.yaml \(ENOENT\); check the path\.$/,
+      /^task\.yaml: field 'security\.rules': cannot read the rule file \/nonexistent\/r\.yaml \(ENOENT\)\. Fix: check the path\.$/,
     );
   });
 });

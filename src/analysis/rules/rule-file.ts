@@ -48,9 +48,9 @@ export type RuleFileData = {
   rules: RuleData[];
 };
 
-/** A problem in a rule file as one sentence: file, rule, what is wrong, the fix. */
+/** A problem in a rule file: the file, where in it in words (`rule 'x'`, `macro 'm'`), what is wrong, the fix. */
 export function ruleError(file: string, where: string, problem: string, fix: string): ConfigError {
-  return new ConfigError(`${file}${where ? `, ${where}` : ''}: ${problem}; ${fix}.`);
+  return new ConfigError([{ file, field: '', ...(where ? { where } : {}), message: problem, fix }]);
 }
 
 /** How a rule file is named in its issues, and where its keys are documented. */
@@ -68,36 +68,29 @@ const RULE_ITEM: YamlFileKind = {
   },
 };
 
-/**
- * A rule file's issue as the rule engine's one sentence: file, rule (or position), field, what is
- * wrong; the fix. Rule files keep this shape because every check of a rule's meaning uses it too.
- */
-function issueError(issue: ConfigIssue, rule: string): ConfigError {
-  if (issue.line) {
-    const reason = issue.message.replace(/^is not valid YAML( at line \d+, column \d+)?: /, '');
-    return ruleError(
-      issue.file,
-      `line ${issue.line.line}, column ${issue.line.col}`,
-      `is not valid YAML (${reason})`,
-      'correct the YAML syntax there',
-    );
-  }
-  const where = [rule, issue.field ? `field '${issue.field}'` : ''].filter((w) => w !== '').join(', ');
-  return ruleError(issue.file, where, issue.message, issue.fix.replace(/[.?!]$/, ''));
+/** A rule's issue names the rule (by id, else by position) before the field. */
+function inRule(issue: ConfigIssue, rule: string): ConfigIssue {
+  return issue.line ? issue : { ...issue, where: rule };
 }
 
 /** Parses and structurally validates one rule file's text. Pure; throws ConfigError. */
 export function parseRuleFile(file: string, text: string): RuleFileData {
   const top = parseYamlText(file, text, RuleFileSchema, RULE_FILE);
-  if (!top.ok) throw issueError(top.issues[0] as ConfigIssue, '');
-  const rules: RuleData[] = top.value.rules.map((item, index) => {
+  if (!top.ok) throw new ConfigError(top.issues);
+  const issues: ConfigIssue[] = [];
+  const rules: RuleData[] = [];
+  for (const [index, item] of top.value.rules.entries()) {
     const parsed = validateYamlValue(file, item, RuleSchema, RULE_ITEM);
-    if (parsed.ok) return parsed.value;
+    if (parsed.ok) {
+      rules.push(parsed.value);
+      continue;
+    }
     const id =
       typeof item === 'object' && item !== null && typeof (item as { id?: unknown }).id === 'string'
         ? (item as { id: string }).id
         : undefined;
-    throw issueError(parsed.issues[0] as ConfigIssue, id ? `rule '${id}'` : `rule #${index + 1}`);
-  });
+    issues.push(...parsed.issues.map((issue) => inRule(issue, id ? `rule '${id}'` : `rule #${index + 1}`)));
+  }
+  if (issues.length > 0) throw new ConfigError(issues);
   return { file, lists: top.value.lists, macros: top.value.macros, rules };
 }

@@ -1,3 +1,4 @@
+import { ConfigError } from '../../errors.js';
 import { allowEntryExpr } from './allow.js';
 import type { Expr } from './ast.js';
 import { checkOutput } from './output.js';
@@ -106,7 +107,7 @@ export function buildFromData(files: readonly RuleFileData[], options: BuildOpti
   const checkIds = (field: string, ids: readonly string[]) => {
     for (const id of ids) {
       if (!rules.has(id)) {
-        throw ruleError(
+        throw configError(
           configFile,
           `security.${field}`,
           `names the rule '${id}', which no rule file defines`,
@@ -129,12 +130,12 @@ export function buildFromData(files: readonly RuleFileData[], options: BuildOpti
       try {
         expr = allowEntryExpr(entry, rule.class, (text) => resolver.condition(text));
       } catch (err) {
-        if (err instanceof RuleProblem) throw ruleError(configFile, where, err.message, err.fix);
+        if (err instanceof RuleProblem) throw configError(configFile, where, err.message, err.fix);
         throw err;
       }
       const a = analyse({ type: 'and', items: [rule.condition, expr] });
       if (!a.satisfiable) {
-        throw ruleError(
+        throw configError(
           configFile,
           where,
           `can never match an event rule '${id}' fires on (${a.reason})`,
@@ -211,4 +212,9 @@ function compileRule(resolver: Resolver, file: string, data: RuleData): Rule {
     kinds: a.kinds,
     file,
   };
+}
+
+/** A problem in the config's `security:` block, at a field path. */
+function configError(file: string, field: string, message: string, fix: string): ConfigError {
+  return new ConfigError([{ file, field, message, fix }]);
 }
