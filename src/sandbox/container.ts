@@ -47,6 +47,13 @@ export const containerSandbox: Sandbox = {
     needsConfig: { field: 'container', missing: 'needs an image', fix: 'add container: {image: NAME}' },
   },
   available: () => containerAvailability('auto'),
+  doctorRows: async () =>
+    Promise.all(
+      (['podman', 'docker'] as const).map(async (engine) => ({
+        name: `container (${engine})`,
+        availability: await containerAvailability(engine),
+      })),
+    ),
   start: startContainerSession,
 };
 

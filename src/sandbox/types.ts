@@ -69,5 +69,7 @@ export interface Sandbox {
   readonly kind: SandboxKind;
   readonly capabilities: SandboxCapabilities;
   available(): Promise<SandboxAvailability>;
+  /** The rows `doctor` shows, one per way it can run here (container: per engine). Default: one row, `available()`. */
+  doctorRows?(): Promise<{ name: string; availability: SandboxAvailability }[]>;
   start(ctx: SandboxContext): Promise<SandboxSession>;
 }

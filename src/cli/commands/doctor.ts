@@ -5,8 +5,7 @@ import { BPFTRACE_ENGINE, COLLECTOR_ENGINE, collectorAvailability } from '../../
 import { WAKEUP_EVENTS, wakeupBatching } from '../../observe/ebpf/wakeup-batching.js';
 import { TRACERS } from '../../observe/index.js';
 import { renderTable } from '../../reports/table.js';
-import { bwrapAvailability } from '../../sandbox/bwrap.js';
-import { containerAvailability } from '../../sandbox/container.js';
+import { SANDBOXES } from '../../sandbox/index.js';
 import type { CliIO } from '../io.js';
 
 type Finding = { component: string; name: string; works: boolean; detail: string; fix: string };
@@ -34,11 +33,21 @@ export async function doctorCommand(io: CliIO, opts: { json?: boolean }): Promis
       : { ok: true, version: git.stdout.trim() },
   );
 
-  const bwrap = bwrapAvailability();
-  add('sandbox', 'bwrap', bwrap);
-  for (const engine of ['podman', 'docker'] as const)
-    add('sandbox', `container (${engine})`, await containerAvailability(engine));
-  add('sandbox', 'local', { ok: true, version: 'always available; no isolation' });
+  // Every sandbox of the registry; which of them can hold an allow list decides the network rows.
+  const isolating: string[] = [];
+  let isolationFix = '';
+  for (const sandbox of Object.values(SANDBOXES)) {
+    const rows = sandbox.doctorRows
+      ? await sandbox.doctorRows()
+      : [{ name: sandbox.kind, availability: await sandbox.available() }];
+    for (const { name, availability } of rows) {
+      const onHost = sandbox.capabilities.onHost && availability.ok;
+      add('sandbox', name, onHost ? { ok: true, version: 'always available; no isolation' } : availability);
+      if (!sandbox.capabilities.isolatesNetwork || !sandbox.capabilities.bridgesProxy) continue;
+      if (availability.ok) isolating.push(sandbox.kind);
+      else isolationFix ||= availability.fix;
+    }
+  }
 
   for (const [name, tracer] of Object.entries(TRACERS)) add('tracer', name, await tracer.available());
   // Which engine serves `ebpf`, and why not the other.
@@ -67,9 +76,17 @@ export async function doctorCommand(io: CliIO, opts: { json?: boolean }): Promis
   );
   add('tracer', 'off', { ok: true, version: 'always available; no system-call evidence' });
 
-  const isolated = bwrap.ok
-    ? { ok: true as const, version: 'enforced by bwrap --unshare-net; DNS and proxy requests are recorded' }
-    : { ok: false as const, reason: 'needs the bwrap sandbox', fix: bwrap.fix };
+  const isolated =
+    isolating.length > 0
+      ? {
+          ok: true as const,
+          version: `enforced by the ${isolating.join(', ')} sandbox's own network namespace; DNS and proxy requests are recorded`,
+        }
+      : {
+          ok: false as const,
+          reason: 'needs a sandbox that takes the network away and bridges the proxy (bwrap)',
+          fix: isolationFix,
+        };
   add('network', 'none', isolated);
   add('network', 'allowlist', isolated);
   add('network', 'host', { ok: true, version: 'always available; traffic is not recorded' });
