@@ -12,25 +12,20 @@ import { Disposer, trackDisposer } from '../exec/disposer.js';
 import { describeStop, RunStopped, stopReasonOf, throwIfStopped } from '../exec/interrupt.js';
 import { noteRun } from '../exec/owner-registry.js';
 import { signalExitCode } from '../exec/shutdown.js';
-import { checkHistory, openHistory } from '../history/db.js';
-import { TRACERS } from '../observe/index.js';
-import { selectTracer, type TracerPlan } from '../observe/select-tracer.js';
+import { checkHistory } from '../history/db.js';
 import { packageRoot } from '../package-root.js';
-import { type AnalysedRun, analyseRun } from '../pipeline/analyse-run.js';
+import type { AnalysedRun } from '../pipeline/analyse-run.js';
 import { CommandLog } from '../pipeline/commands.js';
 import type { RunContext } from '../pipeline/context.js';
+import { finishRun } from '../pipeline/finish-run.js';
 import { ObservationWindow } from '../pipeline/observe-window.js';
 import { fillMissingEvidence } from '../pipeline/partial-evidence.js';
-import { agentHomeFor } from '../pipeline/plan-run.js';
+import { agentHomeFor, chooseSandbox, chooseTracer } from '../pipeline/plan-run.js';
 import { resolveProgram } from '../pipeline/preflight.js';
 import { loadRunRules, saveRunRules } from '../pipeline/rules.js';
 import { newRunId } from '../pipeline/run-id.js';
-import { sealEvidence } from '../pipeline/seal-evidence.js';
 import { runTests } from '../pipeline/test-phase.js';
 import { Timeline } from '../pipeline/timeline.js';
-import { sealRun } from '../provenance/seal-run.js';
-import { SANDBOXES } from '../sandbox/index.js';
-import { selectSandbox } from '../sandbox/select-sandbox.js';
 import { copyIgnoredForTests } from './copy-ignored.js';
 import { OUTPUT_FOLDER } from './materialize.js';
 import { prepareCiWorkspace } from './prepare-ci.js';
@@ -78,11 +73,16 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
         'Fix: install it or correct the command.',
     );
   }
-  const sandboxChoice = opts.runTests ? await selectSandbox(cfg.sandbox, SANDBOXES, cfg.config_path) : null;
-  const requested = opts.tracer ?? cfg.tracer;
-  const tracer: TracerPlan | null = sandboxChoice
-    ? { requested, choice: await selectTracer(requested, TRACERS) }
-    : null;
+  const sandboxChoice = opts.runTests ? await chooseSandbox(cfg) : null;
+  const tracer = sandboxChoice ? await chooseTracer(cfg, opts.tracer) : null;
+  const requested = tracer?.requested ?? opts.tracer ?? cfg.tracer;
+  // config.json holds the config as the run uses it: the sandbox and tracer chosen (the window
+  // rewrites the tracer should the planned one give way), or no tracer when no test runs.
+  const used: ResolvedConfig = {
+    ...cfg,
+    ...(sandboxChoice ? { sandbox: sandboxChoice.sandbox.kind } : {}),
+    tracer: tracer?.choice.kind ?? 'off',
+  };
   if (ctx.history) checkHistory(historyFile);
   ignoreOutputFolder(ctx.outputDir, range.root);
 
@@ -96,7 +96,7 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
   try {
     mkdirSync(path.join(runDir, 'evidence'), { recursive: true });
     saveRunRules(runDir, rules);
-    writeJson(runPath(runDir, 'config'), cfg);
+    writeJson(runPath(runDir, 'config'), used);
     writeFileAtomic(runPath(runDir, 'commands'), '');
     const timeline = new Timeline(runPath(runDir, 'timeline'));
     const commands = new CommandLog(runPath(runDir, 'commands'), signal);
@@ -144,7 +144,7 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
       mkdirSync(hostHome, { recursive: true });
       const agentHome = agentHomeFor(sandboxChoice, hostHome);
       const window = await ObservationWindow.open({
-        cfg,
+        cfg: used,
         runId,
         runDir,
         repoDir,
@@ -230,32 +230,7 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
       stop,
     );
   }
-  writeJson(runPath(runDir, 'run'), {
-    run_id: runId,
-    started_at: started.toISOString(),
-    finished_at: ctx.now().toISOString(),
-    ...(stop ? { stopped: describeStop(stop) } : {}),
-  });
-  sealEvidence(runDir);
-  const analysed = analyseRun(runDir);
-  const sealed = sealRun(runDir, analysed.analysis, ctx.now());
-  if (ctx.history) {
-    const db = openHistory(historyFile);
-    try {
-      db.recordRun(
-        analysed.report,
-        {
-          report_json: analysed.reportJson,
-          report_md: analysed.reportMd,
-          manifest: sealed.manifestFile,
-          trace_head: sealed.traceHead,
-        },
-        'ci',
-      );
-    } finally {
-      db.close();
-    }
-  }
+  const analysed = finishRun(ctx, { runDir, runId, started, stop, kind: 'ci' });
   const exitCode =
     stop?.kind === 'signal' ? signalExitCode(stop.signal) : analysed.report.result === 'PASS' ? 0 : 1;
   return { ...analysed, runDir, runId, exitCode, stopped: stop !== null };

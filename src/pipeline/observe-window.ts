@@ -6,6 +6,7 @@ import type { ResolvedConfig } from '../config/schema.js';
 import type { TracerKind } from '../evidence/kinds.js';
 import { runPath } from '../evidence/layout.js';
 import type { NetworkRecord, Observation, SysEvent } from '../evidence/types.js';
+import { writeJson } from '../evidence/write.js';
 import type { Disposer } from '../exec/disposer.js';
 import { unlessStopped } from '../exec/interrupt.js';
 import type { SpawnSpec } from '../exec/types.js';
@@ -249,6 +250,9 @@ export class ObservationWindow {
       lost_events: 0,
       ...(tracerChoice.version ? { version: tracerChoice.version } : {}),
     };
+    // config.json names the tracer used: under `auto` a planned tracer that failed to start gave way.
+    if (tracerChoice.kind !== cfg.tracer)
+      writeJson(runPath(req.runDir, 'config'), { ...cfg, tracer: tracerChoice.kind });
     req.timeline.add(
       'observe',
       'window-open',

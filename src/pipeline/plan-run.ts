@@ -68,14 +68,8 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
   const hostHome = runPath(runDir, 'home');
   const taskFile = runPath(runDir, 'task');
 
-  const sandboxChoice = await selectSandbox(opts.sandbox ?? config.sandbox, SANDBOXES, config.config_path);
+  const sandboxChoice = await chooseSandbox(config, opts.sandbox);
   const { sandbox } = sandboxChoice;
-  const needs = sandbox.capabilities.needsConfig;
-  if (needs && config[needs.field] === undefined) {
-    throw new ConfigError(
-      `${config.config_path}: field '${needs.field}': sandbox '${sandbox.kind}' ${needs.missing}. Fix: ${needs.fix}.`,
-    );
-  }
   const agentHome = agentHomeFor(sandboxChoice, hostHome);
   const agentCtx: AgentContext = {
     config,
@@ -113,8 +107,7 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
   }
   const rules = loadRunRules(cfg);
   // Last, after every check of the config: whether a tracer can run here is no fault of the config.
-  const requested = opts.tracer ?? config.tracer;
-  const tracer: TracerPlan = { requested, choice: await selectTracer(requested, TRACERS) };
+  const tracer = await chooseTracer(config, opts.tracer);
   return {
     cfg: { ...cfg, sandbox: sandbox.kind, tracer: tracer.choice.kind },
     started,
@@ -131,6 +124,27 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
     rules,
     guardMode: opts.guard ?? 'audit',
   };
+}
+
+/**
+ * The sandbox a run uses: the override (`--sandbox`) or the config's, the first that works under
+ * `auto`; one that cannot start without a config section the config lacks is refused here.
+ */
+export async function chooseSandbox(config: ResolvedConfig, override?: SandboxKind): Promise<SandboxChoice> {
+  const choice = await selectSandbox(override ?? config.sandbox, SANDBOXES, config.config_path);
+  const needs = choice.sandbox.capabilities.needsConfig;
+  if (needs && config[needs.field] === undefined) {
+    throw new ConfigError(
+      `${config.config_path}: field '${needs.field}': sandbox '${choice.sandbox.kind}' ${needs.missing}. Fix: ${needs.fix}.`,
+    );
+  }
+  return choice;
+}
+
+/** The tracer a run plans to use: the override (`--tracer`) or the config's, the best that works here under `auto`. */
+export async function chooseTracer(config: ResolvedConfig, override?: TracerRequest): Promise<TracerPlan> {
+  const requested = override ?? config.tracer;
+  return { requested, choice: await selectTracer(requested, TRACERS) };
 }
 
 /** Where the agent sees its HOME: where the sandbox hides the user's own HOME, the run's HOME is shown there. */

@@ -20,20 +20,19 @@ import {
 import { noteRun } from '../exec/owner-registry.js';
 import { safeTimeout } from '../exec/safe-timer.js';
 import { signalExitCode } from '../exec/shutdown.js';
-import { checkHistory, openHistory } from '../history/db.js';
+import { checkHistory } from '../history/db.js';
 import { packageRoot } from '../package-root.js';
-import { sealRun } from '../provenance/seal-run.js';
 import { collectDiff } from '../workspace/diff.js';
 import { prepareWorkspace } from '../workspace/prepare.js';
 import { probeVersion, runAgent } from './agent-phase.js';
-import { type AnalysedRun, analyseRun } from './analyse-run.js';
+import type { AnalysedRun } from './analyse-run.js';
 import { CommandLog } from './commands.js';
 import type { RunContext } from './context.js';
+import { finishRun } from './finish-run.js';
 import { ObservationWindow } from './observe-window.js';
 import { fillMissingEvidence } from './partial-evidence.js';
 import { planRun, type RunOptions, type RunPlan } from './plan-run.js';
 import { saveRunRules } from './rules.js';
-import { sealEvidence } from './seal-evidence.js';
 import { runTests } from './test-phase.js';
 import { Timeline } from './timeline.js';
 
@@ -74,7 +73,7 @@ export async function runTask(ctx: RunContext, config: ResolvedConfig, opts: Run
   const untrack = trackDisposer(disposer);
   noteRun(planned.runId);
   try {
-    return await collectAndAnalyse(ctx, planned, controller.signal, disposer, historyFile, opts.batch);
+    return await collectAndAnalyse(ctx, planned, controller.signal, disposer, opts.batch);
   } finally {
     runLimit?.clear();
     ctx.signal?.removeEventListener('abort', onOuterStop);
@@ -88,7 +87,6 @@ async function collectAndAnalyse(
   planned: RunPlan,
   signal: AbortSignal,
   disposer: Disposer,
-  historyFile: string,
   batch?: RunOptions['batch'],
 ): Promise<RunResult> {
   const { cfg, started, runId, runDir, repoDir, hostHome, agentHome, taskFile } = planned;
@@ -158,9 +156,6 @@ async function collectAndAnalyse(
       signal,
       ...(ctx.fault ? { fault: ctx.fault } : {}),
     });
-    // config.json names the tracer used: under `auto` a planned tracer that failed to start gave way.
-    if (window.tracerKind !== cfg.tracer)
-      writeJson(runPath(runDir, 'config'), { ...cfg, tracer: window.tracerKind });
     throwIfStopped(signal);
     agentStarting = true;
     // The version probe runs in the sandbox (a real agent may write its HOME even for --version),
@@ -265,36 +260,7 @@ async function collectAndAnalyse(
     await disposer.dispose();
     fillMissingEvidence(planned, stop);
   }
-  writeJson(runPath(runDir, 'run'), {
-    run_id: runId,
-    started_at: started.toISOString(),
-    finished_at: ctx.now().toISOString(),
-    ...(stop ? { stopped: describeStop(stop) } : {}),
-    ...(batch ? { batch } : {}),
-  });
-
-  sealEvidence(runDir);
-  const analysed = analyseRun(runDir);
-  // After the reports: the manifest lists them, and nothing the run writes comes later.
-  const sealed = sealRun(runDir, analysed.analysis, ctx.now());
-  if (ctx.history) {
-    const db = openHistory(historyFile);
-    try {
-      db.recordRun(
-        analysed.report,
-        {
-          report_json: analysed.reportJson,
-          report_md: analysed.reportMd,
-          manifest: sealed.manifestFile,
-          trace_head: sealed.traceHead,
-        },
-        'run',
-        batch?.id,
-      );
-    } finally {
-      db.close();
-    }
-  }
+  const analysed = finishRun(ctx, { runDir, runId, started, stop, kind: 'run', ...(batch ? { batch } : {}) });
   return { ...analysed, runDir, exitCode: exitCodeOf(analysed.report.result, stop) };
 }
 

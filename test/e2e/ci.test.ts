@@ -159,6 +159,9 @@ describe('agentguard ci over a pull request', () => {
       const canary = (r.report as Report).alerts.filter((a) => a.rule === 'secrets-canary-read');
       expect(canary.length).toBeGreaterThan(0);
       expect(canary.every((a) => a.phase === 'tests')).toBe(true);
+      // config.json is the config as used: --tracer strace over the file's auto, and the sandbox chosen.
+      const used = JSON.parse(readFileSync(path.join((r.report as Report).run_dir, 'config.json'), 'utf8'));
+      expect(used).toMatchObject({ tracer: 'strace', sandbox: 'bwrap' });
     },
     120_000,
   );
