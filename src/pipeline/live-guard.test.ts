@@ -35,12 +35,19 @@ const rootExec = (pid: number) =>
 const canaryRead = (pid: number) =>
   event({ kind: 'open', syscall: 'openat', pid, path: `${HOME}/.ssh/id_rsa`, access: 'read', result: 3 });
 
-function guard(mode: 'audit' | 'enforce') {
+function guard(mode: 'audit' | 'enforce', vendorHosts?: string[]) {
   const lines: string[] = [];
   const g = new LiveGuard(
     mode,
     rules,
-    { cfg, workspace: WORKSPACE, home: HOME, canaries, t0: Date.now() },
+    {
+      cfg,
+      workspace: WORKSPACE,
+      home: HOME,
+      canaries,
+      t0: Date.now(),
+      ...(vendorHosts ? { vendorHosts } : {}),
+    },
     (l) => lines.push(l),
   );
   let stops = 0;
@@ -52,6 +59,23 @@ function guard(mode: 'audit' | 'enforce') {
 }
 
 describe('LiveGuard', () => {
+  it("names a request for the agent vendor's own host as the batch analysis does", () => {
+    const request = {
+      ts: 5,
+      host: 'api.openai.com',
+      port: 443,
+      protocol: 'connect' as const,
+      decision: 'denied' as const,
+      reason: 'not in the allow list',
+    };
+    const withVendor = guard('audit', ['api.openai.com']);
+    withVendor.g.onRecord(request);
+    expect(withVendor.g.alerts.map((a) => a.alert.rule)).toEqual(['net-vendor-host']);
+    const without = guard('audit');
+    without.g.onRecord(request);
+    expect(without.g.alerts.map((a) => a.alert.rule)).toContain('net-proxy-not-allowed');
+  });
+
   it('audit prints a critical alert as it happens and leaves the agent running', () => {
     const { g, lines, stops } = guard('audit');
     g.onEvent(rootExec(100));

@@ -48,6 +48,8 @@ export class LiveGuard {
       home: string;
       canaries: { kind: string; path: string; token: string }[];
       t0: number;
+      /** The agent vendor's own hosts (its profile's vendor_hosts), as the batch analysis has them. */
+      vendorHosts?: readonly string[];
     },
     private readonly log: (line: string) => void,
   ) {
@@ -66,6 +68,7 @@ export class LiveGuard {
         allow: opts.cfg.network.allow,
         hostsMap: opts.cfg.network.hosts,
         stateDirs: opts.cfg.security.state_dirs,
+        ...(opts.vendorHosts ? { vendorHosts: opts.vendorHosts } : {}),
         // No bindsRecorded: loopback ports are judged in the batch, which knows every bind of the
         // run (a client's first try may precede its server's bind) and the advisory proxy's port.
       }),

@@ -44,7 +44,7 @@ export type WindowRequest = {
   timeline: Timeline;
   log: (line: string) => void;
   /** The live guard: rules applied to events as they arrive. */
-  guard?: { mode: Exclude<GuardMode, 'off'>; rules: RuleSet };
+  guard?: { mode: Exclude<GuardMode, 'off'>; rules: RuleSet; vendorHosts?: readonly string[] };
   /**
    * Names the harness itself serves to the agent (the scripted model: `model.agentguard.test` →
    * `127.0.0.1:PORT`). They are always allowed and always reachable through the proxy, whatever
@@ -119,7 +119,14 @@ export class ObservationWindow {
       ? new LiveGuard(
           req.guard.mode,
           req.guard.rules,
-          { cfg, workspace: req.repoDir, home: agentHome, canaries, t0 },
+          {
+            cfg,
+            workspace: req.repoDir,
+            home: agentHome,
+            canaries,
+            t0,
+            ...(req.guard.vendorHosts ? { vendorHosts: req.guard.vendorHosts } : {}),
+          },
           req.log,
         )
       : null;

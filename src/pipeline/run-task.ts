@@ -150,7 +150,15 @@ async function collectAndAnalyse(
       tracer: planned.tracer,
       timeline,
       log: ctx.log,
-      ...(guardMode !== 'off' ? { guard: { mode: guardMode, rules: rules.ruleset } } : {}),
+      ...(guardMode !== 'off'
+        ? {
+            guard: {
+              mode: guardMode,
+              rules: rules.ruleset,
+              ...(plan.vendor_hosts ? { vendorHosts: plan.vendor_hosts } : {}),
+            },
+          }
+        : {}),
       harnessHosts,
       disposer,
       signal,
