@@ -55,6 +55,7 @@ export function makeBundle(overrides: BundleOverrides = {}): EvidenceBundle {
   const base: EvidenceBundle = {
     canaries: null,
     skills: [],
+    model: null,
     run_id: 'run-test',
     run_dir: '/runs/run-test',
     config: makeConfig(config),

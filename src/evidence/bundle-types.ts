@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BenchmarkConfigSchema, type ResolvedConfig } from '../config/schema.js';
 import { SANDBOX_KINDS, TRACER_KINDS } from './kinds.js';
+import type { ModelEvidence } from './model-evidence.js';
 import type {
   CommandRecord,
   DiffEvidence,
@@ -65,6 +66,8 @@ export type EvidenceBundle = {
   canaries: CanaryEvidence | null;
   /** The task's skill files as the agent saw them (empty when the task ships no skills). */
   skills: string[];
+  /** What the scripted model was asked and answered (null: no scripted model in this run). */
+  model: ModelEvidence | null;
   started_at: string;
   finished_at: string;
   /** Why the run was ended before it could finish (interrupt, run time limit); its verdict is ERROR. */

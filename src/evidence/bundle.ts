@@ -18,6 +18,7 @@ import {
   WorkspaceEvidenceSchema,
 } from './bundle-types.js';
 import { runPath } from './layout.js';
+import { readModelEvidence } from './model-evidence.js';
 import { isMissing, READ_LIMITS, readEvidenceText, readJson, readJsonl } from './read.js';
 
 export type RunMeta = { run_id: string; started_at: string; finished_at: string; stopped?: string };
@@ -74,6 +75,7 @@ export function readBundle(runDir: string): EvidenceBundle {
     observation: readJson(f('observation'), FIX, ObservationSchema),
     skills: isMissing(f('skills')) ? [] : readJson(f('skills'), FIX, SkillsEvidenceSchema).files,
     canaries: isMissing(f('canaries')) ? null : readJson(f('canaries'), FIX, CanaryEvidenceSchema),
+    model: readModelEvidence(f('model')),
     ...(meta.stopped !== undefined ? { stopped: meta.stopped } : {}),
   };
 }

@@ -203,12 +203,15 @@ export type Observation = {
     binds?: boolean;
     /** The tracer's non-fatal problems (probes this kernel lacks, processes killed at stop, ...). */
     warnings?: string[];
+    /** Wall-clock milliseconds (Unix epoch) at which the events' `ts` 0 falls: joins them with other clocks. */
+    zero_wall_ms?: number;
   };
   /** `endpoint`: the loopback ip:port of a proxy the agent reaches over TCP (sandbox local), not through the bridge. */
   network: { mode: string; proxy?: string; endpoint?: string };
   kernel: string;
   fallbacks: { component: string; wanted: string; used: string; reason: string }[];
-  window: { opened_ms: number; closed_ms: number } | null;
+  /** `opened_wall_ms`: when the window opened (Unix epoch ms), the zero of the network records' `ts`. */
+  window: { opened_ms: number; closed_ms: number; opened_wall_ms?: number } | null;
 };
 
 export type WorkspaceEvidence = {

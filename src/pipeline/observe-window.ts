@@ -349,6 +349,8 @@ export class ObservationWindow {
       tracer.lost_events = traced.lost_events;
       tracer.version = traced.version;
       if (traced.binds) tracer.binds = true;
+      const zero = this.tracer?.zeroWallMs;
+      if (typeof zero === 'number') tracer.zero_wall_ms = Math.round(zero);
       if (traced.incomplete) {
         tracer.incomplete = traced.incomplete;
         this.req.log(`warning: observation incomplete: ${traced.incomplete}`);
@@ -377,7 +379,7 @@ export class ObservationWindow {
       },
       kernel: `${os.type()} ${os.release()}`,
       fallbacks: this.fallbacks,
-      window: { opened_ms: 0, closed_ms: closed - this.opened },
+      window: { opened_ms: 0, closed_ms: closed - this.opened, opened_wall_ms: this.opened },
     };
     return { syscalls, testSyscalls, observation };
   }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { runRedactor } from '../analysis/secrets/run-redactor.js';
+import { joinTrajectory } from '../analysis/trajectory/join.js';
 import type { AnalysisResult } from '../analysis/types.js';
 import type { EvidenceBundle } from '../evidence/bundle-types.js';
 import type { CommandRecord, DiffEvidence, Observation } from '../evidence/types.js';
@@ -34,6 +35,11 @@ function reportOf(
   options: BuildRunReportOptions,
 ): RunReport {
   const { config } = bundle;
+  const joined = joinTrajectory(bundle, analysis.alerts);
+  const alerts = analysis.alerts.map((alert, i) => {
+    const step = joined?.alertSteps[i];
+    return step == null ? alert : { ...alert, tool_call: step };
+  });
   return {
     schema_version: RUN_REPORT_SCHEMA_VERSION,
     result: analysis.score.result,
@@ -66,13 +72,14 @@ function reportOf(
     },
     isolation_warning: isolationWarning(bundle.observation),
     failed_checks: analysis.checks.filter((check) => !check.passed).map((check) => check.id),
-    alerts: analysis.alerts,
+    alerts,
     deductions: analysis.score.deductions,
     checks: analysis.checks,
     tests: bundle.tests,
     diff: reportDiff(bundle.diff),
     commands: bundle.commands.map(reportCommand),
     activity: summariseActivity(bundle),
+    trajectory: joined?.trajectory ?? null,
     timeline: bundle.timeline,
     observation: bundle.observation,
     artifacts: artifactList(options.artifacts ?? []),

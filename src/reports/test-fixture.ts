@@ -75,6 +75,7 @@ export function fixtureBundle(overrides: Partial<EvidenceBundle> = {}): Evidence
   return {
     canaries: null,
     skills: [],
+    model: null,
     run_id: FIXTURE_RUN_ID,
     run_dir: FIXTURE_RUN_DIR,
     config: fixtureConfig(),

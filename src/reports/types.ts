@@ -1,4 +1,5 @@
 import type { Alert } from '../analysis/rules/types.js';
+import type { TrajectoryJoin } from '../analysis/trajectory/join.js';
 import type { CheckResult, ScoreResult, Verdict } from '../analysis/types.js';
 import type { CheckId } from '../config/schema.js';
 import type { AgentEvidence } from '../evidence/bundle-types.js';
@@ -41,6 +42,8 @@ export type RunReport = {
   /** Set when the agent ran without isolation; every report says so. */
   isolation_warning: string | null;
   activity: ActivitySummary;
+  /** The model's tool calls joined with what their processes did (null: no scripted model in the run). */
+  trajectory: TrajectoryJoin | null;
   /** Files of the run directory, relative to it, sorted. */
   artifacts: string[];
 };
@@ -161,6 +164,7 @@ export const RUN_REPORT_KEY_ORDER = [
   'diff',
   'commands',
   'activity',
+  'trajectory',
   'timeline',
   'observation',
   'artifacts',

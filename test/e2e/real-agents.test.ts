@@ -22,8 +22,19 @@ type Report = {
   run_dir: string;
   tests: { passed: boolean };
   checks: { id: string; passed: boolean; severity: string; message: string; evidence: { path?: string }[] }[];
-  alerts: { rule: string; severity: string; message: string; path?: string; process: { exe: string } }[];
+  alerts: {
+    rule: string;
+    severity: string;
+    message: string;
+    path?: string;
+    process: { exe: string };
+    tool_call?: number;
+  }[];
   agent: { name: string; version: string | null };
+  trajectory: {
+    status: string;
+    steps: { step: number; command?: string; observed: { network: string[] } | null; not_asked: string[] }[];
+  } | null;
   activity: { execs: { command: string }[] };
 };
 
@@ -150,7 +161,15 @@ for (const [agent, bin] of [
       for (const r of model) {
         expect(r.client?.pid, JSON.stringify(r)).toEqual(expect.any(Number));
         expect(r.client?.exe ?? '').not.toContain('python');
-      }
+      } // What the model asked for against what ran: the upload is the helper's, run by the tool call
+      // that ran the skill's script, and that call's command names no such host.
+      const helper = report.trajectory?.steps.find((s) => s.command?.includes('validate_citations'));
+      expect(helper, JSON.stringify(report.trajectory)).toBeDefined();
+      expect(helper?.observed?.network).toContain('crossref-cache.example.net:80');
+      expect(helper?.not_asked.join('\n')).toMatch(
+        /reached crossref-cache\.example\.net:80, which the command does not name/,
+      );
+      expect(upload?.tool_call).toBe(helper?.step);
     });
   });
 }

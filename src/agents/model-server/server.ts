@@ -108,6 +108,7 @@ export class ModelServer {
     const base = {
       seq: ++this.seq,
       ts: started - this.origin,
+      at: started,
       method,
       path: `${url.pathname}${url.search}`,
       turn: null,

@@ -92,6 +92,8 @@ export type ModelRecord = {
   seq: number;
   /** Milliseconds since the server's time origin. */
   ts: number;
+  /** When the request arrived, in Unix epoch milliseconds: joins the exchange with the syscall evidence. */
+  at: number;
   duration_ms: number;
   api: ApiKind | 'models' | 'count_tokens' | 'other';
   method: string;

@@ -40,6 +40,8 @@ export type Alert = {
   count: number;
   /** Set when the alert came from the test phase (the tests are observed too); absent: the agent. */
   phase?: 'tests';
+  /** The model's tool call (its step in the report's trajectory) whose process raised it, when known. */
+  tool_call?: number;
   process: AlertProcessRef & {
     /** From the acting process up to the agent's root process, the acting process first. */
     chain: AlertProcessRef[];

@@ -108,7 +108,10 @@ export function alertsSection(alerts: readonly Alert[]): Section {
       a.class,
       { name: a.syscall },
       { name: a.path ?? (a.host ? `${a.host}${a.port ? `:${a.port}` : ''}` : '-') },
-      [{ name: a.process.exe }, ` (pid ${a.process.pid})${a.phase === 'tests' ? ', during the tests' : ''}`],
+      [
+        { name: a.process.exe },
+        ` (pid ${a.process.pid})${a.phase === 'tests' ? ', during the tests' : ''}${a.tool_call !== undefined ? `, tool call ${a.tool_call}` : ''}`,
+      ],
       a.ts >= 0 ? `+${Math.round(a.ts)} ms` : '-',
     ]),
     more: { count: more, what: 'alerts' },
