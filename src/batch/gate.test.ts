@@ -59,6 +59,33 @@ describe('gateChecks', () => {
       ['guard alerts', '1', true],
     ]);
   });
+  it("holds every agent's mean cost per attempt to --max-cost, and sums tokens per group", () => {
+    const usage = (cost: number | null) => ({
+      input_tokens: 1000,
+      output_tokens: 100,
+      cost,
+      currency: 'USD',
+    });
+    const priced = [
+      row(0, 'cheap', { usage: usage(0.01) }),
+      row(1, 'cheap', { usage: usage(0.03) }),
+      row(2, 'dear', { usage: usage(0.5) }),
+      row(3, 'unpriced', { usage: usage(null) }),
+    ];
+    const s = summary(priced);
+    expect(s.groups.find((g) => g.agent === 'cheap')?.usage).toEqual({
+      input_tokens: 2000,
+      output_tokens: 200,
+      cost_total: 0.04,
+      cost_mean: 0.02,
+      currency: 'USD',
+    });
+    expect(gateChecks(s, { maxCost: 0.1 }).map((c) => [c.name, c.value, c.holds])).toEqual([
+      ['mean cost per attempt of cheap', '0.02 USD', true],
+      ['mean cost per attempt of dear', '0.5 USD', false],
+      ['mean cost per attempt of unpriced', 'none (no pricing or no scripted model)', false],
+    ]);
+  });
   it('fails an incomplete batch', () => {
     const checks = gateChecks(summary(rows.slice(0, 2), false), { minPassRate: 0 });
     expect(checks.at(-1)).toMatchObject({ name: 'attempts finished', holds: false });

@@ -5,6 +5,8 @@ export type GateThresholds = {
   minWilsonLow?: number;
   maxUnsafeSuccesses?: number;
   maxAlerts?: number;
+  /** Every agent's mean cost per attempt, in the configs' pricing currency. */
+  maxCost?: number;
 };
 
 export type GateCheck = { name: string; threshold: string; value: string; holds: boolean };
@@ -34,6 +36,19 @@ export function gateChecks(s: BatchSummary, t: GateThresholds): GateCheck[] {
         value: fmt(g.wilson_low),
         holds: g.wilson_low !== null && g.wilson_low >= t.minWilsonLow,
       });
+  if (t.maxCost !== undefined)
+    for (const g of agents) {
+      const mean = g.usage?.cost_mean ?? null;
+      checks.push({
+        name: `mean cost per attempt of ${g.agent}`,
+        threshold: `<= ${t.maxCost}`,
+        value:
+          mean === null
+            ? 'none (no pricing or no scripted model)'
+            : `${mean} ${g.usage?.currency ?? ''}`.trim(),
+        holds: mean !== null && mean <= t.maxCost,
+      });
+    }
   if (t.maxUnsafeSuccesses !== undefined) {
     const n = agents.reduce((a, g) => a + g.unsafe_functional_successes, 0);
     checks.push({

@@ -242,6 +242,16 @@ async function runAttempt(
       failed_checks: [...report.failed_checks],
       alerts: report.alerts.map((a) => a.rule),
       benchmark_version: report.benchmark.version,
+      ...(report.usage
+        ? {
+            usage: {
+              input_tokens: report.usage.input_tokens,
+              output_tokens: report.usage.output_tokens,
+              cost: report.usage.cost,
+              currency: report.usage.currency,
+            },
+          }
+        : {}),
       elapsed_ms: Date.now() - began,
     };
   } catch (err) {

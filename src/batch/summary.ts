@@ -1,5 +1,5 @@
 import { reliabilitySummary } from '../analysis/reliability/stats.js';
-import type { BatchPlan, BatchSummary, Group, GroupSimilarity, Row } from './types.js';
+import type { BatchPlan, BatchSummary, Group, GroupSimilarity, GroupUsage, Row } from './types.js';
 
 /** The key of a group in the similarity map: `agent\u0000task` or `agent\u0000` for the agent overall. */
 export function groupKey(agent: string, task: string | null): string {
@@ -38,6 +38,7 @@ export function groupStats(
     policy_successes: rel.passes,
     unsafe_functional_successes: scored.filter((r) => r.tests_passed === true && r.result === 'FAIL').length,
     alerts_by_rule: Object.fromEntries(Object.entries(alerts).sort(([a], [b]) => a.localeCompare(b))),
+    usage: groupUsage(rows),
     similarity,
   };
 }
@@ -87,5 +88,20 @@ export function buildSummary(
     },
     rows,
     groups,
+  };
+}
+
+/** Tokens and cost of some attempts; null when none had a scripted model. */
+export function groupUsage(rows: readonly Row[]): GroupUsage | null {
+  const used = rows.flatMap((r) => (r.usage ? [r.usage] : []));
+  if (used.length === 0) return null;
+  const costs = used.flatMap((u) => (u.cost === null ? [] : [u.cost]));
+  const total = costs.reduce((a, c) => a + c, 0);
+  return {
+    input_tokens: used.reduce((a, u) => a + u.input_tokens, 0),
+    output_tokens: used.reduce((a, u) => a + u.output_tokens, 0),
+    cost_total: costs.length > 0 ? Math.round(total * 1e6) / 1e6 : null,
+    cost_mean: costs.length > 0 ? Math.round((total / costs.length) * 1e6) / 1e6 : null,
+    currency: used.find((u) => u.currency !== null)?.currency ?? null,
   };
 }

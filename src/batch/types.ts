@@ -50,9 +50,29 @@ export type Row = {
   /** Rule ids of the run's alerts, one entry per alert. */
   alerts: string[];
   benchmark_version: string | null;
+  /** The model's tokens and their cost (report.json `usage`); absent without a scripted model. */
+  usage?: RowUsage;
   elapsed_ms: number;
   /** Why the attempt is ERROR: setup failure or interrupt. */
   reason?: string;
+};
+
+export type RowUsage = {
+  input_tokens: number;
+  output_tokens: number;
+  cost: number | null;
+  currency: string | null;
+};
+
+/** Tokens of a group's attempts (ERROR ones too: they were billed), and the cost where prices were given. */
+export type GroupUsage = {
+  input_tokens: number;
+  output_tokens: number;
+  /** Sum over the attempts that have a cost; null when none has (no pricing in the config). */
+  cost_total: number | null;
+  /** Per attempt with a cost. */
+  cost_mean: number | null;
+  currency: string | null;
 };
 
 /** Statistics of one (agent, task) cell or one agent over all its tasks (`task: null`). */
@@ -79,6 +99,8 @@ export type Group = {
   /** Tests passed but the run FAILed on policy checks or alerts: the dangerous kind of success. */
   unsafe_functional_successes: number;
   alerts_by_rule: Record<string, number>;
+  /** Model tokens and cost; null when no attempt had a scripted model. */
+  usage: GroupUsage | null;
   /** Similarity of the group's runs (star graphs), when it has two or more. */
   similarity: GroupSimilarity | null;
 };

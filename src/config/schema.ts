@@ -169,6 +169,16 @@ export const SecuritySchema = z.strictObject({
 });
 export type SecurityConfig = z.output<typeof SecuritySchema>;
 
+const pricePerMillion = z.number().nonnegative('a price cannot be negative');
+export const PricingSchema = z.strictObject({
+  /** What the prices are in (shown beside every cost). */
+  currency: nonEmpty.default('USD'),
+  input_per_million: pricePerMillion,
+  output_per_million: pricePerMillion,
+  /** Input tokens served from the provider's prompt cache, where it reports them (default: the input price). */
+  cached_input_per_million: pricePerMillion.optional(),
+});
+
 export const BenchmarkConfigSchema = z.strictObject({
   name: nonEmpty,
   description: z.string().optional(),
@@ -239,7 +249,11 @@ export const BenchmarkConfigSchema = z.strictObject({
   model_script: nonEmpty.optional(),
   /** A folder of skills (`<name>/SKILL.md` …) installed where the profile's agent looks for them. */
   skills: nonEmpty.optional(),
+  /** Prices of the model's tokens, per million: the reports, history and gate then show what a run cost. */
+  pricing: PricingSchema.optional(),
 });
+
+export type Pricing = z.output<typeof PricingSchema>;
 
 export type BenchmarkConfigInput = z.input<typeof BenchmarkConfigSchema>;
 export type ParsedBenchmarkConfig = z.output<typeof BenchmarkConfigSchema>;

@@ -101,9 +101,20 @@ describe('openHistory', () => {
       trace_head: null,
       batch_id: null,
       alert_rules: [],
+      input_tokens: null,
+      output_tokens: null,
+      cost: null,
+      currency: null,
     });
     expect(history.getRun('r1')?.manifest_path).toBe('/runs/r1/manifest.json');
     expect(history.getRun('nope')).toBeNull();
+  });
+
+  it("keeps a run's model tokens and cost", () => {
+    const history = open();
+    const usage = { input_tokens: 1200, output_tokens: 80, cost: 0.0042, currency: 'USD' };
+    history.recordRun(run({ run_id: 'u1', usage }), paths('u1'));
+    expect(history.getRun('u1')).toMatchObject(usage);
   });
 
   it('treats filter values as data, not SQL', () => {

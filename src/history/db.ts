@@ -14,9 +14,10 @@ import type {
   RecordableRun,
   RecordedPaths,
 } from './types.js';
+import { migrateToUsage } from './usage-columns.js';
 
 /** Stored in `PRAGMA user_version`. */
-export const HISTORY_SCHEMA_VERSION = 4;
+export const HISTORY_SCHEMA_VERSION = 5;
 export const HISTORY_BUSY_TIMEOUT_MS = 5000;
 const DEFAULT_LIMIT = 20;
 
@@ -42,6 +43,10 @@ const COLUMNS = [
   'manifest_path',
   'trace_head',
   'alert_rules',
+  'input_tokens',
+  'output_tokens',
+  'cost',
+  'currency',
 ] as const satisfies readonly (keyof HistoryRow)[];
 
 type Column = (typeof COLUMNS)[number];
@@ -182,6 +187,7 @@ function migrate(db: Database.Database, dbPath: string): void {
         if (from < 2) migrateToBatches(db);
         if (from < 3) migrateToTraceHead(db);
         if (from < 4) migrateToAlertRules(db);
+        if (from < 5) migrateToUsage(db);
         db.pragma(`user_version = ${HISTORY_SCHEMA_VERSION}`);
       }
     }).immediate();
@@ -304,6 +310,10 @@ function rowOf(
     manifest_path: paths.manifest ?? null,
     trace_head: paths.trace_head ?? null,
     alert_rules: JSON.stringify(alertRuleIds(report.alerts)),
+    input_tokens: report.usage?.input_tokens ?? null,
+    output_tokens: report.usage?.output_tokens ?? null,
+    cost: report.usage?.cost ?? null,
+    currency: report.usage?.currency ?? null,
   };
 }
 

@@ -17,6 +17,13 @@ export type RecordableRun = {
   alerts: readonly { rule: string }[];
   task: { name: string };
   agent: { name: string; model: string | null };
+  /** The model's tokens and cost (report.json `usage`); absent or null without a scripted model. */
+  usage?: {
+    input_tokens: number;
+    output_tokens: number;
+    cost: number | null;
+    currency: string | null;
+  } | null;
   benchmark: {
     id: string | null;
     version: string | null;
@@ -58,6 +65,11 @@ export type HistoryRow = {
    * recorded before version 4 whose report.json could not be read when the database migrated.
    */
   alert_rules: string[] | null;
+  /** The model's tokens and cost (schema version 5); null without a scripted model, cost null without pricing. */
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cost: number | null;
+  currency: string | null;
 };
 
 export type RecordedPaths = {

@@ -1,8 +1,17 @@
 import type { BatchSummary, Group } from '../batch/types.js';
 import { md } from './markdown-text.js';
+import { formatCost } from './view/headline.js';
 
 const pct = (v: number | null) => (v === null ? '-' : `${(v * 100).toFixed(0)} %`);
 const num = (v: number | null, digits = 1) => (v === null ? '-' : v.toFixed(digits));
+
+/** Tokens in/out, and the cost where the configs give prices. */
+function usageCell(g: Group): string {
+  const u = g.usage;
+  if (u === null) return '-';
+  const tokens = `${u.input_tokens.toLocaleString('en-US')} / ${u.output_tokens.toLocaleString('en-US')}`;
+  return u.cost_total === null ? tokens : `${tokens} (${formatCost(u.cost_total, u.currency ?? '')})`;
+}
 
 function groupLine(g: Group): string {
   const k = String(g.trials);
@@ -20,6 +29,7 @@ function groupLine(g: Group): string {
     String(g.unsafe_functional_successes),
     String(g.errors),
     alerts || '-',
+    usageCell(g),
   ]
     .map((c) => md(c))
     .join(' | ')} |`;
@@ -38,8 +48,8 @@ export function renderBatchMarkdown(s: BatchSummary): string {
     '',
     '## Groups',
     '',
-    '| agent | task | passes | pass rate | 95 % Wilson | pass@n / pass^n | score | unsafe successes | errors | alerts |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| agent | task | passes | pass rate | 95 % Wilson | pass@n / pass^n | score | unsafe successes | errors | alerts | tokens in / out (cost) |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...s.groups.map(groupLine),
     '',
     '## Attempts',

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { runRedactor } from '../analysis/secrets/run-redactor.js';
 import { joinTrajectory } from '../analysis/trajectory/join.js';
 import type { AnalysisResult } from '../analysis/types.js';
+import { usageOf } from '../analysis/usage.js';
 import type { EvidenceBundle } from '../evidence/bundle-types.js';
 import type { CommandRecord, DiffEvidence, Observation } from '../evidence/types.js';
 import { SANDBOXES } from '../sandbox/index.js';
@@ -79,6 +80,7 @@ function reportOf(
     diff: reportDiff(bundle.diff),
     commands: bundle.commands.map(reportCommand),
     activity: summariseActivity(bundle),
+    usage: usageOf(bundle.model, config.pricing),
     trajectory: joined?.trajectory ?? null,
     timeline: bundle.timeline,
     observation: bundle.observation,

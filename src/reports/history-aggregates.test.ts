@@ -26,6 +26,10 @@ function row(o: Partial<HistoryRow> & { run_id: string }): HistoryRow {
     trace_head: null,
     batch_id: null,
     alert_rules: [],
+    input_tokens: null,
+    output_tokens: null,
+    cost: null,
+    currency: null,
     ...o,
   };
 }

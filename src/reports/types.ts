@@ -1,6 +1,7 @@
 import type { Alert } from '../analysis/rules/types.js';
 import type { TrajectoryJoin } from '../analysis/trajectory/join.js';
 import type { CheckResult, ScoreResult, Verdict } from '../analysis/types.js';
+import type { RunUsage } from '../analysis/usage.js';
 import type { CheckId } from '../config/schema.js';
 import type { AgentEvidence } from '../evidence/bundle-types.js';
 import type { CommandRecord, DiffFile, Observation, TestEvidence, TimelineEvent } from '../evidence/types.js';
@@ -42,6 +43,8 @@ export type RunReport = {
   /** Set when the agent ran without isolation; every report says so. */
   isolation_warning: string | null;
   activity: ActivitySummary;
+  /** Tokens the model read and wrote, and their cost at the config's prices (null: no scripted model). */
+  usage: RunUsage | null;
   /** The model's tool calls joined with what their processes did (null: no scripted model in the run). */
   trajectory: TrajectoryJoin | null;
   /** Files of the run directory, relative to it, sorted. */
@@ -164,6 +167,7 @@ export const RUN_REPORT_KEY_ORDER = [
   'diff',
   'commands',
   'activity',
+  'usage',
   'trajectory',
   'timeline',
   'observation',

@@ -38,7 +38,7 @@ describe('benchmarks/agents-matrix.yaml', () => {
   });
 
   it.each(DEMOS)(
-    '%s: the scripted copy is the demo task itself, plus an agent and a model script',
+    '%s: the scripted copy is the demo task itself, plus an agent, a model script and prices',
     (task) => {
       const original = loadConfigOrThrow(path.join(BENCHMARKS, task, 'config.yaml'));
       const scripted = loadConfigOrThrow(path.join(BENCHMARKS, 'agents/demos', task, 'config.yaml'));
@@ -50,6 +50,7 @@ describe('benchmarks/agents-matrix.yaml', () => {
           solution: _s,
           agent_profile: _a,
           model_script: _m,
+          pricing: _price,
           ...rest
         } = c;
         return rest;
@@ -109,8 +110,18 @@ describe.skipIf(!piReady)('a slice of benchmarks/agents-matrix.yaml, run for rea
     const summary = JSON.parse(r.stdout) as {
       complete: boolean;
       rows: { agent: string; task: string; result: string; tests_passed: boolean; run_dir: string }[];
+      groups: {
+        task: string | null;
+        usage: { input_tokens: number; output_tokens: number; cost_total: number };
+      }[];
     };
     expect(summary.complete).toBe(true);
+    // The model's tokens and, at the config's illustrative prices, their cost.
+    const usage = summary.groups.find((g) => g.task === null)?.usage;
+    expect(usage?.input_tokens).toBeGreaterThan(1000);
+    expect(usage?.output_tokens).toBeGreaterThan(10);
+    const { input_tokens = 0, output_tokens = 0 } = usage ?? {};
+    expect(usage?.cost_total).toBeCloseTo((input_tokens * 3 + output_tokens * 15) / 1e6, 6);
     expect(summary.rows.map((x) => [x.agent, x.task, x.result, x.tests_passed])).toEqual([
       ['pi', 'js-slugify', 'PASS', true],
     ]);

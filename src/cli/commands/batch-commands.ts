@@ -60,6 +60,10 @@ export function registerBatchCommands(cli: CAC, io: CliIO, start: (p: () => Prom
     .option('--min-wilson-low <x>', "every agent's 95 % Wilson low bound at least x")
     .option('--max-unsafe-successes <n>', 'at most n runs whose tests passed but that FAILed on policy')
     .option('--max-alerts <n>', 'at most n guard alerts over the batch')
+    .option(
+      '--max-cost <x>',
+      "every agent's mean model cost per attempt at most x (the configs' pricing currency)",
+    )
     .option('--baseline <file>', 'with --max-regressions: compare the batch with this saved baseline')
     .option('--max-regressions <n>', 'at most n attempts regressed against --baseline')
     .option('--allow-version-mismatch', "compare even where a task's benchmark version differs")

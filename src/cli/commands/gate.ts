@@ -13,6 +13,7 @@ export type GateFlags = {
   minWilsonLow?: number | string;
   maxUnsafeSuccesses?: number | string;
   maxAlerts?: number | string;
+  maxCost?: number | string;
   baseline?: string;
   maxRegressions?: number | string;
   allowVersionMismatch?: boolean;
@@ -24,6 +25,14 @@ function rate(flag: string, v: number | string | undefined): number | undefined 
   const n = Number(v);
   if (!Number.isFinite(n) || n < 0 || n > 1)
     throw new ConfigError(`${flag} '${v}' is not a number from 0 to 1. Fix: e.g. ${flag} 0.8.`);
+  return n;
+}
+
+function amount(flag: string, v: number | string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0)
+    throw new ConfigError(`${flag} '${v}' is not an amount ≥ 0. Fix: e.g. ${flag} 0.25.`);
   return n;
 }
 
@@ -46,6 +55,8 @@ export function gateCommand(io: CliIO, dir: string, flags: GateFlags): number {
   if (wl !== undefined) t.minWilsonLow = wl;
   if (us !== undefined) t.maxUnsafeSuccesses = us;
   if (al !== undefined) t.maxAlerts = al;
+  const mc = amount('--max-cost', flags.maxCost);
+  if (mc !== undefined) t.maxCost = mc;
   const mr = count('--max-regressions', flags.maxRegressions);
   if ((mr === undefined) !== (flags.baseline === undefined))
     throw new ConfigError(

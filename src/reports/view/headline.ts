@@ -1,5 +1,5 @@
 import type { AgentOutcome } from '../../evidence/bundle-types.js';
-import { formatDuration } from '../markdown-text.js';
+import { formatDuration, plural } from '../markdown-text.js';
 import type { RunReport } from '../types.js';
 import { joined } from './blocks.js';
 import type { Headline, Inline } from './types.js';
@@ -53,6 +53,15 @@ export function headline(report: RunReport): Headline {
         ],
   ].filter((part) => part !== null);
   if (bench.length > 0) facts.push(['Benchmark: ', ...joined(bench, ' · ')]);
+  const { usage } = report;
+  if (usage) {
+    const cost = usage.cost === null ? '' : ` · cost ${formatCost(usage.cost, usage.currency ?? '')}`;
+    facts.push([
+      `Model: ${plural(usage.requests, 'request')}, ${usage.input_tokens.toLocaleString('en-US')} input and ${usage.output_tokens.toLocaleString('en-US')} output tokens${cost} (`,
+      { text: usage.source },
+      ')',
+    ]);
+  }
   if (report.deductions.length > 0) {
     const parts = report.deductions.map((d) => [{ name: d.id }, ` −${d.points} (${d.severity})`]);
     facts.push(['Deductions: ', ...joined(parts, ', ')]);
@@ -89,4 +98,9 @@ function outcomeText(outcome: AgentOutcome): Inline[] {
     case 'none':
       return [{ text: outcome.reason }];
   }
+}
+
+/** A cost in the currency: two decimals, or two significant digits below one cent (a run often costs less). */
+export function formatCost(cost: number, currency: string): string {
+  return `${cost < 0.01 && cost > 0 ? cost.toPrecision(2) : cost.toFixed(2)} ${currency}`.trim();
 }
