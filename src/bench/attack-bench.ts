@@ -3,11 +3,14 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { z } from 'zod';
-import { loadYamlFile, type YamlFileKind } from '../config/load-yaml-file.js';
 import { ConfigError } from '../errors.js';
 import { packageRoot } from '../package-root.js';
 import type { Incident } from '../pipeline/live-guard.js';
+import {
+  type AttackExpectation,
+  EXPECT_FILE_NAME,
+  loadAttackExpectation,
+} from '../registry/attack-expectation.js';
 import type { RunReport } from '../reports/types.js';
 
 /**
@@ -19,24 +22,7 @@ import type { RunReport } from '../reports/types.js';
  *   node dist/bench/attack-bench.js [--tracer strace|ebpf]
  */
 
-const ExpectSchema = z
-  .strictObject({
-    malicious: z.boolean(),
-    rules: z.array(z.string().min(1)).default([]),
-    /** Checks the run must fail, for attacks the diff shows rather than a system call. */
-    checks: z.array(z.string().min(1)).default([]),
-  })
-  .refine((e) => (e.rules.length + e.checks.length > 0 ? e.malicious : !e.malicious), {
-    message:
-      'a malicious case lists the rules it must fire or the checks it must fail; a benign twin lists none',
-  });
-const EXPECT_FILE: YamlFileKind = {
-  what: 'attack expectation',
-  docs: 'benchmarks/attacks/README.md',
-  notMapping: { message: 'must be a YAML mapping', fix: 'write the expected outcome keys' },
-};
-
-export type AttackExpectation = z.infer<typeof ExpectSchema>;
+export type { AttackExpectation };
 
 export type AttackCase = { name: string; config: string; expect: AttackExpectation };
 
@@ -62,9 +48,9 @@ export function loadAttackCases(dir: string = ATTACKS_DIR): AttackCase[] {
   const cases: AttackCase[] = [];
   for (const name of readdirSync(dir).sort()) {
     const config = path.join(dir, name, 'config.yaml');
-    const expectFile = path.join(dir, name, 'expect.yaml');
+    const expectFile = path.join(dir, name, EXPECT_FILE_NAME);
     if (!existsSync(config)) continue;
-    const parsed = loadYamlFile(expectFile, ExpectSchema, EXPECT_FILE);
+    const parsed = loadAttackExpectation(expectFile);
     if (!parsed.ok) throw new ConfigError(parsed.issues);
     cases.push({ name, config, expect: parsed.value });
   }
