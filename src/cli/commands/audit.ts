@@ -88,7 +88,11 @@ function auditStatic(io: CliIO, opts: AuditOptions): number {
   if (opts.json) io.out(JSON.stringify(audit, null, 2));
   else {
     for (const f of findings)
-      io.err(oneLine(`agentguard: ${f.severity} ${f.code}${f.family ? ` (${f.family})` : ''}: ${f.message}`));
+      io.err(
+        oneLine(
+          `agentguard: ${f.severity} ${f.code}${f.family ? ` (${f.family})` : ''}: ${f.file}${f.field ? `: field '${f.field}'` : ''}: ${f.message}`,
+        ),
+      );
     io.out(
       `static audit of ${registry.file}: ${audit.families.length} families, ${audit.totals.error} errors, ${audit.totals.warning} warnings; report ${path.join(dir, 'audit.md')}`,
     );
