@@ -20,7 +20,14 @@ import { type BatchFlags, batchOptions, countFlag, quietProgress } from './batch
 import { registryFile, selectFamilies } from './registry.js';
 
 type AuditOptions = GlobalOptions &
-  BatchFlags & { registry?: string; family?: string | string[]; strict?: boolean; json?: boolean };
+  BatchFlags & {
+    registry?: string;
+    family?: string | string[];
+    category?: string;
+    tag?: string;
+    strict?: boolean;
+    json?: boolean;
+  };
 
 /** audit static | run: the registry's contracts checked without running, and against real runs (docs/registry.md). */
 export function registerAudit(cli: CAC, io: CliIO, start: (p: () => Promise<number>) => void): void {
@@ -31,6 +38,8 @@ export function registerAudit(cli: CAC, io: CliIO, start: (p: () => Promise<numb
     )
     .option('--registry <file>', 'registry file (default: the shipped benchmarks/registry.yaml)')
     .option('--family <id>', 'only this family (repeatable)')
+    .option('--category <c>', 'only families of this category')
+    .option('--tag <t>', 'only families with this tag')
     .option('--trials <n>', 'run: trials per reference and variant (default: 1)')
     .option(
       '--strict',
@@ -52,6 +61,8 @@ export function registerAudit(cli: CAC, io: CliIO, start: (p: () => Promise<numb
 function loadSelection(opts: AuditOptions) {
   const registry = loadRegistry(registryFile(opts));
   const selected = selectFamilies(registry, opts);
+  if (selected.length === 0)
+    throw new UsageError('the filter selects no family. Fix: loosen --family/--category/--tag.');
   const validation = validateRegistry(registry, new Set(selected.map((f) => f.id)));
   return { registry, validation };
 }
