@@ -58,7 +58,9 @@ function outcomeRow(o: ReferenceOutcome): string[] {
     md(o.family),
     md(o.agent),
     md(o.variant),
-    o.status === 'skipped' ? `skipped: ${md(o.skipped ?? '')}` : o.status,
+    o.status === 'skipped'
+      ? md(o.skipped?.startsWith('skipped') ? o.skipped : `skipped: ${o.skipped ?? ''}`)
+      : o.status,
     trials || '-',
     String(warnings),
   ];
