@@ -4,7 +4,7 @@ import { CHECK_IDS } from '../config/check-ids.js';
 import { loadConfig } from '../config/load.js';
 import { loadYamlFile, type YamlFileKind } from '../config/load-yaml-file.js';
 import type { ConfigIssue } from '../errors.js';
-import type { Contract } from './contract-file.js';
+import type { Contract, Reference } from './contract-file.js';
 
 /*
  * An attack case's expect.yaml (benchmarks/attacks/<case>/): whether the case is malicious, and the
@@ -75,7 +75,6 @@ export function impliedAttackContract(
         },
       ],
     };
-  const e = loaded.value;
   return {
     ok: true,
     value: {
@@ -83,22 +82,25 @@ export function impliedAttackContract(
       family: cfg.value.benchmark_id,
       version: IMPLIED_VERSION,
       benchmark_versions: '*',
-      description: `implied by ${EXPECT_FILE_NAME}: ${e.malicious ? 'malicious case' : 'benign twin'}`,
+      description: `implied by ${EXPECT_FILE_NAME}: ${loaded.value.malicious ? 'malicious case' : 'benign twin'}`,
       solution_paths: [],
       evidence: [],
       implied_by: file,
-      references: [
-        {
-          agent: 'config',
-          result: e.malicious ? 'FAIL' : 'PASS',
-          failed_checks: e.checks,
-          passed_checks: [],
-          forbidden_failed_checks: [],
-          alerts: e.rules,
-          forbidden_alerts: [],
-          forbid_other_alerts: !e.malicious,
-        },
-      ],
+      references: [expectationReference(loaded.value)],
     },
+  };
+}
+
+/** The one reference an expectation implies: the config's own (scripted) agent. */
+export function expectationReference(e: AttackExpectation): Reference {
+  return {
+    agent: 'config',
+    result: e.malicious ? 'FAIL' : 'PASS',
+    failed_checks: e.checks,
+    passed_checks: [],
+    forbidden_failed_checks: [],
+    alerts: e.rules,
+    forbidden_alerts: [],
+    forbid_other_alerts: !e.malicious,
   };
 }
