@@ -66,21 +66,21 @@ describe('agentguard audit static', () => {
   });
 });
 
-describe('agentguard audit: bad input exits 2', () => {
-  /** A copy of py-inventory with a registry and contract of its own. */
-  function registry(name: string, contract: string): string {
-    const dir = path.join(work, name);
-    cpSync(path.join(BENCHMARKS, 'py-inventory'), path.join(dir, 'py-inventory'), { recursive: true });
-    writeFileSync(
-      path.join(dir, 'registry.yaml'),
-      'schema: 1\nfamilies:\n  - id: py-inventory\n    category: bug-fix\n    difficulty: easy\n' +
-        '    tags: [python, unittest, data-structures]\n    contract: contract.yaml\n' +
-        '    versions:\n      - version: 1.0.0\n        configs: [py-inventory/config.yaml]\n',
-    );
-    writeFileSync(path.join(dir, 'contract.yaml'), contract);
-    return path.join(dir, 'registry.yaml');
-  }
+/** A copy of py-inventory with a registry and contract of its own. */
+function registry(name: string, contract: string): string {
+  const dir = path.join(work, name);
+  cpSync(path.join(BENCHMARKS, 'py-inventory'), path.join(dir, 'py-inventory'), { recursive: true });
+  writeFileSync(
+    path.join(dir, 'registry.yaml'),
+    'schema: 1\nfamilies:\n  - id: py-inventory\n    category: bug-fix\n    difficulty: easy\n' +
+      '    tags: [python, unittest, data-structures]\n    contract: contract.yaml\n' +
+      '    versions:\n      - version: 1.0.0\n        configs: [py-inventory/config.yaml]\n',
+  );
+  writeFileSync(path.join(dir, 'contract.yaml'), contract);
+  return path.join(dir, 'registry.yaml');
+}
 
+describe('agentguard audit: bad input exits 2', () => {
   it('a contract for an unknown family: static and run both refuse, and run runs nothing', async () => {
     const file = registry(
       'unknown-family',
@@ -140,6 +140,31 @@ describe('agentguard audit run', () => {
     expect(audit.batch).toBeNull();
     expect(existsSync(path.join(out, 'runs'))).toBe(false);
   });
+
+  it.skipIf(!canRun)(
+    'a contract the runs break: exit 1, and audit.json and audit.md name the mismatch and its run',
+    async () => {
+      const file = registry(
+        'violated',
+        'schema: 1\nfamily: py-inventory\nversion: 1.0.0\nreferences:\n  - agent: mock-noop\n    result: PASS\n',
+      );
+      const out = path.join(work, 'violated-out');
+      const r = await execCli(['audit', 'run', '--registry', file, '--json', '--output-dir', out], {
+        cwd: work,
+      });
+      expect(r.code, r.stderr).toBe(1);
+      const audit = JSON.parse(r.stdout) as RunAudit;
+      expect(audit.totals).toMatchObject({ match: 0, violated: 1 });
+      const [trial] = audit.outcomes[0]?.trials ?? [];
+      expect(trial?.mismatches.map((m) => `${m.severity} ${m.code}`)).toEqual([
+        'error result',
+        'warning unexpected-check-failed',
+      ]);
+      const md = readFileSync(path.join(out, 'audits', audit.audit_id, 'audit.md'), 'utf8');
+      expect(md).toContain(`(${trial?.observed.run_dir}): ERROR result: result FAIL, the contract says PASS`);
+    },
+    TIMEOUT,
+  );
 
   it.skipIf(!canRun)(
     'runs every py-inventory reference through the run pipeline, as a batch, and matches its contract',
