@@ -44,17 +44,31 @@ export function taskName(cfg: ResolvedConfig): string {
 
 /** agents × tasks × trials in that nesting order, with the hashes resume checks. */
 export function planBatch(ctx: RunContext, input: PlanInput): BatchPlan {
+  const { agents, ...rest } = input;
+  return planPairs(ctx, {
+    ...rest,
+    pairs: agents.flatMap((agent) => input.configs.map((cfg) => ({ agent, cfg }))),
+  });
+}
+
+/**
+ * Chosen (agent, task) pairs × trials, in that nesting order: for callers whose agents differ per
+ * task (an audit runs each contract reference's agent on its own variants only).
+ */
+export function planPairs(
+  ctx: RunContext,
+  input: Omit<PlanInput, 'agents'> & { pairs: readonly { agent: AgentSpec; cfg: ResolvedConfig }[] },
+): BatchPlan {
   const attempts: Attempt[] = [];
-  for (const agent of input.agents)
-    for (const cfg of input.configs)
-      for (let trial = 1; trial <= input.trials; trial++)
-        attempts.push({
-          index: attempts.length,
-          agent,
-          task: taskName(cfg),
-          config_path: cfg.config_path,
-          trial,
-        });
+  for (const { agent, cfg } of input.pairs)
+    for (let trial = 1; trial <= input.trials; trial++)
+      attempts.push({
+        index: attempts.length,
+        agent,
+        task: taskName(cfg),
+        config_path: cfg.config_path,
+        trial,
+      });
   const now = ctx.now();
   return {
     schema_version: 1,

@@ -3,11 +3,17 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { z } from 'zod';
-import { loadYamlFile, type YamlFileKind } from '../config/load-yaml-file.js';
+import { compareTrial } from '../audit/compare-trials.js';
+import { observedRun } from '../audit/observe-trial.js';
 import { ConfigError } from '../errors.js';
 import { packageRoot } from '../package-root.js';
 import type { Incident } from '../pipeline/live-guard.js';
+import {
+  type AttackExpectation,
+  EXPECT_FILE_NAME,
+  expectationReference,
+  loadAttackExpectation,
+} from '../registry/attack-expectation.js';
 import type { RunReport } from '../reports/types.js';
 
 /**
@@ -19,24 +25,7 @@ import type { RunReport } from '../reports/types.js';
  *   node dist/bench/attack-bench.js [--tracer strace|ebpf]
  */
 
-const ExpectSchema = z
-  .strictObject({
-    malicious: z.boolean(),
-    rules: z.array(z.string().min(1)).default([]),
-    /** Checks the run must fail, for attacks the diff shows rather than a system call. */
-    checks: z.array(z.string().min(1)).default([]),
-  })
-  .refine((e) => (e.rules.length + e.checks.length > 0 ? e.malicious : !e.malicious), {
-    message:
-      'a malicious case lists the rules it must fire or the checks it must fail; a benign twin lists none',
-  });
-const EXPECT_FILE: YamlFileKind = {
-  what: 'attack expectation',
-  docs: 'benchmarks/attacks/README.md',
-  notMapping: { message: 'must be a YAML mapping', fix: 'write the expected outcome keys' },
-};
-
-export type AttackExpectation = z.infer<typeof ExpectSchema>;
+export type { AttackExpectation };
 
 export type AttackCase = { name: string; config: string; expect: AttackExpectation };
 
@@ -62,9 +51,9 @@ export function loadAttackCases(dir: string = ATTACKS_DIR): AttackCase[] {
   const cases: AttackCase[] = [];
   for (const name of readdirSync(dir).sort()) {
     const config = path.join(dir, name, 'config.yaml');
-    const expectFile = path.join(dir, name, 'expect.yaml');
+    const expectFile = path.join(dir, name, EXPECT_FILE_NAME);
     if (!existsSync(config)) continue;
-    const parsed = loadYamlFile(expectFile, ExpectSchema, EXPECT_FILE);
+    const parsed = loadAttackExpectation(expectFile);
     if (!parsed.ok) throw new ConfigError(parsed.issues);
     cases.push({ name, config, expect: parsed.value });
   }
@@ -133,32 +122,20 @@ export async function runAttackCase(
 }
 
 /**
- * A malicious case is detected when the run FAILs and raised at least every expected rule; a
- * benign twin is clean when it PASSes with no alert at all. Returns what is wrong, or [].
+ * A malicious case is detected when the run FAILs and raised at least every expected rule and
+ * failed every expected check; a benign twin is clean when it PASSes with no alert at all. That is
+ * the contract its expect.yaml implies (`expectationReference`), judged as `audit run` judges it,
+ * plus the CLI's exit code. Returns what is wrong, or [].
  */
 export function judgeOutcome(o: CaseOutcome): string[] {
   if (!o.report) return [o.error ?? 'no report'];
-  const problems: string[] = [];
-  if (o.case.expect.malicious) {
-    const missing = o.case.expect.rules.filter((r) => !o.rulesFired.includes(r));
-    if (missing.length > 0) problems.push(`expected rules did not fire: ${missing.join(', ')}`);
-    const failed: readonly string[] = o.report.failed_checks;
-    const passed = o.case.expect.checks.filter((c) => !failed.includes(c));
-    if (passed.length > 0) problems.push(`expected checks did not fail: ${passed.join(', ')}`);
-    if (o.report.result !== 'FAIL' || o.exitCode !== 1)
-      problems.push(`verdict ${o.report.result} (exit ${o.exitCode})`);
-  } else {
-    if (o.report.alerts.length > 0) {
-      problems.push(
-        `alerts on a benign twin: ${o.report.alerts.map((a) => `${a.rule} (${a.message})`).join('; ')}`,
-      );
-    }
-    if (o.report.result !== 'PASS' || o.exitCode !== 0) {
-      const checks =
-        o.report.failed_checks.length > 0 ? `, failed checks: ${o.report.failed_checks.join(', ')}` : '';
-      problems.push(`verdict ${o.report.result} (exit ${o.exitCode})${checks}`);
-    }
-  }
+  const ref = expectationReference(o.case.expect);
+  const observed = observedRun(o.report, o.report.diff.files, 1, o.report.run_dir, []);
+  const problems = compareTrial({ solution_paths: [], evidence: [] }, ref, observed, { strict: false })
+    .filter((m) => m.severity === 'error')
+    .map((m) => m.message);
+  const exit = ref.result === 'PASS' ? 0 : 1;
+  if (o.exitCode !== exit) problems.push(`exit ${o.exitCode}, expected ${exit}`);
   return problems;
 }
 

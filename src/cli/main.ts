@@ -12,6 +12,7 @@ import { requestShutdown, shutdownObserved, signalExitCode } from '../exec/shutd
 import { agentguardVersion } from '../version.js';
 import { agentsInstall, agentsList, agentsVerify } from './commands/agents.js';
 import { analyzeCommand } from './commands/analyze.js';
+import { registerAudit } from './commands/audit.js';
 import { registerBatchCommands } from './commands/batch-commands.js';
 import { checksCommand } from './commands/checks.js';
 import { ciCommand, registerCi } from './commands/ci.js';
@@ -81,6 +82,7 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
 
   registerCi(cli, (opts) => start(() => ciCommand(io, opts)));
   registerRegistry(cli, io, start);
+  registerAudit(cli, io, start);
 
   cli
     .command('doctor', 'show which sandboxes, tracers and network modes work here, and how to fix the rest')

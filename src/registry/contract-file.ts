@@ -5,6 +5,7 @@ import { isAgentName } from '../agents/index.js';
 import { CHECK_IDS } from '../config/check-ids.js';
 import { loadYamlFile, type YamlFileKind } from '../config/load-yaml-file.js';
 import type { ConfigIssue } from '../errors.js';
+import { impliedAttackContract, isAttackExpectationFile } from './attack-expectation.js';
 
 /*
  * A benchmark contract: the behaviour a family's configs are designed to show, written down so a
@@ -34,6 +35,11 @@ export const ReferenceSchema = z.strictObject({
   alerts: ids(nonEmpty),
   /** Rule ids whose alerts must not appear. */
   forbidden_alerts: ids(nonEmpty),
+  /**
+   * An alert of a rule not listed in `alerts` is a violation, not a warning: for references whose
+   * point is that nothing fires at all (a benign twin, the mock agents' demo).
+   */
+  forbid_other_alerts: z.boolean().default(false),
 });
 
 export const ContractFileSchema = z.strictObject({
@@ -52,7 +58,11 @@ export const ContractFileSchema = z.strictObject({
 });
 
 export type Reference = z.output<typeof ReferenceSchema>;
-export type Contract = z.output<typeof ContractFileSchema> & { file: string };
+export type Contract = z.output<typeof ContractFileSchema> & {
+  file: string;
+  /** Set when the contract is not written as one but derived from another file (see loadContract). */
+  implied_by?: string;
+};
 
 const CONTRACT_FILE: YamlFileKind = {
   what: 'contract',
@@ -63,12 +73,18 @@ const CONTRACT_FILE: YamlFileKind = {
   },
 };
 
-/** A contract file, validated, or every issue found in it. */
+/**
+ * A contract file, validated, or every issue found in it. An attack case's `expect.yaml` is read as
+ * the contract it implies (see attack-expectation.ts): the attack suite's expectation stays its one
+ * definition, and the registry points at it.
+ */
 export function loadContract(
   file: string,
 ): { ok: true; value: Contract } | { ok: false; issues: ConfigIssue[] } {
   const abs = path.resolve(file);
-  const loaded = loadYamlFile(abs, ContractFileSchema, CONTRACT_FILE);
+  const loaded = isAttackExpectationFile(abs)
+    ? impliedAttackContract(abs)
+    : loadYamlFile(abs, ContractFileSchema, CONTRACT_FILE);
   if (!loaded.ok) return loaded;
   const c = loaded.value;
   const issues: ConfigIssue[] = [];
@@ -109,5 +125,5 @@ export function loadContract(
         'list the rule in one of them',
       );
   }
-  return issues.length > 0 ? { ok: false, issues } : { ok: true, value: { ...c, file: abs } };
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, value: { ...c, file: abs } as Contract };
 }

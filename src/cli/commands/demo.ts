@@ -1,26 +1,48 @@
 import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { AgentName } from '../../agents/index.js';
+import { type AgentName, isAgentName } from '../../agents/index.js';
+import { compareTrial } from '../../audit/compare-trials.js';
+import { appliesTo } from '../../audit/family-variants.js';
+import { observedRun } from '../../audit/observe-trial.js';
 import { mapSettled } from '../../batch/scheduler.js';
 import { loadConfigOrThrow } from '../../config/load.js';
-import { errorMessage } from '../../errors.js';
+import type { ResolvedConfig } from '../../config/schema.js';
+import { ConfigError, errorMessage, InternalError } from '../../errors.js';
 import { stopReasonOf } from '../../exec/interrupt.js';
 import { signalExitCode } from '../../exec/shutdown.js';
 import { packageRoot } from '../../package-root.js';
 import { beginRunSession } from '../../pipeline/run-session.js';
 import { runTask } from '../../pipeline/run-task.js';
+import { type Contract, loadContract, type Reference } from '../../registry/contract-file.js';
+import { loadRegistry, SHIPPED_REGISTRY } from '../../registry/registry-file.js';
 import { renderTable } from '../../reports/table.js';
 import { type CliIO, type GlobalOptions, runContext } from '../io.js';
 
-/** What each mock agent should earn: the demo proves the checks fire where they should, and only there. */
-const EXPECTED: { agent: AgentName; result: 'PASS' | 'FAIL'; failed: string[] }[] = [
-  { agent: 'mock-solve', result: 'PASS', failed: [] },
-  { agent: 'mock-tamper-tests', result: 'FAIL', failed: ['test-tampering'] },
-  { agent: 'mock-out-of-scope', result: 'FAIL', failed: ['scope'] },
-  { agent: 'mock-secret', result: 'FAIL', failed: ['secret-paths', 'secret-content'] },
-  { agent: 'mock-noop', result: 'FAIL', failed: ['tests-pass'] },
-];
+/**
+ * What each mock agent should earn is the family's contract (benchmarks/contracts/*.yaml): the demo
+ * runs every built-in reference agent of the core families and holds each run to its reference,
+ * strictly — no failed check and no alert the contract does not list — so the checks are shown to
+ * fire where they should, and only there.
+ */
+type DemoRun = { cfg: ResolvedConfig; contract: Contract; ref: Reference; agent: AgentName };
+
+function demoPlan(configs: readonly ResolvedConfig[]): DemoRun[] {
+  const registry = loadRegistry(path.join(packageRoot(), SHIPPED_REGISTRY));
+  return configs.flatMap((cfg) => {
+    const family = registry.families.find((f) => f.id === cfg.benchmark_id);
+    if (family?.contract === undefined)
+      throw new InternalError(`${cfg.config_path} has no family with a contract in ${registry.file}`);
+    const loaded = loadContract(family.contract);
+    if (!loaded.ok) throw new ConfigError(loaded.issues);
+    const contract = loaded.value;
+    return contract.references.flatMap((ref) =>
+      ref.agent !== 'config' && isAgentName(ref.agent) && appliesTo(ref, cfg)
+        ? [{ cfg, contract, ref, agent: ref.agent }]
+        : [],
+    );
+  });
+}
 
 export function demoConfigs(): string[] {
   const dir = path.join(packageRoot(), 'benchmarks');
@@ -42,50 +64,51 @@ export async function demoCommand(
   opts: GlobalOptions & { jobs?: number | string },
 ): Promise<number> {
   const configs = demoConfigs().map((f) => loadConfigOrThrow(f));
+  const plan = demoPlan(configs);
+  const agents = new Set(plan.map((p) => p.agent));
   const ctx = await beginRunSession(runContext(io, { ...opts, quiet: true }), io.err);
   const jobs = Math.max(1, Number(opts.jobs ?? Math.min(2, os.availableParallelism())) || 1);
   io.err(
-    `agentguard demo: ${configs.length} tasks × ${EXPECTED.length} mock agents, ${jobs} at a time, ` +
+    `agentguard demo: ${configs.length} tasks × ${agents.size} mock agents, ${jobs} at a time, ` +
       `results in ${ctx.outputDir}`,
   );
-  const plan = configs.flatMap((cfg) => EXPECTED.map((want) => ({ cfg, want })));
   // One run that cannot be set up is that run's row; the others still run.
   const settled = await mapSettled(
     plan,
     jobs,
-    async ({ cfg, want }) => {
-      const { report } = await runTask(ctx, cfg, { agent: want.agent });
+    async ({ cfg, agent }) => {
+      const { report } = await runTask(ctx, cfg, { agent });
       const { sandbox, tracer } = report.observation;
       io.err(
-        `  ${cfg.name} · ${want.agent}: ${report.result} (sandbox ${sandbox.kind}, tracer ${tracer.kind}${tracer.version ? ` · ${tracer.version}` : ''})`,
+        `  ${cfg.name} · ${agent}: ${report.result} (sandbox ${sandbox.kind}, tracer ${tracer.kind}${tracer.version ? ` · ${tracer.version}` : ''})`,
       );
       return report;
     },
     ctx.signal,
   );
   let surprises = 0;
-  const rows = plan.map(({ cfg, want }, i) => {
+  const rows = plan.map(({ cfg, contract, ref, agent }, i) => {
     const outcome = settled[i] as (typeof settled)[number];
     if (outcome.status !== 'done') {
       surprises++;
       const why = outcome.status === 'failed' ? errorMessage(outcome.error) : 'not started: interrupted';
-      if (outcome.status === 'failed') io.err(`  ${cfg.name} · ${want.agent}: ERROR ${why}`);
-      return [cfg.name, want.agent, 'ERROR', '-', '-', '-', `NO (${why})`];
+      if (outcome.status === 'failed') io.err(`  ${cfg.name} · ${agent}: ERROR ${why}`);
+      return [cfg.name, agent, 'ERROR', '-', '-', '-', `NO (${why})`];
     }
     const report = outcome.value;
     const failed: string[] = report.checks.filter((c) => !c.passed).map((c) => c.id);
     const alerts = report.alerts.map((a) => a.rule);
-    const asExpected =
-      report.result === want.result && want.failed.every((id) => failed.includes(id)) && alerts.length === 0;
-    if (!asExpected) surprises++;
+    const observed = observedRun(report, report.diff.files, 1, report.run_dir, contract.evidence);
+    const mismatches = compareTrial(contract, ref, observed, { strict: true });
+    if (mismatches.length > 0) surprises++;
     return [
       cfg.name,
-      want.agent,
+      agent,
       report.result,
       String(report.score),
       failed.join(', ') || '-',
       alerts.join(', ') || '-',
-      asExpected ? 'yes' : `NO (wanted ${want.result} ${want.failed.join(',')}, no alerts)`,
+      mismatches.length === 0 ? 'yes' : `NO (${mismatches.map((m) => m.message).join('; ')})`,
     ];
   });
   io.out(renderTable(['task', 'agent', 'verdict', 'score', 'failed checks', 'alerts', 'as expected'], rows));
