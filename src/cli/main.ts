@@ -18,6 +18,7 @@ import { ciCommand, registerCi } from './commands/ci.js';
 import { registerCollector } from './commands/collector.js';
 import { compareCommand } from './commands/compare.js';
 import { demoCommand } from './commands/demo.js';
+import { registerDiagnostics } from './commands/diagnostics.js';
 import { doctorCommand } from './commands/doctor.js';
 import { registerInit } from './commands/init.js';
 import { reportsBatches, reportsExport, reportsList, reportsShow } from './commands/reports.js';
@@ -168,6 +169,7 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
   registerBatchCommands(cli, io, start);
   registerInit(cli, io, start);
   registerCollector(cli, io, start);
+  registerDiagnostics(cli, io, start);
 
   cli
     .command(
