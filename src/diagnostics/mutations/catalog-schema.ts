@@ -117,7 +117,7 @@ function describe(issue: z.core.$ZodIssue): string {
     return `unknown action kind. Fix: use one of ${ACTION_KINDS.join(', ')}.`;
   if (issue.code === 'invalid_value' && issue.path.includes('checks'))
     return `unknown check id. Fix: use one of ${CHECK_IDS.join(', ')} (agentguard checks).`;
-  return `${issue.message}. Fix: correct the entry in src/diagnostics/mutations/catalog.ts.`;
+  return `${issue.message}. Fix: correct the entry in src/diagnostics/mutations/catalog-*.ts.`;
 }
 
 /** Every check id, for entries whose planted change must leave every check passing. */
