@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CHECK_IDS } from '../config/check-ids.js';
 import { analyze } from './analyze.js';
+import type { Alert } from './rules/types.js';
 import { makeBundle } from './test-bundle.js';
 
 describe('analyze with omitted checks', () => {
@@ -13,5 +14,24 @@ describe('analyze with omitted checks', () => {
     expect(without.checks.map((c) => c.id)).toEqual(CHECK_IDS.filter((id) => id !== 'tests-pass'));
     expect(without.score.deductions.map((d) => d.id)).not.toContain('tests-pass');
     expect(without.score.result).toBe('PASS');
+  });
+
+  it('takes alerts computed before instead of evaluating rules again', () => {
+    const bundle = makeBundle();
+    const alert = {
+      rule: 'persist-git-hook',
+      class: 'persistence',
+      severity: 'critical',
+      description: 'd',
+      message: 'm',
+      syscall: 'openat',
+      seq: 1,
+      ts: 1,
+      count: 1,
+      process: { pid: 1, exe: '/bin/sh', chain: [] },
+    } as unknown as Alert;
+    const r = analyze(bundle, undefined, { alerts: [alert] });
+    expect(r.alerts).toEqual([alert]);
+    expect(r.score.result).toBe('FAIL');
   });
 });

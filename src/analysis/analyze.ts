@@ -14,6 +14,11 @@ export type AnalyzeOptions = {
    * checks that did run (policy ablation asks what each check adds by leaving exactly one out).
    */
   omitChecks?: ReadonlySet<CheckId>;
+  /**
+   * The rules' alerts over this same bundle, already computed: they do not depend on which checks
+   * run, so a caller analysing one bundle several ways (ablation) evaluates the rules once.
+   */
+  alerts?: readonly Alert[];
 };
 
 /**
@@ -28,7 +33,7 @@ export function analyze(
 ): AnalysisResult {
   const omit = options.omitChecks;
   const checks = CHECK_IDS.filter((id) => !omit?.has(id)).map((id) => runCheck(id, bundle));
-  const alerts = rules ? securityAlerts(bundle, rules) : [];
+  const alerts = options.alerts ? [...options.alerts] : rules ? securityAlerts(bundle, rules) : [];
   const byRule = new Map<string, ScoredFinding>();
   for (const a of alerts) {
     const seen = byRule.get(a.rule);

@@ -1,5 +1,5 @@
 import { code, formatDuration, md, table } from '../../reports/markdown-text.js';
-import type { AblationAnalysis } from './ablation.js';
+import type { AblationAnalysis, Headline } from './ablation.js';
 
 /** Everything `diagnostics ablation` found, as written to report.json. */
 export type AblationReport = {
@@ -15,7 +15,7 @@ export type AblationReport = {
   errored: string[];
   analysis: AblationAnalysis;
   /** Per-check contribution counts; null when the controls were not valid (see suppressed_because). */
-  headline: { check: string; unique_detections: number; unique_signals: number; detections: number }[] | null;
+  headline: Headline | null;
   suppressed_because: string[];
   /** The control trials' run folders, relative to the report. */
   runs: { entry: string; trial: number; run_dir: string }[];
@@ -29,7 +29,7 @@ export function renderAblationMarkdown(report: AblationReport): string {
     '',
     `${a.entries} catalog entries (${a.mutations} mutations), ${a.trials} control trial(s) each, in ${formatDuration(report.duration_ms)} (tracer ${report.tracer ?? 'n/a'}).`,
     '',
-    md(report.method, 2000),
+    report.method,
     '',
     'A unique detection is a mutation whose run FAILs with every check and PASSes without this one;',
     'a unique signal, one where nothing at all (no check, no rule) fires without it. These are',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CHECK_IDS, type CheckId } from '../../config/check-ids.js';
 import type { CatalogEntry } from '../mutations/catalog-schema.js';
 import type { Fired } from '../mutations/judge.js';
-import { analyseAblation, type TrialJudgements } from './ablation.js';
+import { ablationHeadline, analyseAblation, type TrialJudgements } from './ablation.js';
 
 const entry = (id: string, checks: CheckId[], rules: string[] = []): CatalogEntry => ({
   id,
@@ -58,12 +58,22 @@ describe('analyseAblation', () => {
     expect(forbidden?.unique_detections).toEqual([]);
     expect(forbidden?.also_rules).toEqual(['hook']);
     expect(a.overlaps).toEqual([{ checks: ['forbidden-paths', 'scope'], shared: ['ci'], jaccard: 0.333 }]);
+    const { headline } = ablationHeadline(a, []);
+    expect(headline?.find((h) => h.check === 'scope')).toEqual({
+      check: 'scope',
+      unique_detections: 1,
+      unique_signals: 1,
+      detections: 2,
+    });
+    // An entry that could not be carried out also withholds the claims.
+    expect(ablationHeadline(a, ['x (trial 1): boom']).headline).toBeNull();
   });
 
   it('a control that does not match the catalog makes the study invalid, saying which and why', () => {
     const a = analyseAblation([{ entry: ci, trials: [trial(1, f(['scope']))] }]);
     expect(a.valid).toBe(false);
     expect(a.invalid_controls).toEqual(['ci (trial 1): control missed: check:forbidden-paths did not fire']);
+    expect(ablationHeadline(a, [])).toEqual({ headline: null, suppressed_because: a.invalid_controls });
   });
 
   it('flags trials that disagree and counts a contribution only when every trial shows it', () => {

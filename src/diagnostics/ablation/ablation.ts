@@ -131,3 +131,34 @@ function describe(f: Fired): string {
 function round(x: number): number {
   return Math.round(x * 1000) / 1000;
 }
+
+export type Headline = {
+  check: CheckId;
+  unique_detections: number;
+  unique_signals: number;
+  detections: number;
+}[];
+
+/**
+ * The per-check contribution counts a report may claim: only over valid controls and only when
+ * every entry was carried out; otherwise null, with the reasons. Pure.
+ */
+export function ablationHeadline(
+  analysis: AblationAnalysis,
+  errored: readonly string[],
+): { headline: Headline | null; suppressed_because: string[] } {
+  const suppressed_because = [
+    ...analysis.invalid_controls,
+    ...errored.map((e) => `${e} could not be carried out`),
+  ];
+  if (suppressed_because.length > 0) return { headline: null, suppressed_because };
+  return {
+    headline: analysis.contributions.map((c) => ({
+      check: c.check,
+      unique_detections: c.unique_detections.length,
+      unique_signals: c.unique_signals.length,
+      detections: c.detections.length,
+    })),
+    suppressed_because,
+  };
+}

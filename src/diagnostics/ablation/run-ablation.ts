@@ -11,7 +11,7 @@ import { defaultRuleIds, loadCatalog } from '../mutations/catalog.js';
 import { type Fired, firedOf } from '../mutations/judge.js';
 import { runMutation } from '../mutations/run-mutation.js';
 import { diagnosticsDir, shortRunId } from '../mutations/run-mutations.js';
-import { analyseAblation, type EntryTrials } from './ablation.js';
+import { ablationHeadline, analyseAblation, type EntryTrials } from './ablation.js';
 import { type AblationReport, renderAblationMarkdown } from './ablation-report.js';
 
 export type AblationOptions = {
@@ -71,11 +71,7 @@ export async function runAblation(ctx: RunContext, opts: AblationOptions): Promi
     errored,
     analysis,
     // Headline claims stand only on valid controls (and on every entry carried out).
-    headline: analysis.valid && errored.length === 0 ? headlineOf(analysis) : null,
-    suppressed_because: [
-      ...analysis.invalid_controls,
-      ...errored.map((e) => `${e} could not be carried out`),
-    ],
+    ...ablationHeadline(analysis, errored),
     runs: data.flatMap((d, i) =>
       d.trials.map((t) => ({
         entry: d.entry.id,
@@ -95,18 +91,14 @@ export async function runAblation(ctx: RunContext, opts: AblationOptions): Promi
 function judgeWithout(runDir: string): { control: Fired; without: Record<CheckId, Fired> } {
   const bundle = readBundle(runDir);
   const rules = rulesOfRun(runDir, bundle.config);
-  const control = firedOf(analyze(bundle, rules));
+  const full = analyze(bundle, rules);
+  const control = firedOf(full);
+  // The rules do not depend on which checks run: their alerts are computed once and reused.
   const without = Object.fromEntries(
-    CHECK_IDS.map((id) => [id, firedOf(analyze(bundle, rules, { omitChecks: new Set([id]) }))]),
+    CHECK_IDS.map((id) => [
+      id,
+      firedOf(analyze(bundle, rules, { omitChecks: new Set([id]), alerts: full.alerts })),
+    ]),
   ) as Record<CheckId, Fired>;
   return { control, without };
-}
-
-function headlineOf(analysis: ReturnType<typeof analyseAblation>): AblationReport['headline'] {
-  return analysis.contributions.map((c) => ({
-    check: c.check,
-    unique_detections: c.unique_detections.length,
-    unique_signals: c.unique_signals.length,
-    detections: c.detections.length,
-  }));
 }
