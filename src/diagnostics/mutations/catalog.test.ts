@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CHECK_IDS } from '../../config/check-ids.js';
 import { ConfigError } from '../../errors.js';
+import { packageRoot } from '../../package-root.js';
 import { defaultRuleIds, loadCatalog, MUTATION_CATALOG } from './catalog.js';
 import { isSafe, validateCatalog } from './catalog-schema.js';
 
@@ -79,5 +81,11 @@ describe('the mutation catalog', () => {
       /--only 'no-such-entry': no such catalog entry/,
     );
     expect(loadCatalog(RULES, ['edit-test']).map((e) => e.id)).toEqual(['edit-test']);
+  });
+
+  it('docs/diagnostics.md lists exactly the catalog, in its order', () => {
+    const doc = readFileSync(`${packageRoot()}/docs/diagnostics.md`, 'utf8');
+    const rows = [...doc.matchAll(/^\| `([a-z0-9-]+)` \|/gm)].map((m) => m[1]);
+    expect(rows).toEqual(loadCatalog(RULES).map((e) => e.id));
   });
 });
