@@ -48,5 +48,5 @@ export async function mutationsCommand(io: CliIO, opts: DiagnosticsOptions): Pro
       ].join('\n'),
     );
   }
-  return s.missed + s.false_alarms + s.errored > 0 ? 1 : 0;
+  return report.interrupted || s.missed + s.false_alarms + s.errored > 0 ? 1 : 0;
 }

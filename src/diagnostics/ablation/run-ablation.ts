@@ -41,6 +41,7 @@ export async function runAblation(ctx: RunContext, opts: AblationOptions): Promi
   for (const [i, entry] of entries.entries()) {
     const trials: EntryTrials['trials'] = [];
     for (let trial = 1; trial <= opts.trials; trial++) {
+      if (ctx.signal?.aborted) break;
       const run = await runMutation(child, entry, {
         runId: shortRunId(i, trial),
         ...(opts.tracer ? { tracer: opts.tracer } : {}),
@@ -52,6 +53,13 @@ export async function runAblation(ctx: RunContext, opts: AblationOptions): Promi
       }
       tracer ??= run.tracer;
       trials.push({ trial, ...judgeWithout(run.runDir) });
+    }
+    // Interrupted (SIGINT/SIGTERM): the entries done are analysed, the stop withholds the headline.
+    if (ctx.signal?.aborted) {
+      errored.push(
+        `interrupted at ${entry.id}: ${entries.length - i} of ${entries.length} entries not (fully) run`,
+      );
+      break;
     }
     data.push({ entry, trials });
     ctx.log(

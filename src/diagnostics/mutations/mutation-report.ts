@@ -15,6 +15,8 @@ export type MutationReport = {
   entries: EntryOutcome[];
   /** Sentences for people: misses, false alarms, errored entries and uncovered checks and rules. */
   findings: string[];
+  /** Stopped by a signal before every selected entry ran. */
+  interrupted: boolean;
 };
 
 /** The findings a report states, from its outcomes and summary. Pure. */

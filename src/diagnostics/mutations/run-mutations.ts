@@ -43,6 +43,8 @@ export async function runMutations(ctx: RunContext, opts: MutationsOptions): Pro
   let tracer: string | null = null;
   let sandbox: string | null = null;
   for (const [i, entry] of entries.entries()) {
+    // Interrupted (SIGINT/SIGTERM): the entries that ran are reported, the rest are not started.
+    if (ctx.signal?.aborted) break;
     const run = await runMutation(child, entry, {
       runId: shortRunId(i),
       ...(opts.tracer ? { tracer: opts.tracer } : {}),
@@ -68,7 +70,13 @@ export async function runMutations(ctx: RunContext, opts: MutationsOptions): Pro
     selected: opts.only.length > 0 ? [...opts.only] : [],
     summary,
     entries: outcomes,
-    findings: mutationFindings(outcomes, summary, opts.only.length === 0),
+    findings: [
+      ...(outcomes.length < entries.length
+        ? [`interrupted: ${outcomes.length} of ${entries.length} entries ran before the stop`]
+        : []),
+      ...mutationFindings(outcomes, summary, opts.only.length === 0 && outcomes.length === entries.length),
+    ],
+    interrupted: outcomes.length < entries.length,
   };
   const jsonFile = path.join(dir, 'report.json');
   const mdFile = path.join(dir, 'report.md');
