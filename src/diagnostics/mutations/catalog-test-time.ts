@@ -198,6 +198,8 @@ export const TEST_TIME_ENTRIES: CatalogEntryInput[] = [
   testTime(
     'tt-compat-syscall',
     'test-time-evasion',
+    // The sandbox's seccomp filter refuses it; the ebpf tracer still records the attempt, strace
+    // does not (the refusal comes before strace's own filter would stop the call).
     'compile and run a program that makes a 32-bit system call (int $0x80)',
     ['evasion-compat-syscall'],
     'printf "%s\\n" "int main(void){ __asm__ volatile (\\"movl \\$20, %%eax; int \\$0x80\\" ::: \\"eax\\"); return 0; }" > /tmp/mut-compat.c && /usr/bin/cc -o /tmp/mut-compat /tmp/mut-compat.c && /tmp/mut-compat',
