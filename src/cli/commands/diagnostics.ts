@@ -1,6 +1,7 @@
 import type { CAC } from 'cac';
 import { ConfigError } from '../../errors.js';
 import { SANDBOX_KINDS, type SandboxKind, TRACER_CHOICES, type TracerRequest } from '../../evidence/kinds.js';
+import type { RunContext } from '../../pipeline/context.js';
 import { beginRunSession } from '../../pipeline/run-session.js';
 import type { CliIO, GlobalOptions } from '../io.js';
 import { outputDir, runContext } from '../io.js';
@@ -87,17 +88,16 @@ export function onlyIds(only: DiagnosticsOptions['only']): string[] {
 }
 
 /** The shared setup of a diagnostic that runs the pipeline: flags checked, output folder, session. */
-export async function diagnosticSession(io: CliIO, opts: DiagnosticsOptions) {
+export async function diagnosticSession(
+  io: CliIO,
+  opts: DiagnosticsOptions,
+): Promise<{ session: RunContext; tracer: TracerRequest | undefined; sandbox: SandboxKind | undefined }> {
   const tracer = oneOf('--tracer', opts.tracer, TRACER_CHOICES);
   const sandbox = oneOf('--sandbox', opts.sandbox, SANDBOX_KINDS);
   checkOutputDir(outputDir(opts), opts.outputDir !== undefined);
   const ctx = runContext(io, { ...opts, quiet: opts.quiet || opts.json === true });
   const session = await beginRunSession(ctx, io.err);
-  return { session, tracer, sandbox } as {
-    session: typeof session;
-    tracer: TracerRequest | undefined;
-    sandbox: SandboxKind | undefined;
-  };
+  return { session, tracer, sandbox };
 }
 
 function oneOf<T extends string>(flag: string, value: unknown, allowed: readonly T[]): T | undefined {
