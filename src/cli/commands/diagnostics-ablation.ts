@@ -17,12 +17,11 @@ export async function ablationCommand(io: CliIO, opts: DiagnosticsOptions): Prom
       `--trials '${String(opts.trials)}' is not a whole number from 1 to 20. Fix: e.g. --trials 3.`,
     );
   loadCatalog(defaultRuleIds(), only);
-  const { session, tracer, sandbox } = await diagnosticSession(io, opts);
+  const { session, tracer } = await diagnosticSession(io, opts);
   const result = await runAblation(session, {
     only,
     trials,
     ...(tracer ? { tracer } : {}),
-    ...(sandbox ? { sandbox } : {}),
   });
   const { report } = result;
   const a = report.analysis;

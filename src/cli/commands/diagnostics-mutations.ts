@@ -29,11 +29,10 @@ export async function mutationsCommand(io: CliIO, opts: DiagnosticsOptions): Pro
       );
     return 0;
   }
-  const { session, tracer, sandbox } = await diagnosticSession(io, opts);
+  const { session, tracer } = await diagnosticSession(io, opts);
   const result = await runMutations(session, {
     only,
     ...(tracer ? { tracer } : {}),
-    ...(sandbox ? { sandbox } : {}),
   });
   const { report } = result;
   const s = report.summary;

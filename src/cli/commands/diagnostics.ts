@@ -1,6 +1,6 @@
 import type { CAC } from 'cac';
 import { ConfigError } from '../../errors.js';
-import { SANDBOX_KINDS, type SandboxKind, TRACER_CHOICES, type TracerRequest } from '../../evidence/kinds.js';
+import { TRACER_CHOICES, type TracerRequest } from '../../evidence/kinds.js';
 import type { RunContext } from '../../pipeline/context.js';
 import { beginRunSession } from '../../pipeline/run-session.js';
 import type { CliIO, GlobalOptions } from '../io.js';
@@ -15,7 +15,6 @@ export type DiagnosticsOptions = GlobalOptions & {
   json?: boolean;
   list?: boolean;
   tracer?: string;
-  sandbox?: string;
   [option: string]: unknown;
 };
 
@@ -55,8 +54,8 @@ export function registerDiagnostics(cli: CAC, io: CliIO, start: (p: () => Promis
     )
     .option('--only <id>', 'catalog entry ids to run (repeat the flag or separate with commas; default: all)')
     .option('--json', 'print the report as JSON')
-    .option('--tracer <kind>', `${TRACER_CHOICES.join(', ')} (default: auto, as a run)`)
-    .option('--sandbox <kind>', `${SANDBOX_KINDS.join(', ')} (default: as a run)`);
+    .option('--tracer <kind>', `${TRACER_CHOICES.join(', ')} (default: auto, as a run)`);
+
   const declared = new Set<string>();
   for (const action of Object.values(ACTIONS)) {
     for (const [flag, description] of action.options) {
@@ -91,13 +90,12 @@ export function onlyIds(only: DiagnosticsOptions['only']): string[] {
 export async function diagnosticSession(
   io: CliIO,
   opts: DiagnosticsOptions,
-): Promise<{ session: RunContext; tracer: TracerRequest | undefined; sandbox: SandboxKind | undefined }> {
+): Promise<{ session: RunContext; tracer: TracerRequest | undefined }> {
   const tracer = oneOf('--tracer', opts.tracer, TRACER_CHOICES);
-  const sandbox = oneOf('--sandbox', opts.sandbox, SANDBOX_KINDS);
   checkOutputDir(outputDir(opts), opts.outputDir !== undefined);
   const ctx = runContext(io, { ...opts, quiet: opts.quiet || opts.json === true });
   const session = await beginRunSession(ctx, io.err);
-  return { session, tracer, sandbox };
+  return { session, tracer };
 }
 
 function oneOf<T extends string>(flag: string, value: unknown, allowed: readonly T[]): T | undefined {

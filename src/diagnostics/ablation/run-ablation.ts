@@ -2,7 +2,7 @@ import path from 'node:path';
 import { analyze } from '../../analysis/analyze.js';
 import { CHECK_IDS, type CheckId } from '../../config/check-ids.js';
 import { readBundle } from '../../evidence/bundle.js';
-import type { SandboxKind, TracerRequest } from '../../evidence/kinds.js';
+import type { TracerRequest } from '../../evidence/kinds.js';
 import { writeJson, writeText } from '../../evidence/write.js';
 import type { RunContext } from '../../pipeline/context.js';
 import { rulesOfRun } from '../../pipeline/rules.js';
@@ -18,7 +18,6 @@ export type AblationOptions = {
   only: readonly string[];
   trials: number;
   tracer?: TracerRequest;
-  sandbox?: SandboxKind;
 };
 
 export type AblationResult = { report: AblationReport; dir: string; jsonFile: string; mdFile: string };
@@ -45,7 +44,6 @@ export async function runAblation(ctx: RunContext, opts: AblationOptions): Promi
       const run = await runMutation(child, entry, {
         runId: shortRunId(i, trial),
         ...(opts.tracer ? { tracer: opts.tracer } : {}),
-        ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
       });
       if (run.status === 'errored') {
         errored.push(`${entry.id} (trial ${trial}): ${run.error}`);

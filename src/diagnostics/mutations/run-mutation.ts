@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { AnalysisResult } from '../../analysis/types.js';
 import { readConfigYaml, resolveConfigObject } from '../../config/load.js';
 import { ConfigError } from '../../errors.js';
-import type { SandboxKind, TracerRequest } from '../../evidence/kinds.js';
+import type { TracerRequest } from '../../evidence/kinds.js';
 import { packageRoot } from '../../package-root.js';
 import type { RunContext } from '../../pipeline/context.js';
 import { runTask } from '../../pipeline/run-task.js';
@@ -19,7 +19,7 @@ export type MutationRun =
   | { status: 'ran'; runDir: string; analysis: AnalysisResult; tracer: string; sandbox: string }
   | { status: 'errored'; error: string };
 
-export type MutationRunOptions = { runId: string; tracer?: TracerRequest; sandbox?: SandboxKind };
+export type MutationRunOptions = { runId: string; tracer?: TracerRequest };
 
 /** The shipped benchmark folder a catalog fixture names. */
 export function fixtureDir(fixture: string): string {
@@ -63,7 +63,9 @@ export async function runMutation(
         runId: opts.runId,
         guard: 'off',
         ...(opts.tracer ? { tracer: opts.tracer } : {}),
-        ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
+        // Always bwrap: test-time scripts try to write /opt and /var/log, mount and add users,
+        // which only its read-only root and namespaces keep off the host.
+        sandbox: 'bwrap',
         mutateWorkspace: (repoDir) => applyWorkspaceActions(repoDir, workspaceActions, cfg.solution),
       });
       const { tracer, sandbox } = result.report.observation;

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { SandboxKind, TracerRequest } from '../../evidence/kinds.js';
+import type { TracerRequest } from '../../evidence/kinds.js';
 import { writeJson, writeText } from '../../evidence/write.js';
 import type { RunContext } from '../../pipeline/context.js';
 import { newRunId } from '../../pipeline/run-id.js';
@@ -8,7 +8,7 @@ import { type EntryOutcome, erroredEntry, firedOf, judgeEntry, summarise } from 
 import { type MutationReport, mutationFindings, renderMutationMarkdown } from './mutation-report.js';
 import { runMutation } from './run-mutation.js';
 
-export type MutationsOptions = { only: readonly string[]; tracer?: TracerRequest; sandbox?: SandboxKind };
+export type MutationsOptions = { only: readonly string[]; tracer?: TracerRequest };
 
 export type MutationsResult = { report: MutationReport; dir: string; jsonFile: string; mdFile: string };
 
@@ -48,7 +48,6 @@ export async function runMutations(ctx: RunContext, opts: MutationsOptions): Pro
     const run = await runMutation(child, entry, {
       runId: shortRunId(i),
       ...(opts.tracer ? { tracer: opts.tracer } : {}),
-      ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
     });
     let outcome: EntryOutcome;
     if (run.status === 'ran') {
