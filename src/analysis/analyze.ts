@@ -7,13 +7,33 @@ import type { Alert, RuleSet } from './rules/types.js';
 import { type ScoredFinding, SEVERITY_POINTS, scoreChecks } from './score.js';
 import type { AnalysisResult, CheckResult } from './types.js';
 
+/** How to analyse beyond the evidence and the rules. */
+export type AnalyzeOptions = {
+  /**
+   * Checks not executed at all: absent from the result and from the score, which is taken over the
+   * checks that did run (policy ablation asks what each check adds by leaving exactly one out).
+   */
+  omitChecks?: ReadonlySet<CheckId>;
+  /**
+   * The rules' alerts over this same bundle, already computed: they do not depend on which checks
+   * run, so a caller analysing one bundle several ways (ablation) evaluates the rules once.
+   */
+  alerts?: readonly Alert[];
+};
+
 /**
- * Every check in CHECK_IDS order with its effective severity, the security rules' alerts when a
- * rule set is given, then the score over both (each alerting rule counts once). Pure.
+ * Every check in CHECK_IDS order (less any omitted) with its effective severity, the security
+ * rules' alerts when a rule set is given, then the score over both (each alerting rule counts
+ * once). Pure.
  */
-export function analyze(bundle: EvidenceBundle, rules?: RuleSet): AnalysisResult {
-  const checks = CHECK_IDS.map((id) => runCheck(id, bundle));
-  const alerts = rules ? securityAlerts(bundle, rules) : [];
+export function analyze(
+  bundle: EvidenceBundle,
+  rules?: RuleSet,
+  options: AnalyzeOptions = {},
+): AnalysisResult {
+  const omit = options.omitChecks;
+  const checks = CHECK_IDS.filter((id) => !omit?.has(id)).map((id) => runCheck(id, bundle));
+  const alerts = options.alerts ? [...options.alerts] : rules ? securityAlerts(bundle, rules) : [];
   const byRule = new Map<string, ScoredFinding>();
   for (const a of alerts) {
     const seen = byRule.get(a.rule);

@@ -19,6 +19,7 @@ import { ciCommand, registerCi } from './commands/ci.js';
 import { registerCollector } from './commands/collector.js';
 import { compareCommand } from './commands/compare.js';
 import { demoCommand } from './commands/demo.js';
+import { registerDiagnostics } from './commands/diagnostics.js';
 import { doctorCommand } from './commands/doctor.js';
 import { registerInit } from './commands/init.js';
 import { registerRegistry } from './commands/registry.js';
@@ -173,6 +174,7 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
   registerBatchCommands(cli, io, start);
   registerInit(cli, io, start);
   registerCollector(cli, io, start);
+  registerDiagnostics(cli, io, start);
 
   cli
     .command(

@@ -27,6 +27,12 @@ export type RunOptions = {
   guard?: GuardMode;
   /** Set when the run is one attempt of a batch: recorded in evidence/run.json. */
   batch?: { id: string; attempt: number };
+  /**
+   * Diagnostics without an agent (`diagnostics mutations`): a change the harness itself makes to
+   * the prepared workspace after the baseline commit and before the observation window opens. No
+   * process makes it and no tracer sees it: it reaches the verdict through the diff and the tests.
+   */
+  mutateWorkspace?: (repoDir: string) => void;
 };
 
 /**

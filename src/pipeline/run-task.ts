@@ -73,7 +73,7 @@ export async function runTask(ctx: RunContext, config: ResolvedConfig, opts: Run
   const untrack = trackDisposer(disposer);
   noteRun(planned.runId);
   try {
-    return await collectAndAnalyse(ctx, planned, controller.signal, disposer, opts.batch);
+    return await collectAndAnalyse(ctx, planned, controller.signal, disposer, opts);
   } finally {
     runLimit?.clear();
     ctx.signal?.removeEventListener('abort', onOuterStop);
@@ -87,8 +87,9 @@ async function collectAndAnalyse(
   planned: RunPlan,
   signal: AbortSignal,
   disposer: Disposer,
-  batch?: RunOptions['batch'],
+  opts: RunOptions,
 ): Promise<RunResult> {
+  const { batch, mutateWorkspace } = opts;
   const { cfg, started, runId, runDir, repoDir, hostHome, agentHome, taskFile } = planned;
   const { sandboxChoice, trajectory, rules, guardMode, agent: plan } = planned;
   // Until the agent starts, a failure is a setup failure and the folder holds nothing of value.
@@ -127,6 +128,10 @@ async function collectAndAnalyse(
     const { harness_git_dir, baseline_ignored, ...workspaceEvidence } = workspace;
     writeJson(runPath(runDir, 'workspace'), { ...workspaceEvidence, baseline_ignored });
     timeline.add('prepare', 'baseline', workspace.baseline_sha);
+    if (mutateWorkspace) {
+      mutateWorkspace(repoDir);
+      timeline.add('prepare', 'mutation', 'a planted change, made by the harness after the baseline');
+    }
     ctx.log(`run ${runId}: ${cfg.name} with agent ${plan.name}`);
     throwIfStopped(signal);
 
