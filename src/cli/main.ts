@@ -13,6 +13,7 @@ import { agentguardVersion } from '../version.js';
 import { agentsInstall, agentsList, agentsVerify } from './commands/agents.js';
 import { analyzeCommand } from './commands/analyze.js';
 import { registerBatchCommands } from './commands/batch-commands.js';
+import { registerBenchmarks } from './commands/benchmarks-fuzz.js';
 import { checksCommand } from './commands/checks.js';
 import { ciCommand, registerCi } from './commands/ci.js';
 import { registerCollector } from './commands/collector.js';
@@ -168,6 +169,7 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
   registerBatchCommands(cli, io, start);
   registerInit(cli, io, start);
   registerCollector(cli, io, start);
+  registerBenchmarks(cli, io, start);
 
   cli
     .command(
