@@ -21,6 +21,7 @@ import { compareCommand } from './commands/compare.js';
 import { demoCommand } from './commands/demo.js';
 import { doctorCommand } from './commands/doctor.js';
 import { registerInit } from './commands/init.js';
+import { registerMatrixStress } from './commands/matrix-stress.js';
 import { reportsBatches, reportsExport, reportsList, reportsShow } from './commands/reports.js';
 import { reportsIncidents, reportsTrends } from './commands/reports-aggregates.js';
 import { reportsSite } from './commands/reports-site.js';
@@ -170,6 +171,7 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
   registerInit(cli, io, start);
   registerCollector(cli, io, start);
   registerBenchmarks(cli, io, start);
+  registerMatrixStress(cli, io, start);
 
   cli
     .command(
