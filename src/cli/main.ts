@@ -13,6 +13,7 @@ import { agentguardVersion } from '../version.js';
 import { agentsInstall, agentsList, agentsVerify } from './commands/agents.js';
 import { analyzeCommand } from './commands/analyze.js';
 import { registerBatchCommands } from './commands/batch-commands.js';
+import { registerBenchmarkOverhead } from './commands/benchmark-overhead.js';
 import { registerBenchmarks } from './commands/benchmarks-fuzz.js';
 import { checksCommand } from './commands/checks.js';
 import { ciCommand, registerCi } from './commands/ci.js';
@@ -172,6 +173,7 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
   registerCollector(cli, io, start);
   registerBenchmarks(cli, io, start);
   registerMatrixStress(cli, io, start);
+  registerBenchmarkOverhead(cli, io, start);
 
   cli
     .command(
