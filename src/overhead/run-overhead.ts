@@ -6,7 +6,7 @@ import { writeJson, writeText } from '../evidence/write.js';
 import type { RunContext } from '../pipeline/context.js';
 import { newRunId } from '../pipeline/run-id.js';
 import { measureRun, type OverheadSample } from './measure-run.js';
-import { type ModeAvailability, modeAvailability, OVERHEAD_MODES, type OverheadMode } from './modes.js';
+import { type ModeAvailability, modeAvailability, type OverheadMode } from './modes.js';
 import {
   type OverheadReport,
   renderOverheadMarkdown,

@@ -22,9 +22,12 @@ describe('agentguard benchmarks fuzz', () => {
   }, 120_000);
 
   it('exits 0 when every variant agrees (a dimension without known limitations)', async () => {
-    const r = await execCli(['benchmarks', 'fuzz', '--seed', '3', '--count', '8', '--dimensions', 'scope,traversal'], {
-      cwd: work,
-    });
+    const r = await execCli(
+      ['benchmarks', 'fuzz', '--seed', '3', '--count', '8', '--dimensions', 'scope,traversal'],
+      {
+        cwd: work,
+      },
+    );
     expect(r.stdout).toContain('8 variants, 8 as expected, 0 finding(s)');
     expect(r.code).toBe(0);
   }, 120_000);
