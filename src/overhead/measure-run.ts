@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { AgentName } from '../agents/index.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
@@ -6,6 +5,7 @@ import { readBundle } from '../evidence/bundle.js';
 import type { RunContext } from '../pipeline/context.js';
 import { runTask } from '../pipeline/run-task.js';
 import { MODE_TRACER, type OverheadMode, withEngine } from './modes.js';
+import { collectorDaemonCpu, daemonShare, waitedChildrenCpuMs } from './process-cpu.js';
 
 /** One observed (or unobserved) run of the task. */
 export type OverheadSample =
@@ -29,22 +29,14 @@ export type OverheadSample =
       child_cpu_ms: number;
       /** The harness's own CPU (reading and joining trace records included). */
       harness_cpu_ms: number;
+      /** The collector daemon's CPU during the run (collector mode only; it serves every run on the host). */
+      daemon_cpu_ms: number;
       /** Events the run recorded: the agent's and the tests' syscalls. */
       events: number;
       /** What observed the run, from its observation.json. */
       observed_by: string;
     }
   | { mode: OverheadMode; trial: number; status: 'failed'; error: string };
-
-/** USER_HZ: the unit of /proc/<pid>/stat times, 100 on every Linux architecture agentguard runs on. */
-const USER_HZ = 100;
-
-function childCpuMs(): number {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  // Fields after the command name (which may hold spaces) start at state; cutime, cstime are fields 16, 17.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[13]) + Number(fields[14])) * 1000) / USER_HZ;
-}
 
 /** One run of the task through the normal pipeline, observed the mode's way, and what it cost. */
 export async function measureRun(
@@ -55,14 +47,17 @@ export async function measureRun(
   trial: number,
 ): Promise<OverheadSample> {
   const { tracer, engine } = MODE_TRACER[mode];
+  const daemon0 = await collectorDaemonCpu();
   const cpu0 = process.cpuUsage();
-  const child0 = childCpuMs();
+  const child0 = waitedChildrenCpuMs();
   const t0 = performance.now();
   try {
     const result = await withEngine(engine, () => runTask(ctx, cfg, { agent, tracer }));
     const wall = performance.now() - t0;
     const harness = process.cpuUsage(cpu0);
-    const child = childCpuMs() - child0;
+    const childAll = waitedChildrenCpuMs() - child0;
+    const { daemonMs, reapedMs } = daemonShare(daemon0, await collectorDaemonCpu());
+    const child = Math.max(0, childAll - reapedMs);
     const bundle = readBundle(result.runDir);
     const agentCmd = bundle.commands.find((c) => c.role === 'agent');
     const t = bundle.observation.tracer;
@@ -79,6 +74,7 @@ export async function measureRun(
       tests_ms: Math.round(bundle.tests.duration_ms),
       child_cpu_ms: Math.round(child),
       harness_cpu_ms: Math.round((harness.user + harness.system) / 1000),
+      daemon_cpu_ms: mode === 'collector' ? Math.round(daemonMs) : 0,
       events: bundle.syscalls.length + bundle.test_syscalls.length,
       observed_by: fellBack ? `${observedBy} (instead of ${fellBack.wanted})` : observedBy,
     };

@@ -31,7 +31,7 @@ export const OVERHEAD_NOTES = [
   'Every run is a normal run through the run pipeline (sandbox, agent, tests, checks, reports, history); its folder is under runs/ and it is in history.db like any run (run ids in samples).',
   'off is tracer: off: the run is not observed, and its report says so.',
   'One unobserved warm-up run precedes the trials and is not counted.',
-  'Wall time is of the whole run; CPU is of the processes the harness waited for (agent, tests, git, sandbox, strace or bpftrace) plus the harness itself. The collector daemon\u2019s own CPU is not included; its in-kernel programs are, as system time of the traced processes.',
+  'Wall time is of the whole run; CPU is of the processes the harness waited for (agent, tests, git, sandbox, strace or bpftrace), the harness itself, and in collector mode the collector daemon during the run (it serves every run on the host). Its BPF programs run as system time of the traced processes.',
   'Paired overhead compares each trial with the unobserved run of the same trial; on a shared host its spread is the noise to read the median against.',
   'The figures describe this task on this host; a syscall-heavier agent pays more under strace, whose cost grows with each traced call.',
 ];

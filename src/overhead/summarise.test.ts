@@ -14,6 +14,7 @@ function ok(mode: OverheadSample['mode'], trial: number, wall: number, events: n
     tests_ms: 100,
     child_cpu_ms: wall / 10,
     harness_cpu_ms: 50,
+    daemon_cpu_ms: 0,
     events,
     observed_by: mode,
   };

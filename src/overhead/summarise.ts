@@ -18,6 +18,7 @@ export type ModeSummary = {
   tests_ms: Figure | null;
   child_cpu_ms: Figure | null;
   harness_cpu_ms: Figure | null;
+  daemon_cpu_ms: Figure | null;
   events: Figure | null;
   /** Median wall time against the unobserved runs' median, in percent. */
   wall_overhead_pct: number | null;
@@ -62,7 +63,7 @@ export function summariseModes(
   samples: readonly OverheadSample[],
 ): ModeSummary[] {
   const ok = samples.filter((s): s is Ok => s.status === 'ok');
-  const cpu = (s: Ok) => s.child_cpu_ms + s.harness_cpu_ms;
+  const cpu = (s: Ok) => s.child_cpu_ms + s.harness_cpu_ms + s.daemon_cpu_ms;
   const offWall = ok.filter((s) => s.mode === 'off').map((s) => s.wall_ms);
   const offCpu = ok.filter((s) => s.mode === 'off').map(cpu);
   return modes.map((mode) => {
@@ -80,6 +81,7 @@ export function summariseModes(
       tests_ms: figure(mine.map((s) => s.tests_ms)),
       child_cpu_ms: figure(mine.map((s) => s.child_cpu_ms)),
       harness_cpu_ms: figure(mine.map((s) => s.harness_cpu_ms)),
+      daemon_cpu_ms: figure(mine.map((s) => s.daemon_cpu_ms)),
       events: figure(mine.map((s) => s.events)),
       wall_overhead_pct: base ? overheadPct(median(mine.map((s) => s.wall_ms)), median(offWall)) : null,
       wall_overhead_paired_pct: pw.length ? { median: round(median(pw), 1), spread: spread(pw, 1) } : null,
@@ -99,12 +101,14 @@ export function renderOverheadTable(r: OverheadReport): string {
   const pct = (x: number | null) => (x === null ? '—' : `${x > 0 ? '+' : ''}${x}%`);
   const pp = (x: { median: number; spread: string } | null) => (x ? `${pct(x.median)} [${x.spread}]` : '—');
   const lines = [
-    '| mode | observed by | runs | wall ms | agent ms | tests ms | CPU ms (children + harness) | events | wall overhead (paired median [min..max]) | CPU overhead (paired) |',
+    '| mode | observed by | runs | wall ms | agent ms | tests ms | CPU ms (children + harness + collector) | events | wall overhead (paired median [min..max]) | CPU overhead (paired) |',
     '| --- | --- | ---: | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const m of r.modes) {
     const cpu =
-      m.child_cpu_ms && m.harness_cpu_ms ? `${m.child_cpu_ms.median} + ${m.harness_cpu_ms.median}` : '—';
+      m.child_cpu_ms && m.harness_cpu_ms && m.daemon_cpu_ms
+        ? `${m.child_cpu_ms.median} + ${m.harness_cpu_ms.median} + ${m.daemon_cpu_ms.median}`
+        : '—';
     lines.push(
       `| ${m.mode} | ${m.observed_by.join(', ') || '—'} | ${m.runs}${m.failed ? ` (+${m.failed} failed)` : ''} | ${f(m.wall_ms)} | ${f(m.agent_ms)} | ${f(m.tests_ms)} | ${cpu} | ${f(m.events)} | ${pp(m.wall_overhead_paired_pct)} | ${pp(m.cpu_overhead_paired_pct)} |`,
     );
