@@ -5,7 +5,7 @@ import { readBundle } from '../evidence/bundle.js';
 import type { RunContext } from '../pipeline/context.js';
 import { runTask } from '../pipeline/run-task.js';
 import { MODE_TRACER, type OverheadMode, withEngine } from './modes.js';
-import { collectorDaemonCpu, daemonShare, waitedChildrenCpuMs } from './process-cpu.js';
+import { collectorDaemonCpu, daemonShare, settleChildren, waitedChildrenCpuMs } from './process-cpu.js';
 
 /** One observed (or unobserved) run of the task. */
 export type OverheadSample =
@@ -35,6 +35,7 @@ export type OverheadSample =
       events: number;
       /** What observed the run, from its observation.json. */
       observed_by: string;
+      note?: string;
     }
   | { mode: OverheadMode; trial: number; status: 'failed'; error: string };
 
@@ -55,8 +56,10 @@ export async function measureRun(
     const result = await withEngine(engine, () => runTask(ctx, cfg, { agent, tracer }));
     const wall = performance.now() - t0;
     const harness = process.cpuUsage(cpu0);
+    const daemon1 = await collectorDaemonCpu();
+    const settled = await settleChildren(new Set(daemon1 ? [daemon1.pid] : []));
     const childAll = waitedChildrenCpuMs() - child0;
-    const { daemonMs, reapedMs } = daemonShare(daemon0, await collectorDaemonCpu());
+    const { daemonMs, reapedMs } = daemonShare(daemon0, daemon1);
     const child = Math.max(0, childAll - reapedMs);
     const bundle = readBundle(result.runDir);
     const agentCmd = bundle.commands.find((c) => c.role === 'agent');
@@ -77,6 +80,9 @@ export async function measureRun(
       daemon_cpu_ms: mode === 'collector' ? Math.round(daemonMs) : 0,
       events: bundle.syscalls.length + bundle.test_syscalls.length,
       observed_by: fellBack ? `${observedBy} (instead of ${fellBack.wanted})` : observedBy,
+      ...(settled
+        ? {}
+        : { note: 'a child process outlived the run by over 60 s: its CPU may count in a later run' }),
     };
   } catch (err) {
     return { mode, trial, status: 'failed', error: errorMessage(err).split('\n')[0] ?? '' };

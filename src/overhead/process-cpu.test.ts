@@ -29,3 +29,19 @@ describe('waitedChildrenCpuMs', () => {
     expect(waitedChildrenCpuMs() - before).toBeGreaterThanOrEqual(250);
   });
 });
+
+describe('settleChildren', () => {
+  it('waits until a child that outlives its caller is reaped, then its CPU is counted', async () => {
+    const { spawn } = await import('node:child_process');
+    const { livingChildren, settleChildren } = await import('./process-cpu.js');
+    const before = waitedChildrenCpuMs();
+    const child = spawn(process.execPath, ['-e', 'while (process.cpuUsage().user < 300000) {}'], {
+      stdio: 'ignore',
+    });
+    child.unref();
+    expect(livingChildren(new Set())).toContain(child.pid);
+    expect(await settleChildren(new Set(), 30_000)).toBe(true);
+    expect(livingChildren(new Set())).not.toContain(child.pid);
+    expect(waitedChildrenCpuMs() - before).toBeGreaterThanOrEqual(250);
+  });
+});

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { collectorStatus } from '../observe/ebpf/collector/daemon.js';
 
 /** USER_HZ: the unit of /proc/<pid>/stat times, 100 on every Linux architecture agentguard runs on. */
@@ -50,4 +50,31 @@ export function daemonShare(
   // Gone during the run: if it was our child, its CPU (at least what we last saw) entered cutime.
   const reaped = before && (!after || after.pid !== before.pid) && before.ourChild ? before.ms : 0;
   return { daemonMs: started, reapedMs: reaped };
+}
+
+/** Pids of this process's children that have not been reaped yet (running or zombie). */
+export function livingChildren(exclude: ReadonlySet<number>): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const pid = Number(name);
+    if (exclude.has(pid)) continue;
+    const f = statFields(pid);
+    if (f && Number(f[1]) === process.pid) out.push(pid);
+  }
+  return out;
+}
+
+/**
+ * Wait until every child this process started is reaped (the collector daemon aside), so its CPU
+ * is in cutime before the run's figure is read. The pipeline does not wait for a killed bpftrace
+ * (the kernel takes seconds to free its probes); without this its CPU landed in a later run's.
+ */
+export async function settleChildren(exclude: ReadonlySet<number>, timeoutMs = 60_000): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (livingChildren(exclude).length > 0) {
+    if (Date.now() > until) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return true;
 }
