@@ -15,12 +15,17 @@ export type PathMatcher = (path: string) => string | null;
  * - a pattern also matches everything below a directory it names (`secrets` covers `secrets/a.txt`),
  *   so a forbidden or allowed folder does not need a trailing `/**`;
  * - dot files match (`dot: true`): `.env` and `.github/` are exactly what policies are about;
+ * - `nocase` is for names whose meaning does not depend on case (a credential file is one
+ *   whatever the case of its name); folders and files a policy places stay case-sensitive;
  * - any byte may be part of a name: picomatch's `*` compiles to `.`, which without the regex `s`
  *   flag stops at a newline, so `src/a\nb.ts` would fall outside `src/**` and dodge every policy.
  */
-export function compileGlobs(patterns: readonly string[]): PathMatcher {
+export function compileGlobs(patterns: readonly string[], options: { nocase?: boolean } = {}): PathMatcher {
   const compiled = patterns.map((pattern) => {
-    const tests = expandPattern(pattern).map((glob) => picomatch(glob, GLOB_OPTIONS));
+    const tests = expandPattern(pattern).map((glob) =>
+      // picomatch's `flags` replaces the `i` that `nocase` would add, so both are given here.
+      picomatch(glob, options.nocase ? { ...GLOB_OPTIONS, nocase: true, flags: 'si' } : GLOB_OPTIONS),
+    );
     return { pattern, test: (p: string) => tests.some((t) => t(p)) };
   });
   return (path) => {

@@ -118,11 +118,37 @@ export type Progress = (
   },
 ) => void;
 
+/** What one attempt produced: its row without the attempt's identity and timing. */
+export type AttemptOutcome = Pick<
+  Row,
+  | 'run_id'
+  | 'run_dir'
+  | 'result'
+  | 'score'
+  | 'tests_passed'
+  | 'failed_checks'
+  | 'alerts'
+  | 'benchmark_version'
+>;
+
+/**
+ * Does one attempt's work. Null: an interrupt cut it short (not checkpointed; resume runs it
+ * again). A throw is the attempt's setup ERROR row. The batch owns everything around it: limits,
+ * order, checkpoint, history, fail-fast, summaries.
+ */
+export type AttemptWorker = (attempt: Attempt, batchId: string) => Promise<AttemptOutcome | null>;
+
 export type BatchHooks = {
   /** An attempt started (the live count's `running` went up). */
   started?: (counts: BatchCounts) => void;
   /** Resume found these setup ERROR rows in the checkpoint and runs their attempts again. */
   retrying?: (rows: readonly Row[]) => void;
+  /**
+   * Replaces the run pipeline as the attempt's work (default: the attempt's agent on its task
+   * through runTask). `diagnostics matrix-stress` uses it to measure the scheduler, checkpoint,
+   * history and summaries alone.
+   */
+  worker?: AttemptWorker;
 };
 
 /**
@@ -178,6 +204,7 @@ export async function runBatch(
     ...(plan.options.tracer ? { tracer: plan.options.tracer } : {}),
     ...(plan.options.guard ? { guard: plan.options.guard } : {}),
   } as Partial<RunOptions>;
+  const work = hooks.worker ?? pipelineWorker(ctx, configOf, overrides);
 
   await mapSettled(
     todo,
@@ -188,7 +215,7 @@ export async function runBatch(
       hooks.started?.(counts());
       let row: Row | null;
       try {
-        row = await runAttempt(ctx, plan.batch_id, attempt, configOf, overrides, began);
+        row = await runAttempt(ctx, plan.batch_id, attempt, work, began);
       } finally {
         running--;
       }
@@ -223,21 +250,13 @@ export async function runBatch(
   );
 }
 
-async function runAttempt(
+/** The default work of an attempt: its agent on its task through the run pipeline. */
+function pipelineWorker(
   ctx: RunContext,
-  batchId: string,
-  attempt: Attempt,
   configOf: (p: string) => ResolvedConfig,
   overrides: Partial<RunOptions>,
-  began: number,
-): Promise<Row | null> {
-  const base = {
-    index: attempt.index,
-    agent: attempt.agent.name,
-    task: attempt.task,
-    trial: attempt.trial,
-  };
-  try {
+): AttemptWorker {
+  return async (attempt, batchId) => {
     const { cfg, opts } = attemptConfig(configOf(attempt.config_path), attempt.agent);
     const result = await runTask(ctx, cfg, {
       ...opts,
@@ -247,7 +266,6 @@ async function runAttempt(
     const report = result.report;
     if (report.result === 'ERROR' && ctx.signal?.aborted) return null;
     return {
-      ...base,
       run_id: report.run_id,
       run_dir: result.runDir,
       result: report.result,
@@ -266,8 +284,27 @@ async function runAttempt(
             },
           }
         : {}),
-      elapsed_ms: Date.now() - began,
     };
+  };
+}
+
+async function runAttempt(
+  ctx: RunContext,
+  batchId: string,
+  attempt: Attempt,
+  work: AttemptWorker,
+  began: number,
+): Promise<Row | null> {
+  const base = {
+    index: attempt.index,
+    agent: attempt.agent.name,
+    task: attempt.task,
+    trial: attempt.trial,
+  };
+  try {
+    const outcome = await work(attempt, batchId);
+    if (outcome === null) return null;
+    return { ...base, ...outcome, elapsed_ms: Date.now() - began };
   } catch (err) {
     if (ctx.signal?.aborted) return null;
     return {

@@ -212,7 +212,7 @@ function procStat(pid: number): { comm: string; fields: string[] } | null {
 }
 
 /** The rotation of modes for repetition `rep`, so no mode always runs first (or right after another). */
-export function rotation<M extends Mode>(modes: M[], rep: number): M[] {
+export function rotation<M>(modes: readonly M[], rep: number): M[] {
   const shift = rep % modes.length;
   return [...modes.slice(shift), ...modes.slice(0, shift)];
 }

@@ -14,6 +14,8 @@ import { agentsInstall, agentsList, agentsVerify } from './commands/agents.js';
 import { analyzeCommand } from './commands/analyze.js';
 import { registerAudit } from './commands/audit.js';
 import { registerBatchCommands } from './commands/batch-commands.js';
+import { registerBenchmarkOverhead } from './commands/benchmark-overhead.js';
+import { registerBenchmarks } from './commands/benchmarks-fuzz.js';
 import { checksCommand } from './commands/checks.js';
 import { ciCommand, registerCi } from './commands/ci.js';
 import { registerCollector } from './commands/collector.js';
@@ -175,6 +177,8 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
   registerInit(cli, io, start);
   registerCollector(cli, io, start);
   registerDiagnostics(cli, io, start);
+  registerBenchmarks(cli, io, start);
+  registerBenchmarkOverhead(cli, io, start);
 
   cli
     .command(

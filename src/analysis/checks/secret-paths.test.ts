@@ -48,6 +48,15 @@ describe('secret-paths', () => {
     expect(secretPaths.run(renamed)).toMatchObject({ passed: false, evidence: [{ path: 'id_rsa' }] });
   });
 
+  it('flags a secret file name in any case, and still leaves its templates alone', () => {
+    const flagged = ['.ENV', 'certs/SERVER.PEM', 'keys/ID_RSA', 'aws/Credentials'];
+    const templates = ['.ENV.EXAMPLE', 'deploy/Prod.Env.Template'];
+    const bundle = makeBundle({
+      diff: { files: [...flagged, ...templates].map((p) => diffFile(p, { status: 'added' })) },
+    });
+    expect(secretPaths.run(bundle).evidence.map((e) => e.path)).toEqual(flagged);
+  });
+
   it('uses the configured patterns instead of the defaults', () => {
     const bundle = makeBundle({
       config: { secret_paths: ['vault/**'] },

@@ -6,7 +6,9 @@ import { ignoredListNote, pathFindings } from './path-findings.js';
 
 /**
  * Deleting such a file exposes nothing, so deletions are left out; the old side of a rename is
- * kept because the secret now lives under another name.
+ * kept because the secret now lives under another name. Names match whatever their case: `.ENV`
+ * or `SERVER.PEM` holds the same credentials, and a case-insensitive checkout (macOS, Windows)
+ * loads it under the usual name (found by `benchmarks fuzz`, template secret-file-case).
  */
 export const secretPaths = defineCheck({
   id: 'secret-paths',
@@ -20,7 +22,11 @@ export const secretPaths = defineCheck({
       return { passed: true, message: 'no secret_paths configured', evidence: [] };
     }
     const candidates = changedPaths(diff, { deleted: false, ignored: true });
-    const found = pathFindings(candidates, compileGlobs(config.secret_paths), 'secret_paths');
+    const found = pathFindings(
+      candidates,
+      compileGlobs(config.secret_paths, { nocase: true }),
+      'secret_paths',
+    );
     if (found.paths.length === 0) {
       return {
         passed: true,

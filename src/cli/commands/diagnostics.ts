@@ -8,6 +8,7 @@ import { outputDir, runContext } from '../io.js';
 import { checkOutputDir } from '../output-dir.js';
 import { ablationCommand } from './diagnostics-ablation.js';
 import { mutationsCommand } from './diagnostics-mutations.js';
+import { matrixStressCommand } from './matrix-stress.js';
 
 export type DiagnosticsOptions = GlobalOptions & {
   only?: string | string[];
@@ -41,6 +42,16 @@ const ACTIONS: Record<string, DiagnosticAction> = {
       "the mutation catalog's control trials re-judged with each check left out: what each check alone contributes",
     options: [['--trials <n>', 'ablation: control trials per catalog entry (default 1)']],
     run: ablationCommand,
+  },
+  'matrix-stress': {
+    summary:
+      'the batch layer under a synthetic sleep-and-arithmetic agent: throughput, memory, history rows, accounting, fail-fast',
+    options: [
+      ['--attempts <n>', 'matrix-stress: synthetic attempts, 1 to 100000 (default 200)'],
+      ['--workers <n>', 'matrix-stress: attempts at a time, 1 to 256 (default 4)'],
+      ['--fail-fast', 'matrix-stress: start no new attempt after the planted failure'],
+    ],
+    run: matrixStressCommand,
   },
 };
 
