@@ -20,6 +20,7 @@ import { compareCommand } from './commands/compare.js';
 import { demoCommand } from './commands/demo.js';
 import { doctorCommand } from './commands/doctor.js';
 import { registerInit } from './commands/init.js';
+import { registerPack } from './commands/pack.js';
 import { registerRegistry } from './commands/registry.js';
 import { reportsBatches, reportsExport, reportsList, reportsShow } from './commands/reports.js';
 import { reportsIncidents, reportsTrends } from './commands/reports-aggregates.js';
@@ -81,6 +82,7 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
 
   registerCi(cli, (opts) => start(() => ciCommand(io, opts)));
   registerRegistry(cli, io, start);
+  registerPack(cli, io, start);
 
   cli
     .command('doctor', 'show which sandboxes, tracers and network modes work here, and how to fix the rest')
