@@ -69,6 +69,7 @@ export function generateEd25519(
 
 export function generateHmacKey(dir: string, name: string): { file: string } {
   const file = path.join(dir, `${name}.hmac`);
+  if (existsSync(file)) throw new InputError(`${file} already exists. Fix: choose another --name or folder.`);
   writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
   return { file };
 }

@@ -396,3 +396,35 @@ describe('a pack index', () => {
     expect(snapshot(target)).toEqual(before);
   }, 60_000);
 });
+
+describe('usage and policy mistakes', () => {
+  it('each gets one sentence naming the file or option and the fix, exit 2', async () => {
+    const missing = await cli(['pack', 'verify', 'nope.zip']);
+    expect(missing.stderr).toMatch(/nope\.zip does not exist or is not a file\. Fix:/);
+    expect(missing.code).toBe(2);
+    const noOut = await cli(['pack', 'build']);
+    expect(noOut.stderr).toMatch(/'pack build' needs -o PACK\.zip/);
+    expect(noOut.code).toBe(2);
+    const noDir = await cli(['pack', 'build', '-o', 'no/such/dir/p.zip']);
+    expect(noDir.stderr).toMatch(/the folder .*no\/such\/dir does not exist/);
+    const noId = await cli(['pack', 'sign', good, '--key', 'k.hmac', '--hmac']);
+    expect(noId.stderr).toMatch(/needs --key-id ID/);
+    expect(noId.code).toBe(2);
+    const notKey = await cli(['pack', 'sign', good, '--key', good]);
+    expect(notKey.stderr).toMatch(/is not a PEM private key/);
+    expect(notKey.code).toBe(2);
+
+    const policy = path.join(work, 'bad-trust.yaml');
+    writeFileSync(policy, 'schema: 1\nrequired_signatures: 3\nkeys:\n  - hmac_key: keys/ci.hmac\n');
+    const noKeyId = await cli(['pack', 'verify', good, '--trust', policy]);
+    expect(noKeyId.stderr).toMatch(/bad-trust\.yaml: field 'keys\[0\]': an hmac_key needs an id/);
+    expect(noKeyId.code).toBe(2);
+    writeFileSync(
+      policy,
+      'schema: 1\nrequired_signatures: 3\nkeys:\n  - id: ci\n    hmac_key: missing.hmac\n',
+    );
+    const tooMany = await cli(['pack', 'verify', good, '--trust', policy]);
+    expect(tooMany.stderr).toMatch(/field 'keys\[0\]': .*missing\.hmac: cannot read the key file/);
+    expect(tooMany.code).toBe(2);
+  }, 60_000);
+});

@@ -136,6 +136,9 @@ function requireArchive(file: string): string {
 async function packBuild(io: CliIO, opts: PackOptions): Promise<number> {
   if (opts.out === undefined)
     throw new UsageError("'pack build' needs -o PACK.zip. Fix: add -o benchmarks.zip.");
+  const outDir = path.dirname(path.resolve(opts.out));
+  if (!existsSync(outDir) || !statSync(outDir).isDirectory())
+    throw new UsageError(`-o ${opts.out}: the folder ${outDir} does not exist. Fix: create it first.`);
   const registry = loadRegistry(registryFile(opts));
   const families = selectFamilies(registry, opts);
   if (families.length === 0) throw new UsageError('the filter selects no family. Fix: check --family.');
