@@ -1,4 +1,13 @@
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -7,6 +16,7 @@ import { packageRoot } from '../package-root.js';
 import { loadRegistry } from '../registry/registry-file.js';
 import { buildPack } from './build-pack.js';
 import { linkStaysInside } from './entry-names.js';
+import { importPack } from './import-pack.js';
 import { planPack } from './plan-pack.js';
 import { DEFAULT_LIMITS, scanZip } from './read-zip.js';
 import { verifyPack } from './verify-pack.js';
@@ -116,6 +126,30 @@ describe('limits', () => {
     const count = await scanZip(zip, { ...DEFAULT_LIMITS, maxEntries: 3 });
     expect(count.ok ? [] : count.problems.map((p) => p.reason).join()).toMatch(
       /entries, over the limit of 3/,
+    );
+  }, 60_000);
+});
+
+describe('a safe relative symlink', () => {
+  it('is packed as a link, verified, and imported as the same link', async () => {
+    const file = registryWith('safe-link', '');
+    symlinkSync('inventory/stock.py', path.join(path.dirname(file), 'tasks/py-inventory/repo/stock-link.py'));
+    const registry = loadRegistry(file);
+    const zip = path.join(work, 'safe-link.zip');
+    const built = await buildPack(registry, registry.families, zip, { name: 'p', version: '1.0.0' });
+    expect(built.manifest.files).toContainEqual(
+      expect.objectContaining({
+        path: 'repos/py-inventory/stock-link.py',
+        type: 'symlink',
+        target: 'inventory/stock.py',
+      }),
+    );
+    const into = path.join(work, 'safe-link-import');
+    const r = await importPack(zip, { into });
+    expect(r.verdict.ok).toBe(true);
+    expect(readlinkSync(path.join(into, 'repos/py-inventory/stock-link.py'))).toBe('inventory/stock.py');
+    expect(readFileSync(path.join(into, 'repos/py-inventory/stock-link.py'), 'utf8')).toContain(
+      'class Inventory',
     );
   }, 60_000);
 });
