@@ -88,8 +88,13 @@ export function checkAgainstManifest(entries: ZipEntry[], manifestBytes: Buffer 
   for (const name of listed.keys())
     if (!found.has(name))
       problems.push({ entry: name, reason: 'is in the manifest but missing from the archive' });
+  const folders = new Set<string>();
+  for (const name of listed.keys()) {
+    const parts = name.split('/');
+    for (let i = 1; i < parts.length; i++) folders.add(parts.slice(0, i).join('/'));
+  }
   for (const e of entries) {
-    if (e.type === 'dir' && ![...listed.keys()].some((n) => n.startsWith(`${e.name}/`)))
+    if (e.type === 'dir' && !folders.has(e.name))
       problems.push({ entry: `${e.name}/`, reason: 'is a folder in the archive that holds no listed file' });
   }
   // A listed path used as a folder by another: `a` a link or file and `a/b` an entry.

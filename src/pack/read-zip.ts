@@ -40,6 +40,8 @@ const MAX_LINK_BYTES = 4096;
 
 export type PackProblem = { entry?: string; reason: string };
 
+const MAX_PROBLEMS = 100;
+
 export type ZipEntry =
   | { name: string; type: 'file'; size: number; executable: boolean; sha256: string }
   | { name: string; type: 'symlink'; size: number; target: string; sha256: string }
@@ -50,12 +52,13 @@ export type ZipScan =
   | { ok: false; problems: PackProblem[] };
 
 const S_IFMT = 0o170000;
-const TYPES: Record<number, string> = {
-  2401: 'a fifo',
-  4802: 'a character device',
-  14406: 'a block device',
-  26411: 'a socket',
-};
+// A Map, not an object literal: an octal number as an object key is easy to mangle into another number.
+const TYPES = new Map<number, string>([
+  [0o010000, 'a fifo'],
+  [0o020000, 'a character device'],
+  [0o060000, 'a block device'],
+  [0o140000, 'a socket'],
+]);
 
 /** What the entry's Unix mode says it is, or why it is refused. */
 function entryType(e: yauzl.Entry, name: string): 'file' | 'symlink' | 'dir' | { reason: string } {
@@ -64,7 +67,7 @@ function entryType(e: yauzl.Entry, name: string): 'file' | 'symlink' | 'dir' | {
   if (e.versionMadeBy >> 8 !== 3) return dirName ? 'dir' : 'file';
   const mode = e.externalFileAttributes >>> 16;
   const kind = mode & S_IFMT;
-  const special = TYPES[kind];
+  const special = TYPES.get(kind);
   if (special !== undefined) return { reason: `is ${special}, which a pack may not hold` };
   if (mode & 0o7000) return { reason: 'has the setuid, setgid or sticky bit, which a pack may not hold' };
   if (kind === 0o120000) return dirName ? { reason: 'is a symlink with a folder name' } : 'symlink';
@@ -126,6 +129,8 @@ async function scanEntries(zip: yauzl.ZipFile, limits: PackLimits): Promise<ZipS
     for await (const e of zip.eachEntry()) {
       const name = decodeName(e);
       const refuse = (reason: string) => problems.push({ entry: name, reason });
+      // A crafted archive can hold thousands of bad names; a hundred reasons are enough to refuse it.
+      if (problems.length >= MAX_PROBLEMS) break;
       const bare = name.endsWith('/') ? name.slice(0, -1) : name;
       const nameProblem = checkEntryName(bare);
       if (nameProblem !== null) {
@@ -236,6 +241,3 @@ async function hashEntry(
   }
   return { ok: true, sha256: hash.digest('hex'), bytes: Buffer.concat(chunks) };
 }
-
-/** Stream one entry of an open archive (the second pass, after verification, used by extraction). */
-export { hashEntry };

@@ -22,8 +22,6 @@ const FIXED_TIME = new Date(1980, 0, 1, 0, 0, 0);
 const S_IFREG = 0o100000;
 const S_IFLNK = 0o120000;
 
-export type BuiltPack = { manifest: PackManifest; manifestBytes: Buffer };
-
 export function packManifest(
   files: Map<string, PackSource>,
   meta: Pick<PackManifest, 'name' | 'version' | 'families'>,

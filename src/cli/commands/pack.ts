@@ -1,48 +1,24 @@
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { CAC } from 'cac';
 import { InputError } from '../../errors.js';
 import { buildPack } from '../../pack/build-pack.js';
 import { importPack } from '../../pack/import-pack.js';
-import {
-  type EntryVerdict,
-  installFromIndex,
-  loadPackIndex,
-  verifyIndexEntry,
-} from '../../pack/pack-index.js';
-import type { PackProblem } from '../../pack/read-zip.js';
-import {
-  addSignature,
-  generateEd25519,
-  generateHmacKey,
-  readSigningKey,
-  signRoot,
-} from '../../pack/signing.js';
-import { loadTrustPolicy, type TrustVerdict } from '../../pack/trust-policy.js';
-import { defaultSignatureFile, type PackVerdict, verifyPack } from '../../pack/verify-pack.js';
+import { addSignature, readSigningKey, signRoot } from '../../pack/signing.js';
+import { defaultSignatureFile, verifyPack } from '../../pack/verify-pack.js';
 import { loadRegistry } from '../../registry/registry-file.js';
-import { renderTable } from '../../reports/table.js';
 import type { CliIO } from '../io.js';
 import { UsageError } from '../usage-error.js';
+import { indexInstall, indexVerify, keysGenerate } from './pack-index.js';
+import {
+  type PackOptions,
+  printProblems,
+  reportImport,
+  trustLine,
+  trustOptions,
+  verdictJson,
+} from './pack-output.js';
 import { registryFile, selectFamilies } from './registry.js';
-
-type PackOptions = {
-  registry?: string;
-  family?: string | string[];
-  out?: string;
-  name?: string;
-  packVersion?: string;
-  trust?: string;
-  signatures?: string;
-  into?: string;
-  force?: boolean;
-  registryOut?: string;
-  suiteOut?: string;
-  key?: string;
-  hmac?: boolean;
-  keyId?: string;
-  json?: boolean;
-};
 
 /** pack build|verify|import|sign, keys generate, index verify|install (docs/packs.md). */
 export function registerPack(cli: CAC, io: CliIO, start: (p: () => Promise<number>) => void): void {
@@ -167,40 +143,6 @@ async function packBuild(io: CliIO, opts: PackOptions): Promise<number> {
   return 0;
 }
 
-function printProblems(io: CliIO, file: string, problems: PackProblem[]): void {
-  for (const p of problems)
-    io.err(
-      `agentguard: ${file}: ${p.entry === undefined ? '' : `entry '${p.entry}': `}${p.reason.replace(/\.$/, '')}.`,
-    );
-}
-
-function trustLine(t: TrustVerdict | undefined): string {
-  if (t === undefined) return 'signatures not checked (no --trust)';
-  return `trusted: ${t.valid.length} of ${t.required} required signature${t.required === 1 ? '' : 's'} (${t.valid.join(', ')})`;
-}
-
-function verdictJson(file: string, v: PackVerdict) {
-  return v.ok
-    ? {
-        file,
-        ok: true,
-        name: v.manifest.name,
-        version: v.manifest.version,
-        root: v.root,
-        files: v.files,
-        bytes: v.bytes,
-        trust: v.trust ?? null,
-      }
-    : { file, ok: false, stage: v.stage, problems: v.problems, trust: v.trust ?? null };
-}
-
-function trustOptions(opts: PackOptions) {
-  return {
-    ...(opts.trust === undefined ? {} : { trust: loadTrustPolicy(opts.trust) }),
-    ...(opts.signatures === undefined ? {} : { signatures: path.resolve(opts.signatures) }),
-  };
-}
-
 async function packVerify(io: CliIO, file: string, opts: PackOptions): Promise<number> {
   const abs = requireArchive(file);
   const verdict = await verifyPack(abs, trustOptions(opts));
@@ -231,27 +173,6 @@ async function packImport(io: CliIO, file: string, opts: PackOptions): Promise<n
     ...(opts.suiteOut === undefined ? {} : { suiteOut: opts.suiteOut }),
   });
   return reportImport(io, abs, r.verdict, r.into, r.written, opts);
-}
-
-function reportImport(
-  io: CliIO,
-  file: string,
-  verdict: PackVerdict,
-  into: string,
-  written: number,
-  opts: PackOptions,
-): number {
-  if (opts.json) io.out(JSON.stringify({ ...verdictJson(file, verdict), into, written }, null, 2));
-  if (!verdict.ok) {
-    if (!opts.json) printProblems(io, file, verdict.problems);
-    io.err(`agentguard: ${file}: refused (${verdict.stage}); nothing was written to ${into}.`);
-    return 2;
-  }
-  if (!opts.json)
-    io.out(
-      `${file}: imported ${verdict.manifest.name}@${verdict.manifest.version} into ${into} (${written} files, root ${verdict.root}); ${trustLine(verdict.trust)}`,
-    );
-  return 0;
 }
 
 async function packSign(io: CliIO, file: string, opts: PackOptions): Promise<number> {
@@ -286,84 +207,4 @@ async function packSign(io: CliIO, file: string, opts: PackOptions): Promise<num
       `${out}: signed ${verdict.root} with ${key.algorithm} key ${key.id} (${sigs.signatures.length} signature${sigs.signatures.length === 1 ? '' : 's'} in the file)`,
     );
   return 0;
-}
-
-function keysGenerate(io: CliIO, opts: { out?: string; name?: string; hmac?: boolean }): number {
-  if (opts.out === undefined) throw new UsageError("'keys generate' needs --out DIR. Fix: add --out keys.");
-  const name = opts.name ?? 'agentguard';
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name))
-    throw new UsageError(
-      `--name '${name}' is not a plain file name. Fix: use letters, digits, '.', '_' or '-'.`,
-    );
-  const dir = path.resolve(opts.out);
-  mkdirSync(dir, { recursive: true });
-  if (opts.hmac) {
-    const { file } = generateHmacKey(dir, name);
-    io.out(`${file}: a shared HMAC-SHA256 key (keep it secret: anyone who holds it can sign)`);
-    return 0;
-  }
-  const k = generateEd25519(dir, name);
-  io.out(
-    `${k.publicFile}: public key ${k.id} (give this to those who verify)\n${k.privateFile}: private key (keep it secret)`,
-  );
-  return 0;
-}
-
-function entryLine(v: EntryVerdict): string[] {
-  const status =
-    v.status === 'verified' ? 'verified' : v.status === 'remote-only' ? 'url only (not fetched)' : 'FAILED';
-  return [v.entry.name, v.entry.version, status, v.entry.path ?? v.entry.url ?? ''];
-}
-
-async function indexVerify(io: CliIO, indexFile: string, opts: PackOptions): Promise<number> {
-  const index = loadPackIndex(indexFile);
-  const trust = trustOptions(opts);
-  const results: EntryVerdict[] = [];
-  for (const entry of index.entries) results.push(await verifyIndexEntry(entry, trust));
-  const failed = results.filter((r) => r.status === 'failed');
-  if (opts.json)
-    io.out(
-      JSON.stringify(
-        {
-          index: index.file,
-          ok: failed.length === 0,
-          entries: results.map((r) => ({
-            name: r.entry.name,
-            version: r.entry.version,
-            status: r.status,
-            ...(r.status === 'failed' ? { problems: r.problems } : {}),
-            ...(r.status === 'verified' ? { root: r.verdict.ok ? r.verdict.root : null } : {}),
-          })),
-        },
-        null,
-        2,
-      ),
-    );
-  else {
-    for (const r of failed)
-      printProblems(io, `${index.file}: ${r.entry.name}@${r.entry.version}`, r.problems);
-    io.out(renderTable(['name', 'version', 'status', 'where'], results.map(entryLine)));
-  }
-  return failed.length === 0 ? 0 : 2;
-}
-
-async function indexInstall(io: CliIO, indexFile: string, spec: string, opts: PackOptions): Promise<number> {
-  if (opts.into === undefined)
-    throw new UsageError("'index install' needs --into DIR. Fix: add --into benchmarks-imported.");
-  const index = loadPackIndex(indexFile);
-  const { entry, result } = await installFromIndex(index, spec, {
-    ...trustOptions(opts),
-    into: opts.into,
-    force: opts.force === true,
-    ...(opts.registryOut === undefined ? {} : { registryOut: opts.registryOut }),
-    ...(opts.suiteOut === undefined ? {} : { suiteOut: opts.suiteOut }),
-  });
-  const label = `${index.file}: ${entry.name}@${entry.version} (${entry.path})`;
-  if ('problems' in result && !('verdict' in result)) {
-    printProblems(io, label, result.problems);
-    io.err(`agentguard: ${label}: refused; nothing was written to ${path.resolve(opts.into)}.`);
-    return 2;
-  }
-  const r = result as Exclude<typeof result, { problems: PackProblem[] }>;
-  return reportImport(io, label, r.verdict, r.into, r.written, opts);
 }
