@@ -98,6 +98,11 @@ function planWrites(
   const existing: string[] = [];
   const blocked: string[] = [];
   const checkedDirs = new Set<string>();
+  const top = lstatOrNull(into);
+  if (top !== null && !top.isDirectory()) blocked.push(`${into} is not a folder`);
+  const packFiles = new Set(names.map((n) => path.join(into, ...n.split('/'))));
+  for (const out of outputs)
+    if (out !== undefined && packFiles.has(out)) blocked.push(`${out} is a file of the pack itself`);
   for (const name of names) {
     const parts = name.split('/');
     let at = into;
@@ -119,7 +124,7 @@ function planWrites(
   for (const out of outputs) if (out !== undefined && lstatOrNull(out) !== null) existing.push(out);
   if (blocked.length > 0)
     throw new InputError(
-      `cannot import into ${into}: ${blocked.slice(0, 5).join('; ')}${blocked.length > 5 ? ` (and ${blocked.length - 5} more)` : ''}. Fix: import into an empty folder.`,
+      `cannot import into ${into}: ${blocked.slice(0, 5).join('; ')}${blocked.length > 5 ? ` (and ${blocked.length - 5} more)` : ''}. Fix: import into an empty folder, and name --registry-out and --suite-out files the pack does not hold.`,
     );
   if (existing.length > 0 && !force)
     throw new InputError(

@@ -180,6 +180,18 @@ describe('importing', () => {
     expect(r.stderr).toMatch(/repos is a symlink where the pack needs a folder/);
     expect(snapshot(linked)).toEqual(beforeLinked);
     expect(readdirSync(outside)).toEqual([]);
+
+    const clash = await cli([
+      'pack',
+      'import',
+      good,
+      '--into',
+      path.join(work, 'clash'),
+      '--registry-out',
+      path.join(work, 'clash/registry.yaml'),
+    ]);
+    expect(clash.code).toBe(2);
+    expect(clash.stderr).toMatch(/clash\/registry\.yaml is a file of the pack itself/);
   }, 60_000);
 
   it('writes a registry and a suite file that resolve from where they are written', async () => {
@@ -362,6 +374,22 @@ describe('a pack index', () => {
       ['1.1.0', 'verified'],
       ['2.0.0', 'remote-only'],
     ]);
+  }, 60_000);
+
+  it('reads the same catalogue written as JSON', async () => {
+    const json = path.join(dir, 'index.json');
+    writeFileSync(
+      json,
+      JSON.stringify({
+        schema: 1,
+        packs: [
+          { name: 'py', version: '1.0.0', path: 'py-1.0.0.zip', sha256: sha(path.join(dir, 'py-1.0.0.zip')) },
+        ],
+      }),
+    );
+    const r = await cli(['index', 'verify', json]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/py\s+1\.0\.0\s+verified/);
   }, 60_000);
 
   it('installs the highest local version in a range, and refuses a URL-only one', async () => {
