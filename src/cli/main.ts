@@ -24,6 +24,7 @@ import { demoCommand } from './commands/demo.js';
 import { registerDiagnostics } from './commands/diagnostics.js';
 import { doctorCommand } from './commands/doctor.js';
 import { registerInit } from './commands/init.js';
+import { registerPack } from './commands/pack.js';
 import { registerRegistry } from './commands/registry.js';
 import { reportsBatches, reportsExport, reportsList, reportsShow } from './commands/reports.js';
 import { reportsIncidents, reportsTrends } from './commands/reports-aggregates.js';
@@ -86,6 +87,7 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
   registerCi(cli, (opts) => start(() => ciCommand(io, opts)));
   registerRegistry(cli, io, start);
   registerAudit(cli, io, start);
+  registerPack(cli, io, start);
 
   cli
     .command('doctor', 'show which sandboxes, tracers and network modes work here, and how to fix the rest')

@@ -1,0 +1,210 @@
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { CAC } from 'cac';
+import { InputError } from '../../errors.js';
+import { buildPack } from '../../pack/build-pack.js';
+import { importPack } from '../../pack/import-pack.js';
+import { addSignature, readSigningKey, signRoot } from '../../pack/signing.js';
+import { defaultSignatureFile, verifyPack } from '../../pack/verify-pack.js';
+import { loadRegistry } from '../../registry/registry-file.js';
+import type { CliIO } from '../io.js';
+import { UsageError } from '../usage-error.js';
+import { indexInstall, indexVerify, keysGenerate } from './pack-index.js';
+import {
+  type PackOptions,
+  printProblems,
+  reportImport,
+  trustLine,
+  trustOptions,
+  verdictJson,
+} from './pack-output.js';
+import { registryFile, selectFamilies } from './registry.js';
+
+/** pack build|verify|import|sign, keys generate, index verify|install (docs/packs.md). */
+export function registerPack(cli: CAC, io: CliIO, start: (p: () => Promise<number>) => void): void {
+  cli
+    .command(
+      'pack <action> [file]',
+      'benchmark packs: build -o PACK.zip from the registry, verify PACK.zip without extracting, import PACK.zip --into DIR, sign PACK.zip --key KEY',
+    )
+    .option('--registry <file>', 'build: the registry to pack (default: the shipped one)')
+    .option('--family <id>', 'build: only this family (repeatable)')
+    .option(
+      '-o, --out <file>',
+      'build: the archive to write; sign: the signature file (default: PACK.zip.sig)',
+    )
+    .option('--name <name>', 'build: the pack name (default: the registry folder name)')
+    .option('--pack-version <semver>', 'build: the pack version (default: 0.0.0)')
+    .option('--trust <policy>', 'verify, import: refuse a pack the trust policy does not accept')
+    .option('--signatures <file>', 'verify, import: the signature file (default: PACK.zip.sig)')
+    .option('--into <dir>', 'import: the folder to import into')
+    .option('--force', 'import: replace files that already exist')
+    .option('--registry-out <file>', "import: also write the pack's registry here (in or above --into)")
+    .option('--suite-out <file>', 'import: also write a suite file of the newest configs here')
+    .option('--key <file>', 'sign: the private key (or with --hmac, the shared key file)')
+    .option('--hmac', 'sign: HMAC-SHA256 with a shared key (needs --key-id)')
+    .option('--key-id <id>', 'sign: the id of the shared HMAC key, as trust policies name it')
+    .option('--json', 'machine-readable output')
+    .action((action: string, file: string | undefined, opts: PackOptions) =>
+      start(async () => {
+        if (action === 'build') return packBuild(io, opts);
+        if (file === undefined && ['verify', 'import', 'sign'].includes(action))
+          throw new UsageError(
+            `'pack ${action}' needs the archive. Fix: agentguard pack ${action} PACK.zip …`,
+          );
+        if (action === 'verify') return packVerify(io, file as string, opts);
+        if (action === 'import') return packImport(io, file as string, opts);
+        if (action === 'sign') return packSign(io, file as string, opts);
+        throw new UsageError(
+          `'pack ${action}' is not a command. Fix: use 'pack build', 'pack verify', 'pack import' or 'pack sign'.`,
+        );
+      }),
+    );
+
+  cli
+    .command('keys <action>', 'signing keys for packs: generate --out DIR [--name N] [--hmac]')
+    .option('--out <dir>', 'where to write the key files')
+    .option('--name <name>', 'file name stem (default: agentguard)')
+    .option('--hmac', 'a shared HMAC-SHA256 key instead of an Ed25519 key pair')
+    .action((action: string, opts: { out?: string; name?: string; hmac?: boolean }) =>
+      start(async () => {
+        if (action !== 'generate')
+          throw new UsageError(`'keys ${action}' is not a command. Fix: use 'keys generate --out DIR'.`);
+        return keysGenerate(io, opts);
+      }),
+    );
+
+  cli
+    .command(
+      'index <action> <index> [spec]',
+      'pack indexes: verify INDEX (every local entry), install INDEX NAME[@RANGE] --into DIR',
+    )
+    .option('--trust <policy>', 'refuse packs the trust policy does not accept')
+    .option('--into <dir>', 'install: the folder to import into')
+    .option('--force', 'install: replace files that already exist')
+    .option('--registry-out <file>', "install: also write the pack's registry here")
+    .option('--suite-out <file>', 'install: also write a suite file here')
+    .option('--json', 'machine-readable output')
+    .action((action: string, index: string, spec: string | undefined, opts: PackOptions) =>
+      start(async () => {
+        if (action === 'verify') return indexVerify(io, index, opts);
+        if (action === 'install') {
+          if (spec === undefined)
+            throw new UsageError(
+              "'index install' needs NAME[@RANGE]. Fix: agentguard index install INDEX NAME@^1.0.0 --into DIR.",
+            );
+          return indexInstall(io, index, spec, opts);
+        }
+        throw new UsageError(
+          `'index ${action}' is not a command. Fix: use 'index verify' or 'index install'.`,
+        );
+      }),
+    );
+}
+
+function requireArchive(file: string): string {
+  const abs = path.resolve(file);
+  if (!existsSync(abs) || !statSync(abs).isFile())
+    throw new InputError(`${abs} does not exist or is not a file. Fix: check the path of the pack.`);
+  return abs;
+}
+
+async function packBuild(io: CliIO, opts: PackOptions): Promise<number> {
+  if (opts.out === undefined)
+    throw new UsageError("'pack build' needs -o PACK.zip. Fix: add -o benchmarks.zip.");
+  const outDir = path.dirname(path.resolve(opts.out));
+  if (!existsSync(outDir) || !statSync(outDir).isDirectory())
+    throw new UsageError(`-o ${opts.out}: the folder ${outDir} does not exist. Fix: create it first.`);
+  const registry = loadRegistry(registryFile(opts));
+  const families = selectFamilies(registry, opts);
+  if (families.length === 0) throw new UsageError('the filter selects no family. Fix: check --family.');
+  const name = opts.name ?? path.basename(path.dirname(registry.file)).toLowerCase();
+  const started = Date.now();
+  const built = await buildPack(registry, families, opts.out, {
+    name,
+    version: String(opts.packVersion ?? '0.0.0'),
+  });
+  const ms = Date.now() - started;
+  const summary = {
+    file: built.file,
+    name: built.manifest.name,
+    version: built.manifest.version,
+    root: built.root,
+    families: built.manifest.families.length,
+    files: built.manifest.files.length,
+    size: built.size,
+    ms,
+  };
+  if (opts.json) io.out(JSON.stringify(summary, null, 2));
+  else
+    io.out(
+      `${built.file}: ${summary.name}@${summary.version}, ${summary.families} families, ${summary.files} files, ${summary.size} bytes, root ${built.root}`,
+    );
+  return 0;
+}
+
+async function packVerify(io: CliIO, file: string, opts: PackOptions): Promise<number> {
+  const abs = requireArchive(file);
+  const verdict = await verifyPack(abs, trustOptions(opts));
+  if (opts.json) io.out(JSON.stringify(verdictJson(abs, verdict), null, 2));
+  if (!verdict.ok) {
+    if (!opts.json) printProblems(io, abs, verdict.problems);
+    io.err(
+      `agentguard: ${abs}: refused (${verdict.stage}). Fix: do not use this pack; ask its author for an intact, signed one.`,
+    );
+    return 2;
+  }
+  if (!opts.json)
+    io.out(
+      `${abs}: valid pack ${verdict.manifest.name}@${verdict.manifest.version}, ${verdict.files} files, ${verdict.bytes} bytes, root ${verdict.root}; ${trustLine(verdict.trust)}`,
+    );
+  return 0;
+}
+
+async function packImport(io: CliIO, file: string, opts: PackOptions): Promise<number> {
+  if (opts.into === undefined)
+    throw new UsageError("'pack import' needs --into DIR. Fix: add --into benchmarks-imported.");
+  const abs = requireArchive(file);
+  const r = await importPack(abs, {
+    ...trustOptions(opts),
+    into: opts.into,
+    force: opts.force === true,
+    ...(opts.registryOut === undefined ? {} : { registryOut: opts.registryOut }),
+    ...(opts.suiteOut === undefined ? {} : { suiteOut: opts.suiteOut }),
+  });
+  return reportImport(io, abs, r.verdict, r.into, r.written, opts);
+}
+
+async function packSign(io: CliIO, file: string, opts: PackOptions): Promise<number> {
+  if (opts.key === undefined)
+    throw new UsageError("'pack sign' needs --key FILE. Fix: make one with 'agentguard keys generate'.");
+  if (opts.hmac && opts.keyId === undefined)
+    throw new UsageError("'pack sign --hmac' needs --key-id ID, the id trust policies give the shared key.");
+  if (!opts.hmac && opts.keyId !== undefined)
+    throw new UsageError(
+      '--key-id names a shared HMAC key; an Ed25519 key id is computed from the key. Fix: add --hmac or drop --key-id.',
+    );
+  const abs = requireArchive(file);
+  const key = readSigningKey(path.resolve(opts.key), opts.hmac ? String(opts.keyId) : undefined);
+  const verdict = await verifyPack(abs);
+  if (!verdict.ok) {
+    printProblems(io, abs, verdict.problems);
+    io.err(`agentguard: ${abs}: refused to sign a pack that does not verify.`);
+    return 2;
+  }
+  const out = path.resolve(opts.out ?? defaultSignatureFile(abs));
+  const sigs = addSignature(out, verdict.root, signRoot(verdict.root, key));
+  if (opts.json)
+    io.out(
+      JSON.stringify(
+        { file: abs, signatures: out, root: verdict.root, key_id: key.id, algorithm: key.algorithm },
+        null,
+        2,
+      ),
+    );
+  else
+    io.out(
+      `${out}: signed ${verdict.root} with ${key.algorithm} key ${key.id} (${sigs.signatures.length} signature${sigs.signatures.length === 1 ? '' : 's'} in the file)`,
+    );
+  return 0;
+}
