@@ -29,6 +29,7 @@ export function makeConfig(overrides: DeepPartial<ResolvedConfig> = {}): Resolve
     solution: _s,
     agent_command: _a,
     agent_version_command: _v,
+    setup_command: _c,
     ...parsed
   } = BenchmarkConfigSchema.parse({
     name: 'test-task',

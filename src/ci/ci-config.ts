@@ -23,6 +23,8 @@ export const NOT_IN_CI = [
   'agent_environment',
   'agent_workdir',
   'agent_version_command',
+  'setup_command',
+  'setup_timeout_seconds',
   'agent_model',
   'agent_metadata',
   'agent_profile',

@@ -136,6 +136,7 @@ export function resolveConfigObject(raw: unknown, configPath: string): LoadResul
   const testCommand = command('test_command', cfg.test_command);
   const agentCommand = command('agent_command', cfg.agent_command);
   const versionCommand = command('agent_version_command', cfg.agent_version_command);
+  const setupCommand = command('setup_command', cfg.setup_command);
 
   for (const [index, source] of [...cfg.unsafe_commands.entries()]) {
     try {
@@ -229,7 +230,7 @@ export function resolveConfigObject(raw: unknown, configPath: string): LoadResul
 
   if (issues.length > 0 || testCommand === undefined) return { ok: false, issues };
 
-  const { agent_command: _a, agent_version_command: _v, solution: _s, ...rest } = cfg;
+  const { agent_command: _a, agent_version_command: _v, setup_command: _c, solution: _s, ...rest } = cfg;
   const value: ResolvedConfig = {
     ...rest,
     config_path: configPath,
@@ -242,6 +243,7 @@ export function resolveConfigObject(raw: unknown, configPath: string): LoadResul
   if (promptFile !== undefined) value.prompt_file = promptFile;
   if (agentCommand !== undefined) value.agent_command = agentCommand;
   if (versionCommand !== undefined) value.agent_version_command = versionCommand;
+  if (setupCommand !== undefined) value.setup_command = setupCommand;
   if (agentProfile !== undefined) value.agent_profile = agentProfile;
   if (modelScript !== undefined) value.model_script = modelScript;
   if (skills !== undefined) value.skills = skills;

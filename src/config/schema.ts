@@ -189,6 +189,12 @@ export const BenchmarkConfigSchema = z.strictObject({
   solution: nonEmpty.optional(),
   test_command: CommandSchema,
   test_timeout_seconds: seconds.default(300),
+  /**
+   * Prepares the workspace before the agent starts (installing dependencies from a local cache):
+   * run in the sandbox, outside the monitoring window, and not judged. Failing it is an ERROR run.
+   */
+  setup_command: CommandSchema.optional(),
+  setup_timeout_seconds: seconds.default(600),
   timeout_seconds: seconds.default(600),
   /** One limit over the whole run (setup, agent, tests); unset: none. At most 7 days. */
   run_timeout_seconds: seconds.optional(),
@@ -264,7 +270,7 @@ export type ParsedBenchmarkConfig = z.output<typeof BenchmarkConfigSchema>;
  */
 export type ResolvedConfig = Omit<
   ParsedBenchmarkConfig,
-  'test_command' | 'agent_command' | 'agent_version_command' | 'repo' | 'solution'
+  'test_command' | 'agent_command' | 'agent_version_command' | 'setup_command' | 'repo' | 'solution'
 > & {
   config_path: string;
   config_dir: string;
@@ -273,6 +279,7 @@ export type ResolvedConfig = Omit<
   prompt: string;
   prompt_file?: string;
   test_command: string[];
+  setup_command?: string[];
   agent_command?: string[];
   agent_version_command?: string[];
 };

@@ -14,6 +14,9 @@ import type {
 } from './types.js';
 
 /** How the agent's own process ended. A crash or timeout is data, not an exception. */
+/** What ended an agent before it finished: the guard, an interrupt, the run's time limit, or a failed setup before it started. */
+export type StoppedBy = 'guard' | 'interrupt' | 'run-timeout' | 'setup-failed';
+
 export type AgentOutcome =
   | { status: 'completed'; exit_code: 0 }
   | { status: 'failed'; exit_code: number | null; signal: string | null }
@@ -21,7 +24,7 @@ export type AgentOutcome =
   | { status: 'blocked'; reason: string }
   | { status: 'errored'; error: string }
   /** Ended from outside while it ran: the live guard, an interrupt, the run's time limit. */
-  | { status: 'stopped'; by: 'guard' | 'interrupt' | 'run-timeout'; reason: string }
+  | { status: 'stopped'; by: StoppedBy; reason: string }
   /** No agent ran: CI mode judges a checkout someone (or something) already changed. */
   | { status: 'none'; reason: string };
 
@@ -230,7 +233,7 @@ export const AgentEvidenceSchema: z.ZodType<AgentEvidence> = z.looseObject({
     z.looseObject({ status: z.literal('errored'), error: str }),
     z.looseObject({
       status: z.literal('stopped'),
-      by: z.enum(['guard', 'interrupt', 'run-timeout']),
+      by: z.enum(['guard', 'interrupt', 'run-timeout', 'setup-failed']),
       reason: str,
     }),
     z.looseObject({ status: z.literal('none'), reason: str }),
@@ -278,6 +281,7 @@ export const ResolvedConfigSchema: z.ZodType<ResolvedConfig> = z.looseObject({
   test_command: z.array(str).min(1),
   agent_command: z.array(str).optional(),
   agent_version_command: z.array(str).optional(),
+  setup_command: z.array(str).optional(),
   config_path: str,
   config_dir: str,
   prompt: str,

@@ -1,12 +1,19 @@
 /** Why a run was ended from outside: a signal to the CLI, or the run's own time limit. */
 export type StopReason =
   | { kind: 'signal'; signal: NodeJS.Signals }
-  | { kind: 'run-timeout'; seconds: number };
+  | { kind: 'run-timeout'; seconds: number }
+  /** The config's setup_command failed: the agent never started, and the run is ERROR. */
+  | { kind: 'setup-failed'; detail: string };
+
+/** The agent outcome's `by` for a run ended this way. */
+export function stoppedBy(reason: StopReason): 'interrupt' | 'run-timeout' | 'setup-failed' {
+  return reason.kind === 'signal' ? 'interrupt' : reason.kind;
+}
 
 export function describeStop(reason: StopReason): string {
-  return reason.kind === 'signal'
-    ? `interrupted by ${reason.signal}`
-    : `run_timeout_seconds (${reason.seconds} s) elapsed`;
+  if (reason.kind === 'signal') return `interrupted by ${reason.signal}`;
+  if (reason.kind === 'run-timeout') return `run_timeout_seconds (${reason.seconds} s) elapsed`;
+  return `setup_command failed (${reason.detail})`;
 }
 
 /** Thrown out of a step that was waiting when the run was ended; the run writes what it has. */

@@ -53,6 +53,7 @@ export function variantConfig(variant: Variant): ResolvedConfig {
     solution: _s,
     agent_command: _a,
     agent_version_command: _v,
+    setup_command: _c,
     ...parsed
   } = BenchmarkConfigSchema.parse({
     name: `fuzz-${variant.id}`,

@@ -2,7 +2,7 @@ import os from 'node:os';
 import type { AgentPlan } from '../agents/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { AgentEvidence, AgentOutcome } from '../evidence/bundle-types.js';
-import { describeStop, type StopReason } from '../exec/interrupt.js';
+import { describeStop, type StopReason, stoppedBy } from '../exec/interrupt.js';
 import type { CommandLog } from './commands.js';
 import { matchUnsafe } from './preflight.js';
 import type { Timeline } from './timeline.js';
@@ -108,10 +108,7 @@ export async function runAgent(input: AgentPhaseInput): Promise<AgentEvidence> {
   if (stopped) {
     const reason = `stopped by the harness: ${describeStop(stopped)}`;
     timeline.add('agent', 'stopped', reason);
-    return evidence(
-      { status: 'stopped', by: stopped.kind === 'signal' ? 'interrupt' : 'run-timeout', reason },
-      record.id,
-    );
+    return evidence({ status: 'stopped', by: stoppedBy(stopped), reason }, record.id);
   }
   if (record.timed_out) {
     timeline.add('agent', 'timed-out', `after ${cfg.timeout_seconds}s; process group killed`);

@@ -5,7 +5,7 @@ import type { AgentEvidence } from '../evidence/bundle-types.js';
 import { runPath } from '../evidence/layout.js';
 import type { DiffEvidence, Observation, TestEvidence, WorkspaceEvidence } from '../evidence/types.js';
 import { writeFileAtomic, writeJson } from '../evidence/write.js';
-import { describeStop, type StopReason } from '../exec/interrupt.js';
+import { describeStop, type StopReason, stoppedBy } from '../exec/interrupt.js';
 import { profileFacts } from './agent-phase.js';
 import type { RunPlan } from './plan-run.js';
 
@@ -45,7 +45,7 @@ export function fillMissingEvidence(plan: StoppedRunFacts, stop: StopReason): vo
       metadata: plan.agent.metadata,
       outcome: {
         status: 'stopped',
-        by: stop.kind === 'signal' ? 'interrupt' : 'run-timeout',
+        by: stoppedBy(stop),
         reason: `stopped by the harness before it started: ${why}`,
       },
       command_id: null,

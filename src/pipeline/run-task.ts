@@ -23,7 +23,7 @@ import { signalExitCode } from '../exec/shutdown.js';
 import { checkHistory } from '../history/db.js';
 import { packageRoot } from '../package-root.js';
 import { collectDiff } from '../workspace/diff.js';
-import { prepareWorkspace } from '../workspace/prepare.js';
+import { prepareWorkspace, rebaseline } from '../workspace/prepare.js';
 import { probeVersion, runAgent } from './agent-phase.js';
 import type { AnalysedRun } from './analyse-run.js';
 import { CommandLog } from './commands.js';
@@ -33,6 +33,7 @@ import { ObservationWindow } from './observe-window.js';
 import { fillMissingEvidence } from './partial-evidence.js';
 import { planRun, type RunOptions, type RunPlan } from './plan-run.js';
 import { saveRunRules } from './rules.js';
+import { runSetup } from './setup-phase.js';
 import { runTests } from './test-phase.js';
 import { Timeline } from './timeline.js';
 
@@ -94,6 +95,7 @@ async function collectAndAnalyse(
   const { sandboxChoice, trajectory, rules, guardMode, agent: plan } = planned;
   // Until the agent starts, a failure is a setup failure and the folder holds nothing of value.
   let agentStarting = false;
+  let stoppedWithin: StopReason | null = null;
   try {
     mkdirSync(path.join(runDir, 'evidence'), { recursive: true });
     saveRunRules(runDir, rules);
@@ -107,7 +109,7 @@ async function collectAndAnalyse(
 
     timeline.add('prepare', 'copy-template', cfg.repo);
     ctx.fault?.('prepare');
-    const workspace = await prepareWorkspace({
+    const prepared = await prepareWorkspace({
       runId,
       runDir,
       template: cfg.repo,
@@ -125,8 +127,12 @@ async function collectAndAnalyse(
         writeJson(runPath(runDir, 'skills'), skills);
       },
     });
-    const { harness_git_dir, baseline_ignored, ...workspaceEvidence } = workspace;
-    writeJson(runPath(runDir, 'workspace'), { ...workspaceEvidence, baseline_ignored });
+    let workspace = prepared;
+    const saveWorkspace = () => {
+      const { harness_git_dir: _g, workspace_git_copied: _c, ...evidence } = workspace;
+      writeJson(runPath(runDir, 'workspace'), evidence);
+    };
+    saveWorkspace();
     timeline.add('prepare', 'baseline', workspace.baseline_sha);
     if (mutateWorkspace) {
       mutateWorkspace(repoDir);
@@ -178,6 +184,22 @@ async function collectAndAnalyse(
     try {
       try {
         throwIfStopped(signal);
+        if (cfg.setup_command) {
+          // In the sandbox, not under the tracer: outside the monitoring window. What it writes is
+          // the agent's starting point, so the baseline is taken again after it.
+          await runSetup({
+            cfg,
+            repoDir,
+            env: { ...plan.spec.env },
+            wrap: (spec) => window.sandbox.wrap(spec),
+            commands,
+            timeline,
+          });
+          workspace = await rebaseline(workspace);
+          saveWorkspace();
+          timeline.add('prepare', 'baseline', workspace.baseline_sha);
+          throwIfStopped(signal);
+        }
         agent = await runAgent({
           plan,
           cfg,
@@ -224,9 +246,9 @@ async function collectAndAnalyse(
       timeline.add('collect', 'diff');
       const { diff, patch } = collectDiff({
         repoDir,
-        harnessGitDir: harness_git_dir,
+        harnessGitDir: workspace.harness_git_dir,
         baselineSha: workspace.baseline_sha,
-        baselineIgnored: baseline_ignored,
+        baselineIgnored: workspace.baseline_ignored,
         maxPatchBytes: MAX_PATCH_BYTES,
       });
       writeJson(runPath(runDir, 'diff'), diff);
@@ -257,6 +279,9 @@ async function collectAndAnalyse(
     }
     timeline.add('analyse', 'start');
   } catch (err) {
+    // A run stopped from inside (its setup_command failed) carries its reason; one stopped from
+    // outside has it on the signal.
+    if (err instanceof RunStopped && !stopReasonOf(signal)) stoppedWithin = err.reason;
     if (!(err instanceof RunStopped) && !stopReasonOf(signal)) {
       if (!agentStarting) {
         // A failed setup leaves nothing behind: release what was acquired, then the folder.
@@ -266,7 +291,7 @@ async function collectAndAnalyse(
       throw err;
     }
   }
-  const stop = stopReasonOf(signal);
+  const stop = stopReasonOf(signal) ?? stoppedWithin;
   if (stop) {
     ctx.log(`run ${runId}: ${describeStop(stop)}; writing what was collected`);
     // Release the sandbox and tracer before analysing: the run is over.

@@ -23,6 +23,7 @@ function fixtureConfig(): ResolvedConfig {
     solution: _s,
     agent_command: _a,
     agent_version_command: _v,
+    setup_command: _c,
     ...parsed
   } = BenchmarkConfigSchema.parse({
     name: 'fix-off-by-one',

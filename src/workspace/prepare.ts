@@ -1,4 +1,4 @@
-import { cpSync, existsSync } from 'node:fs';
+import { cpSync, existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { WorkspaceEvidence } from '../evidence/types.js';
 import { displayPath, pathKey, splitZBytes } from './byte-paths.js';
@@ -11,6 +11,8 @@ export type PreparedWorkspace = WorkspaceEvidence & {
   harness_git_dir: string;
   /** Ignored, untracked files already present in the template (not the agent's doing). */
   baseline_ignored: string[];
+  /** The workspace's .git is the harness's copy (the template had none of its own). */
+  workspace_git_copied: boolean;
 };
 
 /**
@@ -33,7 +35,38 @@ export async function prepareWorkspace(opts: {
   const gitDir = path.join(opts.runDir, 'baseline.git');
   const { files } = copyTemplate(opts.template, repoDir, opts.configPath, opts.skip);
   opts.afterCopy?.(repoDir);
+  const { sha, ignored } = await commitBaseline(repoDir, gitDir);
+  const workspaceGit = path.join(repoDir, '.git');
+  const copied = !existsSync(workspaceGit);
+  if (copied) copyGitDir(gitDir, repoDir);
+  return {
+    run_id: opts.runId,
+    repo_dir: repoDir,
+    baseline_sha: sha,
+    template: path.resolve(opts.template),
+    files,
+    harness_git_dir: gitDir,
+    baseline_ignored: ignored,
+    workspace_git_copied: copied,
+  };
+}
 
+/**
+ * The baseline again, after the config's setup_command changed the workspace: what setup wrote is
+ * the starting point, not the agent's work. The workspace's own .git, when the harness made it,
+ * is made again so the agent's `git status` starts clean too.
+ */
+export async function rebaseline(ws: PreparedWorkspace): Promise<PreparedWorkspace> {
+  const { sha, ignored } = await commitBaseline(ws.repo_dir, ws.harness_git_dir);
+  if (ws.workspace_git_copied) {
+    rmSync(path.join(ws.repo_dir, '.git'), { recursive: true, force: true });
+    copyGitDir(ws.harness_git_dir, ws.repo_dir);
+  }
+  return { ...ws, baseline_sha: sha, baseline_ignored: ignored };
+}
+
+/** Commit the workspace as the single baseline commit of `gitDir`; the files ignored by its .gitignore stay out. */
+async function commitBaseline(repoDir: string, gitDir: string): Promise<{ sha: string; ignored: string[] }> {
   const g = (args: string[], dir = gitDir) => git(args, { gitDir: dir, workTree: repoDir });
   g(['init', '-q', '-b', 'main']);
   // Files the template's own .gitignore excludes stay untracked, as in a real checkout.
@@ -42,20 +75,12 @@ export async function prepareWorkspace(opts: {
   g(['read-tree', 'main']);
   g(['update-index', '-q', '--refresh']);
   const sha = g(['rev-parse', 'HEAD']).stdout.toString('utf8').trim();
+  return { sha, ignored: ignored.map(displayPath) };
+}
 
+/** The workspace's own .git: a copy of the harness's, pointing at no work tree of its own. */
+function copyGitDir(gitDir: string, repoDir: string): void {
   const workspaceGit = path.join(repoDir, '.git');
-  if (!existsSync(workspaceGit)) {
-    cpSync(gitDir, workspaceGit, { recursive: true });
-    g(['config', '--unset', 'core.worktree'], workspaceGit);
-  }
-
-  return {
-    run_id: opts.runId,
-    repo_dir: repoDir,
-    baseline_sha: sha,
-    template: path.resolve(opts.template),
-    files,
-    harness_git_dir: gitDir,
-    baseline_ignored: ignored.map(displayPath),
-  };
+  cpSync(gitDir, workspaceGit, { recursive: true });
+  git(['config', '--unset', 'core.worktree'], { gitDir: workspaceGit, workTree: repoDir });
 }
