@@ -3,6 +3,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import type { ResolvedConfig } from '../config/schema.js';
 import { ConfigError, type ConfigIssue, InputError } from '../errors.js';
+import { isAttackExpectationFile } from '../registry/attack-expectation.js';
 import type { Registry, RegistryFamily } from '../registry/registry-file.js';
 import { validateRegistry } from '../registry/validate-registry.js';
 import { checkEntryName } from './entry-names.js';
@@ -39,6 +40,8 @@ export function planPack(registry: Registry, families: RegistryFamily[]): PackPl
   const issues: ConfigIssue[] = [];
   const repos = new Map<string, string>();
   const configs = new Map<string, string>();
+  /** Where each family's contract is in the pack, by family id. */
+  const contracts = new Map<string, string>();
 
   const inRoot = (abs: string) => {
     const rel = path.relative(root, abs);
@@ -80,11 +83,21 @@ export function planPack(registry: Registry, families: RegistryFamily[]): PackPl
             "move the file into the registry's folder (next to the config) and name it from there",
           );
     }
-    if (v.family.contract !== undefined)
-      setFile(files, `${CONTRACTS_DIR}/${v.family.id}.yaml`, v.family.contract, 0o644);
+    if (v.family.contract !== undefined) {
+      // An attack case's contract is implied by the expect.yaml beside its config (read with that
+      // config), so it keeps its place there; any other contract goes to contracts/<family>.yaml.
+      const rel = isAttackExpectationFile(v.family.contract) ? inRoot(v.family.contract) : null;
+      const packPath = rel === null ? `${CONTRACTS_DIR}/${v.family.id}.yaml` : `${CONFIGS_DIR}/${rel}`;
+      contracts.set(v.family.id, packPath);
+      setFile(files, packPath, v.family.contract, 0o644);
+    }
   }
   if (issues.length > 0) throw new ConfigError(issues);
-  files.set(PACK_REGISTRY, { type: 'file', mode: 0o644, bytes: packRegistry(registry, families, configs) });
+  files.set(PACK_REGISTRY, {
+    type: 'file',
+    mode: 0o644,
+    bytes: packRegistry(registry, families, configs, contracts),
+  });
   for (const name of files.keys()) {
     const problem = checkEntryName(name);
     if (problem !== null) throw new InputError(`cannot build a pack: '${name}' ${problem}`);
@@ -165,7 +178,12 @@ function rewriteRepo(configFile: string, repoRel: string): Buffer {
 }
 
 /** The registry as the pack holds it: the selected families, their configs and contracts at pack paths. */
-function packRegistry(registry: Registry, families: RegistryFamily[], configs: Map<string, string>): Buffer {
+function packRegistry(
+  registry: Registry,
+  families: RegistryFamily[],
+  configs: Map<string, string>,
+  contracts: Map<string, string>,
+): Buffer {
   const raw = YAML.parse(readFileSync(registry.file, 'utf8')) as {
     families: { id: string; contract?: string; versions: { version: string; configs: string[] }[] }[];
   };
@@ -175,7 +193,7 @@ function packRegistry(registry: Registry, families: RegistryFamily[], configs: M
     .filter((f) => wanted.has(f.id))
     .map((f) => ({
       ...f,
-      ...(f.contract === undefined ? {} : { contract: `${CONTRACTS_DIR}/${f.id}.yaml` }),
+      ...(f.contract === undefined ? {} : { contract: contracts.get(f.id) }),
       versions: f.versions.map((v) => ({
         ...v,
         configs: v.configs.map((c) => configs.get(path.resolve(root, c)) ?? c),
