@@ -115,6 +115,20 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
   // Last, after every check of the config: whether a tracer can run here is no fault of the config.
   const requested = opts.tracer ?? config.tracer;
   const tracer: TracerPlan = { requested, choice: await selectTracer(requested, TRACERS) };
+  if (sandbox.capabilities.tracesInGuest && tracer.choice.kind === 'ebpf') {
+    // eBPF on the host sees the VM, not the agent: the guest traces with strace.
+    const inGuest = await selectTracer('strace', TRACERS);
+    const reason = `sandbox '${sandbox.kind}' runs the agent on its own kernel, where the host's eBPF cannot see; strace traces inside it`;
+    tracer.choice = {
+      ...inGuest,
+      reason: `${inGuest.reason}: ${reason}`,
+      fallbacks: [
+        ...tracer.choice.fallbacks,
+        { component: 'tracer', wanted: 'ebpf', used: inGuest.kind, reason },
+        ...inGuest.fallbacks,
+      ],
+    };
+  }
   return {
     cfg: { ...cfg, sandbox: sandbox.kind, tracer: tracer.choice.kind },
     started,
