@@ -7,6 +7,7 @@ import { TRACERS } from '../../observe/index.js';
 import { renderTable } from '../../reports/table.js';
 import { bwrapAvailability } from '../../sandbox/bwrap.js';
 import { containerAvailability } from '../../sandbox/container.js';
+import { microvmFindings } from '../../sandbox/microvm/doctor.js';
 import type { CliIO } from '../io.js';
 
 type Finding = { component: string; name: string; works: boolean; detail: string; fix: string };
@@ -39,6 +40,7 @@ export async function doctorCommand(io: CliIO, opts: { json?: boolean }): Promis
   for (const engine of ['podman', 'docker'] as const)
     add('sandbox', `container (${engine})`, await containerAvailability(engine));
   add('sandbox', 'local', { ok: true, version: 'always available; no isolation' });
+  for (const f of microvmFindings()) add('sandbox', f.name, f.result);
 
   for (const [name, tracer] of Object.entries(TRACERS)) add('tracer', name, await tracer.available());
   // Which engine serves `ebpf`, and why not the other.
