@@ -65,6 +65,8 @@ export type SandboxCapabilities = {
    * tracer that wraps the command (strace) can observe.
    */
   tracesInGuest?: boolean;
+  /** Used only when asked for by name (it costs seconds per command): never the automatic choice. */
+  onlyByName?: boolean;
   /**
    * A config section the sandbox cannot start without, with what is missing and the fix. Such a
    * sandbox is used only when asked for by name.

@@ -65,6 +65,7 @@ export const microvmSandbox: Sandbox = {
     wrapsCommands: true,
     onHost: false,
     tracesInGuest: true,
+    onlyByName: true,
   },
   async available() {
     return microvmAvailability();
