@@ -15,7 +15,7 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Mux } from './channel-mux.js';
-import type { GuestCommand, GuestExit } from './guest-protocol.js';
+import type { GuestCommand, GuestExit, GuestHello } from './guest-protocol.js';
 import { type QemuPlan, qemuArgv } from './qemu-args.js';
 
 /** What wrap() writes for one command (the launcher adds the sockets and the time). */
@@ -132,6 +132,13 @@ async function main(planFile: string): Promise<number> {
   if (booted === 'timeout') return failed(`the guest did not boot within ${plan.bootTimeoutMs / 1000} s`);
   if (booted === 'exited' || booted === null) return failed('the guest stopped while booting');
   const bootMs = Date.now() - t0;
+  // The guest's own uptime when its runner spoke: kernel, init and the runner's Node start.
+  let guestUptimeMs: number | null = null;
+  try {
+    guestUptimeMs = Math.round((JSON.parse(booted) as GuestHello).uptime_s * 1000);
+  } catch {
+    guestUptimeMs = null;
+  }
   const cmd: GuestCommand = { ...plan.command, now_ms: Date.now() };
   ctl.write(`${JSON.stringify(cmd)}\n`);
 
@@ -155,7 +162,7 @@ async function main(planFile: string): Promise<number> {
   try {
     appendFileSync(
       plan.timingFile,
-      `${JSON.stringify({ boot_ms: bootMs, run_ms: runEnd - t0 - bootMs, teardown_ms: teardownMs })}\n`,
+      `${JSON.stringify({ boot_ms: bootMs, guest_uptime_at_ready_ms: guestUptimeMs, run_ms: runEnd - t0 - bootMs, teardown_ms: teardownMs })}\n`,
     );
   } catch {
     // timings are a convenience, never a reason to fail the command
