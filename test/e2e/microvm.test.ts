@@ -147,6 +147,28 @@ describe.skipIf(!canRun)('the microvm sandbox', () => {
   );
 
   it(
+    "an agent that fills the guest's memory and /tmp meets the guest's limits; the run ends with a verdict and the OOM kill on record",
+    async () => {
+      const agent = [
+        'touch done.txt',
+        'python3 -c "b = []\nwhile True: b.append(bytearray(64 * 1024 * 1024))"',
+        'echo "python exit $?"',
+        'dd if=/dev/zero of=/tmp/fill bs=1M count=4000 2>&1 | tail -n 1',
+      ].join('\n');
+      const t = task(agent, 'microvm: {memory: 512m}\n');
+      const report = await run(t.config, t.out, 'microvm');
+      expect(report.result).toBe('PASS');
+      const log = readFileSync(path.join(report.run_dir, 'evidence/agent.log'), 'utf8');
+      expect(log).toContain('python exit 137');
+      expect(log).toMatch(/No space left on device|copied/);
+      const console1 = readFileSync(path.join(report.run_dir, 'evidence/microvm/console-1.log'), 'utf8');
+      expect(console1).toContain('Out of memory: Killed process');
+      expect(strays(t.out)).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  it(
     'a guest that does not boot in time fails the run with the console log, and leaves no QEMU',
     async () => {
       const t = task('touch done.txt\n', 'microvm: {boot_timeout_seconds: 1}\n');
