@@ -182,28 +182,30 @@ describe.skipIf(!canRun)('the microvm sandbox', () => {
     TIMEOUT,
   );
 
-  it(
-    'the harness killed by SIGTERM mid-run takes its microVM with it',
-    async () => {
-      const t = task('touch done.txt\nsleep 200\n');
-      const child = spawn(
-        process.execPath,
-        [CLI, 'run', t.config, '--sandbox', 'microvm', '--tracer', 'strace', '--output-dir', t.out],
-        {
-          cwd: work,
-          env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work, NO_COLOR: '1' },
-          stdio: 'ignore',
-        },
-      );
-      // Wait until QEMU is up for the agent, then stop the harness.
-      for (let i = 0; i < 600 && !strays(t.out).some((s) => s.includes('qemu-system')); i++)
-        await new Promise((r) => setTimeout(r, 200));
-      expect(strays(t.out).some((s) => s.includes('qemu-system'))).toBe(true);
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('close', r));
-      for (let i = 0; i < 50 && strays(t.out).length > 0; i++) await new Promise((r) => setTimeout(r, 200));
-      expect(strays(t.out)).toEqual([]);
-    },
-    TIMEOUT,
-  );
+  for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+    it(
+      `the harness killed by ${signal} mid-run takes its microVM with it`,
+      async () => {
+        const t = task('touch done.txt\nsleep 200\n');
+        const child = spawn(
+          process.execPath,
+          [CLI, 'run', t.config, '--sandbox', 'microvm', '--tracer', 'strace', '--output-dir', t.out],
+          {
+            cwd: work,
+            env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work, NO_COLOR: '1' },
+            stdio: 'ignore',
+          },
+        );
+        // Wait until QEMU is up for the agent, then stop the harness.
+        for (let i = 0; i < 600 && !strays(t.out).some((s) => s.includes('qemu-system')); i++)
+          await new Promise((r) => setTimeout(r, 200));
+        expect(strays(t.out).some((s) => s.includes('qemu-system'))).toBe(true);
+        child.kill(signal);
+        await new Promise((r) => child.once('close', r));
+        for (let i = 0; i < 50 && strays(t.out).length > 0; i++) await new Promise((r) => setTimeout(r, 200));
+        expect(strays(t.out)).toEqual([]);
+      },
+      TIMEOUT,
+    );
+  }
 });

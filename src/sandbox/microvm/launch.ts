@@ -98,6 +98,16 @@ async function main(planFile: string): Promise<number> {
       process.exit(128 + (constants.signals[sig] ?? 15));
     });
   }
+  // The harness killed with SIGKILL cannot kill the group; like bwrap's --die-with-parent, the
+  // launcher notices it was orphaned and takes QEMU down.
+  const parent = process.ppid;
+  const orphanWatch = setInterval(() => {
+    if (process.ppid !== parent) {
+      cleanup();
+      process.exit(LAUNCH_FAILED);
+    }
+  }, 500);
+  orphanWatch.unref();
   const failed = (why: string): number => {
     cleanup();
     process.stderr.write(
