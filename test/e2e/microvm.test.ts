@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { kvmUsable } from '../../src/sandbox/microvm/accel.js';
 import { microvmAvailability } from '../../src/sandbox/microvm/microvm.js';
 import { BENCHMARKS, CLI, execCli, tempDir } from './exec-cli.js';
 
@@ -163,6 +164,22 @@ describe.skipIf(!canRun)('the microvm sandbox', () => {
       expect(log).toMatch(/No space left on device|copied/);
       const console1 = readFileSync(path.join(report.run_dir, 'evidence/microvm/console-1.log'), 'utf8');
       expect(console1).toContain('Out of memory: Killed process');
+      expect(strays(t.out)).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  it.skipIf(kvmUsable().ok)(
+    'microvm.accel: kvm where KVM cannot boot the guest is a setup error naming the field and the fix',
+    async () => {
+      const t = task('touch done.txt\n', 'microvm: {accel: kvm}\n');
+      const r = await execCli(['run', t.config, '--sandbox', 'microvm', '--output-dir', t.out], {
+        cwd: work,
+      });
+      expect(r.code).toBe(2);
+      const last = r.stderr.trim().split('\n').at(-1) ?? '';
+      expect(last).toContain('microvm.accel is kvm but');
+      expect(last).toContain("Fix: set microvm.accel to 'auto' or 'tcg'");
       expect(strays(t.out)).toEqual([]);
     },
     TIMEOUT,
