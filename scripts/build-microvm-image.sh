@@ -17,6 +17,7 @@ moddir="/lib/modules/$release"
 command -v busybox >/dev/null 2>&1 || { echo "agentguard: busybox is not installed. Fix: apt-get install -y busybox-static" >&2; exit 2; }
 command -v cpio >/dev/null 2>&1 || { echo "agentguard: cpio is not installed. Fix: apt-get install -y cpio" >&2; exit 2; }
 command -v python3 >/dev/null 2>&1 || { echo "agentguard: python3 is not installed. Fix: apt-get install -y python3" >&2; exit 2; }
+mkdir -p "$out" 2>/dev/null && [ -w "$out" ] || { echo "agentguard: cannot write the microvm image to $out. Fix: run as root, or set AGENTGUARD_MICROVM_DIR to a folder you can write (and export it for agentguard runs)" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/ir/bin" "$work/ir/dev" "$work/ir/proc" "$work/ir/sys" "$work/ir/modules" "$out"
