@@ -72,5 +72,5 @@ if [ "$microvm" = yes ]; then
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends $microvm_missing >/dev/null
   fi
-  sh scripts/build-microvm-image.sh
+  sh microvm/build-image.sh
 fi

@@ -15,8 +15,7 @@ import type { LaunchPlan } from './launch.js';
 import { cmdlineSafe } from './qemu-args.js';
 import { splitTracer } from './split-tracer.js';
 
-const QEMU_FIX =
-  'apt-get install -y qemu-system-x86 linux-image-amd64 busybox-static cpio, then sh scripts/build-microvm-image.sh';
+const QEMU_FIX = `apt-get install -y qemu-system-x86 linux-image-amd64 busybox-static cpio, then ${BUILD_FIX}`;
 const MAX_PIDS = 1024;
 
 function script(name: string): string {

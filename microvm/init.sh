@@ -1,5 +1,5 @@
 #!/bin/busybox sh
-# PID 1 of the agentguard microVM (packed into the initramfs by scripts/build-microvm-image.sh).
+# PID 1 of the agentguard microVM (packed into the initramfs by microvm/build-image.sh).
 # Mounts the host root read-only over virtio-9p and the run's workspace and HOME read-write at their
 # host paths (the inner bwrap then gives the agent its private /tmp, as on the host), then hands over to the guest runner (guest-run.js, Node from
 # the host root), which talks to the harness over virtio-serial ports. Any failure here is printed

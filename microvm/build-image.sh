@@ -1,7 +1,7 @@
 #!/bin/sh
 # Build what the microvm sandbox boots (docs/microvm.md): the newest installed Debian kernel,
 # unpacked to the ELF image QEMU's microvm machine boots directly (PVH), and a small initramfs
-# (busybox-static, the 9p and virtio-serial modules, src/sandbox/microvm/guest/init.sh).
+# (busybox-static, the 9p and virtio-serial modules, microvm/init.sh).
 # Output: ${AGENTGUARD_MICROVM_DIR:-/var/lib/agentguard/microvm}/{vmlinux,initramfs.cpio.gz,kernel-release}
 set -eu
 cd "$(dirname "$0")/.."
@@ -41,7 +41,7 @@ for m in virtio_ring virtio virtio_mmio virtio_console netfs fscache 9pnet 9pnet
   esac
   echo "$m" >> "$work/ir/modules.order"
 done
-cp src/sandbox/microvm/guest/init.sh "$work/ir/init"
+cp microvm/init.sh "$work/ir/init"
 chmod 755 "$work/ir/init"
 (cd "$work/ir" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/initramfs.cpio.gz"
 # The bzImage's payload is the ELF kernel; microvm boots that directly (PVH), skipping the
