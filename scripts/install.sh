@@ -2,6 +2,14 @@
 # Install what agentguard needs on a Debian machine (run as root), then build it.
 set -eu
 cd "$(dirname "$0")/.."
+# --microvm: also install QEMU and Debian's kernel and build the microvm sandbox's image (docs/microvm.md).
+microvm=no
+for arg in "$@"; do
+  case "$arg" in
+    --microvm) microvm=yes ;;
+    *) echo "agentguard: unknown option $arg. Fix: scripts/install.sh [--microvm]" >&2; exit 2 ;;
+  esac
+done
 
 need_node="20.19.0"
 if ! command -v node >/dev/null 2>&1; then
@@ -47,4 +55,22 @@ npm run build
 if ! make_log=$(make -C collector 2>&1); then
   reason=$(printf '%s\n' "$make_log" | grep -m1 -iE 'error|no such|not found|failed' || printf '%s\n' "$make_log" | tail -n 1)
   echo "agentguard: the compiled collector did not build ($reason); runs will use bpftrace" >&2
+fi
+
+if [ "$microvm" = yes ]; then
+  microvm_packages="qemu-system-x86 linux-image-amd64 busybox-static cpio python3"
+  microvm_missing=""
+  for p in $microvm_packages; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || microvm_missing="$microvm_missing $p"
+  done
+  if [ -n "$microvm_missing" ]; then
+    if [ "$(id -u)" -ne 0 ]; then
+      echo "agentguard: the microvm sandbox needs:$microvm_missing. Fix: sudo apt-get install -y$microvm_missing" >&2
+      exit 2
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends $microvm_missing >/dev/null
+  fi
+  sh microvm/build-image.sh
 fi

@@ -22,7 +22,7 @@ import type { RunReport } from '../reports/types.js';
  * `{cases, malicious, benign, recall, precision, false_alerts_on_benign, median_detection_ms, ...}`.
  * test/attacks/attacks.test.ts uses the same functions, so the bench and the test judge alike.
  *
- *   node dist/bench/attack-bench.js [--tracer strace|ebpf]
+ *   node dist/bench/attack-bench.js [--tracer strace|ebpf] [--sandbox microvm]
  */
 
 export type { AttackExpectation };
@@ -101,9 +101,13 @@ function liveLatencies(runDir: string): number[] {
 /** One case through `agentguard run CONFIG --tracer T --json`, with `cwd` as the output folder. */
 export async function runAttackCase(
   c: AttackCase,
-  opts: { cwd: string; tracer: Tracer },
+  opts: { cwd: string; tracer: Tracer; sandbox?: string },
 ): Promise<CaseOutcome> {
-  const r = await runCli(['run', c.config, '--tracer', opts.tracer, '--json'], opts.cwd);
+  const args = ['run', c.config, '--tracer', opts.tracer, '--json'];
+  // A case that names `sandbox: local` tests what the tracer sees without prevention; it keeps it.
+  if (opts.sandbox && !/^sandbox:\s*local\b/m.test(readFileSync(c.config, 'utf8')))
+    args.push('--sandbox', opts.sandbox);
+  const r = await runCli(args, opts.cwd);
   let report: RunReport | null = null;
   try {
     report = JSON.parse(r.stdout) as RunReport;
@@ -179,8 +183,10 @@ export function summarize(outcomes: CaseOutcome[]) {
 async function main(): Promise<number> {
   const at = process.argv.indexOf('--tracer');
   const tracer = (at >= 0 ? process.argv[at + 1] : 'strace') as Tracer;
-  if (tracer !== 'strace' && tracer !== 'ebpf') {
-    console.error('usage: attack-bench [--tracer strace|ebpf]');
+  const sb = process.argv.indexOf('--sandbox');
+  const sandbox = sb >= 0 ? process.argv[sb + 1] : undefined;
+  if ((tracer !== 'strace' && tracer !== 'ebpf') || (sb >= 0 && !sandbox)) {
+    console.error('usage: attack-bench [--tracer strace|ebpf] [--sandbox bwrap|microvm]');
     return 2;
   }
   const unsupported = attackSuiteUnsupported(tracer);
@@ -193,7 +199,7 @@ async function main(): Promise<number> {
     const outcomes: CaseOutcome[] = [];
     // In sequence: cases run on a shared two-core machine and their detection times are measured.
     for (const c of loadAttackCases()) {
-      const o = await runAttackCase(c, { cwd, tracer });
+      const o = await runAttackCase(c, { cwd, tracer, ...(sandbox ? { sandbox } : {}) });
       for (const problem of judgeOutcome(o)) console.error(`${c.name}: ${problem}`);
       outcomes.push(o);
     }

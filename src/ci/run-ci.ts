@@ -74,7 +74,7 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
     );
   }
   const sandboxChoice = opts.runTests ? await chooseSandbox(cfg) : null;
-  const tracer = sandboxChoice ? await chooseTracer(cfg, opts.tracer) : null;
+  const tracer = sandboxChoice ? await chooseTracer(cfg, sandboxChoice.sandbox, opts.tracer) : null;
   const requested = tracer?.requested ?? opts.tracer ?? cfg.tracer;
   // config.json holds the config as the run uses it: the sandbox and tracer chosen (the window
   // rewrites the tracer should the planned one give way), or no tracer when no test runs.

@@ -149,6 +149,21 @@ export const ContainerSchema = z.strictObject({
 });
 export type ContainerConfig = z.output<typeof ContainerSchema>;
 
+/** The `microvm` sandbox: a QEMU microVM with its own kernel (docs/microvm.md). */
+export const MicrovmSchema = z.strictObject({
+  /** Guest memory, e.g. '1g': what the agent and its tests may use, /tmp included. */
+  memory: z
+    .string()
+    .regex(/^\d+[mg]$/i, "must be like '768m' or '2g'")
+    .default('1g'),
+  cpus: z.number().int().min(1).max(64).default(1),
+  /** `auto`: KVM when the host's KVM can boot the guest kernel, else TCG (software, slower). */
+  accel: z.enum(['auto', 'kvm', 'tcg']).default('auto'),
+  /** Seconds the guest may take from QEMU's start to the command's start. */
+  boot_timeout_seconds: z.number().int().min(1).max(600).default(60),
+});
+export type MicrovmConfig = z.output<typeof MicrovmSchema>;
+
 /** Per-task allowance for one security rule: a path glob, a host, or a condition (a bare string is a condition). */
 export const SecurityAllowEntrySchema = z.union([
   nonEmpty,
@@ -233,6 +248,7 @@ export const BenchmarkConfigSchema = z.strictObject({
   tracer: z.enum(TRACER_CHOICES).default('auto'),
   network: NetworkSchema.default({ mode: 'none', allow: [], hosts: {} }),
   container: ContainerSchema.optional(),
+  microvm: MicrovmSchema.optional(),
   security: SecuritySchema.default({
     default_rules: true,
     rules: [],

@@ -7,7 +7,7 @@
  */
 
 /** Every sandbox; with no sandbox configured, the first that needs no config and is available is used. */
-export const SANDBOX_KINDS = ['bwrap', 'container', 'local'] as const;
+export const SANDBOX_KINDS = ['bwrap', 'container', 'local', 'microvm'] as const;
 export type SandboxKind = (typeof SANDBOX_KINDS)[number];
 
 /** Every tracer, best first: `tracer: auto` tries them in this order, and one that cannot run gives way to the next. */

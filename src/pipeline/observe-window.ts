@@ -223,6 +223,7 @@ export class ObservationWindow {
       network: cfg.network,
       ...(proxyDir ? { proxyDir } : {}),
       ...(cfg.container ? { container: cfg.container } : {}),
+      ...(cfg.microvm ? { microvm: cfg.microvm } : {}),
     });
 
     req.disposer.add('sandbox', () => sandbox.stop());
@@ -311,15 +312,21 @@ export class ObservationWindow {
     } else if (this.proxy?.address?.tcpPort) {
       inner = { ...spec, env: { ...spec.env, ...proxyEnv(this.proxy.address.tcpPort) } };
     }
-    const sandboxed = this.sandbox.wrap(inner);
+    return this.sandboxAndTrace(inner);
+  }
+
+  /** Inside the sandbox, under the tracer; a sandbox with its own kernel runs the tracer inside it. */
+  private sandboxAndTrace(spec: SpawnSpec): SpawnSpec {
+    if (this.req.sandboxChoice.sandbox.capabilities.tracesInGuest)
+      return this.sandbox.wrap(this.tracer ? this.tracer.wrap(spec) : spec);
+    const sandboxed = this.sandbox.wrap(spec);
     return this.tracer ? this.tracer.wrap(sandboxed) : sandboxed;
   }
 
   /** The test command as it must be spawned: inside the same sandbox (no network), under the tracer. */
   wrapTests(spec: SpawnSpec): SpawnSpec {
     this.testsStartWallMs ??= Date.now();
-    const sandboxed = this.sandbox.wrap(spec);
-    return this.tracer ? this.tracer.wrap(sandboxed) : sandboxed;
+    return this.sandboxAndTrace(spec);
   }
 
   private testsStartWallMs: number | null = null;

@@ -11,6 +11,7 @@ import { TRACERS } from '../observe/index.js';
 import { selectTracer, type TracerPlan } from '../observe/select-tracer.js';
 import { SANDBOXES } from '../sandbox/index.js';
 import { type SandboxChoice, selectSandbox } from '../sandbox/select-sandbox.js';
+import type { Sandbox } from '../sandbox/types.js';
 import type { RunContext } from './context.js';
 import type { GuardMode } from './live-guard.js';
 import { resolveProgram } from './preflight.js';
@@ -113,7 +114,7 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
   }
   const rules = loadRunRules(cfg);
   // Last, after every check of the config: whether a tracer can run here is no fault of the config.
-  const tracer = await chooseTracer(config, opts.tracer);
+  const tracer = await chooseTracer(config, sandbox, opts.tracer);
   return {
     cfg: { ...cfg, sandbox: sandbox.kind, tracer: tracer.choice.kind },
     started,
@@ -147,10 +148,32 @@ export async function chooseSandbox(config: ResolvedConfig, override?: SandboxKi
   return choice;
 }
 
-/** The tracer a run plans to use: the override (`--tracer`) or the config's, the best that works here under `auto`. */
-export async function chooseTracer(config: ResolvedConfig, override?: TracerRequest): Promise<TracerPlan> {
+/**
+ * The tracer a run plans to use: the override (`--tracer`) or the config's, the best that works here
+ * under `auto`. A sandbox with a kernel of its own (microvm) is traced from inside by strace: eBPF on
+ * the host sees the VM, not the agent.
+ */
+export async function chooseTracer(
+  config: ResolvedConfig,
+  sandbox: Sandbox,
+  override?: TracerRequest,
+): Promise<TracerPlan> {
   const requested = override ?? config.tracer;
-  return { requested, choice: await selectTracer(requested, TRACERS) };
+  const tracer: TracerPlan = { requested, choice: await selectTracer(requested, TRACERS) };
+  if (sandbox.capabilities.tracesInGuest && tracer.choice.kind === 'ebpf') {
+    const inGuest = await selectTracer('strace', TRACERS);
+    const reason = `sandbox '${sandbox.kind}' runs the agent on its own kernel, where the host's eBPF cannot see; strace traces inside it`;
+    tracer.choice = {
+      ...inGuest,
+      reason: `${inGuest.reason}: ${reason}`,
+      fallbacks: [
+        ...tracer.choice.fallbacks,
+        { component: 'tracer', wanted: 'ebpf', used: inGuest.kind, reason },
+        ...inGuest.fallbacks,
+      ],
+    };
+  }
+  return tracer;
 }
 
 /** Where the agent sees its HOME: where the sandbox hides the user's own HOME, the run's HOME is shown there. */

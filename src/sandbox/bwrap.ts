@@ -141,7 +141,7 @@ export function bwrapArgv(ctx: SandboxContext, spec: SpawnSpec, files: BwrapFile
  * and try the program once: a kernel without seccomp, or a bwrap that refuses it, means the sandbox
  * runs without the filter and says why, rather than failing every command.
  */
-function prepareFiles(runDir: string): BwrapFiles & { seccompNote: string } {
+export function prepareFiles(runDir: string): BwrapFiles & { seccompNote: string } {
   const dir = path.join(runDir, 'sandbox');
   mkdirSync(dir, { recursive: true });
   const emptyFile = path.join(dir, 'empty');

@@ -7,9 +7,12 @@ export type SandboxChoice = {
   fallback?: { component: 'sandbox'; wanted: string; used: string; reason: string };
 };
 
-/** The sandboxes tried, in order, when the config names none: those that need no config section. */
+/** The sandboxes tried, in order, when the config names none: those that need no config section and may be chosen automatically. */
 export function automaticSandboxes(registry: Record<SandboxKind, Sandbox>): SandboxKind[] {
-  return SANDBOX_KINDS.filter((kind) => registry[kind].capabilities.needsConfig === undefined);
+  return SANDBOX_KINDS.filter(
+    (kind) =>
+      registry[kind].capabilities.needsConfig === undefined && !registry[kind].capabilities.onlyByName,
+  );
 }
 
 /**

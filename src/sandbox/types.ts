@@ -1,4 +1,4 @@
-import type { ContainerConfig, NetworkConfig, ResolvedConfig } from '../config/schema.js';
+import type { ContainerConfig, MicrovmConfig, NetworkConfig, ResolvedConfig } from '../config/schema.js';
 import type { SandboxKind } from '../evidence/kinds.js';
 import type { SpawnSpec } from '../exec/types.js';
 
@@ -21,6 +21,7 @@ export type SandboxContext = {
   /** Host folder holding the egress proxy's Unix sockets, bound into the sandbox when allowlisting. */
   proxyDir?: string;
   container?: ContainerConfig;
+  microvm?: MicrovmConfig;
 };
 
 export type SandboxAvailability = { ok: true; version: string } | { ok: false; reason: string; fix: string };
@@ -58,6 +59,14 @@ export type SandboxCapabilities = {
   wrapsCommands: boolean;
   /** Runs the agent directly on the host, as the harness's user: reports say so when it did not isolate. */
   onHost: boolean;
+  /**
+   * Runs the agent on a kernel of its own (a VM): a tracer on the host would see only the VM, so the
+   * tracer's wrap goes inside the sandbox's (the sandbox runs the tracer in the guest), and only a
+   * tracer that wraps the command (strace) can observe.
+   */
+  tracesInGuest?: boolean;
+  /** Used only when asked for by name (it costs seconds per command): never the automatic choice. */
+  onlyByName?: boolean;
   /**
    * A config section the sandbox cannot start without, with what is missing and the fix. Such a
    * sandbox is used only when asked for by name.

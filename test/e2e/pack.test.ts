@@ -24,6 +24,7 @@ const ALLOWED = [
   /^agents\/[a-z0-9-]+\.yaml$/,
   /^benchmarks\//,
   /^collector\/([a-z_.]+\.[ch]|Makefile|gen-syscalls\.mjs|README\.md)$/,
+  /^microvm\/(build-image|init)\.sh$/,
 ];
 
 function sh(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env) {

@@ -1,0 +1,201 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type MicrovmConfig, MicrovmSchema } from '../../config/schema.js';
+import { InternalError, SetupError } from '../../errors.js';
+import type { SpawnSpec } from '../../exec/types.js';
+import { bwrapArgv, bwrapAvailability, bwrapMasks, prepareFiles } from '../bwrap.js';
+import { describeMasks } from '../host-masks.js';
+import type { Sandbox, SandboxAvailability, SandboxContext, SandboxSession } from '../types.js';
+import { chooseAccel, hostTscKhz } from './accel.js';
+import { microvmFindings } from './doctor.js';
+import { GUEST_NET_DIR } from './guest-protocol.js';
+import { BUILD_FIX, findImage, imageDir } from './image.js';
+import type { LaunchPlan } from './launch.js';
+import { cmdlineSafe } from './qemu-args.js';
+import { splitTracer } from './split-tracer.js';
+
+const QEMU_FIX = `apt-get install -y qemu-system-x86 linux-image-amd64 busybox-static cpio, then ${BUILD_FIX}`;
+const MAX_PIDS = 1024;
+
+function script(name: string): string {
+  return fileURLToPath(new URL(name, import.meta.url));
+}
+
+/** Whether a microVM can start here: QEMU, a built image, an accelerator, bwrap for the inner sandbox. */
+export function microvmAvailability(cfg: MicrovmConfig = MicrovmSchema.parse({})): SandboxAvailability {
+  const qemu = spawnSync('qemu-system-x86_64', ['--version'], { encoding: 'utf8' });
+  if (qemu.error || qemu.status !== 0)
+    return { ok: false, reason: 'QEMU (qemu-system-x86_64) is not installed', fix: QEMU_FIX };
+  const version = /version\s+(\S+)/.exec(qemu.stdout)?.[1] ?? 'unknown';
+  const machines = spawnSync('qemu-system-x86_64', ['-machine', 'help'], { encoding: 'utf8' });
+  if (!/^microvm\b/m.test(machines.stdout ?? ''))
+    return {
+      ok: false,
+      reason: `QEMU ${version} has no 'microvm' machine type`,
+      fix: 'apt-get install -y qemu-system-x86 (7.0 or newer)',
+    };
+  const image = findImage();
+  if ('missing' in image)
+    return {
+      ok: false,
+      reason: `the microvm kernel and initramfs are not built (${image.missing} is missing)`,
+      fix: BUILD_FIX,
+    };
+  const accel = chooseAccel(cfg.accel);
+  if ('error' in accel)
+    return {
+      ok: false,
+      reason: `microvm.accel is kvm but ${accel.error}`,
+      fix: "set microvm.accel to 'auto' or 'tcg'",
+    };
+  const bwrap = bwrapAvailability();
+  if (!bwrap.ok)
+    return { ok: false, reason: `the guest runs the agent under bwrap, and ${bwrap.reason}`, fix: bwrap.fix };
+  return { ok: true, version: `QEMU ${version}, kernel ${image.release}, ${accel.reason}` };
+}
+
+export const microvmSandbox: Sandbox = {
+  kind: 'microvm',
+  capabilities: {
+    isolatesNetwork: true,
+    bridgesProxy: true,
+    hidesHome: true,
+    wrapsCommands: true,
+    onHost: false,
+    tracesInGuest: true,
+    onlyByName: true,
+  },
+  async available() {
+    return microvmAvailability();
+  },
+  // doctor shows each part (QEMU, KVM, kernel and initramfs) with its own fix.
+  doctorRows: async () => microvmFindings().map((f) => ({ name: f.name, availability: f.result })),
+  start: startMicrovm,
+};
+
+async function startMicrovm(ctx: SandboxContext): Promise<SandboxSession> {
+  const cfg = ctx.microvm ?? MicrovmSchema.parse({});
+  const availability = microvmAvailability(cfg);
+  if (!availability.ok)
+    throw new SetupError(`microvm sandbox: ${availability.reason}. Fix: ${availability.fix}`);
+  const image = findImage();
+  const accel = chooseAccel(cfg.accel);
+  if ('missing' in image || 'error' in accel)
+    throw new InternalError('microvm availability changed while starting');
+  for (const p of [ctx.repoDir, ctx.hostHome, process.execPath, script('./guest/guest-run.js')]) {
+    if (!cmdlineSafe(p))
+      throw new SetupError(
+        `microvm sandbox: the path '${p}' has a space or quote, which the guest's kernel command line cannot carry. Fix: use an output folder without spaces (--output).`,
+      );
+  }
+  const dir = path.join(ctx.runDir, 'sandbox', 'microvm');
+  mkdirSync(dir, { recursive: true });
+  // The guest's console goes with the evidence: a guest that crashed says why there.
+  const consoleDir = path.join(ctx.runDir, 'evidence', 'microvm');
+  mkdirSync(consoleDir, { recursive: true });
+  const files = prepareFiles(ctx.runDir);
+  const timingFile = path.join(dir, 'timing.jsonl');
+  const tscKhz = hostTscKhz();
+  let launches = 0;
+  let stopped = false;
+
+  const wrap = (spec: SpawnSpec): SpawnSpec => {
+    if (stopped) throw new InternalError('microvm session was already stopped');
+    launches += 1;
+    const { trace, traceFile, command } = splitTracer(spec.argv);
+    // The inner sandbox is bwrap's, unchanged, inside the guest: the host's paths are the guest's
+    // (the host root is its root), except the harness's sockets, which the guest runner serves.
+    const inner = bwrapArgv(ctx, { ...spec, argv: command }, files).map((arg) => {
+      if (!ctx.proxyDir) return arg;
+      if (arg === ctx.proxyDir) return GUEST_NET_DIR;
+      if (arg === path.join(ctx.proxyDir, 'resolv.conf')) return path.join(GUEST_NET_DIR, 'resolv.conf');
+      return arg;
+    });
+    const sockets = ctx.proxyDir ? harnessSockets(ctx.proxyDir) : undefined;
+    const resolv = ctx.proxyDir ? readIfExists(path.join(ctx.proxyDir, 'resolv.conf')) : undefined;
+    const plan: LaunchPlan = {
+      qemu: {
+        accel: accel.accel,
+        memory: cfg.memory,
+        cpus: cfg.cpus,
+        kernel: image.kernel,
+        initramfs: image.initramfs,
+        repoDir: ctx.repoDir,
+        homeDir: ctx.hostHome,
+        node: process.execPath,
+        runner: script('./guest/guest-run.js'),
+        ...(traceFile ? { traceFile } : {}),
+        consoleFile: path.join(consoleDir, `console-${launches}.log`),
+        tscKhz,
+      },
+      command: {
+        argv: inner,
+        env: spec.env,
+        cwd: spec.cwd,
+        pids_max: MAX_PIDS,
+        ...(trace ? { trace } : {}),
+        ...(sockets ? { sockets } : {}),
+        ...(resolv !== undefined ? { resolv } : {}),
+      },
+      ...(ctx.proxyDir ? { proxyDir: ctx.proxyDir } : {}),
+      bootTimeoutMs: cfg.boot_timeout_seconds * 1000,
+      timingFile,
+    };
+    const planFile = path.join(dir, `launch-${launches}.json`);
+    writeFileSync(planFile, `${JSON.stringify(plan)}\n`, { mode: 0o600 });
+    return {
+      argv: [process.execPath, script('./launch.js'), planFile],
+      cwd: ctx.repoDir,
+      env: launcherEnv(),
+    };
+  };
+
+  const net = ctx.network.mode === 'host' ? 'the host network (not isolated)' : 'no network device';
+  return {
+    kind: 'microvm',
+    isolated: true,
+    version: availability.version,
+    detail:
+      `QEMU microVM (${accel.reason}), ${cfg.memory} memory, ${cfg.cpus} vCPU, its own kernel ${image.release}: ` +
+      `host root read-only over 9p, writable workspace and run HOME, private /tmp, ${net}${ctx.proxyDir ? ' except the harness proxy over virtio-serial' : ''}; ` +
+      `inside it the agent runs under bwrap as with the bwrap sandbox, at most ${MAX_PIDS} processes`,
+    facts: {
+      accel: accel.accel,
+      accel_reason: accel.reason,
+      kernel: image.release,
+      memory: cfg.memory,
+      cpus: String(cfg.cpus),
+      image_dir: imageDir(),
+      home_inside: ctx.agentHome,
+      hidden: describeMasks(bwrapMasks(ctx)),
+      seccomp: files.seccompNote,
+      console_logs: path.relative(ctx.runDir, consoleDir),
+    },
+    wrap,
+    async stop() {
+      // Each command's QEMU is its launcher's child and dies with it; nothing is left to stop.
+      stopped = true;
+    },
+  };
+}
+
+/** The launcher needs no secrets of the agent's: only what finds node and QEMU. */
+function launcherEnv(): Record<string, string> {
+  return { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' };
+}
+
+function readIfExists(file: string): string | undefined {
+  return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+}
+
+/** The harness's sockets in the proxy folder, each with its bridge key while the key is still there. */
+function harnessSockets(proxyDir: string): { name: string; key?: string }[] {
+  return ['proxy.sock', 'dns.sock']
+    .filter((name) => existsSync(path.join(proxyDir, name)))
+    .map((name) => {
+      const key = readIfExists(path.join(proxyDir, `${name}.key`));
+      return key === undefined ? { name } : { name, key };
+    });
+}

@@ -1,0 +1,228 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { kvmUsable } from '../../src/sandbox/microvm/accel.js';
+import { microvmAvailability } from '../../src/sandbox/microvm/microvm.js';
+import { BENCHMARKS, CLI, execCli, tempDir } from './exec-cli.js';
+
+/**
+ * The microvm sandbox for real: QEMU boots Debian's kernel with the built initramfs, the agent and
+ * the tests run in the guest, strace traces them there. Hostile agents get the same verdict and
+ * alerts as under bwrap, a killed run leaves no QEMU, a guest that does not boot is a clear,
+ * recorded failure. CI installs QEMU and builds the image (scripts/install.sh --microvm), so there
+ * these tests must run: a missing microvm fails them instead of skipping.
+ */
+const isRoot = process.getuid?.() === 0;
+const availability = microvmAvailability();
+const canRun = isRoot && availability.ok;
+if (!canRun) {
+  const why = isRoot
+    ? availability.ok
+      ? ''
+      : `${availability.reason} (fix: ${availability.fix})`
+    : 'needs root';
+  if (process.env.CI) throw new Error(`microvm e2e cannot run in CI: ${why}`);
+  console.warn(`microvm e2e skipped: ${why}`);
+}
+
+const work = tempDir('ag-microvm-');
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+// Under TCG (no usable KVM) a boot takes 5–15 s on a busy two-core machine, twice per run.
+const TIMEOUT = 400_000;
+
+type Report = {
+  result: string;
+  run_dir: string;
+  run_id: string;
+  alerts: { rule: string }[];
+  failed_checks: string[];
+  agent: { outcome: { status: string; exit_code?: number | null } };
+  observation: { sandbox: { kind: string; facts: Record<string, string> }; tracer: { kind: string } };
+};
+
+let n = 0;
+function task(agent: string, extra = ''): { config: string; out: string } {
+  const dir = path.join(work, `task${n++}`);
+  mkdirSync(path.join(dir, 'repo'), { recursive: true });
+  writeFileSync(path.join(dir, 'repo/README.md'), 'create done.txt\n');
+  writeFileSync(path.join(dir, 'agent.sh'), agent);
+  const config = path.join(dir, 'config.yaml');
+  writeFileSync(
+    config,
+    `name: microvm-hostile
+task: {prompt: create done.txt}
+repo: repo
+test_command: [sh, -c, 'test -f done.txt']
+agent_command: [sh, -c, '. "$0/agent.sh"', '{config_dir}']
+${extra.includes('timeout_seconds') ? '' : 'timeout_seconds: 240\n'}${extra}`,
+  );
+  return { config, out: path.join(dir, 'out') };
+}
+
+async function run(config: string, out: string, sandbox: string, agent: string[] = []): Promise<Report> {
+  const r = await execCli(
+    ['run', config, ...agent, '--sandbox', sandbox, '--tracer', 'strace', '--output-dir', out, '--json'],
+    {
+      cwd: work,
+    },
+  );
+  expect(r.stdout, r.stderr).not.toBe('');
+  return JSON.parse(r.stdout) as Report;
+}
+
+const rules = (r: Report) => [...new Set(r.alerts.map((a) => a.rule))].sort();
+
+/** QEMU processes (or anything else) whose command line names `dir`: a microVM that outlived its run. */
+function strays(dir: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      if (cmdline.includes(dir) && !cmdline.includes('vitest'))
+        found.push(`${pid}: ${cmdline.slice(0, 200)}`);
+    } catch {
+      // gone
+    }
+  }
+  return found;
+}
+
+describe.skipIf(!canRun)('the microvm sandbox', () => {
+  it(
+    'runs py-inventory end to end: PASS, traced inside the guest, console log in the evidence',
+    async () => {
+      const out = path.join(work, 'py');
+      const report = await run(path.join(BENCHMARKS, 'py-inventory/config.yaml'), out, 'microvm', [
+        '--agent',
+        'mock-solve',
+      ]);
+      expect(report.result).toBe('PASS');
+      expect(report.observation.sandbox.kind).toBe('microvm');
+      expect(report.observation.tracer.kind).toBe('strace');
+      const events = readFileSync(path.join(report.run_dir, 'evidence/syscalls.jsonl'), 'utf8');
+      expect(events).toContain('mock-agent.js');
+      const tests = readFileSync(path.join(report.run_dir, 'evidence/test-syscalls.jsonl'), 'utf8');
+      expect(tests).toContain('unittest');
+      expect(existsSync(path.join(report.run_dir, 'evidence/microvm/console-1.log'))).toBe(true);
+      expect(strays(out)).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'a hostile agent (writes /etc, sets a setuid bit, kills what it can) gets the verdict and alerts it gets under bwrap',
+    async () => {
+      const agent = [
+        'echo owned > /etc/agentguard-owned 2>/dev/null',
+        'echo owned >> "$HOME/.bashrc"',
+        'cp /bin/sh ./runner && chmod u+s ./runner',
+        'kill -9 -1 2>/dev/null',
+        'kill -9 $PPID 2>/dev/null',
+        'touch done.txt',
+      ].join('\n');
+      const t = task(agent);
+      const vm = await run(t.config, t.out, 'microvm');
+      const bw = await run(t.config, `${t.out}-bwrap`, 'bwrap');
+      expect(existsSync('/etc/agentguard-owned')).toBe(false);
+      expect(vm.result).toBe(bw.result);
+      expect(rules(vm)).toEqual(rules(bw));
+      expect(vm.failed_checks.sort()).toEqual(bw.failed_checks.sort());
+      expect(rules(vm)).toContain('exec-setid-bit');
+      expect(strays(t.out)).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'a fork bomb stops at the guest pids limit; the host is unaffected and the verdict matches bwrap',
+    async () => {
+      const t = task('touch done.txt\nb() { b | b & }\nb\nsleep 5\n', 'timeout_seconds: 60\n');
+      const vm = await run(t.config, t.out, 'microvm');
+      const bw = await run(t.config, `${t.out}-bwrap`, 'bwrap');
+      expect(vm.result).toBe(bw.result);
+      expect(rules(vm)).toEqual(rules(bw));
+      expect(strays(t.out)).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "an agent that fills the guest's memory and /tmp meets the guest's limits; the run ends with a verdict and the OOM kill on record",
+    async () => {
+      const agent = [
+        'touch done.txt',
+        'python3 -c "b = []\nwhile True: b.append(bytearray(64 * 1024 * 1024))"',
+        'echo "python exit $?"',
+        'dd if=/dev/zero of=/tmp/fill bs=1M count=4000 2>&1 | tail -n 1',
+      ].join('\n');
+      const t = task(agent, 'microvm: {memory: 512m}\n');
+      const report = await run(t.config, t.out, 'microvm');
+      expect(report.result).toBe('PASS');
+      const log = readFileSync(path.join(report.run_dir, 'evidence/agent.log'), 'utf8');
+      expect(log).toContain('python exit 137');
+      expect(log).toMatch(/No space left on device|copied/);
+      const console1 = readFileSync(path.join(report.run_dir, 'evidence/microvm/console-1.log'), 'utf8');
+      expect(console1).toContain('Out of memory: Killed process');
+      expect(strays(t.out)).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  it.skipIf(kvmUsable().ok)(
+    'microvm.accel: kvm where KVM cannot boot the guest is a setup error naming the field and the fix',
+    async () => {
+      const t = task('touch done.txt\n', 'microvm: {accel: kvm}\n');
+      const r = await execCli(['run', t.config, '--sandbox', 'microvm', '--output-dir', t.out], {
+        cwd: work,
+      });
+      expect(r.code).toBe(2);
+      const last = r.stderr.trim().split('\n').at(-1) ?? '';
+      expect(last).toContain('microvm.accel is kvm but');
+      expect(last).toContain("Fix: set microvm.accel to 'auto' or 'tcg'");
+      expect(strays(t.out)).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'a guest that does not boot in time fails the run with the console log, and leaves no QEMU',
+    async () => {
+      const t = task('touch done.txt\n', 'microvm: {boot_timeout_seconds: 1}\n');
+      const report = await run(t.config, t.out, 'microvm');
+      expect(report.result).toBe('FAIL');
+      const log = readFileSync(path.join(report.run_dir, 'evidence/agent.log'), 'utf8');
+      expect(log).toContain('the guest did not boot within 1 s');
+      expect(log).toContain('evidence/microvm/console-1.log');
+      expect(strays(t.out)).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+    it(
+      `the harness killed by ${signal} mid-run takes its microVM with it`,
+      async () => {
+        const t = task('touch done.txt\nsleep 200\n');
+        const child = spawn(
+          process.execPath,
+          [CLI, 'run', t.config, '--sandbox', 'microvm', '--tracer', 'strace', '--output-dir', t.out],
+          {
+            cwd: work,
+            env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work, NO_COLOR: '1' },
+            stdio: 'ignore',
+          },
+        );
+        // Wait until QEMU is up for the agent, then stop the harness.
+        for (let i = 0; i < 600 && !strays(t.out).some((s) => s.includes('qemu-system')); i++)
+          await new Promise((r) => setTimeout(r, 200));
+        expect(strays(t.out).some((s) => s.includes('qemu-system'))).toBe(true);
+        child.kill(signal);
+        await new Promise((r) => child.once('close', r));
+        for (let i = 0; i < 50 && strays(t.out).length > 0; i++) await new Promise((r) => setTimeout(r, 200));
+        expect(strays(t.out)).toEqual([]);
+      },
+      TIMEOUT,
+    );
+  }
+});
