@@ -1,12 +1,12 @@
 import path from 'node:path';
 import type { AgentName } from '../agents/index.js';
-import { rotation } from '../bench/tracer-overhead-run.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { writeJson, writeText } from '../evidence/write.js';
 import type { RunContext } from '../pipeline/context.js';
 import { newRunId } from '../pipeline/run-id.js';
 import { measureRun, type OverheadSample } from './measure-run.js';
 import { type ModeAvailability, modeAvailability, type OverheadMode } from './modes.js';
+import { rotation } from './stats.js';
 import {
   type OverheadReport,
   renderOverheadMarkdown,

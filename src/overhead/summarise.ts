@@ -1,6 +1,6 @@
-import { median, overheadPct, round, spread } from '../bench/tracer-overhead-run.js';
 import type { OverheadSample } from './measure-run.js';
 import type { ModeAvailability, OverheadMode } from './modes.js';
+import { median, overheadPct, round, spread } from './stats.js';
 
 type Ok = Extract<OverheadSample, { status: 'ok' }>;
 

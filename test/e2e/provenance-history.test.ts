@@ -3,6 +3,7 @@ import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, w
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HISTORY_SCHEMA_VERSION } from '../../src/history/db.js';
 import { BENCHMARKS, execCli, ROOT, tempDir } from './exec-cli.js';
 
 // Three real runs into one history: an attack (alerts), a solved demo task (PASS) and an agent
@@ -177,7 +178,7 @@ describe('a real version 3 history.db through the CLI', () => {
     const i = await execCli(['reports', 'incidents', '--json'], opts);
     expect(JSON.parse(i.stdout)).toMatchObject({ runs_scanned: 2, runs_unknown: 0 });
     const check = new Database(path.join(dir, 'history.db'), { readonly: true });
-    expect(check.pragma('user_version', { simple: true })).toBe(4);
+    expect(check.pragma('user_version', { simple: true })).toBe(HISTORY_SCHEMA_VERSION);
     check.close();
   });
 });
