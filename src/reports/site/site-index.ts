@@ -19,6 +19,8 @@ export function renderSiteIndex(
   runs: readonly SiteRun[],
   batches: readonly SiteBatch[],
   meta: SiteMeta,
+  /** Already-escaped markup shown before the filters (`view` lists the runs in progress there). */
+  preface = '',
 ): string {
   const filters = Object.entries(meta.filters);
   const body = [
@@ -28,6 +30,7 @@ export function renderSiteIndex(
         ? `; selected with ${filters.map(([k, v]) => `<span class="mono">--${esc(k)} ${esc(v)}</span>`).join(' ')}`
         : ''
     }.</p>`,
+    ...(preface === '' ? [] : [preface]),
     '<form id="filters">',
     select('f-agent', 'agent'),
     select('f-task', 'task'),
