@@ -70,9 +70,12 @@ export function liveScriptSource(): string {
   return `'sha256-${createHash('sha256').update(LIVE_SCRIPT, 'utf8').digest('base64')}'`;
 }
 
-/** The live page may talk to its own origin (the event stream) and run only LIVE_SCRIPT. */
+/**
+ * The live page may talk to its own origin (the event stream) and run only LIVE_SCRIPT. (The
+ * server adds frame-ancestors in the header; a <meta> policy may not carry it.)
+ */
 export function liveCsp(): string {
-  return `default-src 'none'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; script-src ${liveScriptSource()}; form-action 'none'; base-uri 'none'; frame-ancestors 'none'`;
+  return `default-src 'none'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; script-src ${liveScriptSource()}; form-action 'none'; base-uri 'none'`;
 }
 
 /** `/live/<run id>`: the run's timeline and live alerts as they are recorded. Pure; `runId` was validated. */

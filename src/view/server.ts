@@ -188,7 +188,7 @@ function html(res: ServerResponse, body: string, csp: string): void {
   res.writeHead(200, {
     ...BASE_HEADERS,
     'Content-Type': 'text/html; charset=utf-8',
-    'Content-Security-Policy': csp.includes('frame-ancestors') ? csp : `${csp}; frame-ancestors 'none'`,
+    'Content-Security-Policy': `${csp}; frame-ancestors 'none'`,
   });
   res.end(body);
 }
