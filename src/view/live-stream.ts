@@ -110,10 +110,10 @@ export class LiveStream {
     this.res.write(sseFrame(message));
   }
 
-  /** Watches evidence/ and guard/ once they exist (guard/ appears with the first alert). */
+  /** Watches the run folder, and evidence/ and guard/ once they exist. */
   private watchFolders(): void {
-    for (const file of [this.timeline.file, this.alerts.file]) {
-      const dir = path.dirname(file);
+    // The run folder itself too: guard/ is created with the first alert, and that should wake us.
+    for (const dir of [this.opts.runDir, path.dirname(this.timeline.file), path.dirname(this.alerts.file)]) {
       if (this.watchers.has(dir) || !existsSync(dir)) continue;
       try {
         const w = watch(dir, { persistent: false }, () => this.wake());

@@ -220,6 +220,15 @@ describe.skipIf(reason !== null)('agentguard view in headless Chromium', () => {
     await page.locator(`a.live-link[href="/live/${runId}"]`).click();
     await page.locator('#status').waitFor({ state: 'visible' });
     expect(existsSync(alertsFile)).toBe(false);
+    // The page's own clock of when the row arrived (devtools evaluation is not subject to its CSP).
+    await page.evaluate(() => {
+      const w = window as unknown as { seenAt: number };
+      w.seenAt = 0;
+      const body = document.getElementById('alerts-body') as HTMLElement;
+      new MutationObserver(() => {
+        if (w.seenAt === 0 && body.querySelector('tr.alert-row')) w.seenAt = Date.now();
+      }).observe(body, { childList: true });
+    });
     // When the guard's line reached the file, as seen from here, for the latency to the page.
     let written = 0;
     const poll = setInterval(() => {
@@ -227,8 +236,8 @@ describe.skipIf(reason !== null)('agentguard view in headless Chromium', () => {
     }, 5);
     const row = page.locator('tr.alert-row[data-rule="secrets-canary-read"]');
     await row.waitFor({ state: 'attached', timeout: 90_000 });
-    const shown = Date.now();
     clearInterval(poll);
+    const shown = await page.evaluate(() => (window as unknown as { seenAt: number }).seenAt);
     expect(await row.textContent()).toContain('.ssh/id_rsa');
     expect(written).toBeGreaterThan(0);
     console.log(`view: live alert on the page ${shown - written} ms after its line was written`);
