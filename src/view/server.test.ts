@@ -3,11 +3,13 @@ import { type IncomingMessage, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeConfig } from '../analysis/test-bundle.js';
 import { runPath } from '../evidence/layout.js';
 import { ViewServer } from './server.js';
 
 const out = mkdtempSync(path.join(tmpdir(), 'ag-view-'));
 const RUN = '20261203-120000-0badc0de';
+const TOKEN = 'c0ffeec0ffeec0ffeec0ffee';
 const runDir = path.join(out, 'runs', RUN);
 let server: ViewServer;
 
@@ -142,11 +144,17 @@ describe('live event stream', () => {
       expect(pred()).toBe(true);
     };
     await until(() => frames.some((f) => f.includes('"event":"start"')));
+    // The window opens: from now on the run's canary token is known, and never sent.
+    writeFileSync(runPath(runDir, 'config'), JSON.stringify(makeConfig()));
+    writeFileSync(
+      runPath(runDir, 'canaries'),
+      JSON.stringify({ home: '/root', canaries: [{ kind: 'ssh-key', path: '.ssh/id_rsa', token: TOKEN }] }),
+    );
     const alert = {
       alert: {
         rule: 'secrets-canary-read',
         severity: 'critical',
-        message: 'curl opened /root/.ssh/id_rsa',
+        message: `curl sent ${TOKEN}`,
         syscall: 'openat',
         path: '/root/.ssh/id_rsa',
         process: { pid: 7, exe: '/usr/bin/curl' },
@@ -164,6 +172,8 @@ describe('live event stream', () => {
       where: '/root/.ssh/id_rsa',
       process: '/usr/bin/curl (pid 7)',
     });
+    expect(sent).not.toContain(TOKEN);
+    expect(sent).toContain('[REDACTED:canary-ssh-key');
     await until(() => frames.some((f) => f.includes('guard/alerts.jsonl is not a live alert')));
     writeFileSync(path.join(runDir, 'report.json'), '{}');
     await until(() => ended);

@@ -24,6 +24,9 @@ export type ViewServerOptions = {
   now?: () => Date;
 };
 
+/** Each live page holds one stream (two files tailed, two watchers); more than this is a runaway. */
+const MAX_STREAMS = 64;
+
 /** Headers on every answer: nothing cached, sniffed, framed or referred. */
 const BASE_HEADERS = {
   'Cache-Control': 'no-store',
@@ -118,10 +121,10 @@ export class ViewServer {
       res.end();
       return;
     }
-    this.serve(target, res);
+    this.serve(target, req.method === 'HEAD', res);
   }
 
-  private serve(target: Route, res: ServerResponse): void {
+  private serve(target: Route, head: boolean, res: ServerResponse): void {
     switch (target.kind) {
       case 'bad-method':
         res.setHeader('Allow', 'GET, HEAD');
@@ -147,15 +150,19 @@ export class ViewServer {
         html(res, renderLivePage(target.runId), liveCsp());
         return;
       case 'live-events':
-        this.events(target.runId, res);
+        this.events(target.runId, head, res);
         return;
     }
   }
 
-  private events(runId: string, res: ServerResponse): void {
+  private events(runId: string, head: boolean, res: ServerResponse): void {
     const runDir = this.site.runDir(runId);
     if (runDir === null) {
       plain(res, 404, `no run folder ${runId}`);
+      return;
+    }
+    if (this.streams.size >= MAX_STREAMS) {
+      plain(res, 503, `the viewer already serves ${MAX_STREAMS} live streams; close a live page`);
       return;
     }
     res.writeHead(200, {
@@ -163,9 +170,18 @@ export class ViewServer {
       'Content-Type': 'text/event-stream; charset=utf-8',
       Connection: 'keep-alive',
     });
+    if (head) {
+      res.end();
+      return;
+    }
+    // The run's canary tokens exist once its window opened: until then the redactor is rebuilt.
+    let redaction = this.site.redactorOf(runDir);
     const stream: LiveStream = new LiveStream(res, {
       runDir,
-      redactor: () => this.site.redactorOf(runDir),
+      redactor: () => {
+        if (!redaction.complete) redaction = this.site.redactorOf(runDir);
+        return redaction.redactor;
+      },
       reportPage: () => this.site.reportPageOf(runId),
       pollMs: this.opts.pollMs ?? 500,
       onClose: () => this.streams.delete(stream),

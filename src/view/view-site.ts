@@ -89,9 +89,13 @@ export class ViewSite {
     return path.dirname(dir) === this.runsDir ? dir : null;
   }
 
-  /** The run's redactor now: its canary tokens exist only once its observation window opened. */
-  redactorOf(runDir: string): Redactor {
-    return existsSync(runPath(runDir, 'config')) ? redactorOfRun(runDir).redactor : baseRedactor;
+  /**
+   * The run's redactor now, and whether it is complete: its canary tokens exist only once its
+   * observation window opened (canaries.json), its detectors once config.json was written.
+   */
+  redactorOf(runDir: string): { redactor: Redactor; complete: boolean } {
+    if (!existsSync(runPath(runDir, 'config'))) return { redactor: baseRedactor, complete: false };
+    return { redactor: redactorOfRun(runDir).redactor, complete: existsSync(runPath(runDir, 'canaries')) };
   }
 
   /** `/runs/<name>.html` once history holds the run, else null. */
