@@ -18,7 +18,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BENCHMARKS, CLI, execCli, tempDir } from '../e2e/exec-cli.js';
@@ -35,6 +35,11 @@ function missing(): string | null {
 }
 const reason = missing();
 if (reason !== null) console.warn(`agentguard view browser test skipped: ${reason}`);
+// A real agent (codex, offline with a scripted model) gives a report with a trajectory section.
+const cache = process.env.AGENTGUARD_AGENT_CACHE ?? path.join(os.homedir(), '.cache/agentguard/agents');
+const codexReady = existsSync(path.join(cache, 'codex/node_modules/.bin/codex'));
+if (reason === null && !codexReady)
+  console.warn("agentguard view's trajectory check skipped: needs scripts/install-test-agents.sh codex");
 
 type Locator = {
   count(): Promise<number>;
@@ -72,6 +77,7 @@ let viewerErr = '';
 let base = '';
 let printed = '';
 let attack: { run_id: string };
+let codex: { run_id: string } | undefined;
 const cli = (...args: string[]) => execCli(args, { cwd: work });
 
 afterAll(async () => {
@@ -97,6 +103,20 @@ beforeAll(async () => {
   writeFileSync(m, `tasks: [${path.join(BENCHMARKS, 'sh-logrotate/config.yaml')}]\nagents: [mock-solve]\n`);
   const mx = await cli('matrix', m, '--tracer', 'off');
   expect(mx.code, mx.stderr).toBe(0);
+  if (codexReady) {
+    const c = await execCli(
+      [
+        'run',
+        path.join(BENCHMARKS, 'agents', 'citation-check', 'codex-malicious.yaml'),
+        '--tracer',
+        'strace',
+        '--json',
+      ],
+      { cwd: work, env: { AGENTGUARD_AGENT_CACHE: cache } },
+    );
+    expect(c.code, c.stderr).toBe(1);
+    codex = JSON.parse(c.stdout);
+  }
 
   viewer = spawn(process.execPath, [CLI, 'view', '--port', '0'], {
     cwd: work,
@@ -161,7 +181,7 @@ describe.skipIf(reason !== null)('agentguard view in headless Chromium', () => {
     // The token moved into a cookie: the address no longer carries it.
     expect(page.url()).toBe(`${base}/`);
     expect(await page.title()).toBe('agentguard runs');
-    expect(await page.locator('#runs-body tr').count()).toBe(2);
+    expect(await page.locator('#runs-body tr').count()).toBe(codexReady ? 3 : 2);
     expect(await page.locator('#batches tbody tr').count()).toBe(1);
     const index = path.join(shots, 'index.png');
     await page.screenshot({ path: index, fullPage: true });
@@ -181,6 +201,17 @@ describe.skipIf(reason !== null)('agentguard view in headless Chromium', () => {
     await page.locator('a.batch-link').first().click();
     expect(page.url()).toMatch(new RegExp(`^${base}/batches/[a-z0-9._-]+\\.html$`));
     expect(await page.locator('a.run-link').count()).toBe(1);
+  });
+
+  it.skipIf(!codexReady)("shows a real agent's trajectory beside what ran, in its report", async () => {
+    await page.goto(`${base}/runs/${codex?.run_id}.html`);
+    expect(await page.locator('#verdict').textContent()).toBe('FAIL');
+    const trajectory = await page.locator('#trajectory').count();
+    expect(trajectory).toBe(1);
+    expect(await page.locator('main').textContent()).toContain('What the model asked for, and what ran');
+    const shot = path.join(shots, 'trajectory.png');
+    await page.screenshot({ path: shot, fullPage: true });
+    expect(statSync(shot).size).toBeGreaterThan(10_000);
   });
 
   it("shows a real run's live alert on its live page as the guard raises it", async () => {
