@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { esc } from '../reports/html/escape.js';
 import { htmlPage } from '../reports/html/page.js';
+import { VIEW_FOOTER } from './view-site.js';
 
 /**
  * The live page's only script: it opens the run's event stream and appends each event as a row,
@@ -95,7 +96,7 @@ export function renderLivePage(runId: string): string {
   ].join('\n');
   const html = htmlPage(`live ${runId} — agentguard`, body, {
     csp: liveCsp(),
-    footer: 'Served by agentguard view on this machine only.',
+    footer: VIEW_FOOTER,
     scripts: [LIVE_SCRIPT],
   });
   // The stream's address rides on <main>, so the script is the same text (and hash) on every page.

@@ -86,6 +86,7 @@ describe('ViewServer access', () => {
     expect(index.headers['cache-control']).toBe('no-store');
     expect(index.body).toContain(`<a class="live-link" href="/live/${RUN}">${RUN}</a>`);
     expect(index.body).not.toContain('5ca1ab1e');
+    expect(index.body).toContain('<footer>Served by agentguard view on this machine only.</footer>');
   });
 
   it('refuses traversal, symlinked run folders, unknown runs and writes', async () => {

@@ -17,6 +17,7 @@ import { redactorOfRun, reportHtml, siteModel, withBackLink } from './site-model
 /** The index lists at most this many runs from history (newest first), and this many in progress. */
 export const INDEX_MAX_RUNS = 500;
 const MAX_IN_PROGRESS = 50;
+export const VIEW_FOOTER = 'Served by agentguard view on this machine only.';
 /** Enough for any batch agentguard runs; a lookup of a hashed name scans this many rows. */
 const ALL = 1_000_000_000;
 
@@ -50,7 +51,7 @@ export class ViewSite {
         filters: {},
         agentguard_version: agentguardVersion(),
       },
-      preface,
+      { preface, footer: VIEW_FOOTER },
     );
   }
 

@@ -19,9 +19,10 @@ export function renderSiteIndex(
   runs: readonly SiteRun[],
   batches: readonly SiteBatch[],
   meta: SiteMeta,
-  /** Already-escaped markup shown before the filters (`view` lists the runs in progress there). */
-  preface = '',
+  /** `view`'s additions: markup (already escaped) before the filters, and its own footer. */
+  served: { preface: string; footer: string } | null = null,
 ): string {
+  const preface = served?.preface ?? '';
   const filters = Object.entries(meta.filters);
   const body = [
     '<h1>agentguard runs</h1>',
@@ -49,7 +50,12 @@ export function renderSiteIndex(
     batches.length === 0 ? '' : batchList(batches),
     `<script type="application/json" id="runs-data">${embeddedJson({ runs })}</script>`,
   ].join('\n');
-  return sitePage('agentguard runs', body, [{ source: siteScriptSource(), text: SITE_SCRIPT }]);
+  return sitePage(
+    'agentguard runs',
+    body,
+    [{ source: siteScriptSource(), text: SITE_SCRIPT }],
+    served?.footer,
+  );
 }
 
 function batchList(batches: readonly SiteBatch[]): string {
