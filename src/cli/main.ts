@@ -32,6 +32,7 @@ import { reportsSite } from './commands/reports-site.js';
 import { rulesCoverage } from './commands/rules.js';
 import { runCommand } from './commands/run.js';
 import { traceReplay, traceReplayability, traceShow, traceVerify } from './commands/trace.js';
+import { registerView } from './commands/view.js';
 import { type CliIO, processIO } from './io.js';
 import { DEFAULT_SANDBOX, SANDBOX_OPTION, TRACER_OPTION } from './kind-help.js';
 import { checkOutputDirFor } from './output-dir.js';
@@ -181,6 +182,7 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
   registerDiagnostics(cli, io, start);
   registerBenchmarks(cli, io, start);
   registerBenchmarkOverhead(cli, io, start);
+  registerView(cli, io, start);
 
   cli
     .command(

@@ -21,6 +21,8 @@ export const RUN_FILES = {
   testSyscalls: 'evidence/test-syscalls.jsonl',
   network: 'evidence/network.jsonl',
   timeline: 'evidence/timeline.jsonl',
+  /** The live guard's alerts, one JSON line each as raised (guard/incident.json sums them up at the end). */
+  liveAlerts: 'guard/alerts.jsonl',
   observation: 'evidence/observation.json',
   agentLog: 'evidence/agent.log',
   tracerScratch: 'evidence/tracer',

@@ -35,7 +35,7 @@ const rootExec = (pid: number) =>
 const canaryRead = (pid: number) =>
   event({ kind: 'open', syscall: 'openat', pid, path: `${HOME}/.ssh/id_rsa`, access: 'read', result: 3 });
 
-function guard(mode: 'audit' | 'enforce', vendorHosts?: string[]) {
+function guard(mode: 'audit' | 'enforce', vendorHosts?: string[], alertsFile?: string) {
   const lines: string[] = [];
   const g = new LiveGuard(
     mode,
@@ -47,6 +47,7 @@ function guard(mode: 'audit' | 'enforce', vendorHosts?: string[]) {
       canaries,
       t0: Date.now(),
       ...(vendorHosts ? { vendorHosts } : {}),
+      ...(alertsFile ? { alertsFile } : {}),
     },
     (l) => lines.push(l),
   );
@@ -131,5 +132,17 @@ describe('LiveGuard', () => {
     const text = readFileSync(file, 'utf8');
     expect(JSON.parse(text)).toMatchObject({ run_id: 'r4', mode: 'enforce', stopped: true });
     expect(text).not.toContain(TOKEN);
+  });
+
+  it('appends each alert to guard/alerts.jsonl as it is raised, redacted', () => {
+    const file = path.join(dir, 'live', 'guard', 'alerts.jsonl');
+    const { g } = guard('audit', undefined, file);
+    g.onEvent(rootExec(500));
+    expect(existsSync(file)).toBe(false);
+    g.onEvent(canaryRead(500));
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    expect(lines).toHaveLength(g.alerts.length);
+    expect(JSON.parse(lines[0] ?? '').alert.rule).toBe(g.alerts[0]?.alert.rule);
+    expect(lines.join('\n')).not.toContain(TOKEN);
   });
 });

@@ -1,8 +1,10 @@
+import { appendFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { buildRuleContext } from '../analysis/rules/context.js';
 import { createMatcher } from '../analysis/rules/matcher.js';
 import type { Alert, Matcher, RuleSet } from '../analysis/rules/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
-import { CANARY_PREFIX, createRedactor, type KnownSecret } from '../evidence/redact.js';
+import { CANARY_PREFIX, createRedactor, type KnownSecret, type Redactor } from '../evidence/redact.js';
 import type { NetworkRecord, SysEvent } from '../evidence/types.js';
 import { writeJson } from '../evidence/write.js';
 import { AgentScope } from '../observe/scope-events.js';
@@ -50,15 +52,22 @@ export class LiveGuard {
       t0: number;
       /** The agent vendor's own hosts (its profile's vendor_hosts), as the batch analysis has them. */
       vendorHosts?: readonly string[];
+      /**
+       * guard/alerts.jsonl: each alert appended as it is raised, so a reader (`agentguard view`)
+       * sees it during the run rather than in incident.json at the end.
+       */
+      alertsFile?: string;
     },
     private readonly log: (line: string) => void,
   ) {
     this.t0 = opts.t0;
+    this.alertsFile = opts.alertsFile ?? null;
     this.tokens = opts.canaries.map((c) => ({
       name: `${CANARY_PREFIX}${c.kind}`,
       value: c.token,
       hashed: true,
     }));
+    this.redactor = createRedactor({ secrets: this.tokens });
     this.matcher = createMatcher(
       rules,
       buildRuleContext({
@@ -77,6 +86,8 @@ export class LiveGuard {
 
   private readonly t0: number;
   private readonly tokens: KnownSecret[];
+  private readonly alertsFile: string | null;
+  private readonly redactor: Redactor;
 
   /** Set once the agent is running: how to stop its whole process group. */
   armed(stop: () => void): void {
@@ -110,6 +121,7 @@ export class LiveGuard {
         latency_ms: Math.max(0, Math.round(now - clockZero - alert.ts)),
       };
       this.alerts.push(live);
+      this.append(live);
       const where = alert.path ?? (alert.host ? `${alert.host}${alert.port ? `:${alert.port}` : ''}` : '');
       this.log(
         `guard: ${alert.severity} ${alert.rule} — ${alert.syscall} ${where} by ${alert.process.exe} (pid ${alert.process.pid}), ` +
@@ -123,6 +135,20 @@ export class LiveGuard {
           this.stopAgent();
         }
       }
+    }
+  }
+
+  /** One redacted JSON line per alert; a failed write loses the live copy only (incident.json still has it). */
+  private append(live: LiveAlert): void {
+    if (this.alertsFile === null) return;
+    try {
+      mkdirSync(path.dirname(this.alertsFile), { recursive: true });
+      const line = JSON.stringify(this.redactor.value(live));
+      appendFileSync(this.alertsFile, `${line}\n`);
+    } catch (err) {
+      this.log(
+        `warning: cannot append to ${this.alertsFile}: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   }
 

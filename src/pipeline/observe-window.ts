@@ -126,6 +126,7 @@ export class ObservationWindow {
             canaries,
             t0,
             ...(req.guard.vendorHosts ? { vendorHosts: req.guard.vendorHosts } : {}),
+            alertsFile: runPath(req.runDir, 'liveAlerts'),
           },
           req.log,
         )

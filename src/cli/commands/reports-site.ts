@@ -1,28 +1,14 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { runRedactor } from '../../analysis/secrets/run-redactor.js';
-import type { ResolvedConfig } from '../../config/schema.js';
 import { errorMessage, InputError, SetupError } from '../../errors.js';
-import type { CanaryEvidence } from '../../evidence/bundle-types.js';
-import { runPath } from '../../evidence/layout.js';
-import { readJson, readTextFile } from '../../evidence/read.js';
-import {
-  baseRedactor,
-  CANARY_PREFIX,
-  createRedactor,
-  type KnownSecret,
-  type Redactor,
-} from '../../evidence/redact.js';
 import { writeFileAtomic } from '../../evidence/write.js';
-import type { HistoryRow } from '../../history/types.js';
-import { reportPath } from '../../reports/reporters.js';
+import type { BatchHistoryRow, HistoryRow } from '../../history/types.js';
 import { renderSiteBatch } from '../../reports/site/site-batch.js';
 import { renderSiteIndex } from '../../reports/site/site-index.js';
 import { siteFileName } from '../../reports/site/site-names.js';
-import type { SiteBatch, SiteRun } from '../../reports/site/site-types.js';
 import { agentguardVersion } from '../../version.js';
+import { reportHtml, siteModel, withBackLink } from '../../view/site-model.js';
 import type { CliIO } from '../io.js';
-import { REPORT_BROWSE_MAX_BYTES } from './report-file-limit.js';
 import { EXPORT_ALL, history, type ReportsOptions } from './reports.js';
 import { historyFilter } from './reports-filter.js';
 
@@ -59,7 +45,7 @@ export async function reportsSite(
   const out = path.resolve(outDir);
   const db = history(opts);
   let rows: HistoryRow[];
-  const batchRows = new Map<string, ReturnType<typeof db.getBatch>>();
+  const batchRows = new Map<string, BatchHistoryRow | null>();
   try {
     rows = db.listRuns(filter);
     for (const id of new Set(rows.flatMap((r) => (r.batch_id === null ? [] : [r.batch_id])))) {
@@ -70,72 +56,19 @@ export async function reportsSite(
   }
   // Only once history could be read: a failed command leaves no empty folder behind.
   prepareOutDir(out);
-
-  const redactors = new Map(rows.map((r) => [r.run_id, redactorOfRun(r.run_dir)]));
-  // The index holds every run at once: it is cleaned of every run's canary tokens, not just its own.
-  const everyCanary = createRedactor({ secrets: [...redactors.values()].flatMap((r) => r.canaries) });
-  const batches: SiteBatch[] = [];
-  for (const [id, b] of batchRows) {
-    if (b === null || b === undefined) continue;
-    batches.push({
-      ...everyCanary.value({
-        batch_id: b.batch_id,
-        kind: b.kind,
-        started_at: b.started_at,
-        finished_at: b.finished_at,
-        complete: b.complete,
-        attempts_planned: b.attempts_planned,
-        pass: b.pass,
-        fail: b.fail,
-        error: b.error,
-        not_run: b.not_run,
-      }),
-      page: `batches/${siteFileName(id)}`,
-    });
-  }
-  const batchPage = new Map(batches.map((b) => [b.batch_id, b.page]));
-
   mkdirSync(path.join(out, 'runs'), { recursive: true });
-  const runs: SiteRun[] = [];
   const left: string[] = [];
-  for (const row of rows) {
-    const own = redactors.get(row.run_id) ?? { redactor: baseRedactor, canaries: [] };
-    const page = `runs/${siteFileName(row.run_id)}`;
-    const html = reportHtml(row);
-    if (html.ok)
-      writeFileAtomic(path.join(out, page), withBackLink(own.redactor.text(everyCanary.text(html.text))));
-    else left.push(`${row.run_id}: ${html.note}`);
-    const data = everyCanary.value(
-      own.redactor.value({
-        run_id: row.run_id,
-        task: row.name,
-        agent: row.agent,
-        model: row.model,
-        benchmark: row.benchmark_id,
-        benchmark_version: row.benchmark_version,
-        result: row.result,
-        score: row.score,
-        failed_checks: row.failed_checks,
-        alert_rules: row.alert_rules,
-        started_at: row.started_at,
-        duration_ms: row.duration_ms,
-        batch: row.batch_id,
-        note: html.ok ? null : html.note,
-      }),
-    );
-    runs.push({
-      ...data,
-      page: html.ok ? page : null,
-      batch_page: row.batch_id === null ? null : (batchPage.get(row.batch_id) ?? null),
-    });
-  }
-
+  const { runs, batches, runsOf, everyCanary } = siteModel(rows, batchRows, (row, clean) => {
+    const html = reportHtml(row.run_dir);
+    if (!html.ok) {
+      left.push(`${row.run_id}: ${html.note}`);
+      return html.note;
+    }
+    writeFileAtomic(path.join(out, 'runs', siteFileName(row.run_id)), withBackLink(clean(html.text)));
+    return null;
+  });
   if (batches.length > 0) mkdirSync(path.join(out, 'batches'), { recursive: true });
-  for (const b of batches) {
-    // Matched by the ids history holds, not by the (redacted) ones shown.
-    const own = runs.filter((_, i) => batchPage.get(rows[i]?.batch_id ?? '') === b.page);
-    writeFileAtomic(path.join(out, b.page), renderSiteBatch(b, own));
-  }
+  for (const b of batches) writeFileAtomic(path.join(out, b.page), renderSiteBatch(b, runsOf(b)));
   const filters: Record<string, string> = {};
   for (const flag of FILTER_FLAGS) if (opts[flag] !== undefined) filters[flag] = String(opts[flag]);
   writeFileAtomic(
@@ -177,53 +110,4 @@ function prepareOutDir(out: string): void {
   // Pages of runs no longer selected must not linger beside the new index.
   for (const name of ['index.html', 'runs', 'batches'])
     rmSync(path.join(out, name), { recursive: true, force: true });
-}
-
-type RunRedaction = { redactor: Redactor; canaries: KnownSecret[] };
-
-/** The run's own redactor (its canary tokens and configured detectors), or the base one when its folder is unreadable. */
-function redactorOfRun(runDir: string): RunRedaction {
-  try {
-    const config = readJson<ResolvedConfig>(runPath(runDir, 'config'));
-    const canaryFile = runPath(runDir, 'canaries');
-    const canaries = existsSync(canaryFile) ? readJson<CanaryEvidence>(canaryFile) : null;
-    return {
-      redactor: runRedactor(config, canaries),
-      canaries: (canaries?.canaries ?? []).map((c) => ({
-        name: `${CANARY_PREFIX}${c.kind}`,
-        value: c.token,
-        hashed: true,
-      })),
-    };
-  } catch {
-    // A moved or damaged run still gets a row; its strings get the credential shapes redacted.
-    return { redactor: baseRedactor, canaries: [] };
-  }
-}
-
-/** The run's report.html, or why the site has no page for it. Never follows a symlink out of the run folder. */
-function reportHtml(row: HistoryRow): { ok: true; text: string } | { ok: false; note: string } {
-  const file = reportPath(row.run_dir, 'html');
-  try {
-    if (lstatSync(file).isSymbolicLink()) return { ok: false, note: `${file} is a symlink; not copied` };
-  } catch {
-    return { ok: false, note: `${file} is missing` };
-  }
-  const read = readTextFile(file, REPORT_BROWSE_MAX_BYTES);
-  if (read.ok) return { ok: true, text: read.text };
-  return {
-    ok: false,
-    note:
-      read.error.code === 'too-big'
-        ? `${file} is over the ${REPORT_BROWSE_MAX_BYTES / (1024 * 1024)} MiB the site copies`
-        : read.error.message,
-  };
-}
-
-/** report.html as written, with a link back to the index as the first thing in its main column. */
-function withBackLink(html: string): string {
-  return html.replace(
-    '<main>\n',
-    '<main>\n<nav><a class="site-index" href="../index.html">all runs</a></nav>\n',
-  );
 }

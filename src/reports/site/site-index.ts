@@ -19,7 +19,10 @@ export function renderSiteIndex(
   runs: readonly SiteRun[],
   batches: readonly SiteBatch[],
   meta: SiteMeta,
+  /** `view`'s additions: markup (already escaped) before the filters, and its own footer. */
+  served: { preface: string; footer: string } | null = null,
 ): string {
+  const preface = served?.preface ?? '';
   const filters = Object.entries(meta.filters);
   const body = [
     '<h1>agentguard runs</h1>',
@@ -28,6 +31,7 @@ export function renderSiteIndex(
         ? `; selected with ${filters.map(([k, v]) => `<span class="mono">--${esc(k)} ${esc(v)}</span>`).join(' ')}`
         : ''
     }.</p>`,
+    ...(preface === '' ? [] : [preface]),
     '<form id="filters">',
     select('f-agent', 'agent'),
     select('f-task', 'task'),
@@ -46,7 +50,12 @@ export function renderSiteIndex(
     batches.length === 0 ? '' : batchList(batches),
     `<script type="application/json" id="runs-data">${embeddedJson({ runs })}</script>`,
   ].join('\n');
-  return sitePage('agentguard runs', body, [{ source: siteScriptSource(), text: SITE_SCRIPT }]);
+  return sitePage(
+    'agentguard runs',
+    body,
+    [{ source: siteScriptSource(), text: SITE_SCRIPT }],
+    served?.footer,
+  );
 }
 
 function batchList(batches: readonly SiteBatch[]): string {

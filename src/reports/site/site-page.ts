@@ -35,11 +35,12 @@ export function sitePage(
   title: string,
   body: string,
   scripts: { source: string; text: string }[] = [],
+  footer = 'Written by agentguard reports site. Opens from disk; it loads nothing from anywhere.',
 ): string {
   return htmlPage(title, body, {
     csp: siteCsp(scripts.map((s) => s.source)),
     css: CSS,
-    footer: 'Written by agentguard reports site. Opens from disk; it loads nothing from anywhere.',
+    footer,
     scripts: scripts.map((s) => s.text),
   });
 }

@@ -1,0 +1,65 @@
+import type { CAC } from 'cac';
+import { errorMessage, InputError, SetupError } from '../../errors.js';
+import { shutdownSignal } from '../../exec/shutdown.js';
+import { VIEW_HOST, ViewServer } from '../../view/server.js';
+import { type CliIO, type GlobalOptions, oneLine, outputDir } from '../io.js';
+
+export type ViewOptions = GlobalOptions & { port?: string | number; host?: string };
+
+export function registerView(cli: CAC, io: CliIO, start: (p: () => Promise<number>) => void): void {
+  cli
+    .command(
+      'view',
+      'a local web viewer on 127.0.0.1: runs and batches from history, each report, live pages of runs in progress',
+    )
+    .option('--port <port>', 'the port to listen on (default: any free port)')
+    .option('--host <host>', `only ${VIEW_HOST} is accepted: the viewer never listens beyond this machine`)
+    .action((opts: ViewOptions) => start(() => viewCommand(io, opts)));
+}
+
+/** Serves until SIGINT/SIGTERM, then closes every stream, watcher and connection and returns 0. */
+export async function viewCommand(
+  io: CliIO,
+  opts: ViewOptions,
+  stop: AbortSignal = shutdownSignal(),
+): Promise<number> {
+  if (opts.host !== undefined && opts.host !== VIEW_HOST && opts.host !== 'localhost') {
+    throw new InputError(
+      `--host ${opts.host}: agentguard view listens on ${VIEW_HOST} only, since its pages show the evidence of this machine's runs. Fix: drop --host, or forward the port over SSH (ssh -L).`,
+    );
+  }
+  const port = parsePort(opts.port);
+  let server: ViewServer;
+  try {
+    server = await ViewServer.start({
+      outputDir: outputDir(opts),
+      port,
+      log: (line) => io.err(oneLine(line)),
+    });
+  } catch (err) {
+    throw new SetupError(
+      `cannot listen on ${VIEW_HOST}:${port}: ${errorMessage(err)}. Fix: choose another --port, or leave it out for any free port.`,
+    );
+  }
+  io.out(`agentguard view: ${outputDir(opts)}`);
+  io.out(server.url);
+  io.err('Press Ctrl-C to stop.');
+  await new Promise<void>((resolve) => {
+    if (stop.aborted) resolve();
+    else stop.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await server.stop();
+  io.err('agentguard view: stopped');
+  return 0;
+}
+
+function parsePort(value: string | number | undefined): number {
+  if (value === undefined) return 0;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535 || String(value).trim() === '') {
+    throw new InputError(
+      `--port ${value} is not a port. Fix: give a number from 1 to 65535, or leave it out.`,
+    );
+  }
+  return n;
+}
