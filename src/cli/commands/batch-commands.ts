@@ -45,7 +45,11 @@ export function registerBatchCommands(cli: CAC, io: CliIO, start: (p: () => Prom
   common(
     cli
       .command('matrix <file>', 'run agents × tasks × trials from a matrix file')
-      .option('--trials <n>', "attempts per agent and task (default: the file's)"),
+      .option('--trials <n>', "attempts per agent and task (default: the file's)")
+      .option(
+        '--queue <url>',
+        'enqueue the attempts on Redis for `agentguard worker`s on any host (docs/scale-out.md)',
+      ),
   ).action((file: string, opts) => start(() => matrixCommand(io, file, opts)));
 
   cli

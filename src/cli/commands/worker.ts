@@ -1,0 +1,49 @@
+import type { CAC } from 'cac';
+import { ConfigError } from '../../errors.js';
+import { beginRunSession } from '../../pipeline/run-session.js';
+import { connectRedis } from '../../queue/connect.js';
+import { parseRedisUrl } from '../../queue/redis-url.js';
+import { runQueueWorker } from '../../queue/worker.js';
+import { type CliIO, type GlobalOptions, oneLine, runContext } from '../io.js';
+import { countFlag } from './batch-run.js';
+
+type WorkerFlags = GlobalOptions & {
+  queue?: string;
+  concurrency?: number | string;
+  lockMs?: number | string;
+};
+
+/** `agentguard worker --queue URL`: run matrix attempts from a Redis queue (docs/scale-out.md). */
+export function registerWorker(cli: CAC, io: CliIO, start: (p: () => Promise<number>) => void): void {
+  cli
+    .command('worker', 'run matrix attempts enqueued with `matrix --queue` on this host, until stopped')
+    .option('--queue <url>', 'redis://HOST:PORT[/DB] or rediss:// (TLS); a password in it is never printed')
+    .option('--concurrency <n>', 'attempts at a time on this host (default 1)')
+    .option(
+      '--lock-ms <ms>',
+      'how long a silent worker keeps its job before it goes to another worker (default 30000)',
+    )
+    .action((opts: WorkerFlags) => start(() => workerCommand(io, opts)));
+}
+
+export async function workerCommand(io: CliIO, flags: WorkerFlags): Promise<number> {
+  if (flags.queue === undefined)
+    throw new ConfigError('worker needs --queue. Fix: agentguard worker --queue redis://HOST:6379.');
+  const target = parseRedisUrl('--queue', String(flags.queue));
+  const concurrency = countFlag('--concurrency', flags.concurrency, 1);
+  const lockMs = flags.lockMs === undefined ? 30_000 : Number(flags.lockMs);
+  if (!Number.isInteger(lockMs) || lockMs < 500 || lockMs > 3_600_000)
+    throw new ConfigError(
+      `--lock-ms '${flags.lockMs}' is not a whole number from 500 to 3600000. Fix: e.g. --lock-ms 30000.`,
+    );
+  const redis = await connectRedis(target);
+  const ctx = await beginRunSession(runContext(io, { ...flags, quiet: true }), io.err);
+  const log = (line: string) => io.err(oneLine(line));
+  log(`worker: queue ${target.display}, output ${ctx.outputDir}`);
+  try {
+    await runQueueWorker(ctx, redis, { concurrency, lockMs, log });
+  } finally {
+    redis.disconnect();
+  }
+  return 0;
+}
