@@ -157,13 +157,14 @@ export async function queueCoordinator(
  */
 async function receiveEvidence(ctx: RunContext, redis: Redis, r: AttemptResult): Promise<string | null> {
   if (r.evidence === null || r.outcome.run_id === null) return null;
-  const bytes = await redis.getBuffer(evidenceKey(r.evidence.sha256));
-  if (bytes === null)
-    throw new Error(
-      `evidence bundle sha256:${r.evidence.sha256} of run ${r.outcome.run_id} is gone from Redis`,
-    );
   const runDir = path.join(ctx.outputDir, 'runs', r.outcome.run_id);
+  // Already here: a resumed coordinator collecting a job it had unpacked before it was stopped.
   if (!existsSync(runDir)) {
+    const bytes = await redis.getBuffer(evidenceKey(r.evidence.sha256));
+    if (bytes === null)
+      throw new Error(
+        `evidence bundle sha256:${r.evidence.sha256} of run ${r.outcome.run_id} is gone from Redis`,
+      );
     mkdirSync(path.dirname(runDir), { recursive: true });
     extractBundle(bytes, r.evidence.sha256, runDir, `run ${r.outcome.run_id}`);
   }

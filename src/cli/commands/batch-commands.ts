@@ -56,6 +56,7 @@ export function registerBatchCommands(cli: CAC, io: CliIO, start: (p: () => Prom
     .command('resume <batch>', 'run the attempts of a batch (folder or id) that did not finish')
     .option('--json', 'print summary.json on stdout')
     .option('--save-baseline <file>', 'when the batch is complete, write a stable summary to file')
+    .option('--queue <url>', 'a batch started with --queue: re-attach to its jobs on that Redis')
     .action((dir: string, opts) => start(() => resumeCommand(io, dir, opts)));
 
   cli

@@ -1,10 +1,8 @@
 import { loadMatrixFile } from '../../batch/batch-file.js';
-import { connectRedis } from '../../queue/connect.js';
-import { queueCoordinator } from '../../queue/coordinator.js';
-import { parseRedisUrl } from '../../queue/redis-url.js';
 import { checkQueueAgent } from '../../queue/task-bundle.js';
-import { type CliIO, oneLine, outputDir } from '../io.js';
-import { type BatchFlags, countFlag, loadTaskConfigs, type RemoteWork, startBatch } from './batch-run.js';
+import { type CliIO, outputDir } from '../io.js';
+import { type BatchFlags, countFlag, loadTaskConfigs, startBatch } from './batch-run.js';
+import { queueWork } from './queue-work.js';
 import { resumeFromFlag } from './resume.js';
 
 export type MatrixFlags = BatchFlags & { queue?: string };
@@ -32,23 +30,4 @@ export async function matrixCommand(io: CliIO, file: string, flags: MatrixFlags)
         ? { fileWorkers: m.workers }
         : {}),
   });
-}
-
-/** The queue, reached now (an unreachable Redis is exit 2 before anything is planned). */
-async function queueWork(io: CliIO, raw: string): Promise<RemoteWork> {
-  const target = parseRedisUrl('--queue', raw);
-  const redis = await connectRedis(target);
-  return {
-    describe: `through queue ${target.display}`,
-    open: async (ctx, plan) => {
-      const c = await queueCoordinator(ctx, plan, redis, target, (line) => io.err(oneLine(line)));
-      return {
-        worker: c.worker,
-        close: async () => {
-          await c.close();
-          redis.disconnect();
-        },
-      };
-    },
-  };
 }
