@@ -48,6 +48,10 @@ export async function queueCoordinator(
   for (const a of plan.attempts) checkQueueAgent(a.agent);
   const queue = new Queue<AttemptJob, AttemptResult>(QUEUE_NAME, { connection: redis });
   const events = new QueueEvents(QUEUE_NAME, { connection: redis.duplicate() });
+  // Every attempt waited for holds one listener on each until its job finishes: as many as the
+  // batch's in-flight attempts, by design, not a leak.
+  queue.setMaxListeners(0);
+  events.setMaxListeners(0);
   await events.waitUntilReady();
   const bundles = new Map<string, Promise<AttemptJob['task']>>();
   const accepted = new Set<number>();

@@ -2,7 +2,7 @@ import type { CAC } from 'cac';
 import { ConfigError } from '../../errors.js';
 import { beginRunSession } from '../../pipeline/run-session.js';
 import { connectRedis } from '../../queue/connect.js';
-import { parseRedisUrl } from '../../queue/redis-url.js';
+import { parseRedisUrl, redactIn } from '../../queue/redis-url.js';
 import { runQueueWorker } from '../../queue/worker.js';
 import { type CliIO, type GlobalOptions, oneLine, runContext } from '../io.js';
 import { countFlag } from './batch-run.js';
@@ -38,7 +38,8 @@ export async function workerCommand(io: CliIO, flags: WorkerFlags): Promise<numb
     );
   const redis = await connectRedis(target);
   const ctx = await beginRunSession(runContext(io, { ...flags, quiet: true }), io.err);
-  const log = (line: string) => io.err(oneLine(line));
+  // Every line through redactIn: a client error may quote the URL, password and all.
+  const log = (line: string) => io.err(oneLine(redactIn(line, target)));
   log(`worker: queue ${target.display}, output ${ctx.outputDir}`);
   try {
     await runQueueWorker(ctx, redis, { concurrency, lockMs, log });

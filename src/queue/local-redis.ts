@@ -2,14 +2,12 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import net from 'node:net';
 
 /**
- * A real redis-server for a test, on a free loopback port, with no persistence. `.ci/run` installs
- * it; where the binary is missing the caller skips with a warning saying so.
+ * A real, private redis-server for the queue tests and bench, on a free loopback port, with no
+ * persistence. `.ci/run` installs it; where the binary is missing callers skip and say so.
  */
-export const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
-if (!hasRedis)
-  console.warn(
-    'queue tests skipped: redis-server is not installed (apt-get install -y redis-server; .ci/run does)',
-  );
+export function hasRedisServer(): boolean {
+  return spawnSync('redis-server', ['--version']).status === 0;
+}
 
 export type RedisServer = { url: string; port: number; stop: () => Promise<void> };
 
