@@ -46,6 +46,8 @@ export type WorkerOptions = {
  */
 export async function runQueueWorker(ctx: RunContext, redis: Redis, opts: WorkerOptions): Promise<void> {
   const cacheDir = path.join(ctx.outputDir, 'queue', 'tasks');
+  // The worker's own connection: BullMQ does not close a connection it was given.
+  const connection = redis.duplicate();
   const worker = new Worker<AttemptJob, AttemptResult>(
     QUEUE_NAME,
     async (job) => {
@@ -58,7 +60,7 @@ export async function runQueueWorker(ctx: RunContext, redis: Redis, opts: Worker
       return result;
     },
     {
-      connection: redis.duplicate(),
+      connection,
       concurrency: opts.concurrency,
       lockDuration: opts.lockMs,
       stalledInterval: opts.lockMs,
@@ -84,6 +86,7 @@ export async function runQueueWorker(ctx: RunContext, redis: Redis, opts: Worker
     `worker ${os.hostname()}:${process.pid} waiting for jobs on ${QUEUE_NAME}, ${opts.concurrency} at a time`,
   );
   await stopped;
+  connection.disconnect();
 }
 
 /**

@@ -1,5 +1,7 @@
 import type { CAC } from 'cac';
 import { ConfigError } from '../../errors.js';
+import { stopReasonOf } from '../../exec/interrupt.js';
+import { signalExitCode } from '../../exec/shutdown.js';
 import { beginRunSession } from '../../pipeline/run-session.js';
 import { connectRedis } from '../../queue/connect.js';
 import { parseRedisUrl, redactIn } from '../../queue/redis-url.js';
@@ -46,5 +48,7 @@ export async function workerCommand(io: CliIO, flags: WorkerFlags): Promise<numb
   } finally {
     redis.disconnect();
   }
-  return 0;
+  // It runs until stopped: a signal is how it ends, and its exit code says which.
+  const stop = stopReasonOf(ctx.signal);
+  return stop?.kind === 'signal' ? signalExitCode(stop.signal) : 0;
 }
