@@ -146,7 +146,12 @@ describe.skipIf(!hasRedis)('matrix --queue with agentguard workers', () => {
       expect(readJson(path.join(out, 'runs', r.run_id as string, 'report.json')).result).toBe(r.result);
     }
     expect(readJson(path.join(batch, 'manifest.json')).runs).toHaveLength(12);
+    expect(res.stderr).not.toMatch(/internal error/);
+    // A worker runs until stopped: SIGTERM ends it cleanly, with the signal's exit code.
+    const exited = new Promise<number | null>((resolve) => w2.child.once('exit', (code) => resolve(code)));
     w2.child.kill('SIGTERM');
+    expect(await exited).toBe(143);
+    expect(w2.log()).not.toMatch(/internal error/);
   }, 240_000);
 
   it('a resumed coordinator re-attaches: jobs already finished are collected, not run again', async () => {
