@@ -147,6 +147,15 @@ describe.skipIf(!hasRedis)('matrix --queue with agentguard workers', () => {
     }
     expect(readJson(path.join(batch, 'manifest.json')).runs).toHaveLength(12);
     expect(res.stderr).not.toMatch(/internal error/);
+    // The seal made on the worker still holds here: the evidence travelled unchanged.
+    const verify = await execCli(
+      ['trace', 'verify', path.join(out, 'runs', rows[killedIndex]?.run_id as string)],
+      {
+        cwd: work,
+      },
+    );
+    expect(verify.code).toBe(0);
+    expect(verify.stdout).toMatch(/^intact/);
     // A worker runs until stopped: SIGTERM ends it cleanly, with the signal's exit code.
     const exited = new Promise<number | null>((resolve) => w2.child.once('exit', (code) => resolve(code)));
     w2.child.kill('SIGTERM');
