@@ -183,6 +183,47 @@ describe.skipIf(!hasRedis)('matrix --queue with agentguard workers', () => {
     // The same runs: the stable job ids found the finished jobs, nothing was enqueued or run again.
     expect(rows.map((r) => r.run_id)).toEqual(before.map((r) => r.run_id));
   }, 60_000);
+  it('a coordinator killed -9 mid-batch and resumed re-attaches: every attempt runs once, none is lost', async () => {
+    const url = (redis as RedisServer).url;
+    const m = path.join(work, 'matrix-6.yaml');
+    writeFileSync(m, MATRIX.replace('  - mock-tamper-tests\n  - mock-out-of-scope\n', ''));
+    const w = startWorker(url, path.join(work, 'w4'));
+    await w.waitFor(/waiting for jobs/);
+    const out = path.join(work, 'coordinator-killed');
+    const first = spawn(
+      process.execPath,
+      [CLI, 'matrix', m, '--queue', url, '--tracer', 'off', '--output-dir', out],
+      {
+        cwd: work,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work, NO_COLOR: '1' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    children.push(first);
+    let err = '';
+    await new Promise<void>((resolve) =>
+      first.stderr?.on('data', (c) => {
+        err += c;
+        if (/\[1\/6\]/.test(err)) resolve();
+      }),
+    );
+    first.kill('SIGKILL');
+    const batch = onlyBatch(out);
+    const res = await execCli(['resume', batch, '--queue', url, '--json', '--output-dir', out], {
+      cwd: work,
+    });
+    w.child.kill('SIGTERM');
+    const rows = JSON.parse(res.stdout).rows as Row[];
+    expect(rows.map((r) => r.index)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(rows.every((r) => r.result !== 'ERROR')).toBe(true);
+    const lines = readFileSync(path.join(batch, 'checkpoint.jsonl'), 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(6);
+    // Each job ran once on the worker: the resumed coordinator found them, it did not enqueue again.
+    const started = [...w.log().matchAll(/job (\S+): attempt/g)].map((x) => x[1]);
+    expect(started).toHaveLength(6);
+    expect(new Set(started).size).toBe(6);
+    expect(new Set(rows.map((r) => r.run_id)).size).toBe(6);
+  }, 180_000);
 });
 
 describe('bad --queue input', () => {
