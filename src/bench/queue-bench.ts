@@ -12,14 +12,15 @@ import { queueCoordinator } from '../queue/coordinator.js';
 import { hasRedisServer, startRedis } from '../queue/local-redis.js';
 import { parseRedisUrl } from '../queue/redis-url.js';
 
-const ATTEMPTS = Number(process.env.AG_QUEUE_BENCH_ATTEMPTS ?? 40);
+const ROUNDS = Number(process.env.AG_QUEUE_BENCH_ROUNDS ?? 5);
+const PER_ROUND = 8;
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'main.js');
 
 /**
- * The queue's own cost per attempt: N attempts of a trivial agent (`true`, tracer off, no sandbox)
- * as one batch run here at one worker, against the same batch through a private redis-server with
- * one and then two `agentguard worker` processes (concurrency 1 each, started and ready before the
- * clock starts). The difference per attempt at one worker is what the queue adds: enqueue, a
+ * The queue's own cost per attempt: batches of a trivial agent (`true`, tracer off, no sandbox)
+ * run here one at a time, against the same batches through a private redis-server with one and
+ * then two `agentguard worker` processes (concurrency 1 each, started and ready before the clock
+ * starts). The difference per attempt at one worker is what the queue adds: enqueue, a
  * worker's pickup, the result's return and the evidence bundle's trip through Redis and its checks.
  */
 async function main(): Promise<void> {
@@ -48,46 +49,56 @@ async function main(): Promise<void> {
       log: () => {},
       history: true,
     });
-    const plan = (c: RunContext, workers: number) =>
+    const plan = (c: RunContext, n: number, workers: number) =>
       planBatch(c, {
         kind: 'benchmark',
         sourceFile: null,
         agents: [agent],
         configs: [cfg],
-        trials: ATTEMPTS,
+        trials: n,
         options: { workers, fail_fast: false },
       });
 
-    const local = ctx('local');
-    const t = performance.now();
-    await runBatch(local, plan(local, 1));
-    const localMs = (performance.now() - t) / ATTEMPTS;
-
     const target = parseRedisUrl('--queue', server.url);
     const redis = await connectRedis(target);
-    const through = async (n: number): Promise<number> => {
-      while (workers.length < n)
-        workers.push(await startWorker(server.url, path.join(dir, `w${workers.length}`)));
-      const c = ctx(`queue-${n}`);
-      const p = plan(c, ATTEMPTS);
-      const coordinator = await queueCoordinator(c, p, redis, target, (line) => console.error(line));
+    let batches = 0;
+    /** ms per attempt of one batch of `n` attempts, here or through the queue. */
+    const batch = async (n: number, queued: boolean): Promise<number> => {
+      const c = ctx(`b${batches++}`);
+      const p = plan(c, n, queued ? n : 1);
+      const coordinator = queued
+        ? await queueCoordinator(c, p, redis, target, (l) => console.error(l))
+        : null;
       const t0 = performance.now();
-      const summary = await runBatch(c, p, () => {}, { worker: coordinator.worker });
-      const ms = (performance.now() - t0) / ATTEMPTS;
-      await coordinator.close();
-      if (summary.totals.pass !== ATTEMPTS) throw new Error(`queue bench: ${JSON.stringify(summary.totals)}`);
+      const summary = await runBatch(c, p, () => {}, coordinator ? { worker: coordinator.worker } : {});
+      const ms = (performance.now() - t0) / n;
+      await coordinator?.close();
+      if (summary.totals.pass !== n) throw new Error(`queue bench: ${JSON.stringify(summary.totals)}`);
       return ms;
     };
-    const one = await through(1);
-    const two = await through(2);
+    // Local and one-worker batches alternate, round by round, and the added time is the median of
+    // the rounds' differences: on a shared machine the load drifts over a minute, and pairing
+    // cancels most of it.
+    workers.push(await startWorker(server.url, path.join(dir, 'w0')));
+    const local: number[] = [];
+    const one: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      local.push(await batch(PER_ROUND, false));
+      one.push(await batch(PER_ROUND, true));
+    }
+    workers.push(await startWorker(server.url, path.join(dir, 'w1')));
+    const two: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) two.push(await batch(PER_ROUND, true));
+    const added = local.map((l, k) => (one[k] as number) - l);
     redis.disconnect();
     console.log(
       JSON.stringify({
-        attempts: ATTEMPTS,
-        local_ms_per_attempt: round(localMs),
-        queue_1_worker_ms_per_attempt: round(one),
-        queue_2_workers_ms_per_attempt: round(two),
-        queue_overhead_ms_per_attempt: round(one - localMs),
+        attempts_per_mode: ROUNDS * PER_ROUND,
+        local_ms_per_attempt: round(median(local)),
+        queue_1_worker_ms_per_attempt: round(median(one)),
+        queue_2_workers_ms_per_attempt: round(median(two)),
+        queue_overhead_ms_per_attempt: round(median(added)),
+        queue_overhead_ms_per_round: added.map(round),
       }),
     );
   } finally {
@@ -98,6 +109,11 @@ async function main(): Promise<void> {
 }
 
 const round = (x: number) => Math.round(x * 10) / 10;
+const median = (xs: readonly number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+};
 
 function startWorker(url: string, out: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
