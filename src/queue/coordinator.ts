@@ -24,7 +24,7 @@ import { type RedisTarget, redactIn } from './redis-url.js';
 import { checkQueueAgent, taskBundle } from './task-bundle.js';
 import { extractBundle, sha256Of } from './tree-bundle.js';
 
-/** Task bundles outlive any batch that might resume within a week; Redis frees them after. */
+/** Task bundles and finished jobs outlive any batch that might resume within a week; Redis frees them after. */
 const BUNDLE_TTL_S = 7 * 24 * 3600;
 /** Where the coordinator notes which worker ran each attempt: beside the checkpoint. */
 export const QUEUE_RESULTS_FILE = 'queue-results.jsonl';
@@ -90,8 +90,9 @@ export async function queueCoordinator(
     // A stable id: BullMQ returns the job already there instead of adding a second one.
     let job: Job<AttemptJob, AttemptResult> = await queue.add('attempt', data, {
       jobId: id,
-      removeOnComplete: false,
-      removeOnFail: false,
+      // Kept as long as the task bundles: a coordinator resumed within the week collects them.
+      removeOnComplete: { age: BUNDLE_TTL_S },
+      removeOnFail: { age: BUNDLE_TTL_S },
     });
     // Resuming a batch whose job failed (its worker refused it, its setup failed): run it again.
     if ((await job.getState()) === 'failed') {
