@@ -23,7 +23,7 @@ import {
 import { materialiseTask } from './task-bundle.js';
 import { bundlePaths, sha256Of } from './tree-bundle.js';
 
-/** Evidence bundles over this stay on the worker; the row then has no local run folder. */
+/** Evidence bundles over this (by default) stay on the worker; the row then has no local run folder. */
 export const EVIDENCE_LIMIT = 32 * 1024 * 1024;
 /** The coordinator fetches evidence as soon as it sees the result; a day covers a coordinator restart. */
 const EVIDENCE_TTL_S = 24 * 3600;
@@ -36,6 +36,8 @@ export type WorkerOptions = {
    */
   lockMs: number;
   log: (line: string) => void;
+  /** Largest compressed evidence bundle sent back through Redis, in bytes. */
+  evidenceLimit?: number;
 };
 
 /**
@@ -54,7 +56,7 @@ export async function runQueueWorker(ctx: RunContext, redis: Redis, opts: Worker
       opts.log(
         `job ${job.id}: attempt ${job.data.attempt.index} of batch ${job.data.batch_id} (${job.data.attempt.agent.name} · ${job.data.attempt.task})`,
       );
-      const result = await runJob(ctx, redis, cacheDir, job);
+      const result = await runJob(ctx, redis, cacheDir, job, opts.evidenceLimit ?? EVIDENCE_LIMIT);
       if (result === null) return new Promise<never>(() => {}); // see runJob
       opts.log(`job ${job.id}: ${result.outcome.result} (run ${result.outcome.run_id})`);
       return result;
@@ -98,6 +100,7 @@ async function runJob(
   redis: Redis,
   cacheDir: string,
   job: Job<AttemptJob, AttemptResult>,
+  evidenceLimit: number,
 ): Promise<AttemptResult | null> {
   const data = job.data;
   const refusal = versionRefusal(data.agentguard ?? { version: '?', collector_protocol: '?' });
@@ -133,7 +136,7 @@ async function runJob(
   const { run_dir: _local, ...outcome } = attemptOutcome(run);
   const evidence = bundleRun(run.runDir);
   let stored: AttemptResult['evidence'] = null;
-  if (evidence.bytes.length <= EVIDENCE_LIMIT) {
+  if (evidence.bytes.length <= evidenceLimit) {
     await redis.set(evidenceKey(evidence.sha256), evidence.bytes, 'EX', EVIDENCE_TTL_S);
     stored = { sha256: evidence.sha256, bytes: evidence.bytes.length };
   }

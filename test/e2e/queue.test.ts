@@ -57,10 +57,10 @@ const MATRIX = [
 ].join('\n');
 
 /** A worker process whose stderr lines are kept and can be waited for. */
-function startWorker(url: string, out: string) {
+function startWorker(url: string, out: string, extra: string[] = []) {
   const child = spawn(
     process.execPath,
-    [CLI, 'worker', '--queue', url, '--concurrency', '1', '--lock-ms', '2000', '--output-dir', out],
+    [CLI, 'worker', '--queue', url, '--concurrency', '1', '--lock-ms', '2000', '--output-dir', out, ...extra],
     {
       cwd: work,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work, NO_COLOR: '1' },
@@ -224,6 +224,35 @@ describe.skipIf(!hasRedis)('matrix --queue with agentguard workers', () => {
     expect(new Set(started).size).toBe(6);
     expect(new Set(rows.map((r) => r.run_id)).size).toBe(6);
   }, 180_000);
+  it("evidence over the worker's limit stays on the worker: the row keeps its verdict and says where the run is", async () => {
+    const url = (redis as RedisServer).url;
+    const m = path.join(work, 'matrix-1.yaml');
+    writeFileSync(
+      m,
+      `tasks: [${path.join(BENCHMARKS, 'js-slugify', 'config.yaml')}]\nagents: [mock-solve]\n`,
+    );
+    const w = startWorker(url, path.join(work, 'w5'), ['--max-evidence-mb', '0']);
+    await w.waitFor(/waiting for jobs/);
+    const out = path.join(work, 'coordinator-big');
+    const res = await execCli(
+      ['matrix', m, '--queue', url, '--tracer', 'off', '--json', '--output-dir', out],
+      {
+        cwd: work,
+      },
+    );
+    w.child.kill('SIGTERM');
+    expect(res.code).toBe(0);
+    const [row] = JSON.parse(res.stdout).rows as (Row & { run_dir: string | null })[];
+    expect(row?.result).toBe('PASS');
+    expect(row?.run_dir).toBeNull();
+    const [noted] = readFileSync(path.join(onlyBatch(out), 'queue-results.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(noted.evidence).toBeNull();
+    expect(noted.evidence_too_large).toBeGreaterThan(0);
+    expect(readJson(path.join(noted.remote_run_dir, 'report.json')).run_id).toBe(row?.run_id);
+  }, 60_000);
 });
 
 describe('bad --queue input', () => {

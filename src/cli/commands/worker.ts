@@ -13,6 +13,7 @@ type WorkerFlags = GlobalOptions & {
   queue?: string;
   concurrency?: number | string;
   lockMs?: number | string;
+  maxEvidenceMb?: number | string;
 };
 
 /** `agentguard worker --queue URL`: run matrix attempts from a Redis queue (docs/scale-out.md). */
@@ -24,6 +25,10 @@ export function registerWorker(cli: CAC, io: CliIO, start: (p: () => Promise<num
     .option(
       '--lock-ms <ms>',
       'how long a silent worker keeps its job before it goes to another worker (default 30000)',
+    )
+    .option(
+      '--max-evidence-mb <n>',
+      "largest run evidence sent back through Redis, compressed (default 32); a larger run's stays on this host",
     )
     .action((opts: WorkerFlags) => start(() => workerCommand(io, opts)));
 }
@@ -38,13 +43,23 @@ export async function workerCommand(io: CliIO, flags: WorkerFlags): Promise<numb
     throw new ConfigError(
       `--lock-ms '${flags.lockMs}' is not a whole number from 500 to 3600000. Fix: e.g. --lock-ms 30000.`,
     );
+  const evidenceMb = flags.maxEvidenceMb === undefined ? 32 : Number(flags.maxEvidenceMb);
+  if (!Number.isFinite(evidenceMb) || evidenceMb < 0 || evidenceMb > 512)
+    throw new ConfigError(
+      `--max-evidence-mb '${flags.maxEvidenceMb}' is not a number from 0 to 512. Fix: e.g. --max-evidence-mb 32.`,
+    );
   const redis = await connectRedis(target);
   const ctx = await beginRunSession(runContext(io, { ...flags, quiet: true }), io.err);
   // Every line through redactIn: a client error may quote the URL, password and all.
   const log = (line: string) => io.err(oneLine(redactIn(line, target)));
   log(`worker: queue ${target.display}, output ${ctx.outputDir}`);
   try {
-    await runQueueWorker(ctx, redis, { concurrency, lockMs, log });
+    await runQueueWorker(ctx, redis, {
+      concurrency,
+      lockMs,
+      log,
+      evidenceLimit: Math.floor(evidenceMb * 1024 * 1024),
+    });
   } finally {
     redis.disconnect();
   }
