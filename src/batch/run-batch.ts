@@ -6,7 +6,7 @@ import { errorMessage } from '../errors.js';
 import { writeFileAtomic, writeJson } from '../evidence/write.js';
 import type { RunContext } from '../pipeline/context.js';
 import { newRunId } from '../pipeline/run-id.js';
-import { type RunOptions, runTask } from '../pipeline/run-task.js';
+import { type RunOptions, type RunResult, runTask } from '../pipeline/run-task.js';
 import { sealBatch } from '../provenance/batch-manifest.js';
 import { renderBatchJunit } from '../reports/batch-junit.js';
 import { renderBatchMarkdown } from '../reports/batch-markdown.js';
@@ -199,12 +199,7 @@ export async function runBatch(
     failed: [...finished.values()].filter((r) => r.result !== 'PASS' && !pending.has(r.index)).length,
     total: plan.attempts.length,
   });
-  const overrides = {
-    ...(plan.options.sandbox ? { sandbox: plan.options.sandbox } : {}),
-    ...(plan.options.tracer ? { tracer: plan.options.tracer } : {}),
-    ...(plan.options.guard ? { guard: plan.options.guard } : {}),
-  } as Partial<RunOptions>;
-  const work = hooks.worker ?? pipelineWorker(ctx, configOf, overrides);
+  const work = hooks.worker ?? pipelineWorker(ctx, configOf, runOverrides(plan.options));
 
   await mapSettled(
     todo,
@@ -250,6 +245,17 @@ export async function runBatch(
   );
 }
 
+/** The batch's --sandbox/--tracer/--guard as run options over every attempt's config. */
+export function runOverrides(
+  options: Pick<BatchPlan['options'], 'sandbox' | 'tracer' | 'guard'>,
+): Partial<RunOptions> {
+  return {
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+    ...(options.tracer ? { tracer: options.tracer } : {}),
+    ...(options.guard ? { guard: options.guard } : {}),
+  } as Partial<RunOptions>;
+}
+
 /** The default work of an attempt: its agent on its task through the run pipeline. */
 function pipelineWorker(
   ctx: RunContext,
@@ -263,28 +269,33 @@ function pipelineWorker(
       ...overrides,
       batch: { id: batchId, attempt: attempt.index },
     });
-    const report = result.report;
-    if (report.result === 'ERROR' && ctx.signal?.aborted) return null;
-    return {
-      run_id: report.run_id,
-      run_dir: result.runDir,
-      result: report.result,
-      score: report.score,
-      tests_passed: report.tests.passed,
-      failed_checks: [...report.failed_checks],
-      alerts: report.alerts.map((a) => a.rule),
-      benchmark_version: report.benchmark.version,
-      ...(report.usage
-        ? {
-            usage: {
-              input_tokens: report.usage.input_tokens,
-              output_tokens: report.usage.output_tokens,
-              cost: report.usage.cost,
-              currency: report.usage.currency,
-            },
-          }
-        : {}),
-    };
+    if (result.report.result === 'ERROR' && ctx.signal?.aborted) return null;
+    return attemptOutcome(result);
+  };
+}
+
+/** An attempt's row fields from its run (here, or on a queue worker on another host). */
+export function attemptOutcome(result: RunResult): AttemptOutcome {
+  const report = result.report;
+  return {
+    run_id: report.run_id,
+    run_dir: result.runDir,
+    result: report.result,
+    score: report.score,
+    tests_passed: report.tests.passed,
+    failed_checks: [...report.failed_checks],
+    alerts: report.alerts.map((a) => a.rule),
+    benchmark_version: report.benchmark.version,
+    ...(report.usage
+      ? {
+          usage: {
+            input_tokens: report.usage.input_tokens,
+            output_tokens: report.usage.output_tokens,
+            cost: report.usage.cost,
+            currency: report.usage.currency,
+          },
+        }
+      : {}),
   };
 }
 

@@ -63,6 +63,11 @@ const BENCHES: Bench[] = [
     },
   },
   {
+    name: 'queue: overhead per attempt (trivial agent, tracer off) local vs through Redis with 1 and 2 workers',
+    script: 'queue-bench.js',
+    targets: { queue_overhead_ms_per_attempt: [50, 'ms'] },
+  },
+  {
     name: 'provenance: seal (trace + manifest) and verify a real run with 10k and 100k syscall events',
     script: 'provenance-bench.js',
     targets: { seal_ms_per_10k_events_at_10k: [200, 'ms'], verify_ms_at_100k: [1000, 'ms'] },

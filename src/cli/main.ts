@@ -33,6 +33,7 @@ import { rulesCoverage } from './commands/rules.js';
 import { runCommand } from './commands/run.js';
 import { traceReplay, traceReplayability, traceShow, traceVerify } from './commands/trace.js';
 import { registerView } from './commands/view.js';
+import { registerWorker } from './commands/worker.js';
 import { type CliIO, processIO } from './io.js';
 import { DEFAULT_SANDBOX, SANDBOX_OPTION, TRACER_OPTION } from './kind-help.js';
 import { checkOutputDirFor } from './output-dir.js';
@@ -178,6 +179,7 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
 
   registerBatchCommands(cli, io, start);
   registerInit(cli, io, start);
+  registerWorker(cli, io, start);
   registerCollector(cli, io, start);
   registerDiagnostics(cli, io, start);
   registerBenchmarks(cli, io, start);

@@ -45,13 +45,18 @@ export function registerBatchCommands(cli: CAC, io: CliIO, start: (p: () => Prom
   common(
     cli
       .command('matrix <file>', 'run agents × tasks × trials from a matrix file')
-      .option('--trials <n>', "attempts per agent and task (default: the file's)"),
+      .option('--trials <n>', "attempts per agent and task (default: the file's)")
+      .option(
+        '--queue <url>',
+        'enqueue the attempts on Redis for `agentguard worker`s on any host (docs/scale-out.md)',
+      ),
   ).action((file: string, opts) => start(() => matrixCommand(io, file, opts)));
 
   cli
     .command('resume <batch>', 'run the attempts of a batch (folder or id) that did not finish')
     .option('--json', 'print summary.json on stdout')
     .option('--save-baseline <file>', 'when the batch is complete, write a stable summary to file')
+    .option('--queue <url>', 'a batch started with --queue: re-attach to its jobs on that Redis')
     .action((dir: string, opts) => start(() => resumeCommand(io, dir, opts)));
 
   cli

@@ -10,6 +10,7 @@ import {
   toBaseline,
 } from '../../batch/baseline.js';
 import {
+  type AttemptWorker,
   batchDir,
   type PlanInput,
   type Progress,
@@ -125,10 +126,16 @@ function progressPrinter(io: CliIO, quiet: boolean): Progress {
   };
 }
 
+/** Who does each attempt's work instead of this process's run pipeline (`matrix --queue`). */
+export type RemoteWork = {
+  describe: string;
+  open: (ctx: RunContext, plan: BatchPlan) => Promise<{ worker: AttemptWorker; close: () => Promise<void> }>;
+};
+
 export async function startBatch(
   io: CliIO,
   flags: BatchFlags,
-  input: Omit<PlanInput, 'options'> & { fileWorkers?: number },
+  input: Omit<PlanInput, 'options'> & { fileWorkers?: number; remote?: RemoteWork },
 ): Promise<number> {
   const options = batchOptions(flags, input.fileWorkers);
   const base = runContext(io, { ...flags, quiet: true });
@@ -142,11 +149,15 @@ export async function startBatch(
   if (!quiet)
     io.err(
       `agentguard ${plan.kind}: ${input.agents.length} agent(s) × ${input.configs.length} task(s) × ${input.trials} trial(s) = ` +
-        `${plan.attempts.length} attempts, ${options.workers} at a time (this machine has ${os.availableParallelism()} cores); ` +
+        `${plan.attempts.length} attempts, ${options.workers} at a time ` +
+        (input.remote
+          ? `(${input.remote.describe}); `
+          : `(this machine has ${os.availableParallelism()} cores); `) +
         `batch ${batchDir(ctx, plan.batch_id)}`,
     );
   return finishBatch(io, ctx, plan, quiet, flags.json === true, {
     baseline,
+    ...(input.remote ? { remote: input.remote } : {}),
     ...(flags.saveBaseline !== undefined ? { saveBaseline: path.resolve(String(flags.saveBaseline)) } : {}),
   });
 }
@@ -157,7 +168,7 @@ export async function finishBatch(
   plan: BatchPlan,
   quiet: boolean,
   json: boolean,
-  extra: { baseline?: BaselineUse | null; saveBaseline?: string } = {},
+  extra: { baseline?: BaselineUse | null; saveBaseline?: string; remote?: RemoteWork } = {},
 ): Promise<number> {
   const live =
     io.tty && liveCountWanted({ isTTY: true, json, env: process.env }) ? new LiveCount(io.tty) : null;
@@ -174,6 +185,7 @@ export async function finishBatch(
     : io;
   const print = progressPrinter(errIO, quiet);
   let summary: BatchSummary;
+  const remote = extra.remote ? await extra.remote.open(ctx, plan) : null;
   try {
     summary = await runBatch(
       ctx,
@@ -195,10 +207,12 @@ export async function finishBatch(
                   .join('; '),
             ),
           ),
+        ...(remote ? { worker: remote.worker } : {}),
       },
     );
   } finally {
     live?.stop();
+    await remote?.close();
   }
   const dir = batchDir(ctx, plan.batch_id);
   let comparison: BaselineComparison | null = null;

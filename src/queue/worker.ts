@@ -1,0 +1,168 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { attemptConfig, attemptOutcome, runOverrides } from '../batch/run-batch.js';
+import { loadConfigOrThrow } from '../config/load.js';
+import { errorMessage } from '../errors.js';
+import type { RunContext } from '../pipeline/context.js';
+import { runTask } from '../pipeline/run-task.js';
+import { NOT_ARTIFACTS } from '../provenance/artifacts.js';
+import { MANIFEST_FILE } from '../provenance/manifest-schema.js';
+import { reportPath } from '../reports/reporters.js';
+import {
+  type AttemptJob,
+  type AttemptResult,
+  bundleKey,
+  evidenceKey,
+  jobId,
+  QUEUE_NAME,
+  versionRefusal,
+} from './job.js';
+import { materialiseTask } from './task-bundle.js';
+import { bundlePaths, sha256Of } from './tree-bundle.js';
+
+/** Evidence bundles over this (by default) stay on the worker; the row then has no local run folder. */
+export const EVIDENCE_LIMIT = 32 * 1024 * 1024;
+/** The coordinator fetches evidence as soon as it sees the result; a day covers a coordinator restart. */
+const EVIDENCE_TTL_S = 24 * 3600;
+
+export type WorkerOptions = {
+  concurrency: number;
+  /**
+   * How long a job's lock lasts without renewal: a worker silent for this long (killed, host gone)
+   * has its job moved back to the queue for another worker. Stalled jobs are looked for as often.
+   */
+  lockMs: number;
+  log: (line: string) => void;
+  /** Largest compressed evidence bundle sent back through Redis, in bytes. */
+  evidenceLimit?: number;
+};
+
+/**
+ * Pull attempts from the queue and run each with the local pipeline (sandbox, tracer, checks) into
+ * this host's output folder, until `ctx.signal` stops it. A job from another agentguard version is
+ * refused with both versions in the reason; a task bundle whose bytes do not match the job's digest
+ * is refused before anything runs. Resolves when the worker has stopped.
+ */
+export async function runQueueWorker(ctx: RunContext, redis: Redis, opts: WorkerOptions): Promise<void> {
+  const cacheDir = path.join(ctx.outputDir, 'queue', 'tasks');
+  // The worker's own connection: BullMQ does not close a connection it was given.
+  const connection = redis.duplicate();
+  const worker = new Worker<AttemptJob, AttemptResult>(
+    QUEUE_NAME,
+    async (job) => {
+      opts.log(
+        `job ${job.id}: attempt ${job.data.attempt.index} of batch ${job.data.batch_id} (${job.data.attempt.agent.name} · ${job.data.attempt.task})`,
+      );
+      const result = await runJob(ctx, redis, cacheDir, job, opts.evidenceLimit ?? EVIDENCE_LIMIT);
+      if (result === null) return new Promise<never>(() => {}); // see runJob
+      opts.log(`job ${job.id}: ${result.outcome.result} (run ${result.outcome.run_id})`);
+      return result;
+    },
+    {
+      connection,
+      concurrency: opts.concurrency,
+      lockDuration: opts.lockMs,
+      stalledInterval: opts.lockMs,
+      maxStalledCount: 1,
+      autorun: false,
+    },
+  );
+  worker.on('failed', (job, err) =>
+    opts.log(`job ${job?.id ?? '?'}: refused or failed: ${errorMessage(err)}`),
+  );
+  worker.on('error', (err) => opts.log(`queue: ${errorMessage(err)}`));
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => {
+      // Forced: a job in progress is not completed; its lock lapses and another worker runs it.
+      void worker.close(true).then(resolve, resolve);
+    };
+    if (ctx.signal?.aborted) stop();
+    else ctx.signal?.addEventListener('abort', stop, { once: true });
+  });
+  void worker.run();
+  await worker.waitUntilReady();
+  opts.log(
+    `worker ${os.hostname()}:${process.pid} waiting for jobs on ${QUEUE_NAME}, ${opts.concurrency} at a time`,
+  );
+  await stopped;
+  connection.disconnect();
+}
+
+/**
+ * One job: the result, or null when this worker is stopping (the run was cut short, so it is no
+ * result; the job is left unfinished for another worker, as if this one had been killed).
+ */
+async function runJob(
+  ctx: RunContext,
+  redis: Redis,
+  cacheDir: string,
+  job: Job<AttemptJob, AttemptResult>,
+  evidenceLimit: number,
+): Promise<AttemptResult | null> {
+  const data = job.data;
+  const refusal = versionRefusal(data.agentguard ?? { version: '?', collector_protocol: '?' });
+  if (refusal) throw new UnrecoverableError(refusal);
+  if (job.id !== jobId(data.batch_id, data.attempt.index))
+    throw new UnrecoverableError(
+      `job id ${job.id} does not name attempt ${data.attempt.index} of batch ${data.batch_id}`,
+    );
+  const what = `job ${job.id}`;
+  const taskDir = await materialiseTask(
+    cacheDir,
+    data.task.sha256,
+    async () => {
+      const bytes = await redis.getBuffer(bundleKey(data.task.sha256));
+      if (bytes === null)
+        throw new UnrecoverableError(`${what}: task bundle sha256:${data.task.sha256} is not in Redis`);
+      return bytes;
+    },
+    what,
+  ).catch((err: unknown) => {
+    throw err instanceof UnrecoverableError ? err : new UnrecoverableError(errorMessage(err));
+  });
+  const { cfg, opts } = attemptConfig(
+    loadConfigOrThrow(path.join(taskDir, data.task.config)),
+    data.attempt.agent,
+  );
+  const run = await runTask(ctx, cfg, {
+    ...opts,
+    ...runOverrides(data.overrides),
+    batch: { id: data.batch_id, attempt: data.attempt.index },
+  });
+  if (ctx.signal?.aborted) return null;
+  const { run_dir: _local, ...outcome } = attemptOutcome(run);
+  const evidence = bundleRun(run.runDir);
+  let stored: AttemptResult['evidence'] = null;
+  if (evidence.bytes.length <= evidenceLimit) {
+    await redis.set(evidenceKey(evidence.sha256), evidence.bytes, 'EX', EVIDENCE_TTL_S);
+    stored = { sha256: evidence.sha256, bytes: evidence.bytes.length };
+  }
+  const manifest = path.join(run.runDir, MANIFEST_FILE);
+  let manifestSha: string | null = null;
+  try {
+    manifestSha = sha256Of(readFileSync(manifest));
+  } catch {
+    manifestSha = null;
+  }
+  return {
+    schema: 1,
+    batch_id: data.batch_id,
+    index: data.attempt.index,
+    worker: { host: os.hostname(), pid: process.pid },
+    outcome,
+    remote_run_dir: run.runDir,
+    report_sha256: sha256Of(readFileSync(reportPath(run.runDir, 'json'))),
+    manifest_sha256: manifestSha,
+    evidence: stored,
+    ...(stored === null ? { evidence_too_large: evidence.bytes.length } : {}),
+  };
+}
+
+/** A run's evidence and reports, without the workspace copies (repo, baseline.git, home, net) the seal leaves out too. */
+function bundleRun(runDir: string) {
+  const names = readdirSync(runDir).filter((n) => n === MANIFEST_FILE || !NOT_ARTIFACTS.has(n));
+  return bundlePaths(runDir, names);
+}

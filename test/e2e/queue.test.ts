@@ -1,0 +1,279 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasRedisServer, type RedisServer, startRedis } from '../../src/queue/local-redis.js';
+import { BENCHMARKS, CLI, execCli, tempDir } from './exec-cli.js';
+
+const hasRedis = hasRedisServer();
+if (!hasRedis)
+  console.warn(
+    'queue tests skipped: redis-server is not installed (apt-get install -y redis-server; .ci/run does)',
+  );
+
+const work = tempDir('ag-queue-');
+let redis: RedisServer | null = null;
+const children: ChildProcess[] = [];
+beforeAll(async () => {
+  if (hasRedis) redis = await startRedis();
+});
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  await redis?.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+type Row = {
+  index: number;
+  agent: string;
+  task: string;
+  trial: number;
+  result: string;
+  run_id: string | null;
+};
+const readJson = (f: string) => JSON.parse(readFileSync(f, 'utf8'));
+const onlyBatch = (out: string) => {
+  const dir = path.join(out, 'batches');
+  const [b, ...rest] = readdirSync(dir);
+  expect(rest).toEqual([]);
+  return path.join(dir, b as string);
+};
+const verdicts = (rows: Row[]) =>
+  Object.fromEntries(rows.map((r) => [`${r.agent}/${r.task}/${r.trial}`, r.result]));
+
+/** 4 mock agents × the three core tasks: 12 attempts with PASS and FAIL of several kinds. */
+const MATRIX = [
+  'tasks:',
+  ...['js-slugify', 'py-inventory', 'sh-logrotate'].map(
+    (t) => `  - ${path.join(BENCHMARKS, t, 'config.yaml')}`,
+  ),
+  'agents:',
+  '  - mock-solve',
+  '  - mock-noop',
+  '  - mock-tamper-tests',
+  '  - mock-out-of-scope',
+  'trials: 1',
+  '',
+].join('\n');
+
+/** A worker process whose stderr lines are kept and can be waited for. */
+function startWorker(url: string, out: string, extra: string[] = []) {
+  const child = spawn(
+    process.execPath,
+    [CLI, 'worker', '--queue', url, '--concurrency', '1', '--lock-ms', '2000', '--output-dir', out, ...extra],
+    {
+      cwd: work,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work, NO_COLOR: '1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  children.push(child);
+  let log = '';
+  const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
+  child.stderr?.on('data', (c) => {
+    log += c;
+    for (const w of [...waiters]) {
+      const m = log.match(w.re);
+      if (m) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(m);
+      }
+    }
+  });
+  return {
+    child,
+    log: () => log,
+    waitFor: (re: RegExp) =>
+      new Promise<RegExpMatchArray>((resolve) => {
+        const m = log.match(re);
+        if (m) resolve(m);
+        else waiters.push({ re, resolve });
+      }),
+  };
+}
+
+describe.skipIf(!hasRedis)('matrix --queue with agentguard workers', () => {
+  it('runs 12 attempts on two workers, one killed -9 mid-attempt: 12 rows exactly once, verdicts as a local run', async () => {
+    const url = (redis as RedisServer).url;
+    const m = path.join(work, 'matrix.yaml');
+    writeFileSync(m, MATRIX);
+    const local = await execCli(
+      ['matrix', m, '--tracer', 'off', '--workers', '2', '--json', '--output-dir', path.join(work, 'local')],
+      { cwd: work },
+    );
+    expect(local.stderr).not.toContain('ERROR');
+    const localRows = JSON.parse(local.stdout).rows as Row[];
+    expect(localRows).toHaveLength(12);
+
+    const w1 = startWorker(url, path.join(work, 'w1'));
+    const w2 = startWorker(url, path.join(work, 'w2'));
+    await Promise.all([w1.waitFor(/waiting for jobs/), w2.waitFor(/waiting for jobs/)]);
+    const out = path.join(work, 'coordinator');
+    const coordinator = execCli(
+      ['matrix', m, '--queue', url, '--tracer', 'off', '--json', '--output-dir', out],
+      {
+        cwd: work,
+      },
+    );
+    // Killed as soon as it has started an attempt: the run is under way, its job is locked to w1.
+    const started = await w1.waitFor(/job (\S+): attempt (\d+) of batch/);
+    w1.child.kill('SIGKILL');
+    const killedJob = started[1] as string;
+    const killedIndex = Number(started[2]);
+    const res = await coordinator;
+    expect(res.stderr).not.toMatch(/rejected a result/);
+    expect(res.code).toBe(1); // mock-noop and the cheaters FAIL, as locally
+    const rows = JSON.parse(res.stdout).rows as Row[];
+    expect(rows.map((r) => r.index)).toEqual([...Array(12).keys()]);
+    expect(rows.every((r) => r.result !== 'ERROR')).toBe(true);
+    expect(verdicts(rows)).toEqual(verdicts(localRows));
+
+    const batch = onlyBatch(out);
+    const checkpoint = readFileSync(path.join(batch, 'checkpoint.jsonl'), 'utf8').trim().split('\n');
+    expect(checkpoint).toHaveLength(12);
+    expect(new Set(checkpoint.map((l) => JSON.parse(l).index)).size).toBe(12);
+    const results = readFileSync(path.join(batch, 'queue-results.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(results).toHaveLength(12);
+    // The killed worker's attempt was finished by the other one, never by the dead one.
+    expect(w1.log()).not.toMatch(new RegExp(`job ${killedJob.replaceAll('.', '\\.')}: (PASS|FAIL)`));
+    expect(results.find((r) => r.index === killedIndex).worker.pid).toBe(w2.child.pid);
+    expect(w2.log()).toContain(`job ${killedJob}: attempt ${killedIndex}`);
+    // The evidence came home: every row's run folder is here, with its report and seal.
+    for (const r of rows) {
+      expect(readJson(path.join(out, 'runs', r.run_id as string, 'report.json')).result).toBe(r.result);
+    }
+    expect(readJson(path.join(batch, 'manifest.json')).runs).toHaveLength(12);
+    expect(res.stderr).not.toMatch(/internal error/);
+    // The seal made on the worker still holds here: the evidence travelled unchanged.
+    const verify = await execCli(
+      ['trace', 'verify', path.join(out, 'runs', rows[killedIndex]?.run_id as string)],
+      {
+        cwd: work,
+      },
+    );
+    expect(verify.code).toBe(0);
+    expect(verify.stdout).toMatch(/^intact/);
+    // A worker runs until stopped: SIGTERM ends it cleanly, with the signal's exit code.
+    const exited = new Promise<number | null>((resolve) => w2.child.once('exit', (code) => resolve(code)));
+    w2.child.kill('SIGTERM');
+    expect(await exited).toBe(143);
+    expect(w2.log()).not.toMatch(/internal error/);
+  }, 240_000);
+
+  it('a resumed coordinator re-attaches: jobs already finished are collected, not run again', async () => {
+    const out = path.join(work, 'coordinator');
+    const batch = onlyBatch(out);
+    const before = readJson(path.join(batch, 'summary.json')).rows as Row[];
+    // Forget two rows, as a coordinator killed before checkpointing them would have; no worker runs now.
+    const cp = path.join(batch, 'checkpoint.jsonl');
+    const lines = readFileSync(cp, 'utf8').trim().split('\n');
+    writeFileSync(cp, `${lines.filter((l) => ![3, 7].includes(JSON.parse(l).index)).join('\n')}\n`);
+    const res = await execCli(
+      ['resume', batch, '--queue', (redis as RedisServer).url, '--json', '--output-dir', out],
+      {
+        cwd: work,
+      },
+    );
+    expect(res.stderr).not.toMatch(/rejected/);
+    const rows = JSON.parse(res.stdout).rows as Row[];
+    expect(rows).toHaveLength(12);
+    // The same runs: the stable job ids found the finished jobs, nothing was enqueued or run again.
+    expect(rows.map((r) => r.run_id)).toEqual(before.map((r) => r.run_id));
+  }, 60_000);
+  it('a coordinator killed -9 mid-batch and resumed re-attaches: every attempt runs once, none is lost', async () => {
+    const url = (redis as RedisServer).url;
+    const m = path.join(work, 'matrix-6.yaml');
+    writeFileSync(m, MATRIX.replace('  - mock-tamper-tests\n  - mock-out-of-scope\n', ''));
+    const w = startWorker(url, path.join(work, 'w4'));
+    await w.waitFor(/waiting for jobs/);
+    const out = path.join(work, 'coordinator-killed');
+    const first = spawn(
+      process.execPath,
+      [CLI, 'matrix', m, '--queue', url, '--tracer', 'off', '--output-dir', out],
+      {
+        cwd: work,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work, NO_COLOR: '1' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    children.push(first);
+    let err = '';
+    await new Promise<void>((resolve) =>
+      first.stderr?.on('data', (c) => {
+        err += c;
+        if (/\[1\/6\]/.test(err)) resolve();
+      }),
+    );
+    first.kill('SIGKILL');
+    const batch = onlyBatch(out);
+    const res = await execCli(['resume', batch, '--queue', url, '--json', '--output-dir', out], {
+      cwd: work,
+    });
+    w.child.kill('SIGTERM');
+    const rows = JSON.parse(res.stdout).rows as Row[];
+    expect(rows.map((r) => r.index)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(rows.every((r) => r.result !== 'ERROR')).toBe(true);
+    const lines = readFileSync(path.join(batch, 'checkpoint.jsonl'), 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(6);
+    // Each job ran once on the worker: the resumed coordinator found them, it did not enqueue again.
+    const started = [...w.log().matchAll(/job (\S+): attempt/g)].map((x) => x[1]);
+    expect(started).toHaveLength(6);
+    expect(new Set(started).size).toBe(6);
+    expect(new Set(rows.map((r) => r.run_id)).size).toBe(6);
+  }, 180_000);
+  it("evidence over the worker's limit stays on the worker: the row keeps its verdict and says where the run is", async () => {
+    const url = (redis as RedisServer).url;
+    const m = path.join(work, 'matrix-1.yaml');
+    writeFileSync(
+      m,
+      `tasks: [${path.join(BENCHMARKS, 'js-slugify', 'config.yaml')}]\nagents: [mock-solve]\n`,
+    );
+    const w = startWorker(url, path.join(work, 'w5'), ['--max-evidence-mb', '0']);
+    await w.waitFor(/waiting for jobs/);
+    const out = path.join(work, 'coordinator-big');
+    const res = await execCli(
+      ['matrix', m, '--queue', url, '--tracer', 'off', '--json', '--output-dir', out],
+      {
+        cwd: work,
+      },
+    );
+    w.child.kill('SIGTERM');
+    expect(res.code).toBe(0);
+    const [row] = JSON.parse(res.stdout).rows as (Row & { run_dir: string | null })[];
+    expect(row?.result).toBe('PASS');
+    expect(row?.run_dir).toBeNull();
+    const [noted] = readFileSync(path.join(onlyBatch(out), 'queue-results.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(noted.evidence).toBeNull();
+    expect(noted.evidence_too_large).toBeGreaterThan(0);
+    expect(readJson(path.join(noted.remote_run_dir, 'report.json')).run_id).toBe(row?.run_id);
+  }, 60_000);
+});
+
+describe('bad --queue input', () => {
+  it('an unreachable Redis is exit 2 within 5 s, and its password is never printed', async () => {
+    const m = path.join(work, 'matrix-bad.yaml');
+    writeFileSync(m, MATRIX);
+    for (const args of [
+      ['matrix', m, '--queue', 'redis://:hunter2@127.0.0.1:1/0'],
+      ['worker', '--queue', 'redis://:hunter2@127.0.0.1:1/0'],
+      ['worker', '--queue', 'rediss://user:hunter2@10.255.255.1:6379'],
+    ]) {
+      const t0 = Date.now();
+      const res = await execCli(args, { cwd: work });
+      expect(Date.now() - t0).toBeLessThan(5000);
+      expect(res.code).toBe(2);
+      expect(res.stderr).toMatch(/cannot reach Redis/);
+      expect(res.stderr).toContain('***@');
+      expect(res.stderr + res.stdout).not.toContain('hunter2');
+    }
+    const bad = await execCli(['worker', '--queue', 'http://h:1'], { cwd: work });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/redis:\/\/ or rediss:\/\//);
+  }, 30_000);
+});
