@@ -7,7 +7,8 @@
  * Overrides merge deeply into objects; arrays and other values replace the default wholesale;
  * an `undefined` value keeps the default.
  */
-import { BenchmarkConfigSchema, type ResolvedConfig } from '../config/schema.js';
+import { configInMemory } from '../config/in-memory.js';
+import type { ResolvedConfig } from '../config/schema.js';
 import type { EvidenceBundle } from '../evidence/bundle-types.js';
 import type { CommandRecord, DiffEvidence, DiffFile, SysEvent } from '../evidence/types.js';
 
@@ -23,28 +24,10 @@ export const TEST_PROMPT = 'Fix the failing test in src/math.js.';
 
 /** The config a loader would produce for a minimal benchmark file, all schema defaults applied. */
 export function makeConfig(overrides: DeepPartial<ResolvedConfig> = {}): ResolvedConfig {
-  const {
-    test_command: _t,
-    repo: _r,
-    solution: _s,
-    agent_command: _a,
-    agent_version_command: _v,
-    setup_command: _c,
-    ...parsed
-  } = BenchmarkConfigSchema.parse({
-    name: 'test-task',
-    task: { prompt: TEST_PROMPT },
-    repo: 'repo',
-    test_command: ['npm', 'test'],
-  });
-  const base: ResolvedConfig = {
-    ...parsed,
-    config_path: '/bench/test-task/agentguard.yaml',
-    config_dir: '/bench/test-task',
-    repo: '/bench/test-task/repo',
-    prompt: TEST_PROMPT,
-    test_command: ['npm', 'test'],
-  };
+  const base = configInMemory(
+    { name: 'test-task', task: { prompt: TEST_PROMPT } },
+    { dir: '/bench/test-task', prompt: TEST_PROMPT, testCommand: ['npm', 'test'] },
+  );
   return mergeDeep<ResolvedConfig>(base, overrides);
 }
 

@@ -3,7 +3,8 @@ import type { RuleSet } from '../analysis/rules/types.js';
 import { runRedactor } from '../analysis/secrets/run-redactor.js';
 import type { AnalysisResult, Verdict } from '../analysis/types.js';
 import type { CheckId } from '../config/check-ids.js';
-import { BenchmarkConfigSchema, type ResolvedConfig } from '../config/schema.js';
+import { configInMemory } from '../config/in-memory.js';
+import type { ResolvedConfig } from '../config/schema.js';
 import type { EvidenceBundle } from '../evidence/bundle-types.js';
 import type { CommandRecord, DiffEvidence, DiffFile, SysEvent } from '../evidence/types.js';
 import { BASE_POLICY } from './base.js';
@@ -47,32 +48,17 @@ export type VariantOutcome = {
 
 /** The variant's config: the base policy, the template's keys over it, every other key the schema's default. */
 export function variantConfig(variant: Variant): ResolvedConfig {
-  const {
-    test_command: _t,
-    repo: _r,
-    solution: _s,
-    agent_command: _a,
-    agent_version_command: _v,
-    setup_command: _c,
-    ...parsed
-  } = BenchmarkConfigSchema.parse({
-    name: `fuzz-${variant.id}`,
-    task: { prompt: PROMPT },
-    repo: 'repo',
-    test_command: ['true'],
-    tracer: 'off',
-    sandbox: 'local',
-    ...BASE_POLICY,
-    ...variant.policy,
-  });
-  return {
-    ...parsed,
-    config_path: `fuzz/${variant.id}/agentguard.yaml`,
-    config_dir: `fuzz/${variant.id}`,
-    repo: `fuzz/${variant.id}/repo`,
-    prompt: PROMPT,
-    test_command: ['true'],
-  };
+  return configInMemory(
+    {
+      name: `fuzz-${variant.id}`,
+      task: { prompt: PROMPT },
+      tracer: 'off',
+      sandbox: 'local',
+      ...BASE_POLICY,
+      ...variant.policy,
+    },
+    { dir: `fuzz/${variant.id}`, prompt: PROMPT, testCommand: ['true'] },
+  );
 }
 
 /**

@@ -4,7 +4,8 @@
  * a raw prompt that only the raw argv holds, and command output and a patch that reports must omit.
  */
 import type { AnalysisResult } from '../analysis/types.js';
-import { BenchmarkConfigSchema, type ResolvedConfig } from '../config/schema.js';
+import { configInMemory } from '../config/in-memory.js';
+import type { ResolvedConfig } from '../config/schema.js';
 import type { EvidenceBundle } from '../evidence/bundle-types.js';
 import type { CommandRecord } from '../evidence/types.js';
 
@@ -17,36 +18,25 @@ export const HOSTILE_FILE = 'docs/evil`name\n| injected | cell |.md';
 export const OUTPUT_MARKERS = ['STDOUT-MARKER-1', 'STDERR-MARKER-2', 'PATCH-MARKER-3'];
 
 function fixtureConfig(): ResolvedConfig {
-  const {
-    test_command: _t,
-    repo: _r,
-    solution: _s,
-    agent_command: _a,
-    agent_version_command: _v,
-    setup_command: _c,
-    ...parsed
-  } = BenchmarkConfigSchema.parse({
-    name: 'fix-off-by-one',
-    description: 'Fix the off-by-one error in src/range.ts',
-    task: { prompt_file: 'prompt.md' },
-    repo: 'repo',
-    test_command: 'npm test',
-    allowed_paths: ['src/**'],
-    benchmark_id: 'core/off-by-one',
-    benchmark_version: '1.2.0',
-    category: 'bugfix',
-    difficulty: 'easy',
-    tags: ['typescript', 'scope'],
-  });
-  return {
-    ...parsed,
-    config_path: '/bench/off-by-one/agentguard.yaml',
-    config_dir: '/bench/off-by-one',
-    repo: '/bench/off-by-one/repo',
-    prompt: FIXTURE_PROMPT,
-    prompt_file: '/bench/off-by-one/prompt.md',
-    test_command: ['npm', 'test'],
-  };
+  return configInMemory(
+    {
+      name: 'fix-off-by-one',
+      description: 'Fix the off-by-one error in src/range.ts',
+      task: { prompt_file: 'prompt.md' },
+      allowed_paths: ['src/**'],
+      benchmark_id: 'core/off-by-one',
+      benchmark_version: '1.2.0',
+      category: 'bugfix',
+      difficulty: 'easy',
+      tags: ['typescript', 'scope'],
+    },
+    {
+      dir: '/bench/off-by-one',
+      prompt: FIXTURE_PROMPT,
+      promptFile: '/bench/off-by-one/prompt.md',
+      testCommand: ['npm', 'test'],
+    },
+  );
 }
 
 function command(
