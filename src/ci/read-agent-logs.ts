@@ -2,6 +2,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { plural } from '../analysis/evidence-list.js';
 import { compileGlobs } from '../analysis/path-glob.js';
+import { recordWithoutOutput } from '../evidence/command-record.js';
 import type { CommandRecord, DiffEvidence } from '../evidence/types.js';
 import { errorCode } from '../workspace/walk-tree.js';
 import { parseAgentLog } from './agent-log.js';
@@ -92,25 +93,5 @@ function readBounded(
 }
 
 function record(id: string, argv: string[], cwd: string, source: string): CommandRecord {
-  return {
-    id,
-    role: 'agent-log',
-    log_source: source,
-    argv,
-    display_argv: argv,
-    cwd,
-    started_ms: 0,
-    duration_ms: 0,
-    exit_code: null,
-    signal: null,
-    timed_out: false,
-    blocked: false,
-    stdout: '',
-    stderr: '',
-    stdout_truncated: false,
-    stderr_truncated: false,
-    stdout_bytes: 0,
-    stderr_bytes: 0,
-    policy_matches: [],
-  };
+  return recordWithoutOutput({ id, role: 'agent-log', log_source: source, argv, cwd, exit_code: null });
 }

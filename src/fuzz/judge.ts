@@ -6,6 +6,7 @@ import type { CheckId } from '../config/check-ids.js';
 import { configInMemory } from '../config/in-memory.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { EvidenceBundle } from '../evidence/bundle-types.js';
+import { recordWithoutOutput } from '../evidence/command-record.js';
 import type { CommandRecord, DiffEvidence, DiffFile, SysEvent } from '../evidence/types.js';
 import { BASE_POLICY } from './base.js';
 import { type Expectation, FUZZED_CHECKS, type FuzzedCheck, type Variant } from './types.js';
@@ -199,24 +200,5 @@ function syntheticCommand(
   argv: string[],
   cwd: string,
 ): CommandRecord {
-  return {
-    id,
-    role,
-    argv,
-    display_argv: argv,
-    cwd,
-    started_ms: 0,
-    duration_ms: 0,
-    exit_code: 0,
-    signal: null,
-    timed_out: false,
-    blocked: false,
-    stdout: '',
-    stderr: '',
-    stdout_truncated: false,
-    stderr_truncated: false,
-    stdout_bytes: 0,
-    stderr_bytes: 0,
-    policy_matches: [],
-  };
+  return recordWithoutOutput({ id, role, argv, cwd, exit_code: 0 });
 }
