@@ -73,7 +73,7 @@ const BENCHES: Bench[] = [
     targets: { seal_ms_per_10k_events_at_10k: [200, 'ms'], verify_ms_at_100k: [1000, 'ms'] },
   },
   {
-    name: 'microvm: the demo task per run under bwrap and microvm (strace), boot-to-agent-start and teardown',
+    name: 'microvm: the demo task per run under bwrap and microvm (strace and ebpf), boot-to-agent-start and teardown',
     script: 'microvm-bench.js',
     targets: { added_per_run_ms: [1500, 'ms'] },
   },

@@ -6,11 +6,12 @@ import { packageRoot } from '../package-root.js';
 import { microvmAvailability } from '../sandbox/microvm/microvm.js';
 
 /**
- * What the microvm sandbox costs: a demo task (py-inventory, mock-solve, strace) run REPEAT times
- * under bwrap and under microvm, alternating. Prints one JSON line: the median per-run wall time
- * of each and the time microvm adds per run, and from the microvm runs' timing files (written by
- * the launcher) the median boot-to-command-start of the agent's VM and teardown (command end to
- * QEMU gone) over every VM. With `--repeat N` (default 3).
+ * What the microvm sandbox costs: a demo task (py-inventory, mock-solve) run REPEAT times under
+ * bwrap and under microvm, each with strace and with ebpf (in the guest: the compiled collector),
+ * alternating. Prints one JSON line: the median per-run wall time of each pair, the time microvm
+ * adds per run for each tracer, and from the microvm runs' timing files (written by the launcher)
+ * the median boot-to-command-start of the agent's VM and teardown (command end to QEMU gone) over
+ * every VM. With `--repeat N` (default 3).
  */
 const at = process.argv.indexOf('--repeat');
 const REPEAT = at >= 0 ? Number(process.argv[at + 1]) : 3;
@@ -26,13 +27,16 @@ function median(xs: number[]): number | null {
 
 type Timing = { boot_ms: number; run_ms: number; teardown_ms: number };
 
-function runOnce(work: string, sandbox: string): { wallMs: number; runDir: string } {
+const TRACERS = ['strace', 'ebpf'] as const;
+const SANDBOXES = ['bwrap', 'microvm'] as const;
+
+function runOnce(work: string, sandbox: string, tracer: string): { wallMs: number; runDir: string } {
   const cli = path.join(packageRoot(), 'dist', 'cli', 'main.js');
   const config = path.join(packageRoot(), 'benchmarks', 'py-inventory', 'config.yaml');
   const t0 = performance.now();
   const r = spawnSync(
     process.execPath,
-    [cli, 'run', config, '--agent', 'mock-solve', '--sandbox', sandbox, '--tracer', 'strace', '--json'],
+    [cli, 'run', config, '--agent', 'mock-solve', '--sandbox', sandbox, '--tracer', tracer, '--json'],
     {
       cwd: work,
       encoding: 'utf8',
@@ -41,7 +45,7 @@ function runOnce(work: string, sandbox: string): { wallMs: number; runDir: strin
   );
   const wallMs = Math.round(performance.now() - t0);
   if (r.status !== 0)
-    throw new Error(`the ${sandbox} run failed (exit ${r.status}): ${r.stderr.slice(0, 2000)}`);
+    throw new Error(`the ${sandbox}/${tracer} run failed (exit ${r.status}): ${r.stderr.slice(0, 2000)}`);
   return { wallMs, runDir: (JSON.parse(r.stdout) as { run_dir: string }).run_dir };
 }
 
@@ -54,32 +58,38 @@ function main(): void {
   }
   const work = mkdtempSync(path.join(tmpdir(), 'ag-microvm-bench-'));
   try {
-    const wall: Record<string, number[]> = { bwrap: [], microvm: [] };
+    const wall: Record<string, number[]> = {};
     const boots: number[] = [];
     const teardowns: number[] = [];
     for (let i = 0; i < REPEAT; i++) {
-      for (const sandbox of ['bwrap', 'microvm']) {
-        const { wallMs, runDir } = runOnce(work, sandbox);
-        wall[sandbox]?.push(wallMs);
-        const timing = path.join(runDir, 'sandbox', 'microvm', 'timing.jsonl');
-        if (sandbox !== 'microvm' || !existsSync(timing)) continue;
-        const vms = readFileSync(timing, 'utf8')
-          .trim()
-          .split('\n')
-          .map((l) => JSON.parse(l) as Timing);
-        if (vms[0]) boots.push(vms[0].boot_ms);
-        for (const vm of vms) teardowns.push(vm.teardown_ms);
+      for (const tracer of TRACERS) {
+        for (const sandbox of SANDBOXES) {
+          const { wallMs, runDir } = runOnce(work, sandbox, tracer);
+          (wall[`${sandbox}/${tracer}`] ??= []).push(wallMs);
+          const timing = path.join(runDir, 'sandbox', 'microvm', 'timing.jsonl');
+          if (sandbox !== 'microvm' || !existsSync(timing)) continue;
+          const vms = readFileSync(timing, 'utf8')
+            .trim()
+            .split('\n')
+            .map((l) => JSON.parse(l) as Timing);
+          if (vms[0]) boots.push(vms[0].boot_ms);
+          for (const vm of vms) teardowns.push(vm.teardown_ms);
+        }
       }
     }
-    const bwrapMs = median(wall.bwrap ?? []);
-    const microvmMs = median(wall.microvm ?? []);
+    const runMs = Object.fromEntries(Object.entries(wall).map(([k, xs]) => [k, median(xs)]));
+    const added = Object.fromEntries(
+      TRACERS.map((t) => {
+        const [bwrap, microvm] = [runMs[`bwrap/${t}`], runMs[`microvm/${t}`]];
+        return [t, typeof bwrap === 'number' && typeof microvm === 'number' ? microvm - bwrap : null];
+      }),
+    );
     console.log(
       JSON.stringify({
         accel: available.version,
         runs_each: REPEAT,
-        bwrap_run_ms: bwrapMs,
-        microvm_run_ms: microvmMs,
-        added_per_run_ms: bwrapMs !== null && microvmMs !== null ? microvmMs - bwrapMs : null,
+        run_ms: runMs,
+        added_per_run_ms: added,
         boot_to_agent_start_ms: median(boots),
         teardown_ms: median(teardowns),
       }),

@@ -54,7 +54,8 @@ export function redactEvidenceFiles(
     .map(([value, name]) => ({ name, value, hashed: true }));
   const text = make({ secrets: learned });
   for (const file of raw) {
-    const format = rawFormats[path.basename(file)];
+    // A tracer's second and later commands (`ebpf-raw.1.jsonl`) write the first one's format.
+    const format = rawFormats[path.basename(file).replace(/\.\d+(\.jsonl?|\.log)$/, '$1')];
     rewrite(file, (t) => text.text(format ? format(t, text) : t));
   }
 }

@@ -25,6 +25,10 @@ export type TracerOutput = {
    * then says `incomplete`, never a silent success.
    */
   incomplete?: string;
+  /** A step down the session took while tracing (the in-guest collector → strace), recorded as a fallback. */
+  fallback?: TracerFallback;
+  /** The kind that actually traced, when every command was traced by the step-down. */
+  kind?: TracerKind;
 };
 
 /** A step down within one tracer kind (the compiled collector → bpftrace), and why. */

@@ -364,6 +364,13 @@ export class ObservationWindow {
         this.req.log(`warning: observation incomplete: ${traced.incomplete}`);
       }
       if (traced.warnings.length > 0) tracer.warnings = traced.warnings.slice(0, MAX_TRACER_WARNINGS);
+      if (traced.fallback) {
+        this.fallbacks.push(traced.fallback);
+        this.req.log(
+          `warning: ${traced.fallback.wanted} gave way to ${traced.fallback.used}: ${traced.fallback.reason}`,
+        );
+      }
+      if (traced.kind) tracer.kind = traced.kind;
       // No agent argv (CI mode): nothing is the agent's, and that is no tracer's fault.
       if (scoped.rootPid === null && traced.events.length > 0 && agentArgv.length > 0) {
         tracer.reason = `${tracer.reason}; the agent's own exec was not seen, so no event could be attributed to it`;

@@ -5,10 +5,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { makeConfig } from '../analysis/test-bundle.js';
 import { ConfigError } from '../errors.js';
 import { TRACERS } from '../observe/index.js';
+import type { Tracer } from '../observe/types.js';
 import { bwrapAvailability } from '../sandbox/bwrap.js';
 import { containerAvailability } from '../sandbox/container.js';
+import { microvmSandbox } from '../sandbox/microvm/microvm.js';
+import type { Sandbox } from '../sandbox/types.js';
 import type { RunContext } from './context.js';
-import { planRun, sandboxHome } from './plan-run.js';
+import { chooseTracer, planRun, sandboxHome } from './plan-run.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'ag-plan-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -77,4 +80,41 @@ describe('planRun settles the run once', () => {
       );
     },
   );
+});
+
+const ebpf = await TRACERS.ebpf.available();
+
+describe('chooseTracer under a sandbox with its own kernel', () => {
+  const guestTracer = (ok: boolean): Tracer => ({
+    kind: 'ebpf',
+    available: async () => (ok ? { ok, version: 'in the guest' } : { ok, reason: 'not built', fix: 'build it' }),
+    start: async () => {
+      throw new Error('not started here');
+    },
+  });
+  const vm = (guest: Tracer | undefined): Sandbox => ({
+    ...microvmSandbox,
+    ...(guest ? { guestTracer: guest } : { guestTracer: undefined }),
+  });
+
+  it.skipIf(!ebpf.ok)("ebpf is the sandbox's in-guest tracer where it can run", async () => {
+    const guest = guestTracer(true);
+    const plan = await chooseTracer(config, vm(guest), 'ebpf');
+    expect(plan.choice.tracer).toBe(guest);
+    expect(plan.choice).toMatchObject({ kind: 'ebpf', version: 'in the guest', fallbacks: [] });
+    expect(plan.choice.reason).toContain('the collector runs inside it');
+  });
+
+  it.skipIf(!ebpf.ok || !strace.ok)('else strace in the guest, a fallback that says why', async () => {
+    const plan = await chooseTracer(config, vm(guestTracer(false)), 'ebpf');
+    expect(plan.choice.kind).toBe('strace');
+    expect(plan.choice.fallbacks).toContainEqual(
+      expect.objectContaining({ wanted: 'ebpf', used: 'strace', reason: expect.stringContaining('not built') }),
+    );
+  });
+
+  it.skipIf(!strace.ok)('strace asked for stays strace', async () => {
+    const plan = await chooseTracer(config, vm(guestTracer(true)), 'strace');
+    expect(plan.choice.kind).toBe('strace');
+  });
 });

@@ -150,8 +150,9 @@ export async function chooseSandbox(config: ResolvedConfig, override?: SandboxKi
 
 /**
  * The tracer a run plans to use: the override (`--tracer`) or the config's, the best that works here
- * under `auto`. A sandbox with a kernel of its own (microvm) is traced from inside by strace: eBPF on
- * the host sees the VM, not the agent.
+ * under `auto`. A sandbox with a kernel of its own (microvm) is traced from inside: eBPF on the host
+ * sees the VM, not the agent, so ebpf is the sandbox's in-guest tracer where it can run, else strace
+ * in the guest (recorded as a fallback).
  */
 export async function chooseTracer(
   config: ResolvedConfig,
@@ -160,19 +161,30 @@ export async function chooseTracer(
 ): Promise<TracerPlan> {
   const requested = override ?? config.tracer;
   const tracer: TracerPlan = { requested, choice: await selectTracer(requested, TRACERS) };
-  if (sandbox.capabilities.tracesInGuest && tracer.choice.kind === 'ebpf') {
-    const inGuest = await selectTracer('strace', TRACERS);
-    const reason = `sandbox '${sandbox.kind}' runs the agent on its own kernel, where the host's eBPF cannot see; strace traces inside it`;
+  if (!sandbox.capabilities.tracesInGuest || tracer.choice.kind !== 'ebpf') return tracer;
+  const guest = sandbox.guestTracer;
+  const guestReady = guest ? await guest.available() : null;
+  if (guest && guestReady?.ok) {
     tracer.choice = {
-      ...inGuest,
-      reason: `${inGuest.reason}: ${reason}`,
-      fallbacks: [
-        ...tracer.choice.fallbacks,
-        { component: 'tracer', wanted: 'ebpf', used: inGuest.kind, reason },
-        ...inGuest.fallbacks,
-      ],
+      ...tracer.choice,
+      tracer: guest,
+      version: guestReady.version,
+      reason: `${tracer.choice.reason}; sandbox '${sandbox.kind}' runs the agent on its own kernel, so the collector runs inside it`,
     };
+    return tracer;
   }
+  const inGuest = await selectTracer('strace', TRACERS);
+  const why = guestReady && !guestReady.ok ? ` (${guestReady.reason}; fix: ${guestReady.fix})` : '';
+  const reason = `sandbox '${sandbox.kind}' runs the agent on its own kernel, where the host's eBPF cannot see, and its in-guest eBPF cannot run${why}; strace traces inside it`;
+  tracer.choice = {
+    ...inGuest,
+    reason: `${inGuest.reason}: ${reason}`,
+    fallbacks: [
+      ...tracer.choice.fallbacks,
+      { component: 'tracer', wanted: 'ebpf', used: inGuest.kind, reason },
+      ...inGuest.fallbacks,
+    ],
+  };
   return tracer;
 }
 

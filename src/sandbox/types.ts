@@ -1,6 +1,7 @@
 import type { ContainerConfig, MicrovmConfig, NetworkConfig, ResolvedConfig } from '../config/schema.js';
 import type { SandboxKind } from '../evidence/kinds.js';
 import type { SpawnSpec } from '../exec/types.js';
+import type { Tracer } from '../observe/types.js';
 
 export type SandboxContext = {
   runId: string;
@@ -61,8 +62,8 @@ export type SandboxCapabilities = {
   onHost: boolean;
   /**
    * Runs the agent on a kernel of its own (a VM): a tracer on the host would see only the VM, so the
-   * tracer's wrap goes inside the sandbox's (the sandbox runs the tracer in the guest), and only a
-   * tracer that wraps the command (strace) can observe.
+   * tracer's wrap goes inside the sandbox's (the sandbox runs the tracer in the guest). Only a tracer
+   * that wraps the command can observe: strace, or the sandbox's own `guestTracer` for ebpf.
    */
   tracesInGuest?: boolean;
   /** Used only when asked for by name (it costs seconds per command): never the automatic choice. */
@@ -81,4 +82,6 @@ export interface Sandbox {
   /** The rows `doctor` shows, one per way it can run here (container: per engine). Default: one row, `available()`. */
   doctorRows?(): Promise<{ name: string; availability: SandboxAvailability }[]>;
   start(ctx: SandboxContext): Promise<SandboxSession>;
+  /** With tracesInGuest: the ebpf tracer that runs inside the guest (the sandbox's wrap starts it there). */
+  readonly guestTracer?: Tracer;
 }

@@ -1,93 +1,30 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { kvmUsable } from '../../src/sandbox/microvm/accel.js';
-import { microvmAvailability } from '../../src/sandbox/microvm/microvm.js';
-import { BENCHMARKS, CLI, execCli, tempDir } from './exec-cli.js';
+import { BENCHMARKS, CLI, execCli } from './exec-cli.js';
+import {
+  canRun,
+  failed,
+  rules,
+  run as runIn,
+  strays,
+  TIMEOUT,
+  task as taskIn,
+  workDir,
+} from './microvm-helpers.js';
 
 /**
  * The microvm sandbox for real: QEMU boots Debian's kernel with the built initramfs, the agent and
  * the tests run in the guest, strace traces them there. Hostile agents get the same verdict and
  * alerts as under bwrap, a killed run leaves no QEMU, a guest that does not boot is a clear,
- * recorded failure. CI installs QEMU and builds the image (scripts/install.sh --microvm), so there
- * these tests must run: a missing microvm fails them instead of skipping.
+ * recorded failure. (The in-guest eBPF collector: microvm-ebpf.test.ts.)
  */
-const isRoot = process.getuid?.() === 0;
-const availability = microvmAvailability();
-const canRun = isRoot && availability.ok;
-if (!canRun) {
-  const why = isRoot
-    ? availability.ok
-      ? ''
-      : `${availability.reason} (fix: ${availability.fix})`
-    : 'needs root';
-  if (process.env.CI) throw new Error(`microvm e2e cannot run in CI: ${why}`);
-  console.warn(`microvm e2e skipped: ${why}`);
-}
-
-const work = tempDir('ag-microvm-');
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-// Under TCG (no usable KVM) a boot takes 5–15 s on a busy two-core machine, twice per run.
-const TIMEOUT = 400_000;
-
-type Report = {
-  result: string;
-  run_dir: string;
-  run_id: string;
-  alerts: { rule: string }[];
-  failed_checks: string[];
-  agent: { outcome: { status: string; exit_code?: number | null } };
-  observation: { sandbox: { kind: string; facts: Record<string, string> }; tracer: { kind: string } };
-};
-
-let n = 0;
-function task(agent: string, extra = ''): { config: string; out: string } {
-  const dir = path.join(work, `task${n++}`);
-  mkdirSync(path.join(dir, 'repo'), { recursive: true });
-  writeFileSync(path.join(dir, 'repo/README.md'), 'create done.txt\n');
-  writeFileSync(path.join(dir, 'agent.sh'), agent);
-  const config = path.join(dir, 'config.yaml');
-  writeFileSync(
-    config,
-    `name: microvm-hostile
-task: {prompt: create done.txt}
-repo: repo
-test_command: [sh, -c, 'test -f done.txt']
-agent_command: [sh, -c, '. "$0/agent.sh"', '{config_dir}']
-${extra.includes('timeout_seconds') ? '' : 'timeout_seconds: 240\n'}${extra}`,
-  );
-  return { config, out: path.join(dir, 'out') };
-}
-
-async function run(config: string, out: string, sandbox: string, agent: string[] = []): Promise<Report> {
-  const r = await execCli(
-    ['run', config, ...agent, '--sandbox', sandbox, '--tracer', 'strace', '--output-dir', out, '--json'],
-    {
-      cwd: work,
-    },
-  );
-  expect(r.stdout, r.stderr).not.toBe('');
-  return JSON.parse(r.stdout) as Report;
-}
-
-const failed = (r: Report) => [...r.failed_checks].sort();
-const rules = (r: Report) => [...new Set(r.alerts.map((a) => a.rule))].sort();
-
-/** QEMU processes (or anything else) whose command line names `dir`: a microVM that outlived its run. */
-function strays(dir: string): string[] {
-  const found: string[] = [];
-  for (const pid of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      if (cmdline.includes(dir) && !cmdline.includes('vitest'))
-        found.push(`${pid}: ${cmdline.slice(0, 200)}`);
-    } catch {
-      // gone
-    }
-  }
-  return found;
-}
+const work = workDir('ag-microvm-');
+const task = (agent: string, extra = '') => taskIn(work, agent, extra);
+const run = (config: string, out: string, sandbox: string, agent: string[] = []) =>
+  runIn(work, config, out, sandbox, { agent, tracer: 'strace' });
 
 describe.skipIf(!canRun)('the microvm sandbox', () => {
   it(

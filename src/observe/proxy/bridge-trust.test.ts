@@ -154,6 +154,22 @@ describe('the bridge introduction and its client headers', () => {
     }
   });
 
+  it("says the client is inside a VM when the bridge's pid namespace has no process on this host", async () => {
+    // A microVM's bridge names its guest's namespace: no host process is in it.
+    const key = readFileSync(keyFileFor(socketPath), 'utf8');
+    const answer = await exchange(socketPath, helloLine(key, 'pid:[4026599999]'));
+    const secret = /^OK ([0-9a-f]+)\n$/.exec(answer)?.[1];
+    await exchange(socketPath, clientLine(secret ?? '', me) + denied);
+    const [record] = await proxy.stop();
+    expect(record?.client).toEqual({
+      pid: null,
+      reason: `the client runs on another kernel (inside a VM): its process ${process.pid} has no host pid to check`,
+      ns_pid: process.pid,
+      port: me.port,
+      exe: process.execPath,
+    });
+  });
+
   it('trusts no header at all once the key has been used twice', async () => {
     const key = readFileSync(keyFileFor(socketPath), 'utf8');
     const first = await hello(socketPath, key);

@@ -8,7 +8,8 @@ import { exeOf, holdsSocketOnPort } from './socket-owner.js';
 
 type TrustState =
   | { kind: 'waiting' }
-  | { kind: 'ready'; secret: string; pidNamespace: string }
+  /** `onHost`: the bridge's pid namespace has processes on this host (not so for a bridge inside a VM). */
+  | { kind: 'ready'; secret: string; pidNamespace: string; onHost: boolean }
   | { kind: 'broken'; reason: string };
 
 function sameSecret(a: string, b: string): boolean {
@@ -69,7 +70,9 @@ export class BridgeTrust {
       return undefined;
     }
     const secret = randomBytes(24).toString('hex');
-    this.#state = { kind: 'ready', secret, pidNamespace };
+    // The bridge is alive in its namespace while it introduces itself: on this kernel, the host
+    // sees it; inside a VM (microvm) the namespace is the guest's and no host process has it.
+    this.#state = { kind: 'ready', secret, pidNamespace, onHost: sandboxHostPids(pidNamespace).length > 0 };
     return secret;
   }
 
@@ -84,6 +87,14 @@ export class BridgeTrust {
     const id = preamble.identity;
     if (id.pid === null) return { pid: null, reason: id.reason, port: id.port };
     const exe = id.exe === undefined ? {} : { exe: id.exe };
+    if (!state.onHost)
+      return {
+        pid: null,
+        reason: `the client runs on another kernel (inside a VM): its process ${id.pid} has no host pid to check`,
+        ns_pid: id.pid,
+        port: id.port,
+        ...exe,
+      };
     const host = hostPidOf(state.pidNamespace, id.pid, id.start);
     // The secret lives in the bridge's memory, which a process of the same user could read. So the
     // claim is checked against the kernel too: a forged header can only name a process that does

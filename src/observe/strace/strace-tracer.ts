@@ -152,7 +152,7 @@ class StraceSession implements TracerSession {
 }
 
 /** One strace log parsed in two passes: clone results first, so every child knows its parent. */
-async function parseLog(
+export async function parseLog(
   logPath: string,
   rootCwd: string,
   startMs: number,

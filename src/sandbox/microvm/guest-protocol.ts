@@ -29,8 +29,13 @@ export type GuestCommand = {
   argv: string[];
   env: Record<string, string>;
   cwd: string;
-  /** The tracer's command and options, run outside the inner sandbox; `-o <trace port> --` is added in the guest. */
+  /**
+   * strace's command and options, run outside the inner sandbox; `-o <trace port> --` is added in the
+   * guest. With `collector` set, strace is the step-down when the collector cannot start.
+   */
   trace?: string[];
+  /** The compiled eBPF collector (on the host root): it traces the command's cgroup from the guest's kernel. */
+  collector?: string;
   /** Harness sockets served in GUEST_NET_DIR, with the bridge key to leave beside each (read once, then removed). */
   sockets?: { name: string; key?: string }[];
   /** resolv.conf to serve in GUEST_NET_DIR. */
@@ -39,4 +44,25 @@ export type GuestCommand = {
   pids_max: number;
 };
 
-export type GuestExit = { exit: number; signal: null } | { exit: null; signal: string } | { error: string };
+/**
+ * How the trace port's stream ended, written by the launcher beside the trace file
+ * (`traceEndFile`): the collector drained with its lost-event count, strace stood in for the
+ * collector (why), or the trace broke off (why).
+ */
+export type GuestTraceEnd =
+  | { engine: 'collector'; version: string; missing: string[]; lost: number }
+  | { engine: 'strace'; reason: string }
+  | { error: string };
+
+export type GuestExit = (
+  | { exit: number; signal: null }
+  | { exit: null; signal: string }
+  | { error: string }
+) & { trace?: GuestTraceEnd };
+
+/** The harness asks the guest to end the command early (the run's time limit or a signal): it still drains the trace. */
+export type GuestStop = { stop: true };
+
+export function traceEndFile(traceFile: string): string {
+  return `${traceFile}.end.json`;
+}

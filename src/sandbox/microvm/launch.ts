@@ -4,18 +4,28 @@
  * on the Unix sockets QEMU's virtio-serial ports connect to, starts QEMU,
  * hands the guest its command once it
  * is up, relays the command's output, connects each guest stream on the net port to the harness's
- * proxy or DNS socket, and exits as the command did (128+N for a signal). QEMU stays in the
- * launcher's process group, so the runner's kill of the group takes it too, and QEMU never outlives it:
- * every exit path kills QEMU first. A guest that does not boot in time, or stops before the command
+ * proxy or DNS socket, and exits as the command did (128+N for a signal). QEMU runs in a process
+ * group of its own with the kernel's parent-death signal set, so the runner's SIGTERM to the
+ * launcher's group reaches only the launcher, which first asks the guest to stop the command and
+ * drain its trace (DRAIN_MS, inside the runner's 2 s grace), and QEMU still never outlives it: every
+ * exit path kills QEMU, and a SIGKILLed launcher takes QEMU with it. How the trace ended goes beside
+ * the trace file (`traceEndFile`). A guest that does not boot in time, or stops before the command
  * ends (crash, out of memory), is exit 125 with the console log's tail on stderr.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Mux } from './channel-mux.js';
-import type { GuestCommand, GuestExit, GuestHello } from './guest-protocol.js';
+import {
+  type GuestCommand,
+  type GuestExit,
+  type GuestHello,
+  type GuestStop,
+  type GuestTraceEnd,
+  traceEndFile,
+} from './guest-protocol.js';
 import { type QemuPlan, qemuArgv } from './qemu-args.js';
 
 /** What wrap() writes for one command (the launcher adds the sockets and the time). */
@@ -30,6 +40,8 @@ export type LaunchPlan = {
 };
 
 export const LAUNCH_FAILED = 125;
+/** How long a stopped command's guest may take to kill it and drain the trace (the runner's grace is 2 s). */
+const DRAIN_MS = 1800;
 
 function tail(file: string, lines = 30): string {
   try {
@@ -69,11 +81,13 @@ async function main(planFile: string): Promise<number> {
     Promise<Socket>,
     Promise<Socket>,
   ];
+  // setpriv: QEMU gets SIGKILL the moment the launcher dies, however it dies.
   const qemu: ChildProcess = spawn(
-    qemuArgv({ ...plan.qemu, sockets })[0] as string,
-    qemuArgv({ ...plan.qemu, sockets }).slice(1),
+    'setpriv',
+    ['--pdeathsig', 'KILL', '--', ...qemuArgv({ ...plan.qemu, sockets })],
     {
       stdio: ['ignore', 'ignore', 'pipe'],
+      detached: true,
     },
   );
   let qemuStderr = '';
@@ -92,10 +106,25 @@ async function main(planFile: string): Promise<number> {
     for (const s of servers) s.server.close();
     rmSync(dir, { recursive: true, force: true });
   };
+  const writeTraceEnd = (end: GuestTraceEnd | undefined) => {
+    if (!plan.qemu.traceFile || !end) return;
+    try {
+      writeFileSync(traceEndFile(plan.qemu.traceFile), `${JSON.stringify(end)}\n`, { mode: 0o600 });
+    } catch {
+      // the tracer then says the trace's end is unknown
+    }
+  };
+  // Set once the guest has the command: a signal then asks it to stop and drain first.
+  let stopGuest: (() => Promise<void>) | null = null;
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
-    process.on(sig, () => {
-      cleanup();
-      process.exit(128 + (constants.signals[sig] ?? 15));
+    process.once(sig, () => {
+      const code = 128 + (constants.signals[sig] ?? 15);
+      const drain = stopGuest ? stopGuest() : Promise.resolve();
+      const deadline = new Promise<void>((r) => setTimeout(r, DRAIN_MS));
+      Promise.race([drain, deadline]).finally(() => {
+        cleanup();
+        process.exit(code);
+      });
     });
   }
   // The harness killed with SIGKILL cannot kill the group; like bwrap's --die-with-parent, the
@@ -151,8 +180,19 @@ async function main(planFile: string): Promise<number> {
   }
   const cmd: GuestCommand = { ...plan.command, now_ms: Date.now() };
   ctl.write(`${JSON.stringify(cmd)}\n`);
+  const endedLine = Promise.race([lines.next(), qemuExited.then(() => null)]);
+  stopGuest = async () => {
+    const stop: GuestStop = { stop: true };
+    ctl.write(`${JSON.stringify(stop)}\n`);
+    const line = await endedLine;
+    try {
+      writeTraceEnd(line ? (JSON.parse(line) as GuestExit).trace : undefined);
+    } catch {
+      // an unreadable result: the trace's end stays unknown
+    }
+  };
 
-  const ended = await Promise.race([lines.next(), qemuExited.then(() => null)]);
+  const ended = await endedLine;
   const runEnd = Date.now();
   if (ended === null)
     return failed('the guest stopped before the command finished (guest crash or out of memory)');
@@ -177,6 +217,7 @@ async function main(planFile: string): Promise<number> {
   } catch {
     // timings are a convenience, never a reason to fail the command
   }
+  writeTraceEnd(result.trace);
   if ('error' in result) return failed(result.error);
   if (result.signal !== null)
     return 128 + (constants.signals[result.signal as keyof typeof constants.signals] ?? 0);

@@ -11,6 +11,7 @@ import type { Sandbox, SandboxAvailability, SandboxContext, SandboxSession } fro
 import { chooseAccel, hostTscKhz } from './accel.js';
 import { microvmFindings } from './doctor.js';
 import { GUEST_NET_DIR } from './guest-protocol.js';
+import { guestEbpfTracer } from './guest-tracer.js';
 import { BUILD_FIX, findImage, imageDir } from './image.js';
 import type { LaunchPlan } from './launch.js';
 import { cmdlineSafe } from './qemu-args.js';
@@ -73,6 +74,7 @@ export const microvmSandbox: Sandbox = {
   // doctor shows each part (QEMU, KVM, kernel and initramfs) with its own fix.
   doctorRows: async () => microvmFindings().map((f) => ({ name: f.name, availability: f.result })),
   start: startMicrovm,
+  guestTracer: guestEbpfTracer,
 };
 
 async function startMicrovm(ctx: SandboxContext): Promise<SandboxSession> {
@@ -104,7 +106,7 @@ async function startMicrovm(ctx: SandboxContext): Promise<SandboxSession> {
   const wrap = (spec: SpawnSpec): SpawnSpec => {
     if (stopped) throw new InternalError('microvm session was already stopped');
     launches += 1;
-    const { trace, traceFile, command } = splitTracer(spec.argv);
+    const { trace, collector, traceFile, command } = splitTracer(spec.argv);
     // The inner sandbox is bwrap's, unchanged, inside the guest: the host's paths are the guest's
     // (the host root is its root), except the harness's sockets, which the guest runner serves.
     const inner = bwrapArgv(ctx, { ...spec, argv: command }, files).map((arg) => {
@@ -136,6 +138,7 @@ async function startMicrovm(ctx: SandboxContext): Promise<SandboxSession> {
         cwd: spec.cwd,
         pids_max: MAX_PIDS,
         ...(trace ? { trace } : {}),
+        ...(collector ? { collector } : {}),
         ...(sockets ? { sockets } : {}),
         ...(resolv !== undefined ? { resolv } : {}),
       },

@@ -20,6 +20,27 @@ describe('splitTracer', () => {
     expect(split.trace).toContain('--seccomp-bpf');
   });
 
+  it("takes the in-guest collector's argv apart: the collector, its raw file, strace as its step-down, the command", () => {
+    const strace = straceOptions('/runs/x/tracer/unused.log', 4096);
+    const stepDown = ['/usr/bin/strace', ...strace.slice(0, strace.indexOf('-o'))];
+    const argv = [
+      '/opt/ag/collector/build/agentguard-collector',
+      '-o',
+      '/runs/x/tracer/ebpf-raw.jsonl',
+      ...stepDown,
+      '--',
+      'sh',
+      '-c',
+      'id',
+    ];
+    expect(splitTracer(argv)).toEqual({
+      collector: '/opt/ag/collector/build/agentguard-collector',
+      traceFile: '/runs/x/tracer/ebpf-raw.jsonl',
+      trace: stepDown,
+      command: ['sh', '-c', 'id'],
+    });
+  });
+
   it('leaves any other command whole, even one that contains -o and --', () => {
     expect(splitTracer(['sh', '-c', 'x', '-o', 'f', '--', 'y'])).toEqual({
       command: ['sh', '-c', 'x', '-o', 'f', '--', 'y'],

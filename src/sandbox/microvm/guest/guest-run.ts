@@ -2,8 +2,10 @@
  * Runs INSIDE the microVM as PID 1 after init.sh: finds its virtio-serial ports, says it is up,
  * takes the command from the harness, sets the guest clock from the harness's, serves the harness's
  * proxy and DNS sockets in GUEST_NET_DIR (each connection one stream of the net port's mux), runs
- * the command — under the tracer when there is one, in a pids-limited cgroup, with its output on
- * the stdout/stderr ports — reports how it ended and powers the VM off. Node built-ins and its
+ * the command — in a pids-limited cgroup, traced by the compiled collector (or strace, its
+ * step-down) when the harness asks, with its output on the stdout/stderr ports — and reports how it
+ * ended, with how the trace ended, and powers the VM off. A stop request on the control port ends
+ * the command early but still drains the trace. Node built-ins and its
  * sibling modules only: it runs from dist/ on the host root, mounted read-only.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -21,7 +23,15 @@ import {
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Mux } from '../channel-mux.js';
-import { GUEST_NET_DIR, type GuestCommand, type GuestExit, PORTS } from '../guest-protocol.js';
+import {
+  GUEST_NET_DIR,
+  type GuestCommand,
+  type GuestExit,
+  type GuestStop,
+  type GuestTraceEnd,
+  PORTS,
+} from '../guest-protocol.js';
+import { type GuestCollector, startGuestCollector } from './guest-collector.js';
 
 const POWEROFF = ['/bin/busybox', '/usr/bin/busybox'];
 
@@ -59,26 +69,42 @@ function main(): void {
     `${JSON.stringify({ ready: true, uptime_s: Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]) })}\n`,
   );
   let buffered = '';
+  let running: Running | null = null;
   const input = createReadStream('', { fd: controlFd, autoClose: false });
   input.on('data', (chunk) => {
     buffered += chunk.toString();
-    const nl = buffered.indexOf('\n');
-    if (nl < 0) return;
-    input.pause();
-    let cmd: GuestCommand;
-    try {
-      cmd = JSON.parse(buffered.slice(0, nl)) as GuestCommand;
-    } catch (err) {
-      report({ error: `bad command line from the harness: ${String(err)}` }, powerOff);
-      return;
-    }
-    try {
-      run(cmd, ports, report);
-    } catch (err) {
-      report({ error: `the guest could not start the command: ${String(err)}` }, powerOff);
+    for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      if (running) {
+        // After the command, the harness says only one thing: stop early.
+        try {
+          if ((JSON.parse(line) as Partial<GuestStop>).stop) running.stop();
+        } catch {
+          // not a stop request: nothing else is meant for a running command
+        }
+        continue;
+      }
+      let cmd: GuestCommand;
+      try {
+        cmd = JSON.parse(line) as GuestCommand;
+      } catch (err) {
+        report({ error: `bad command line from the harness: ${String(err)}` }, powerOff);
+        return;
+      }
+      running = { stop: () => undefined };
+      run(cmd, ports, report).then(
+        (r) => {
+          running = r;
+        },
+        (err: unknown) =>
+          report({ error: `the guest could not start the command: ${String(err)}` }, powerOff),
+      );
     }
   });
 }
+
+type Running = { stop(): void };
 
 function setClock(nowMs: number): void {
   // GNU date takes fractions of a second; the tracer's -ttt timestamps then line up with the harness's.
@@ -111,44 +137,103 @@ function serveSockets(cmd: GuestCommand, netPath: string | undefined): void {
   }
 }
 
-/** The command inside a cgroup whose pids.max stops a fork bomb before it takes the guest. */
-function limited(argv: string[], pidsMax: number): string[] {
-  const cg = '/sys/fs/cgroup/agentguard';
+const CGROUP = '/sys/fs/cgroup/agentguard';
+
+/**
+ * The command's cgroup: its pids.max stops a fork bomb before it takes the guest, no child cgroups
+ * (nothing inside can leave the collector's filter), and its id is what the collector watches.
+ * Null when the guest has no cgroup v2 (the command then runs without the limit).
+ */
+function makeCgroup(pidsMax: number): string | null {
   try {
     writeFileSync('/sys/fs/cgroup/cgroup.subtree_control', '+pids');
-    mkdirSync(cg, { recursive: true });
-    writeFileSync(join(cg, 'pids.max'), String(pidsMax));
+    mkdirSync(CGROUP, { recursive: true });
+    writeFileSync(join(CGROUP, 'pids.max'), String(pidsMax));
+    writeFileSync(join(CGROUP, 'cgroup.max.descendants'), '0');
+    return CGROUP;
   } catch {
-    return argv;
+    return null;
   }
-  return ['/bin/sh', '-c', `echo $$ > ${cg}/cgroup.procs && exec "$@"`, 'agentguard-pids', ...argv];
 }
 
-function run(
+function inCgroup(argv: string[], cgroup: string | null): string[] {
+  if (!cgroup) return argv;
+  return ['/bin/sh', '-c', `echo $$ > ${cgroup}/cgroup.procs && exec "$@"`, 'agentguard-cgroup', ...argv];
+}
+
+/** Every process left in the cgroup (a daemon the command left behind, or all of it on a stop). */
+function killCgroup(cgroup: string | null): void {
+  if (!cgroup) return;
+  try {
+    writeFileSync(join(cgroup, 'cgroup.kill'), '1');
+  } catch {
+    // a kernel without cgroup.kill: what is left dies with the VM
+  }
+}
+
+type Tracing = { argv: string[]; collector: GuestCollector | null; stepDown: string | null };
+
+/** The collector when asked for and it starts, else strace writing to the same port (the reason kept). */
+async function startTracing(
+  cmd: GuestCommand,
+  port: string | undefined,
+  cgroup: string | null,
+  argv: string[],
+): Promise<Tracing> {
+  if (!cmd.trace && !cmd.collector) return { argv, collector: null, stepDown: null };
+  if (!port) throw new Error(`no ${PORTS.trace} port`);
+  let stepDown: string | null = null;
+  if (cmd.collector) {
+    if (!cgroup) stepDown = 'the guest has no cgroup v2 for the collector to watch';
+    else {
+      try {
+        return { argv, collector: await startGuestCollector(cmd.collector, cgroup, port), stepDown: null };
+      } catch (err) {
+        stepDown = (err as Error).message;
+      }
+    }
+  }
+  if (!cmd.trace) throw new Error(`the collector could not trace the command (${stepDown})`);
+  return { argv: [...cmd.trace, '-o', port, '--', ...argv], collector: null, stepDown };
+}
+
+async function run(
   cmd: GuestCommand,
   ports: Record<string, string>,
   report: (m: GuestExit, then?: () => void) => void,
-): void {
+): Promise<Running> {
   setClock(cmd.now_ms);
   serveSockets(cmd, ports[PORTS.net]);
-  let argv = cmd.argv;
-  if (cmd.trace) {
-    const tracePort = ports[PORTS.trace];
-    if (!tracePort) throw new Error(`no ${PORTS.trace} port`);
-    argv = [...cmd.trace, '-o', tracePort, '--', ...argv];
-  }
-  argv = limited(argv, cmd.pids_max);
+  const cgroup = makeCgroup(cmd.pids_max);
+  const tracing = await startTracing(cmd, ports[PORTS.trace], cgroup, cmd.argv);
+  const argv = inCgroup(tracing.argv, cgroup);
   const out = ports[PORTS.stdout] ? openSync(ports[PORTS.stdout] as string, 'w') : 'ignore';
   const err = ports[PORTS.stderr] ? openSync(ports[PORTS.stderr] as string, 'w') : 'ignore';
+  const finishTrace = async (): Promise<GuestTraceEnd | undefined> => {
+    if (tracing.collector) return tracing.collector.stop();
+    if (tracing.stepDown !== null) return { engine: 'strace', reason: tracing.stepDown };
+    return undefined;
+  };
+  let ended = false;
+  const end = (result: GuestExit) => {
+    if (ended) return;
+    ended = true;
+    killCgroup(cgroup);
+    finishTrace().then((trace) => report(trace ? { ...result, trace } : result, powerOff));
+  };
   const child = spawn(argv[0] as string, argv.slice(1), {
     cwd: cmd.cwd,
     env: cmd.env,
     stdio: ['ignore', out, err],
   });
-  child.on('error', (e) => report({ error: `cannot start ${argv[0]}: ${e.message}` }, powerOff));
-  child.on('exit', (code, signal) => {
-    report(signal ? { exit: null, signal } : { exit: code ?? 1, signal: null }, powerOff);
-  });
+  child.on('error', (e) => end({ error: `cannot start ${argv[0]}: ${e.message}` }));
+  child.on('exit', (code, signal) =>
+    end(signal ? { exit: null, signal } : { exit: code ?? 1, signal: null }),
+  );
+  return {
+    // The processes die; the exit above then drains the trace and reports.
+    stop: () => killCgroup(cgroup),
+  };
 }
 
 main();

@@ -1,0 +1,197 @@
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { errorMessage, InternalError } from '../../errors.js';
+import type { SysEvent } from '../../evidence/types.js';
+import type { SpawnSpec } from '../../exec/types.js';
+import { collectorBinary, isExecutable } from '../../observe/ebpf/collector/paths.js';
+import { FileTail } from '../../observe/ebpf/file-tail.js';
+import { EBPF_RAW_LOG } from '../../observe/ebpf/raw-log-redaction.js';
+import { REC_READY } from '../../observe/ebpf/record-format.js';
+import { quickRecordType } from '../../observe/ebpf/record-parser.js';
+import { REORDER_WINDOW_NS, RecordStream } from '../../observe/ebpf/record-stream.js';
+import { readLines } from '../../observe/line-reader.js';
+import { findExecutable, straceOptions, straceVersion } from '../../observe/strace/strace-command.js';
+import { parseLog } from '../../observe/strace/strace-tracer.js';
+import type { Tracer, TracerContext, TracerOutput, TracerSession } from '../../observe/types.js';
+import { type GuestTraceEnd, traceEndFile } from './guest-protocol.js';
+import { COLLECTOR_PROGRAM } from './split-tracer.js';
+
+const STRING_LIMIT = 4096;
+const ENGINE = 'ebpf (compiled collector, in the guest)';
+
+/**
+ * The ebpf tracer of a sandbox with its own kernel: the compiled collector runs inside the guest
+ * (its wrap is taken apart by the microvm sandbox, split-tracer.ts) and writes its records to the
+ * trace port, which the host keeps as the usual raw file. Where it cannot start in the guest, the
+ * guest runs strace on the same port instead; the session then reads that root as strace's log and
+ * says so (`fallback`). Available where the collector is built.
+ */
+export const guestEbpfTracer: Tracer = {
+  kind: 'ebpf',
+  async available() {
+    const binary = collectorBinary();
+    if (path.basename(binary) !== COLLECTOR_PROGRAM || !isExecutable(binary))
+      return {
+        ok: false,
+        reason: `the compiled collector is not built (${binary})`,
+        fix: 'make -C collector (scripts/install.sh builds it)',
+      };
+    return { ok: true, version: ENGINE };
+  },
+  async start(ctx) {
+    mkdirSync(ctx.scratch_dir, { recursive: true });
+    const strace = findExecutable('strace');
+    const straceVer = strace ? await straceVersion(strace) : null;
+    return new GuestEbpfSession(ctx, collectorBinary(), strace, straceVer);
+  },
+};
+
+/** One wrapped command (a VM of its own): its raw file, its stream and when its READY arrived. */
+type Root = {
+  rawPath: string;
+  cwd: string;
+  stream: RecordStream;
+  tail: FileTail;
+  /** Wall-clock ms when this root's READY line reached the host (its ts 0). */
+  readyWallMs: number | null;
+};
+
+class GuestEbpfSession implements TracerSession {
+  readonly kind = 'ebpf' as const;
+  /**
+   * The guest's kernel clock is not the host's: each root's event times are placed on the host's
+   * clock by when its READY record arrived (the collector writes it just before the command
+   * starts), relative to this session's start.
+   */
+  readonly zeroWallMs = Date.now();
+  private readonly roots: Root[] = [];
+  private stopping: Promise<TracerOutput> | null = null;
+
+  constructor(
+    private readonly ctx: TracerContext,
+    private readonly binary: string,
+    private readonly strace: string | null,
+    private readonly straceVer: string | null,
+  ) {}
+
+  wrap(spec: SpawnSpec): SpawnSpec {
+    if (this.stopping) throw new InternalError('guest ebpf tracer: wrap() after stop()');
+    const n = this.roots.length;
+    const rawPath = path.join(
+      this.ctx.scratch_dir,
+      n === 0 ? EBPF_RAW_LOG : EBPF_RAW_LOG.replace('.jsonl', `.${n}.jsonl`),
+    );
+    // Made here, so that the tail can open it before the guest's first write.
+    closeSync(openSync(rawPath, 'w', 0o600));
+    // Live events (the guard) follow the first root, the agent, as with strace.
+    const onEvent = n === 0 ? this.ctx.onEvent : undefined;
+    const root: Root = { rawPath, cwd: spec.cwd, readyWallMs: null } as Root;
+    root.stream = new RecordStream(
+      'the guest collector',
+      REORDER_WINDOW_NS.ringBuffer,
+      onEvent ? (e) => onEvent(this.placed(root, e)) : undefined,
+    );
+    root.tail = new FileTail(rawPath, (line, complete) => {
+      if (root.readyWallMs === null && quickRecordType(line) === REC_READY) root.readyWallMs = Date.now();
+      if (root.stream.wantsLive(line)) root.stream.line(line, complete);
+    });
+    this.roots.push(root);
+    const stepDown = this.strace ? [this.strace, ...this.straceArgs()] : [];
+    return { ...spec, argv: [this.binary, '-o', rawPath, ...stepDown, '--', ...spec.argv] };
+  }
+
+  stop(): Promise<TracerOutput> {
+    this.stopping ??= this.finish();
+    return this.stopping;
+  }
+
+  /** strace's options without its output file and `--` (the guest adds its port). */
+  private straceArgs(): string[] {
+    const options = straceOptions('-', STRING_LIMIT);
+    return options.slice(0, options.indexOf('-o'));
+  }
+
+  private placed(root: Root, event: SysEvent): SysEvent {
+    const offset = (root.readyWallMs ?? this.zeroWallMs) - this.zeroWallMs;
+    return offset === 0 ? event : { ...event, ts: Math.round((event.ts + offset) * 1000) / 1000 };
+  }
+
+  private async finish(): Promise<TracerOutput> {
+    const out: TracerOutput = { version: ENGINE, events: [], lost_events: 0, binds: true, warnings: [] };
+    const missing = new Set<string>();
+    const stepDowns: string[] = [];
+    const incomplete: string[] = [];
+    for (const [i, root] of this.roots.entries()) {
+      await root.tail.end().catch((err: unknown) => {
+        incomplete.push(`could not read ${root.rawPath}: ${errorMessage(err)}`);
+      });
+      const end = readEnd(root.rawPath);
+      const which = this.roots.length > 1 ? ` (command ${i + 1} of ${this.roots.length})` : '';
+      let part: Omit<TracerOutput, 'version'>;
+      if (end && 'engine' in end && end.engine === 'strace') {
+        stepDowns.push(end.reason);
+        part = await parseLog(root.rawPath, root.cwd, this.zeroWallMs, undefined);
+      } else {
+        part = await this.collectorPart(root);
+        if (!end)
+          incomplete.push(
+            `the guest's trace has no end record${which}: the VM stopped before the collector drained; events after its last record are missing`,
+          );
+        else if ('error' in end) incomplete.push(`the guest's trace broke off${which}: ${end.error}`);
+        else {
+          out.version = end.version;
+          for (const m of end.missing) missing.add(m);
+          if (end.missing.includes('bind')) out.binds = false;
+        }
+      }
+      // Later roots' sequence numbers follow the earlier ones', so the agent's (which the live
+      // guard cited) stay as they were.
+      const offset = out.events.length;
+      for (const e of part.events) out.events.push(offset === 0 ? e : { ...e, seq: e.seq + offset });
+      out.lost_events += part.lost_events;
+      out.warnings.push(...part.warnings);
+    }
+    if (missing.size > 0)
+      out.warnings.push(`not traced (no tracepoint in the guest's kernel): ${[...missing].join(', ')}`);
+    if (incomplete.length > 0) out.incomplete = incomplete.join('; ');
+    if (stepDowns.length > 0) {
+      out.fallback = {
+        component: 'tracer',
+        wanted: ENGINE,
+        used: `strace ${this.straceVer ?? ''} in the guest`.replace('  ', ' '),
+        reason: [...new Set(stepDowns)].join('; '),
+      };
+      if (stepDowns.length === this.roots.length) {
+        out.kind = 'strace';
+        out.version = this.straceVer ?? 'strace';
+      }
+    }
+    return out;
+  }
+
+  private async collectorPart(root: Root): Promise<Omit<TracerOutput, 'version'>> {
+    const warnings: string[] = [];
+    // Without a live listener only the clock lines were read as they came; the rest are read now.
+    if (!root.stream.live) {
+      await readLines(root.rawPath, (line, complete) => root.stream.line(line, complete)).catch(
+        (err: unknown) => {
+          warnings.push(`could not read ${root.rawPath}: ${errorMessage(err)}`);
+        },
+      );
+    }
+    const finished = root.stream.finish();
+    return {
+      events: root.stream.events.map((e) => this.placed(root, e)),
+      lost_events: finished.lost,
+      warnings: [...warnings, ...finished.warnings],
+    };
+  }
+}
+
+function readEnd(rawPath: string): GuestTraceEnd | null {
+  try {
+    return JSON.parse(readFileSync(traceEndFile(rawPath), 'utf8')) as GuestTraceEnd;
+  } catch {
+    return null;
+  }
+}
