@@ -11,7 +11,7 @@ export type PathMatcher = (path: string) => string | null;
  * - a pattern without a slash (`*.pem`, `.env`) matches at any depth, as if written `**\/*.pem`;
  *   otherwise `*.pem` would only catch files at the workspace root, which nobody means;
  * - a leading `/` anchors the pattern at the workspace root instead (config path lists refuse it,
- *   since people read `/etc/**` as the host's /etc: see `globProblem` in config/schema.ts);
+ *   since people read `/etc/**` as the host's /etc: see `globProblem` in config/workspace-path.ts);
  * - a pattern also matches everything below a directory it names (`secrets` covers `secrets/a.txt`),
  *   so a forbidden or allowed folder does not need a trailing `/**`;
  * - dot files match (`dot: true`): `.env` and `.github/` are exactly what policies are about;

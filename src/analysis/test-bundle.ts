@@ -39,6 +39,7 @@ export function makeBundle(overrides: BundleOverrides = {}): EvidenceBundle {
   const base: EvidenceBundle = {
     canaries: null,
     skills: [],
+    setup: null,
     model: null,
     run_id: 'run-test',
     run_dir: '/runs/run-test',

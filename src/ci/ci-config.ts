@@ -24,6 +24,7 @@ export const NOT_IN_CI = [
   'agent_workdir',
   'agent_version_command',
   'setup_command',
+  'setup',
   'setup_timeout_seconds',
   'agent_model',
   'agent_metadata',

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { ConfigError, type ConfigIssue, formatIssue } from '../errors.js';
 import { readTextFile } from '../evidence/read.js';
 import { type Loaded, readYamlValue, validateYamlValue, type YamlFileKind } from './load-yaml-file.js';
+import { resolveSetup } from './resolve-setup.js';
 import { BenchmarkConfigSchema, type ResolvedConfig } from './schema.js';
 import { shellSplit } from './shell-split.js';
 
@@ -137,6 +138,7 @@ export function resolveConfigObject(raw: unknown, configPath: string): LoadResul
   const agentCommand = command('agent_command', cfg.agent_command);
   const versionCommand = command('agent_version_command', cfg.agent_version_command);
   const setupCommand = command('setup_command', cfg.setup_command);
+  if (cfg.setup) cfg.setup = resolveSetup(cfg.setup, { configDir, repo: isDir(repo) ? repo : null }, issue);
 
   for (const [index, source] of [...cfg.unsafe_commands.entries()]) {
     try {

@@ -2,12 +2,15 @@ import { z } from 'zod';
 import { SANDBOX_KINDS, TRACER_CHOICES } from '../evidence/kinds.js';
 import { HIGH_PRECISION_PRESETS } from '../evidence/secret-formats.js';
 import { CHECK_IDS } from './check-ids.js';
+import { SetupSchema } from './setup-schema.js';
+import { globProblem } from './workspace-path.js';
 
 /** Severity of a check or rule. Failed `error`/`critical` findings fail the run. */
 export const SeveritySchema = z.enum(['info', 'warning', 'error', 'critical']);
 export type Severity = z.infer<typeof SeveritySchema>;
 
 export { CHECK_IDS, type CheckId } from './check-ids.js';
+export { globProblem } from './workspace-path.js';
 export const CheckIdSchema = z.enum(CHECK_IDS);
 
 export const SECRET_PRESETS = [
@@ -49,22 +52,6 @@ export const PathGlobSchema = nonEmpty.superRefine((glob, ctx) => {
   const problem = globProblem(glob);
   if (problem) ctx.addIssue({ code: 'custom', message: problem.message, params: { fix: problem.fix } });
 });
-
-/** Why `glob` cannot name a workspace path, or null when it can. */
-export function globProblem(glob: string): { message: string; fix: string } | null {
-  const relative = glob.replace(/^\/+/, '');
-  if (glob.startsWith('/') || glob.startsWith('~'))
-    return {
-      message: `'${glob}' is an absolute path, but these globs match paths inside the workspace`,
-      fix: `write it relative to the workspace root, e.g. '${relative.replace(/^~\/?/, '') || '**'}'`,
-    };
-  if (glob.split('/').some((part) => part === '..'))
-    return {
-      message: `'${glob}' climbs out of the workspace with '..', so it can never match`,
-      fix: "write it relative to the workspace root, without '..'",
-    };
-  return null;
-}
 
 export const TaskSchema = z
   .strictObject({
@@ -209,6 +196,8 @@ export const BenchmarkConfigSchema = z.strictObject({
    * run in the sandbox, outside the monitoring window, and not judged. Failing it is an ERROR run.
    */
   setup_command: CommandSchema.optional(),
+  /** Declarative installs (npm and pip lockfiles from a cache or mirror), run before setup_command. */
+  setup: SetupSchema.optional(),
   setup_timeout_seconds: seconds.default(600),
   timeout_seconds: seconds.default(600),
   /** One limit over the whole run (setup, agent, tests); unset: none. At most 7 days. */

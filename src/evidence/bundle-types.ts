@@ -69,6 +69,8 @@ export type EvidenceBundle = {
   canaries: CanaryEvidence | null;
   /** The task's skill files as the agent saw them (empty when the task ships no skills). */
   skills: string[];
+  /** What `setup.dependencies` installed before the agent (null: the config has none). */
+  setup: SetupEvidence | null;
   /** What the scripted model was asked and answered (null: no scripted model in this run). */
   model: ModelEvidence | null;
   started_at: string;
@@ -267,6 +269,41 @@ export const ObservationSchema: z.ZodType<Observation> = z.looseObject({
 });
 
 export const SkillsEvidenceSchema = z.looseObject({ files: z.array(str) });
+
+/** One lockfile install of `setup.dependencies`, as it ran before the agent (not the agent's behaviour). */
+export const InstalledDependencySchema = z.looseObject({
+  /** The config entry, e.g. `setup.dependencies[0]`. */
+  entry: str,
+  manager: z.enum(['npm', 'pip']),
+  /** The lockfile or requirements file, relative to the workspace, and its sha256 before the install. */
+  manifest: str,
+  manifest_sha256: str,
+  /** Where the packages came from: a cache folder (absolute) or a mirror URL. */
+  source: z.enum(['cache', 'mirror']),
+  from: str,
+  /** Whether the dependencies' own install code was allowed to run. */
+  scripts: z.boolean(),
+  /** pip: the virtual environment, relative to the workspace. */
+  target: str.optional(),
+  status: z.enum(['installed', 'failed']),
+  /** Why it failed (exit, timeout, could not start). */
+  error: str.optional(),
+  exit_code: nullableNum,
+  duration_ms: num,
+  /** Its commands in commands.jsonl (role `setup`), where their output is. */
+  command_ids: z.array(str),
+});
+export type InstalledDependency = z.output<typeof InstalledDependencySchema>;
+
+/** evidence/setup.json: what setup installed, and where its network traffic went (mirrors only). */
+export const SetupEvidenceSchema = z.looseObject({
+  dependencies: z.array(InstalledDependencySchema),
+  /** How setup reached its mirrors: through a proxy allowing only them, or the host's network, or none. */
+  network: str,
+  /** The setup proxy's records (empty without a mirror); never part of the agent's network evidence. */
+  network_records: z.array(NetworkRecordSchema),
+});
+export type SetupEvidence = z.output<typeof SetupEvidenceSchema>;
 
 export const CanaryEvidenceSchema: z.ZodType<CanaryEvidence> = z.looseObject({
   home: str,

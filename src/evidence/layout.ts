@@ -30,6 +30,7 @@ export const RUN_FILES = {
   rules: 'evidence/rules.json',
   model: 'evidence/model.jsonl',
   skills: 'evidence/skills.json',
+  setup: 'evidence/setup.json',
   net: 'net',
 } as const;
 

@@ -2,8 +2,11 @@
 export type StopReason =
   | { kind: 'signal'; signal: NodeJS.Signals }
   | { kind: 'run-timeout'; seconds: number }
-  /** The config's setup_command failed: the agent never started, and the run is ERROR. */
-  | { kind: 'setup-failed'; detail: string };
+  /**
+   * A setup step failed (`setup_command`, or an install of `setup.dependencies`, named in `step`):
+   * the agent never started, and the run is ERROR.
+   */
+  | { kind: 'setup-failed'; step: string; detail: string };
 
 /** The agent outcome's `by` for a run ended this way. */
 export function stoppedBy(reason: StopReason): 'interrupt' | 'run-timeout' | 'setup-failed' {
@@ -13,7 +16,7 @@ export function stoppedBy(reason: StopReason): 'interrupt' | 'run-timeout' | 'se
 export function describeStop(reason: StopReason): string {
   if (reason.kind === 'signal') return `interrupted by ${reason.signal}`;
   if (reason.kind === 'run-timeout') return `run_timeout_seconds (${reason.seconds} s) elapsed`;
-  return `setup_command failed (${reason.detail})`;
+  return `${reason.step} failed (${reason.detail})`;
 }
 
 /** Thrown out of a step that was waiting when the run was ended; the run writes what it has. */

@@ -123,6 +123,7 @@ export function variantBundle(variant: Variant, ev: VariantEvidence): EvidenceBu
     canaries: null,
     model: null,
     skills: [],
+    setup: null,
     started_at: EPOCH,
     finished_at: EPOCH,
   };

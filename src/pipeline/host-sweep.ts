@@ -71,10 +71,13 @@ export function describeSweep(r: SweepResult): string | null {
   );
 }
 
-/** A run's cgroups are named after its id (the ebpf tracer adds `-N` when the name is taken). */
+/**
+ * A run's cgroups are named after its id (the ebpf tracer adds `-N` when the name is taken; the
+ * sandbox session of setup's installs adds `-setup`).
+ */
 function ownedBy(name: string, runs: Set<string>): boolean {
   if (runs.has(name)) return true;
-  const m = /^(.*)-\d+$/.exec(name);
+  const m = /^(.*)-(\d+|setup)$/.exec(name);
   return m !== null && runs.has(m[1] as string);
 }
 

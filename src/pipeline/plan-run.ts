@@ -13,6 +13,7 @@ import { SANDBOXES } from '../sandbox/index.js';
 import { type SandboxChoice, selectSandbox } from '../sandbox/select-sandbox.js';
 import type { Sandbox } from '../sandbox/types.js';
 import type { RunContext } from './context.js';
+import { checkDependencies } from './install-dependencies.js';
 import type { GuardMode } from './live-guard.js';
 import { resolveProgram } from './preflight.js';
 import { type LoadedRules, loadRunRules } from './rules.js';
@@ -112,6 +113,7 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
         'Fix: install it or correct the command.',
     );
   }
+  checkDependencies(cfg, sandboxChoice, agent.spec.env.PATH);
   const rules = loadRunRules(cfg);
   // Last, after every check of the config: whether a tracer can run here is no fault of the config.
   const tracer = await chooseTracer(config, sandbox, opts.tracer);

@@ -22,6 +22,7 @@ import { safeTimeout } from '../exec/safe-timer.js';
 import { signalExitCode } from '../exec/shutdown.js';
 import { checkHistory } from '../history/db.js';
 import { packageRoot } from '../package-root.js';
+import type { SandboxPlaces } from '../sandbox/types.js';
 import { collectDiff } from '../workspace/diff.js';
 import { prepareWorkspace, rebaseline } from '../workspace/prepare.js';
 import { probeVersion, runAgent } from './agent-phase.js';
@@ -29,6 +30,7 @@ import type { AnalysedRun } from './analyse-run.js';
 import { CommandLog } from './commands.js';
 import type { RunContext } from './context.js';
 import { finishRun } from './finish-run.js';
+import { installDependencies } from './install-dependencies.js';
 import { ObservationWindow } from './observe-window.js';
 import { fillMissingEvidence } from './partial-evidence.js';
 import { planRun, type RunOptions, type RunPlan } from './plan-run.js';
@@ -149,14 +151,18 @@ async function collectAndAnalyse(
     const harnessHosts =
       model && plan.model_endpoint ? { [plan.model_endpoint.host]: `127.0.0.1:${model.port}` } : {};
     throwIfStopped(signal);
-    const window = await ObservationWindow.open({
-      cfg,
+    // Where the run's sandbox sessions find their folders: the agent's, and setup's own.
+    const places: SandboxPlaces = {
       runId,
       runDir,
       repoDir,
       hostHome,
       agentHome,
       visible: [...visibleFolders(cfg, plan), path.dirname(taskFile)],
+    };
+    const window = await ObservationWindow.open({
+      cfg,
+      ...places,
       sandboxChoice,
       tracer: planned.tracer,
       timeline,
@@ -184,13 +190,25 @@ async function collectAndAnalyse(
     try {
       try {
         throwIfStopped(signal);
-        if (cfg.setup_command) {
-          // In the sandbox, not under the tracer: outside the monitoring window. What it writes is
+        if (cfg.setup || cfg.setup_command) {
+          // In the sandbox, not under the tracer: outside the monitoring window. The declared
+          // installs first, so that setup_command can use what they installed. What setup writes is
           // the agent's starting point, so the baseline is taken again after it.
+          const env = { ...plan.spec.env };
+          await installDependencies({
+            cfg,
+            sandboxChoice,
+            ...places,
+            env,
+            commands,
+            timeline,
+            disposer,
+          });
+          throwIfStopped(signal);
           await runSetup({
             cfg,
             repoDir,
-            env: { ...plan.spec.env },
+            env,
             wrap: (spec) => window.sandbox.wrap(spec),
             commands,
             timeline,
@@ -279,7 +297,7 @@ async function collectAndAnalyse(
     }
     timeline.add('analyse', 'start');
   } catch (err) {
-    // A run stopped from inside (its setup_command failed) carries its reason; one stopped from
+    // A run stopped from inside (a setup step failed) carries its reason; one stopped from
     // outside has it on the signal.
     if (err instanceof RunStopped && !stopReasonOf(signal)) stoppedWithin = err.reason;
     if (!(err instanceof RunStopped) && !stopReasonOf(signal)) {

@@ -1,8 +1,26 @@
 import type { ResolvedConfig } from '../config/schema.js';
+import type { CommandRecord } from '../evidence/types.js';
 import { RunStopped } from '../exec/interrupt.js';
 import type { SpawnSpec } from '../exec/types.js';
 import type { CommandLog } from './commands.js';
 import type { Timeline } from './timeline.js';
+
+/** Why a setup command failed, in words, or null when it succeeded. */
+export function setupFailure(record: CommandRecord, timeoutSeconds: number): string | null {
+  if (record.spawn_error) return `could not start: ${record.spawn_error}`;
+  if (record.timed_out) return `timed out after setup_timeout_seconds (${timeoutSeconds}s)`;
+  if (record.exit_code !== 0) return `exit ${record.exit_code ?? 'none'}`;
+  return null;
+}
+
+/** The stop of a run whose setup step failed, pointing at the command that holds its output. */
+export function setupStopped(step: string, failure: string, record: CommandRecord): RunStopped {
+  return new RunStopped({
+    kind: 'setup-failed',
+    step,
+    detail: `${failure}; its output is command ${record.id} in evidence/commands.jsonl`,
+  });
+}
 
 /**
  * The config's setup_command, before the agent starts: in the run's sandbox, but outside the
@@ -33,21 +51,11 @@ export async function runSetup(opts: {
     policy: [],
   });
   if (outcome?.aborted) return; // the run was ended from outside; its own stop reason stands
-  const failed = record.spawn_error
-    ? `could not start: ${record.spawn_error}`
-    : record.timed_out
-      ? `timed out after setup_timeout_seconds (${cfg.setup_timeout_seconds}s)`
-      : record.exit_code !== 0
-        ? `exit ${record.exit_code ?? 'none'}`
-        : null;
+  const failed = setupFailure(record, cfg.setup_timeout_seconds);
   timeline.add(
     'prepare',
     failed ? 'setup-failed' : 'setup-done',
     failed ?? `exit 0 in ${record.duration_ms} ms`,
   );
-  if (failed)
-    throw new RunStopped({
-      kind: 'setup-failed',
-      detail: `${failed}; its output is command ${record.id} in evidence/commands.jsonl`,
-    });
+  if (failed) throw setupStopped('setup_command', failed, record);
 }

@@ -79,6 +79,7 @@ function reportOf(
     tests: bundle.tests,
     diff: reportDiff(bundle.diff),
     commands: bundle.commands.map(reportCommand),
+    setup: bundle.setup,
     activity: summariseActivity(bundle),
     usage: usageOf(bundle.model, config.pricing),
     trajectory: joined?.trajectory ?? null,

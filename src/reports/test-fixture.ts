@@ -66,6 +66,7 @@ export function fixtureBundle(overrides: Partial<EvidenceBundle> = {}): Evidence
   return {
     canaries: null,
     skills: [],
+    setup: null,
     model: null,
     run_id: FIXTURE_RUN_ID,
     run_dir: FIXTURE_RUN_DIR,

@@ -3,7 +3,7 @@ import type { TrajectoryJoin } from '../analysis/trajectory/join.js';
 import type { CheckResult, ScoreResult, Verdict } from '../analysis/types.js';
 import type { RunUsage } from '../analysis/usage.js';
 import type { CheckId } from '../config/schema.js';
-import type { AgentEvidence } from '../evidence/bundle-types.js';
+import type { AgentEvidence, SetupEvidence } from '../evidence/bundle-types.js';
 import type { CommandRecord, DiffFile, Observation, TestEvidence, TimelineEvent } from '../evidence/types.js';
 
 export const RUN_REPORT_SCHEMA_VERSION = 1;
@@ -37,6 +37,8 @@ export type RunReport = {
   deductions: ScoreResult['deductions'];
   diff: ReportDiff;
   commands: ReportCommand[];
+  /** What `setup.dependencies` installed before the agent (null: the config has none). */
+  setup: SetupEvidence | null;
   tests: TestEvidence;
   timeline: TimelineEvent[];
   observation: Observation;
@@ -166,6 +168,7 @@ export const RUN_REPORT_KEY_ORDER = [
   'tests',
   'diff',
   'commands',
+  'setup',
   'activity',
   'usage',
   'trajectory',

@@ -25,6 +25,12 @@ export type SandboxContext = {
   microvm?: MicrovmConfig;
 };
 
+/** The folders and id a sandbox session is laid out from (the rest of SandboxContext is policy). */
+export type SandboxPlaces = Pick<
+  SandboxContext,
+  'runId' | 'runDir' | 'repoDir' | 'hostHome' | 'agentHome' | 'visible'
+>;
+
 export type SandboxAvailability = { ok: true; version: string } | { ok: false; reason: string; fix: string };
 
 /** A started sandbox: wraps each command that must run inside it, and cleans up at the end. */

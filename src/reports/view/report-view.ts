@@ -8,6 +8,7 @@ import {
 import { commandsSection, diffSection, testsSection } from './change-sections.js';
 import { alertsSection, checksSection, evidenceSection } from './checks.js';
 import { headline } from './headline.js';
+import { setupSection } from './setup-section.js';
 import { trajectorySection } from './trajectory-section.js';
 import type { ReportView, Section } from './types.js';
 
@@ -23,6 +24,7 @@ export function reportView(report: RunReport): ReportView {
     testsSection(report),
     diffSection(report),
     commandsSection(report.commands),
+    setupSection(report.setup),
     trajectorySection(report.trajectory),
     {
       id: 'graph',

@@ -1,0 +1,56 @@
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import type { SetupConfig } from './setup-schema.js';
+
+type Issue = (field: string, message: string, fix: string) => void;
+
+function isKind(p: string, kind: 'file' | 'folder'): boolean {
+  try {
+    const st = statSync(p);
+    return kind === 'file' ? st.isFile() : st.isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `setup` with each cache folder made absolute (relative to the config), after checking what can be
+ * checked before a run: the cache folders exist, and the lockfiles and requirements files are in the
+ * template (the installs run before setup_command, so nothing else could have made them).
+ */
+export function resolveSetup(
+  setup: SetupConfig,
+  where: {
+    configDir: string /** null when the template itself is missing (reported already). */;
+    repo: string | null;
+  },
+  issue: Issue,
+): SetupConfig {
+  const dependencies = setup.dependencies.map((dep, index) => {
+    const field = `setup.dependencies[${index}]`;
+    const manifest =
+      dep.manager === 'npm'
+        ? { key: 'lockfile', rel: dep.lockfile }
+        : { key: 'requirements', rel: dep.requirements };
+    if (where.repo !== null && !isKind(path.join(where.repo, manifest.rel), 'file'))
+      issue(
+        `${field}.${manifest.key}`,
+        `${manifest.rel} is not a file in the template ${where.repo}`,
+        dep.manager === 'npm'
+          ? 'commit the package-lock.json into the task repository, or correct the path (relative to the workspace)'
+          : 'commit the requirements file into the task repository, or correct the path (relative to the workspace)',
+      );
+    if (dep.cache === undefined) return dep;
+    const cache = path.resolve(where.configDir, dep.cache);
+    if (!isKind(cache, 'folder'))
+      issue(
+        `${field}.cache`,
+        `folder ${cache} does not exist`,
+        dep.manager === 'npm'
+          ? `fill it with \`npm cache add <package> --cache ${cache}\`, or correct the path (relative to the config)`
+          : `put the wheels there (\`pip download -d ${cache} -r ${dep.requirements}\`), or correct the path (relative to the config)`,
+      );
+    return { ...dep, cache };
+  });
+  return { dependencies };
+}

@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { globProblem } from './workspace-path.js';
+
+const nonEmpty = z.string().min(1);
+
+/** A path inside the workspace: relative, without `..` (the same test as the path globs). */
+const workspacePath = nonEmpty.superRefine((p, ctx) => {
+  const problem = globProblem(p, 'path');
+  if (problem) ctx.addIssue({ code: 'custom', message: problem.message, params: { fix: problem.fix } });
+});
+
+/** A package index or registry: http(s), no credentials in the URL (they would land in the evidence). */
+const mirrorUrl = nonEmpty.superRefine((text, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    ctx.addIssue({
+      code: 'custom',
+      message: `'${text}' is not a URL`,
+      params: { fix: 'give the full address, e.g. https://registry.example.com/' },
+    });
+    return;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    ctx.addIssue({
+      code: 'custom',
+      message: `'${text}' is a ${url.protocol} URL; a mirror is reached over http or https`,
+      params: { fix: 'give an http:// or https:// address' },
+    });
+  else if (url.username || url.password)
+    ctx.addIssue({
+      code: 'custom',
+      message: 'carries credentials, which would be written into the run evidence',
+      params: { fix: 'use a mirror that needs no credentials, or a local cache folder' },
+    });
+});
+
+const source = {
+  /** A folder of packages, relative to the config file: npm's cache (`npm cache add`) or a folder of wheels. */
+  cache: nonEmpty.optional(),
+  /** A registry (npm) or package index (pip) reached during setup only, through the harness's proxy. */
+  mirror: mirrorUrl.optional(),
+  /**
+   * Let the dependencies run their own install code (npm lifecycle scripts, building a pip sdist).
+   * Off by default: setup is not traced, so that code would run unobserved.
+   */
+  scripts: z.boolean().default(false),
+};
+
+const NPM_LOCKFILES = ['package-lock.json', 'npm-shrinkwrap.json'];
+
+const NpmDependencySchema = z.strictObject({
+  manager: z.literal('npm'),
+  /** Workspace-relative; `npm ci` runs in its folder. */
+  lockfile: workspacePath
+    .default('package-lock.json')
+    .refine((p) => NPM_LOCKFILES.includes(p.split('/').at(-1) ?? ''), {
+      message: `must name a ${NPM_LOCKFILES.join(' or ')} (npm ci installs from nothing else)`,
+      params: { fix: 'point it at the package-lock.json beside the package.json to install' },
+    }),
+  ...source,
+});
+
+const PipDependencySchema = z.strictObject({
+  manager: z.literal('pip'),
+  /** Workspace-relative requirements file (pinned, as a lock). */
+  requirements: workspacePath.default('requirements.txt'),
+  /** Workspace-relative folder of the virtual environment the packages go into. */
+  target: workspacePath.default('.venv'),
+  ...source,
+});
+
+/** One lockfile install, from a local cache folder or a mirror (exactly one of the two). */
+export const DependencySchema = z
+  .discriminatedUnion('manager', [NpmDependencySchema, PipDependencySchema])
+  .superRefine((dep, ctx) => {
+    if ((dep.cache === undefined) === (dep.mirror === undefined))
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          dep.cache === undefined
+            ? 'needs where the packages come from: cache or mirror'
+            : 'gives both cache and mirror; an install reads from one source',
+        params: {
+          fix: 'keep one: cache (a folder relative to the config) or mirror (a registry URL)',
+        },
+      });
+  });
+export type DependencyEntry = z.output<typeof DependencySchema>;
+
+export const DEPENDENCY_MANAGERS = ['npm', 'pip'] as const;
+export type DependencyManager = (typeof DEPENDENCY_MANAGERS)[number];
+
+/** Preparing the workspace before the agent: declarative installs (then `setup_command`, if any). */
+export const SetupSchema = z.strictObject({
+  dependencies: z.array(DependencySchema).min(1),
+});
+export type SetupConfig = z.output<typeof SetupSchema>;

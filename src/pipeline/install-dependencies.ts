@@ -1,0 +1,185 @@
+import path from 'node:path';
+import type { ResolvedConfig } from '../config/schema.js';
+import type { DependencyEntry } from '../config/setup-schema.js';
+import { ConfigError } from '../errors.js';
+import type { InstalledDependency, SetupEvidence } from '../evidence/bundle-types.js';
+import { runPath } from '../evidence/layout.js';
+import { writeJson } from '../evidence/write.js';
+import type { Disposer } from '../exec/disposer.js';
+import { RunStopped } from '../exec/interrupt.js';
+import { sha256File } from '../provenance/digest.js';
+import type { SandboxChoice } from '../sandbox/select-sandbox.js';
+import type { SandboxPlaces } from '../sandbox/types.js';
+import type { CommandLog } from './commands.js';
+import { resolveProgram } from './preflight.js';
+import { setupFailure, setupStopped } from './setup-phase.js';
+import { mirrorRefusal, openSetupSandbox } from './setup-sandbox.js';
+import type { Timeline } from './timeline.js';
+
+/** The program each manager needs on the host (and in the sandbox, which shows the host's root). */
+const PROGRAM: Record<DependencyEntry['manager'], { name: string; install: string }> = {
+  npm: { name: 'npm', install: 'install Node.js with its npm' },
+  pip: {
+    name: 'python3',
+    install: 'install python3 with its venv module (Debian: apt-get install python3 python3-venv)',
+  },
+};
+
+/** The workspace file an entry installs from. */
+export function manifestOf(dep: DependencyEntry): string {
+  return dep.manager === 'npm' ? dep.lockfile : dep.requirements;
+}
+
+/** `setup.dependencies[0] (npm package-lock.json)`: how messages and the timeline name an entry. */
+function entryName(index: number, dep: DependencyEntry): string {
+  return `setup.dependencies[${index}] (${dep.manager} ${manifestOf(dep)})`;
+}
+
+/**
+ * The commands one entry runs, in order. npm: `npm ci` in the lockfile's folder, offline from the
+ * cache or from the mirror. pip: a virtual environment in the workspace, then its pip from the wheel
+ * folder (no index) or the mirror. Without `scripts`, no dependency code runs: npm skips lifecycle
+ * scripts and pip takes wheels only (building an sdist runs its setup code).
+ */
+export function installCommands(dep: DependencyEntry, repoDir: string): { argv: string[]; cwd: string }[] {
+  if (dep.manager === 'npm') {
+    const source = dep.cache
+      ? ['--offline', '--cache', dep.cache, '--logs-max=0']
+      : ['--registry', dep.mirror ?? ''];
+    const argv = ['npm', 'ci', '--no-audit', '--no-fund', '--no-update-notifier', ...source];
+    if (!dep.scripts) argv.push('--ignore-scripts');
+    return [{ argv, cwd: path.join(repoDir, path.dirname(dep.lockfile)) }];
+  }
+  const venv = path.join(repoDir, dep.target);
+  const source = dep.cache ? ['--no-index', '--find-links', dep.cache] : ['--index-url', dep.mirror ?? ''];
+  const pip = [path.join(venv, 'bin', 'python'), '-m', 'pip', 'install', '--disable-pip-version-check'];
+  pip.push('--no-input', '--no-cache-dir', ...source);
+  if (!dep.scripts) pip.push('--only-binary', ':all:');
+  pip.push('-r', path.join(repoDir, dep.requirements));
+  return [
+    { argv: ['python3', '-m', 'venv', venv], cwd: repoDir },
+    { argv: pip, cwd: repoDir },
+  ];
+}
+
+/**
+ * What the plan refuses before anything is written: a manager's program missing from PATH, or a
+ * mirror the run's sandbox cannot reach.
+ */
+export function checkDependencies(
+  cfg: ResolvedConfig,
+  sandboxChoice: SandboxChoice,
+  pathVar: string | undefined,
+): void {
+  const issues = (cfg.setup?.dependencies ?? []).flatMap((dep, index) => {
+    const field = `setup.dependencies[${index}]`;
+    const found: { field: string; message: string; fix: string }[] = [];
+    const program = PROGRAM[dep.manager];
+    if (!resolveProgram(program.name, cfg.repo, pathVar))
+      found.push({
+        field: `${field}.manager`,
+        message: `${dep.manager} needs '${program.name}', which is not on PATH`,
+        fix: program.install,
+      });
+    const refused = dep.mirror ? mirrorRefusal(sandboxChoice.sandbox) : null;
+    if (refused)
+      found.push({
+        field: `${field}.mirror`,
+        message: refused,
+        fix: 'use a cache folder instead, or the bwrap sandbox',
+      });
+    return found;
+  });
+  if (issues.length > 0) throw new ConfigError(issues.map((i) => ({ file: cfg.config_path, ...i })));
+}
+
+/**
+ * `setup.dependencies`, before setup_command and before the agent: each install as `setup` commands
+ * in a sandbox session of setup's own (caches read-only, mirrors only through setup's proxy), never
+ * under the tracer. What ran is `evidence/setup.json`, rewritten after each entry so a failure keeps
+ * what came before it. The first failure ends the run as ERROR (`setup-failed`), naming the entry.
+ */
+export async function installDependencies(
+  opts: SandboxPlaces & {
+    cfg: ResolvedConfig;
+    sandboxChoice: SandboxChoice;
+    env: Record<string, string>;
+    commands: CommandLog;
+    timeline: Timeline;
+    disposer: Disposer;
+  },
+): Promise<void> {
+  const { cfg, commands, timeline, repoDir } = opts;
+  const deps = cfg.setup?.dependencies ?? [];
+  if (deps.length === 0) return;
+  const sandbox = await openSetupSandbox({
+    ...opts,
+    choice: opts.sandboxChoice,
+    caches: deps.flatMap((d) => (d.cache ? [d.cache] : [])),
+    mirrors: deps.flatMap((d) => (d.mirror ? [d.mirror] : [])),
+  });
+  const evidence: SetupEvidence = { dependencies: [], network: sandbox.network, network_records: [] };
+  const save = () => writeJson(runPath(opts.runDir, 'setup'), evidence);
+  try {
+    for (const [index, dep] of deps.entries()) {
+      const name = entryName(index, dep);
+      const manifest = manifestOf(dep);
+      let sha256: string;
+      try {
+        sha256 = sha256File(path.join(repoDir, manifest)).sha256;
+      } catch {
+        timeline.add('prepare', 'dependencies-failed', `${name}: ${manifest} is not in the workspace`);
+        throw new RunStopped({
+          kind: 'setup-failed',
+          step: name,
+          detail: `${manifest} is not in the workspace`,
+        });
+      }
+      timeline.add('prepare', 'dependencies-started', name);
+      const started = Date.now();
+      const record: InstalledDependency = {
+        entry: `setup.dependencies[${index}]`,
+        manager: dep.manager,
+        manifest,
+        manifest_sha256: sha256,
+        source: dep.cache ? 'cache' : 'mirror',
+        from: dep.cache ?? dep.mirror ?? '',
+        scripts: dep.scripts,
+        ...(dep.manager === 'pip' ? { target: dep.target } : {}),
+        status: 'installed',
+        exit_code: 0,
+        duration_ms: 0,
+        command_ids: [],
+      };
+      evidence.dependencies.push(record);
+      for (const step of installCommands(dep, repoDir)) {
+        const { record: ran, outcome } = await commands.run({
+          role: 'setup',
+          spec: sandbox.wrap({ argv: step.argv, cwd: step.cwd, env: opts.env }),
+          argv: step.argv,
+          display_argv: step.argv,
+          cwd: step.cwd,
+          timeoutMs: cfg.setup_timeout_seconds * 1000,
+          maxOutputBytes: cfg.max_output_bytes,
+          policy: [],
+        });
+        record.command_ids.push(ran.id);
+        record.exit_code = ran.exit_code;
+        record.duration_ms = Date.now() - started;
+        if (outcome?.aborted) return; // ended from outside; the run's own stop reason stands
+        const failed = setupFailure(ran, cfg.setup_timeout_seconds);
+        if (failed) {
+          record.status = 'failed';
+          record.error = `${step.argv.slice(0, 3).join(' ')}: ${failed}`;
+          timeline.add('prepare', 'dependencies-failed', `${name}: ${failed}`);
+          throw setupStopped(name, failed, ran);
+        }
+      }
+      timeline.add('prepare', 'dependencies-installed', `${name} in ${record.duration_ms} ms`);
+      save();
+    }
+  } finally {
+    evidence.network_records = await sandbox.stop();
+    save();
+  }
+}
