@@ -1,5 +1,6 @@
 import type { Pricing } from '../config/schema.js';
 import type { ModelEvidence } from '../evidence/model-evidence.js';
+import type { NetworkRecord } from '../evidence/types.js';
 
 /** What the model was asked to read and write in a run, and what that cost at the config's prices. */
 export type RunUsage = {
@@ -7,7 +8,7 @@ export type RunUsage = {
   requests: number;
   input_tokens: number;
   output_tokens: number;
-  /** Input tokens served from a prompt cache; the scripted model has none. */
+  /** Input tokens (of input_tokens) served from a prompt cache; the scripted model has none. */
   cached_tokens: number;
   /** Where the numbers come from, and how exact they are. */
   source: string;
@@ -18,9 +19,17 @@ export type RunUsage = {
 
 const COUNTED = new Set(['turn', 'retry', 'side', 'loop', 'exhausted']);
 
-/** Token use from the scripted model's record, or null when the run had no scripted model. Pure. */
-export function usageOf(model: ModelEvidence | null, pricing?: Pricing): RunUsage | null {
-  if (model === null) return null;
+/**
+ * Token use in a run: from the scripted model's record when the run had one, else from the usage
+ * fields of the provider answers the proxy read (plain HTTP only: an HTTPS tunnel is opaque, and
+ * the source says how many there were). Null when neither says anything. Pure.
+ */
+export function usageOf(
+  model: ModelEvidence | null,
+  pricing?: Pricing,
+  network: readonly NetworkRecord[] = [],
+): RunUsage | null {
+  if (model === null) return wireUsageOf(network, pricing);
   let input = 0;
   let output = 0;
   let requests = 0;
@@ -30,13 +39,42 @@ export function usageOf(model: ModelEvidence | null, pricing?: Pricing): RunUsag
     input += ex.request?.input_tokens ?? 0;
     output += ex.response.output_tokens ?? 0;
   }
-  const cached = 0;
+  return priced(
+    { requests, input_tokens: input, output_tokens: output, cached_tokens: 0 },
+    `the scripted model's record (tokens approximate: characters / 4)${model.problem ? `; ${model.problem}` : ''}`,
+    pricing,
+  );
+}
+
+function wireUsageOf(network: readonly NetworkRecord[], pricing?: Pricing): RunUsage | null {
+  const answers = network.filter((r) => r.usage !== undefined);
+  if (answers.length === 0) return null;
+  const sum = (field: 'input_tokens' | 'output_tokens' | 'cached_tokens') =>
+    answers.reduce((n, r) => n + (r.usage?.[field] ?? 0), 0);
+  const apis = [...new Set(answers.map((r) => r.usage?.api))].join(', ');
+  const tunnels = network.filter((r) => r.protocol === 'connect' && r.decision === 'allowed').length;
+  const unread = tunnels > 0 ? `; ${tunnels} HTTPS connection(s) the proxy cannot read are not counted` : '';
+  return priced(
+    {
+      requests: answers.length,
+      input_tokens: sum('input_tokens'),
+      output_tokens: sum('output_tokens'),
+      cached_tokens: sum('cached_tokens'),
+    },
+    `the provider's usage fields (${apis}) in ${answers.length} plain-HTTP answer(s) the proxy forwarded${unread}`,
+    pricing,
+  );
+}
+
+function priced(
+  counts: Pick<RunUsage, 'requests' | 'input_tokens' | 'output_tokens' | 'cached_tokens'>,
+  source: string,
+  pricing?: Pricing,
+): RunUsage {
+  const { input_tokens: input, cached_tokens: cached, output_tokens: output } = counts;
   return {
-    requests,
-    input_tokens: input,
-    output_tokens: output,
-    cached_tokens: cached,
-    source: `the scripted model's record (tokens approximate: characters / 4)${model.problem ? `; ${model.problem}` : ''}`,
+    ...counts,
+    source,
     cost: pricing ? costOf(pricing, input - cached, cached, output) : null,
     currency: pricing?.currency ?? null,
   };

@@ -50,7 +50,7 @@ export type Row = {
   /** Rule ids of the run's alerts, one entry per alert. */
   alerts: string[];
   benchmark_version: string | null;
-  /** The model's tokens and their cost (report.json `usage`); absent without a scripted model. */
+  /** The model's tokens and their cost (report.json `usage`); absent when the run had neither a scripted model nor a provider answer the proxy could read. */
   usage?: RowUsage;
   elapsed_ms: number;
   /** Why the attempt is ERROR: setup failure or interrupt. */
@@ -99,7 +99,7 @@ export type Group = {
   /** Tests passed but the run FAILed on policy checks or alerts: the dangerous kind of success. */
   unsafe_functional_successes: number;
   alerts_by_rule: Record<string, number>;
-  /** Model tokens and cost; null when no attempt had a scripted model. */
+  /** Model tokens and cost; null when no attempt had any (scripted model or readable provider answers). */
   usage: GroupUsage | null;
   /** Similarity of the group's runs (star graphs), when it has two or more. */
   similarity: GroupSimilarity | null;

@@ -147,6 +147,14 @@ export const NetworkRecordSchema: z.ZodType<NetworkRecord> = z.looseObject({
       }),
     ])
     .optional(),
+  usage: z
+    .looseObject({
+      api: z.enum(['openai-chat', 'openai-responses', 'anthropic', 'gemini']),
+      input_tokens: num,
+      output_tokens: num,
+      cached_tokens: num,
+    })
+    .optional(),
 });
 
 export const CommandRecordSchema: z.ZodType<CommandRecord> = z.looseObject({

@@ -77,6 +77,19 @@ export type NetworkRecord = {
    * sandbox bridge. Absent where nothing identifies clients (runs without the bridge, older runs).
    */
   client?: NetworkClient;
+  /**
+   * The token usage a model provider's answer stated, read by the proxy from a plain-HTTP answer
+   * it forwarded (an HTTPS tunnel is opaque to it).
+   */
+  usage?: WireUsage;
+};
+
+/** One answer's token usage as its provider stated it; `input_tokens` includes the cached ones. */
+export type WireUsage = {
+  api: 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini';
+  input_tokens: number;
+  output_tokens: number;
+  cached_tokens: number;
 };
 
 /**

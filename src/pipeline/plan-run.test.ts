@@ -87,7 +87,8 @@ const ebpf = await TRACERS.ebpf.available();
 describe('chooseTracer under a sandbox with its own kernel', () => {
   const guestTracer = (ok: boolean): Tracer => ({
     kind: 'ebpf',
-    available: async () => (ok ? { ok, version: 'in the guest' } : { ok, reason: 'not built', fix: 'build it' }),
+    available: async () =>
+      ok ? { ok, version: 'in the guest' } : { ok, reason: 'not built', fix: 'build it' },
     start: async () => {
       throw new Error('not started here');
     },
@@ -109,7 +110,11 @@ describe('chooseTracer under a sandbox with its own kernel', () => {
     const plan = await chooseTracer(config, vm(guestTracer(false)), 'ebpf');
     expect(plan.choice.kind).toBe('strace');
     expect(plan.choice.fallbacks).toContainEqual(
-      expect.objectContaining({ wanted: 'ebpf', used: 'strace', reason: expect.stringContaining('not built') }),
+      expect.objectContaining({
+        wanted: 'ebpf',
+        used: 'strace',
+        reason: expect.stringContaining('not built'),
+      }),
     );
   });
 

@@ -81,7 +81,7 @@ function reportOf(
     commands: bundle.commands.map(reportCommand),
     setup: bundle.setup,
     activity: summariseActivity(bundle),
-    usage: usageOf(bundle.model, config.pricing),
+    usage: usageOf(bundle.model, config.pricing, bundle.network),
     trajectory: joined?.trajectory ?? null,
     timeline: bundle.timeline,
     observation: bundle.observation,

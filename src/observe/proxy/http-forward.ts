@@ -1,7 +1,9 @@
 import { type IncomingMessage, request, type ServerResponse } from 'node:http';
+import type { WireUsage } from '../../evidence/types.js';
 import { canonicalIp } from './allow-list.js';
 import { clip, type Refusal, refusal, refusalFor } from './refusal.js';
 import { admit, type ProxyContext } from './upstream.js';
+import { decodeBody, MAX_USAGE_BODY, usageInBody } from './wire-usage.js';
 
 const HOP_BY_HOP = new Set([
   'connection',
@@ -127,8 +129,14 @@ export async function forwardHttp(
   });
   upstream.on('response', (answer) => {
     res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEndHeaders(answer.rawHeaders));
+    const usage = usageReader(answer);
     answer.on('data', (chunk: Buffer) => {
       exchange.bytesDown += chunk.length;
+      usage?.push(chunk);
+    });
+    answer.on('end', () => {
+      const found = usage?.end();
+      if (found) exchange.record.usage = found;
     });
     answer.on('error', () => res.destroy());
     answer.pipe(res);
@@ -137,4 +145,26 @@ export async function forwardHttp(
     exchange.bytesUp += chunk.length;
   });
   req.pipe(upstream);
+}
+
+/**
+ * Keeps a successful JSON or event-stream answer (up to MAX_USAGE_BODY) to read the provider's
+ * token usage from it when it ends; null for any other answer, which is passed on unread.
+ */
+function usageReader(answer: IncomingMessage): { push(chunk: Buffer): void; end(): WireUsage | null } | null {
+  const type = String(answer.headers['content-type'] ?? '');
+  if ((answer.statusCode ?? 500) >= 400 || !/json|event-stream/i.test(type)) return null;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  return {
+    push(chunk) {
+      size += chunk.length;
+      if (size <= MAX_USAGE_BODY) chunks.push(chunk);
+    },
+    end() {
+      if (size > MAX_USAGE_BODY) return null;
+      const text = decodeBody(answer.headers['content-encoding'], Buffer.concat(chunks));
+      return text === null ? null : usageInBody(type, text);
+    },
+  };
 }
