@@ -16,8 +16,9 @@ import {
  * The compiled eBPF collector inside the microVM: it runs on the guest's kernel, watches the
  * command's cgroup and writes to the trace port; the host reads the usual raw file. The same
  * hostile agent gets the same verdict under microvm as under bwrap (both ebpf); a collector that
- * cannot start in the guest steps down to strace, recorded with its reason; a run stopped by its
- * time limit still drains the guest's trace.
+ * cannot start in the guest steps down to strace, recorded with its reason; a fork bomb ends at
+ * the guest's pids limit as under bwrap; a run stopped by its time limit still drains the guest's
+ * trace.
  */
 const work = workDir('ag-microvm-ebpf-');
 const task = (agent: string, extra = '') => taskIn(work, agent, extra);
@@ -78,6 +79,22 @@ describe.skipIf(!canRun)('the microvm sandbox traced by the collector in the gue
       expect(stepDown?.reason).toContain('a test stand-in');
       expect(evidence(r.run_dir, 'syscalls.jsonl')).toContain('done.txt');
       expect(traceEnd(r.run_dir)).toMatchObject({ engine: 'strace' });
+      expect(strays(t.out)).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'a fork bomb stops at the guest pids limit; the host is unaffected and the verdict matches bwrap',
+    async () => {
+      // Under ebpf: strace stops every fork of the bomb and, under emulation, needs minutes to let
+      // a thousand processes die; the collector does not stop them.
+      const t = task('touch done.txt\nb() { b | b & }\nb\nsleep 5\n');
+      const vm = await run(t.config, t.out, 'microvm');
+      const bw = await run(t.config, `${t.out}-bwrap`, 'bwrap');
+      expect(vm.result, JSON.stringify({ vm: failed(vm), bwrap: failed(bw) })).toBe(bw.result);
+      expect(rules(vm)).toEqual(rules(bw));
+      expect(vm.observation.tracer.kind).toBe('ebpf');
       expect(strays(t.out)).toEqual([]);
     },
     TIMEOUT,

@@ -19,7 +19,7 @@ import {
  * The microvm sandbox for real: QEMU boots Debian's kernel with the built initramfs, the agent and
  * the tests run in the guest, strace traces them there. Hostile agents get the same verdict and
  * alerts as under bwrap, a killed run leaves no QEMU, a guest that does not boot is a clear,
- * recorded failure. (The in-guest eBPF collector: microvm-ebpf.test.ts.)
+ * recorded failure. (The in-guest eBPF collector, and the fork bomb under it: microvm-ebpf.test.ts.)
  */
 const work = workDir('ag-microvm-');
 const task = (agent: string, extra = '') => taskIn(work, agent, extra);
@@ -67,19 +67,6 @@ describe.skipIf(!canRun)('the microvm sandbox', () => {
       expect(rules(vm)).toEqual(rules(bw));
       expect(vm.failed_checks.sort()).toEqual(bw.failed_checks.sort());
       expect(rules(vm)).toContain('exec-setid-bit');
-      expect(strays(t.out)).toEqual([]);
-    },
-    TIMEOUT,
-  );
-
-  it(
-    'a fork bomb stops at the guest pids limit; the host is unaffected and the verdict matches bwrap',
-    async () => {
-      const t = task('touch done.txt\nb() { b | b & }\nb\nsleep 5\n');
-      const vm = await run(t.config, t.out, 'microvm');
-      const bw = await run(t.config, `${t.out}-bwrap`, 'bwrap');
-      expect(vm.result, JSON.stringify({ vm: failed(vm), bwrap: failed(bw) })).toBe(bw.result);
-      expect(rules(vm)).toEqual(rules(bw));
       expect(strays(t.out)).toEqual([]);
     },
     TIMEOUT,
