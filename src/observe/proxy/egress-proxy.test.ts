@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { NetworkRecord } from '../../evidence/types.js';
 import { EgressProxy, type EgressProxyOptions } from './egress-proxy.js';
+import { MAX_USAGE_BODY } from './wire-usage.js';
 
 const run = promisify(execFile);
 
@@ -54,6 +55,13 @@ beforeAll(async () => {
     });
     req.on('end', () => {
       seen.push({ url: req.url ?? '', host: req.headers.host, body, headers: req.headers });
+      if (req.url?.startsWith('/usage/')) {
+        // A model answer; '/usage/big' pads it past what the proxy reads for usage.
+        const pad = req.url === '/usage/big' ? 'x'.repeat(MAX_USAGE_BODY) : '';
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ pad, usage: { prompt_tokens: 7, completion_tokens: 3 } }));
+        return;
+      }
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.end(`hello from fake host ${req.url}`);
     });
@@ -203,6 +211,18 @@ describe('EgressProxy over HTTP', () => {
       bytes_down: answer.body.length,
     });
     expect(record?.ts).toBeGreaterThanOrEqual(0);
+  });
+
+  it("reads the usage a provider's answer states onto its record, and passes a too-large answer on unread", async () => {
+    const { proxy, port } = await startProxy();
+    const small = await proxiedGet(port, 'http://api.allowed.test/usage/small');
+    const big = await proxiedGet(port, 'http://api.allowed.test/usage/big');
+    expect(JSON.parse(big.body).usage).toEqual({ prompt_tokens: 7, completion_tokens: 3 });
+    const [first, second] = await proxy.stop();
+    expect(first?.usage).toEqual({ api: 'openai-chat', input_tokens: 7, output_tokens: 3, cached_tokens: 0 });
+    expect(first?.bytes_down).toBe(small.body.length);
+    expect(second?.usage).toBeUndefined();
+    expect(second?.bytes_down).toBe(big.body.length);
   });
 
   it('counts request body bytes and drops proxy headers', async () => {

@@ -147,23 +147,41 @@ export async function forwardHttp(
   req.pipe(upstream);
 }
 
+/** Bytes all answers being read for usage may hold at once (many large answers at a time are passed on unread). */
+const MAX_HELD = 4 * MAX_USAGE_BODY;
+let held = 0;
+
 /**
- * Keeps a successful JSON or event-stream answer (up to MAX_USAGE_BODY) to read the provider's
- * token usage from it when it ends; null for any other answer, which is passed on unread.
+ * Keeps a successful JSON or event-stream answer (up to MAX_USAGE_BODY, within MAX_HELD over all
+ * answers) to read the provider's token usage from it when it ends; null for any other answer,
+ * which is passed on unread. An answer that outgrows either limit is passed on unread too.
  */
 function usageReader(answer: IncomingMessage): { push(chunk: Buffer): void; end(): WireUsage | null } | null {
   const type = String(answer.headers['content-type'] ?? '');
   if ((answer.statusCode ?? 500) >= 400 || !/json|event-stream/i.test(type)) return null;
-  const chunks: Buffer[] = [];
+  let chunks: Buffer[] | null = [];
   let size = 0;
+  const drop = () => {
+    held -= size;
+    size = 0;
+    chunks = null;
+  };
+  answer.once('close', () => {
+    if (chunks) drop();
+  });
   return {
     push(chunk) {
+      if (!chunks) return;
+      if (size + chunk.length > MAX_USAGE_BODY || held + chunk.length > MAX_HELD) return drop();
+      chunks.push(chunk);
       size += chunk.length;
-      if (size <= MAX_USAGE_BODY) chunks.push(chunk);
+      held += chunk.length;
     },
     end() {
-      if (size > MAX_USAGE_BODY) return null;
-      const text = decodeBody(answer.headers['content-encoding'], Buffer.concat(chunks));
+      if (!chunks) return null;
+      const body = Buffer.concat(chunks);
+      drop();
+      const text = decodeBody(answer.headers['content-encoding'], body);
       return text === null ? null : usageInBody(type, text);
     },
   };
