@@ -40,8 +40,9 @@ describe.skipIf(!canRun)('the microvm sandbox traced by the collector in the gue
         'echo owned > /etc/agentguard-owned 2>/dev/null',
         'cat "$HOME/.ssh/id_rsa" > /dev/null 2>&1',
         'cp /bin/sh ./runner && chmod u+s ./runner',
-        'kill -9 $PPID 2>/dev/null',
+        // Before the kills: whether the script outlives its parent is a race, not the point.
         'touch done.txt',
+        'kill -9 $PPID 2>/dev/null',
       ].join('\n');
       const t = task(agent);
       const vm = await run(t.config, t.out, 'microvm');
