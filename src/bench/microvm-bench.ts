@@ -65,7 +65,8 @@ function main(): void {
       for (const tracer of TRACERS) {
         for (const sandbox of SANDBOXES) {
           const { wallMs, runDir } = runOnce(work, sandbox, tracer);
-          (wall[`${sandbox}/${tracer}`] ??= []).push(wallMs);
+          const key = `${sandbox}/${tracer}`;
+          wall[key] = [...(wall[key] ?? []), wallMs];
           const timing = path.join(runDir, 'sandbox', 'microvm', 'timing.jsonl');
           if (sandbox !== 'microvm' || !existsSync(timing)) continue;
           const vms = readFileSync(timing, 'utf8')

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = path.join(ROOT, 'dist/cli/main.js');
@@ -36,4 +37,14 @@ export function execCli(
 
 export function tempDir(prefix = 'ag-e2e-'): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
+}
+
+/** `agentguard run config.yaml --sandbox bwrap --tracer strace --json` in `dir`: its result and the parsed report. */
+export async function runBwrapStrace(dir: string, env?: Record<string, string>) {
+  const r = await execCli(['run', 'config.yaml', '--sandbox', 'bwrap', '--tracer', 'strace', '--json'], {
+    cwd: dir,
+    ...(env ? { env } : {}),
+  });
+  expect(r.stdout.startsWith('{'), r.stderr).toBe(true);
+  return { ...r, report: JSON.parse(r.stdout) };
 }

@@ -1,16 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  canRun,
-  failed,
-  rules,
-  run as runIn,
-  strays,
-  TIMEOUT,
-  task as taskIn,
-  workDir,
-} from './microvm-helpers.js';
+import { canRun, failed, microvmFile, rules, strays, TIMEOUT } from './microvm-helpers.js';
 
 /**
  * The compiled eBPF collector inside the microVM: it runs on the guest's kernel, watches the
@@ -20,10 +11,7 @@ import {
  * the guest's pids limit as under bwrap; a run stopped by its time limit still drains the guest's
  * trace.
  */
-const work = workDir('ag-microvm-ebpf-');
-const task = (agent: string, extra = '') => taskIn(work, agent, extra);
-const run = (config: string, out: string, sandbox: string, env?: Record<string, string>) =>
-  runIn(work, config, out, sandbox, { tracer: 'ebpf', ...(env ? { env } : {}) });
+const { work, task, run } = microvmFile('ag-microvm-ebpf-', 'ebpf');
 
 const evidence = (runDir: string, file: string) => readFileSync(path.join(runDir, 'evidence', file), 'utf8');
 const traceEnd = (runDir: string) =>
@@ -73,7 +61,7 @@ describe.skipIf(!canRun)('the microvm sandbox traced by the collector in the gue
         '#!/bin/sh\necho "libbpf: cannot load the programs (a test stand-in)" >&2\nexit 1\n',
       );
       chmodSync(fake, 0o755);
-      const r = await run(t.config, t.out, 'microvm', { AGENTGUARD_COLLECTOR_BINARY: fake });
+      const r = await run(t.config, t.out, 'microvm', { env: { AGENTGUARD_COLLECTOR_BINARY: fake } });
       expect(r.result).toBe('PASS');
       expect(r.observation.tracer.kind).toBe('strace');
       const stepDown = r.observation.fallbacks.find((f) => f.used.startsWith('strace'));

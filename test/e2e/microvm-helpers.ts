@@ -65,6 +65,24 @@ ${extra.includes('timeout_seconds') ? '' : 'timeout_seconds: 240\n'}${extra}`,
   return { config, out: path.join(dir, 'out') };
 }
 
+/**
+ * One test file's folder and its two helpers, bound to it and to the file's tracer: `task(agent)`
+ * and `run(config, out, sandbox)`.
+ */
+export function microvmFile(prefix: string, tracer: 'strace' | 'ebpf') {
+  const work = workDir(prefix);
+  return {
+    work,
+    task: (agent: string, extra = '') => task(work, agent, extra),
+    run: (
+      config: string,
+      out: string,
+      sandbox: string,
+      opts: { agent?: string[]; env?: Record<string, string> } = {},
+    ) => run(work, config, out, sandbox, { ...opts, tracer }),
+  };
+}
+
 export async function run(
   work: string,
   config: string,

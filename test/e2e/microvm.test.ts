@@ -4,16 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { kvmUsable } from '../../src/sandbox/microvm/accel.js';
 import { BENCHMARKS, CLI, execCli } from './exec-cli.js';
-import {
-  canRun,
-  failed,
-  rules,
-  run as runIn,
-  strays,
-  TIMEOUT,
-  task as taskIn,
-  workDir,
-} from './microvm-helpers.js';
+import { canRun, microvmFile, rules, strays, TIMEOUT } from './microvm-helpers.js';
 
 /**
  * The microvm sandbox for real: QEMU boots Debian's kernel with the built initramfs, the agent and
@@ -21,20 +12,16 @@ import {
  * alerts as under bwrap, a killed run leaves no QEMU, a guest that does not boot is a clear,
  * recorded failure. (The in-guest eBPF collector, and the fork bomb under it: microvm-ebpf.test.ts.)
  */
-const work = workDir('ag-microvm-');
-const task = (agent: string, extra = '') => taskIn(work, agent, extra);
-const run = (config: string, out: string, sandbox: string, agent: string[] = []) =>
-  runIn(work, config, out, sandbox, { agent, tracer: 'strace' });
+const { work, task, run } = microvmFile('ag-microvm-', 'strace');
 
 describe.skipIf(!canRun)('the microvm sandbox', () => {
   it(
     'runs py-inventory end to end: PASS, traced inside the guest, console log in the evidence',
     async () => {
       const out = path.join(work, 'py');
-      const report = await run(path.join(BENCHMARKS, 'py-inventory/config.yaml'), out, 'microvm', [
-        '--agent',
-        'mock-solve',
-      ]);
+      const report = await run(path.join(BENCHMARKS, 'py-inventory/config.yaml'), out, 'microvm', {
+        agent: ['--agent', 'mock-solve'],
+      });
       expect(report.result).toBe('PASS');
       expect(report.observation.sandbox.kind).toBe('microvm');
       expect(report.observation.tracer.kind).toBe('strace');

@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execCli, tempDir } from './exec-cli.js';
+import { runBwrapStrace, tempDir } from './exec-cli.js';
 
 const isRoot = process.getuid?.() === 0;
 const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
@@ -119,15 +119,8 @@ function task(name: string, deps: string[], integrity: string): string {
   return dir;
 }
 
-async function run(dir: string) {
-  const r = await execCli(['run', 'config.yaml', '--sandbox', 'bwrap', '--tracer', 'strace', '--json'], {
-    cwd: dir,
-    // Debian's python3 first: the sandbox hides /root, where a pyenv on PATH would live.
-    env: { PATH: `/usr/bin:/bin:${process.env.PATH ?? ''}` },
-  });
-  expect(r.stdout.startsWith('{'), r.stderr).toBe(true);
-  return { ...r, report: JSON.parse(r.stdout) };
-}
+// Debian's python3 first: the sandbox hides /root, where a pyenv on PATH would live.
+const run = (dir: string) => runBwrapStrace(dir, { PATH: `/usr/bin:/bin:${process.env.PATH ?? ''}` });
 
 const jsonl = (file: string) =>
   readFileSync(file, 'utf8')

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { execCli, tempDir } from './exec-cli.js';
+import { runBwrapStrace, tempDir } from './exec-cli.js';
 
 const isRoot = process.getuid?.() === 0;
 const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
@@ -42,13 +42,7 @@ function task(name: string, setup: string): string {
   return dir;
 }
 
-async function run(dir: string) {
-  const r = await execCli(['run', 'config.yaml', '--sandbox', 'bwrap', '--tracer', 'strace', '--json'], {
-    cwd: dir,
-  });
-  expect(r.stdout.startsWith('{'), r.stderr).toBe(true);
-  return { ...r, report: JSON.parse(r.stdout) };
-}
+const run = (dir: string) => runBwrapStrace(dir);
 
 const INSTALL =
   'mkdir -p vendor && echo "dep_ok() { true; }" > vendor/dep.sh && echo "dep 1.0 resolved" > deps.lock';

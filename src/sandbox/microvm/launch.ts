@@ -26,6 +26,7 @@ import {
   type GuestTraceEnd,
   traceEndFile,
 } from './guest-protocol.js';
+import { lineQueue } from './line-queue.js';
 import { type QemuPlan, qemuArgv } from './qemu-args.js';
 
 /** What wrap() writes for one command (the launcher adds the sockets and the time). */
@@ -158,7 +159,7 @@ async function main(planFile: string): Promise<number> {
   // Boot: the guest's first line on the control port.
   const ctl = await Promise.race([control, qemuExited.then(() => null)]);
   if (!ctl) return failed('QEMU exited before the guest connected');
-  const lines = lineReader(ctl);
+  const lines = lineQueue(ctl);
   let timer: NodeJS.Timeout | undefined;
   const booted = await Promise.race([
     lines.next(),
@@ -236,32 +237,6 @@ function drained(socket: Socket): Promise<void> {
     socket.once('end', done);
     socket.once('close', done);
   });
-}
-
-/** Lines from a socket, one at a time; null when it closes. */
-function lineReader(socket: Socket): { next(): Promise<string | null> } {
-  let buffered = '';
-  const waiting: ((line: string | null) => void)[] = [];
-  const ready: (string | null)[] = [];
-  const deliver = (line: string | null) => {
-    const w = waiting.shift();
-    if (w) w(line);
-    else ready.push(line);
-  };
-  socket.on('data', (d: Buffer) => {
-    buffered += d.toString();
-    for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
-      deliver(buffered.slice(0, nl));
-      buffered = buffered.slice(nl + 1);
-    }
-  });
-  socket.on('close', () => deliver(null));
-  return {
-    next: () =>
-      ready.length > 0
-        ? Promise.resolve(ready.shift() as string | null)
-        : new Promise((r) => waiting.push(r)),
-  };
 }
 
 const planFile = process.argv[2];

@@ -7,6 +7,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 import type { GuestTraceEnd } from '../guest-protocol.js';
+import { lineQueue } from '../line-queue.js';
 
 const SOCKET = '/dev/agentguard-collector.sock';
 const TRACEFS = '/sys/kernel/tracing';
@@ -25,29 +26,6 @@ export type GuestCollector = {
 function mountTracefs(): void {
   if (existsSync(`${TRACEFS}/events`) && readdirSync(`${TRACEFS}/events`).length > 0) return;
   spawnSync('mount', ['-t', 'tracefs', 'nodev', TRACEFS], { stdio: 'ignore' });
-}
-
-/** Lines from a stream, one per call; null once it ends. */
-function lines(stream: NodeJS.ReadableStream): () => Promise<string | null> {
-  let buffered = '';
-  const ready: (string | null)[] = [];
-  const waiting: ((line: string | null) => void)[] = [];
-  const deliver = (line: string | null) => {
-    const w = waiting.shift();
-    if (w) w(line);
-    else ready.push(line);
-  };
-  stream.on('data', (d: Buffer) => {
-    buffered += d.toString();
-    for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
-      deliver(buffered.slice(0, nl));
-      buffered = buffered.slice(nl + 1);
-    }
-  });
-  stream.on('end', () => deliver(null));
-  stream.on('close', () => deliver(null));
-  return () =>
-    ready.length > 0 ? Promise.resolve(ready.shift() as string | null) : new Promise((r) => waiting.push(r));
 }
 
 function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
@@ -87,11 +65,11 @@ export async function startGuestCollector(
     await within(2_000, 'the collector exiting', exited).catch(() => undefined);
     throw new Error(`${why}${stderr.trim() ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`);
   };
-  const stdout = lines(child.stdout as NodeJS.ReadableStream);
+  const stdout = lineQueue(child.stdout as NodeJS.ReadableStream);
   const first = await within(
     START_TIMEOUT_MS,
     'the collector loading its probes',
-    Promise.race([stdout(), exited.then(() => null)]),
+    Promise.race([stdout.next(), exited.then(() => null)]),
   ).catch((e: Error) => fail(e.message));
   if (!first?.startsWith('READY ')) return fail(`the collector did not start (${first ?? 'it exited'})`);
 
@@ -104,9 +82,9 @@ export async function startGuestCollector(
       conn.once('error', reject);
     }),
   ).catch((e: Error) => fail(`cannot connect to the collector: ${e.message}`));
-  const answers = lines(conn);
+  const answers = lineQueue(conn);
   conn.write(`WATCH ${statSync(cgroupDir).ino} ${port}\n`);
-  const ok = await within(10_000, 'the collector taking the cgroup', answers()).catch((e: Error) =>
+  const ok = await within(10_000, 'the collector taking the cgroup', answers.next()).catch((e: Error) =>
     fail(e.message),
   );
   const parsed = ok ? /^OK (.+) (\S+)$/.exec(ok) : null;
@@ -120,7 +98,7 @@ export async function startGuestCollector(
     async stop() {
       try {
         conn.write('STOP\n');
-        const done = await within(STOP_TIMEOUT_MS, 'the collector draining', answers());
+        const done = await within(STOP_TIMEOUT_MS, 'the collector draining', answers.next());
         const lost = done ? /^DONE (\d+)$/.exec(done) : null;
         if (!lost) return { error: `the collector did not finish the trace (${done ?? 'it went away'})` };
         return { engine: 'collector', version, missing, lost: Number(lost[1]) };
