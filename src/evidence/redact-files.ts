@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { RUN_FILES } from './layout.js';
 import type { KnownSecret, Redactor } from './redact.js';
+import { rootBaseName } from './root-files.js';
 import { writeFileAtomic } from './write.js';
 
 /** Builds the run's redactor; `seen` collects replaced values, `secrets` adds values to replace verbatim. */
@@ -55,7 +56,7 @@ export function redactEvidenceFiles(
   const text = make({ secrets: learned });
   for (const file of raw) {
     // A tracer's second and later commands (`ebpf-raw.1.jsonl`) write the first one's format.
-    const format = rawFormats[path.basename(file).replace(/\.\d+(\.jsonl?|\.log)$/, '$1')];
+    const format = rawFormats[rootBaseName(path.basename(file))];
     rewrite(file, (t) => text.text(format ? format(t, text) : t));
   }
 }

@@ -2,8 +2,10 @@ import { rmSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errorMessage, InternalError, SetupError } from '../../errors.js';
+import { rootFileName } from '../../evidence/root-files.js';
 import type { SysEvent } from '../../evidence/types.js';
 import type { SpawnSpec } from '../../exec/types.js';
+import { appendRoot } from '../append-root.js';
 import { readLines } from '../line-reader.js';
 import type { Tracer, TracerContext, TracerOutput, TracerSession } from '../types.js';
 import { CloneIndexer } from './clone-index.js';
@@ -70,7 +72,7 @@ class StraceSession implements TracerSession {
     // One log per root: each parser's process tree and cwd tracking start from its own spawn.
     if (this.stopping) throw new InternalError('strace tracer: wrap() after stop()');
     const n = this.roots.length;
-    const logPath = join(this.ctx.scratch_dir, n === 0 ? LOG_FILE : LOG_FILE.replace('.log', `.${n}.log`));
+    const logPath = join(this.ctx.scratch_dir, rootFileName(LOG_FILE, n));
     this.roots.push({ logPath, cwd: spec.cwd });
     // A stale log from an earlier attempt would be read as this run's first lines.
     rmSync(logPath, { force: true });
@@ -139,13 +141,7 @@ class StraceSession implements TracerSession {
       warnings: [...this.liveWarnings],
     };
     for (const [i, root] of this.roots.entries()) {
-      const part = await parseLog(root.logPath, root.cwd, startMs, i === 0 ? liveResult : undefined);
-      // Later roots' sequence numbers follow the earlier ones', so the first root's (the agent's,
-      // which the live guard cited) stay as they were.
-      const offset = out.events.length;
-      for (const e of part.events) out.events.push(offset === 0 ? e : { ...e, seq: e.seq + offset });
-      out.lost_events += part.lost_events;
-      out.warnings.push(...part.warnings);
+      appendRoot(out, await parseLog(root.logPath, root.cwd, startMs, i === 0 ? liveResult : undefined));
     }
     return out;
   }

@@ -1,8 +1,10 @@
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { errorMessage, InternalError } from '../../errors.js';
+import { rootFileName } from '../../evidence/root-files.js';
 import type { SysEvent } from '../../evidence/types.js';
 import type { SpawnSpec } from '../../exec/types.js';
+import { appendRoot } from '../../observe/append-root.js';
 import { collectorBinary, isExecutable } from '../../observe/ebpf/collector/paths.js';
 import { FileTail } from '../../observe/ebpf/file-tail.js';
 import { EBPF_RAW_LOG } from '../../observe/ebpf/raw-log-redaction.js';
@@ -53,7 +55,7 @@ type Root = {
   stream: RecordStream;
   tail: FileTail;
   /** Wall-clock ms when this root's READY line reached the host (its ts 0). */
-  readyWallMs: number | null;
+  clock: { readyWallMs: number | null };
 };
 
 class GuestEbpfSession implements TracerSession {
@@ -77,25 +79,22 @@ class GuestEbpfSession implements TracerSession {
   wrap(spec: SpawnSpec): SpawnSpec {
     if (this.stopping) throw new InternalError('guest ebpf tracer: wrap() after stop()');
     const n = this.roots.length;
-    const rawPath = path.join(
-      this.ctx.scratch_dir,
-      n === 0 ? EBPF_RAW_LOG : EBPF_RAW_LOG.replace('.jsonl', `.${n}.jsonl`),
-    );
+    const rawPath = path.join(this.ctx.scratch_dir, rootFileName(EBPF_RAW_LOG, n));
     // Made here, so that the tail can open it before the guest's first write.
     closeSync(openSync(rawPath, 'w', 0o600));
     // Live events (the guard) follow the first root, the agent, as with strace.
     const onEvent = n === 0 ? this.ctx.onEvent : undefined;
-    const root: Root = { rawPath, cwd: spec.cwd, readyWallMs: null } as Root;
-    root.stream = new RecordStream(
+    const clock: Root['clock'] = { readyWallMs: null };
+    const stream = new RecordStream(
       'the guest collector',
       REORDER_WINDOW_NS.ringBuffer,
-      onEvent ? (e) => onEvent(this.placed(root, e)) : undefined,
+      onEvent ? (e) => onEvent(this.placed(clock, e)) : undefined,
     );
-    root.tail = new FileTail(rawPath, (line, complete) => {
-      if (root.readyWallMs === null && quickRecordType(line) === REC_READY) root.readyWallMs = Date.now();
-      if (root.stream.wantsLive(line)) root.stream.line(line, complete);
+    const tail = new FileTail(rawPath, (line, complete) => {
+      if (clock.readyWallMs === null && quickRecordType(line) === REC_READY) clock.readyWallMs = Date.now();
+      if (stream.wantsLive(line)) stream.line(line, complete);
     });
-    this.roots.push(root);
+    this.roots.push({ rawPath, cwd: spec.cwd, stream, tail, clock });
     const stepDown = this.strace ? [this.strace, ...this.straceArgs()] : [];
     return { ...spec, argv: [this.binary, '-o', rawPath, ...stepDown, '--', ...spec.argv] };
   }
@@ -111,8 +110,8 @@ class GuestEbpfSession implements TracerSession {
     return options.slice(0, options.indexOf('-o'));
   }
 
-  private placed(root: Root, event: SysEvent): SysEvent {
-    const offset = (root.readyWallMs ?? this.zeroWallMs) - this.zeroWallMs;
+  private placed(clock: Root['clock'], event: SysEvent): SysEvent {
+    const offset = (clock.readyWallMs ?? this.zeroWallMs) - this.zeroWallMs;
     return offset === 0 ? event : { ...event, ts: Math.round((event.ts + offset) * 1000) / 1000 };
   }
 
@@ -144,12 +143,7 @@ class GuestEbpfSession implements TracerSession {
           if (end.missing.includes('bind')) out.binds = false;
         }
       }
-      // Later roots' sequence numbers follow the earlier ones', so the agent's (which the live
-      // guard cited) stay as they were.
-      const offset = out.events.length;
-      for (const e of part.events) out.events.push(offset === 0 ? e : { ...e, seq: e.seq + offset });
-      out.lost_events += part.lost_events;
-      out.warnings.push(...part.warnings);
+      appendRoot(out, part);
     }
     if (missing.size > 0)
       out.warnings.push(`not traced (no tracepoint in the guest's kernel): ${[...missing].join(', ')}`);
@@ -158,7 +152,7 @@ class GuestEbpfSession implements TracerSession {
       out.fallback = {
         component: 'tracer',
         wanted: ENGINE,
-        used: `strace ${this.straceVer ?? ''} in the guest`.replace('  ', ' '),
+        used: this.straceVer ? `strace ${this.straceVer} in the guest` : 'strace in the guest',
         reason: [...new Set(stepDowns)].join('; '),
       };
       if (stepDowns.length === this.roots.length) {
@@ -181,7 +175,7 @@ class GuestEbpfSession implements TracerSession {
     }
     const finished = root.stream.finish();
     return {
-      events: root.stream.events.map((e) => this.placed(root, e)),
+      events: root.stream.events.map((e) => this.placed(root.clock, e)),
       lost_events: finished.lost,
       warnings: [...warnings, ...finished.warnings],
     };
