@@ -3,6 +3,7 @@ import path from 'node:path';
 import { AGENTS, type AgentName } from '../agents/index.js';
 import { loadTrajectory, type Trajectory } from '../agents/model-server/index.js';
 import type { AgentContext, AgentPlan } from '../agents/types.js';
+import { enforceFloor, type IsolationFloor } from '../config/isolation-floor.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import type { SandboxKind, TracerRequest } from '../evidence/kinds.js';
@@ -35,6 +36,11 @@ export type RunOptions = {
    * process makes it and no tracer sees it: it reaches the verdict through the diff and the tests.
    */
   mutateWorkspace?: (repoDir: string) => void;
+  /**
+   * Set by the operator's command when the input is not the operator's own (a pull request, a queue
+   * job, an imported pack): the run is refused before anything is written if it would fall below it.
+   */
+  floor?: IsolationFloor;
 };
 
 /**
@@ -117,6 +123,13 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
   const rules = loadRunRules(cfg);
   // Last, after every check of the config: whether a tracer can run here is no fault of the config.
   const tracer = await chooseTracer(config, sandbox, opts.tracer);
+  enforceFloor(opts.floor, {
+    file: cfg.config_path,
+    sandbox: { kind: sandbox.kind, onHost: sandbox.capabilities.onHost },
+    tracer: tracer.choice.kind,
+    network: cfg.network.mode,
+    setupCommand: cfg.setup_command !== undefined,
+  });
   return {
     cfg: { ...cfg, sandbox: sandbox.kind, tracer: tracer.choice.kind },
     started,
