@@ -19,7 +19,12 @@ describe('isolation floor', () => {
 
   it('names every field that falls below it', () => {
     const low = { ...isolated, sandbox: { kind: 'local', onHost: true }, tracer: 'off', network: 'host' };
-    expect(floorBreaches(low).map((b) => b.field)).toEqual(['sandbox', 'setup_command', 'tracer', 'network.mode']);
+    expect(floorBreaches(low).map((b) => b.field)).toEqual([
+      'sandbox',
+      'setup_command',
+      'tracer',
+      'network.mode',
+    ]);
   });
 
   it('refuses with the input, the file, the field and the operator flag in each sentence', () => {

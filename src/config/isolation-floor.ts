@@ -36,14 +36,23 @@ export function floorBreaches(facts: IsolationFacts): FloorBreach[] {
       what: `sandbox '${facts.sandbox.kind}' runs the agent's and the tests' commands directly on the host`,
     });
     if (facts.setupCommand) {
-      breaches.push({ field: 'setup_command', what: 'setup_command would run on the host, outside any sandbox' });
+      breaches.push({
+        field: 'setup_command',
+        what: 'setup_command would run on the host, outside any sandbox',
+      });
     }
   }
   if (facts.tracer === 'off') {
-    breaches.push({ field: 'tracer', what: "tracer 'off' records no system calls, so nothing the agent did is seen" });
+    breaches.push({
+      field: 'tracer',
+      what: "tracer 'off' records no system calls, so nothing the agent did is seen",
+    });
   }
   if (facts.network === 'host') {
-    breaches.push({ field: 'network.mode', what: "network mode 'host' gives the agent the host's network unwatched" });
+    breaches.push({
+      field: 'network.mode',
+      what: "network mode 'host' gives the agent the host's network unwatched",
+    });
   }
   return breaches;
 }
