@@ -47,7 +47,7 @@ function loadGraph(runDir: string): { run: ComparedRun; graph: StarGraph; allowe
   if (existsSync(file)) {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(readEvidenceText(file, { maxBytes: READ_LIMITS.json }));
+      parsed = JSON.parse(readEvidenceText(file, { maxBytes: READ_LIMITS.json, within: bundle.run_dir }));
     } catch (err) {
       if (err instanceof InputError) throw err;
       throw new InputError(
@@ -66,9 +66,10 @@ function loadGraph(runDir: string): { run: ComparedRun; graph: StarGraph; allowe
   }
   // A run without report.json (never analysed) is compared without a verdict; a corrupt one is an error.
   const reportFile = reportPath(bundle.run_dir, 'json');
-  const result = isMissing(reportFile)
+  const result = isMissing(reportFile, bundle.run_dir)
     ? 'unknown'
-    : readJson(reportFile, `'agentguard analyze ${runDir}' rewrites it`, RunReportFileSchema).result;
+    : readJson(reportFile, `'agentguard analyze ${runDir}' rewrites it`, RunReportFileSchema, bundle.run_dir)
+        .result;
   const network = bundle.config.network;
   return {
     graph,

@@ -32,11 +32,11 @@ export type ModelExchange = z.output<typeof ModelExchangeSchema>;
 export type ModelEvidence = { exchanges: ModelExchange[]; problem?: string };
 
 /** The model exchanges of a run, or null when the run had no scripted model. */
-export function readModelEvidence(file: string): ModelEvidence | null {
-  if (isMissing(file)) return null;
+export function readModelEvidence(file: string, within?: string): ModelEvidence | null {
+  if (isMissing(file, within)) return null;
   let text: string;
   try {
-    text = readEvidenceText(file, { maxBytes: READ_LIMITS.jsonl });
+    text = readEvidenceText(file, { maxBytes: READ_LIMITS.jsonl, within });
   } catch (err) {
     return { exchanges: [], problem: `evidence/model.jsonl could not be read: ${(err as Error).message}` };
   }

@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import type { z } from 'zod';
 import { InputError } from '../errors.js';
+import { openInside } from './open-inside.js';
 
 /**
  * Size caps for what agentguard reads back. A run directory is user-controlled input (it may be
@@ -30,18 +31,13 @@ export type BoundedReadError = {
 
 /**
  * Open `file` for reading without blocking (a FIFO would otherwise wait for a writer), refuse
- * anything that is not a regular file, and hand the descriptor to `use`. The error is a clause
- * naming the file ("… is a character device, not a regular file"), for the caller's sentence.
+ * anything that is not a regular file, and hand the descriptor to `use`. With `within` (a folder a
+ * user or an agent controls: a run folder, a clone), no symbolic link below that folder is followed
+ * (open-inside.ts). The error is a clause naming the file ("… is a character device, not a regular
+ * file"), for the caller's sentence.
  */
-function withRegularFile<T>(file: string, use: (fd: number, size: number) => T): T {
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw new MissingFile(file, 'is missing');
-    throw new BoundedRead('unreadable', file, `cannot be opened (${code ?? 'error'})`);
-  }
+function withRegularFile<T>(file: string, use: (fd: number, size: number) => T, within?: string): T {
+  const fd = within === undefined ? openFollowing(file) : openWithin(within, file);
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw new BoundedRead('not-a-file', file, `is ${kindOf(st)}, not a regular file`);
@@ -50,6 +46,63 @@ function withRegularFile<T>(file: string, use: (fd: number, size: number) => T):
     closeSync(fd);
   }
 }
+
+function openFollowing(file: string): number {
+  try {
+    return openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new MissingFile(file, 'is missing');
+    throw new BoundedRead('unreadable', file, `cannot be opened (${code ?? 'error'})`);
+  }
+}
+
+function openWithin(root: string, file: string): number {
+  const opened = openInside(root, file);
+  if (opened.ok) return opened.fd;
+  const { code, detail } = opened.refusal;
+  if (code === 'missing') throw new MissingFile(file, detail);
+  throw new BoundedRead(code === 'unreadable' ? 'unreadable' : 'not-a-file', file, detail);
+}
+
+/**
+ * The descriptor of a regular file (its size at open), or why not: for readers that keep their own
+ * position, such as a tail of a growing file. `within` as for the bounded reads.
+ */
+export function openRegularFile(
+  file: string,
+  within?: string,
+): { ok: true; fd: number; size: number } | { ok: false; error: BoundedReadError } {
+  const fd = tryOpen(() => (within === undefined ? openFollowing(file) : openWithin(within, file)));
+  if (typeof fd !== 'number') return { ok: false, error: fd };
+  try {
+    const st = fstatSync(fd);
+    if (st.isFile()) return { ok: true, fd, size: st.size };
+    closeSync(fd);
+    return {
+      ok: false,
+      error: errorOf(new BoundedRead('not-a-file', file, `is ${kindOf(st)}, not a regular file`)),
+    };
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+}
+
+function tryOpen(open: () => number): number | BoundedReadError {
+  try {
+    return open();
+  } catch (err) {
+    if (err instanceof BoundedRead) return errorOf(err);
+    throw err;
+  }
+}
+
+const errorOf = (err: BoundedRead): BoundedReadError => ({
+  code: err.kind,
+  message: err.message,
+  detail: err.detail,
+});
 
 function kindOf(st: import('node:fs').Stats): string {
   if (st.isDirectory()) return 'a folder';
@@ -79,38 +132,43 @@ const tooBigDetail = (maxBytes: number) =>
   `is larger than the ${mib(maxBytes)} agentguard reads from such a file`;
 
 /** Read at most `maxBytes` of a regular file, or throw BoundedRead naming the file and the cap. */
-function readCapped(file: string, maxBytes: number): Buffer {
-  return withRegularFile(file, (fd, size) => {
-    const tooBig = () => new BoundedRead('too-big', file, tooBigDetail(maxBytes));
-    if (size > maxBytes) throw tooBig();
-    // The size can change under us (or lie, for /proc files): count what is actually read.
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      const buf = Buffer.allocUnsafe(Math.min(CHUNK, maxBytes + 1 - total));
-      const n = readSync(fd, buf, 0, buf.length, null);
-      if (n === 0) break;
-      total += n;
-      if (total > maxBytes) throw tooBig();
-      chunks.push(n === buf.length ? buf : buf.subarray(0, n));
-    }
-    return Buffer.concat(chunks, total);
-  });
+function readCapped(file: string, maxBytes: number, within?: string): Buffer {
+  return withRegularFile(
+    file,
+    (fd, size) => {
+      const tooBig = () => new BoundedRead('too-big', file, tooBigDetail(maxBytes));
+      if (size > maxBytes) throw tooBig();
+      // The size can change under us (or lie, for /proc files): count what is actually read.
+      const chunks: Buffer[] = [];
+      let total = 0;
+      for (;;) {
+        const buf = Buffer.allocUnsafe(Math.min(CHUNK, maxBytes + 1 - total));
+        const n = readSync(fd, buf, 0, buf.length, null);
+        if (n === 0) break;
+        total += n;
+        if (total > maxBytes) throw tooBig();
+        chunks.push(n === buf.length ? buf : buf.subarray(0, n));
+      }
+      return Buffer.concat(chunks, total);
+    },
+    within,
+  );
 }
 
 /**
- * A text file read with a size cap, refusing devices, FIFOs and folders.
- * Returns the text, or a one-clause problem naming the file (for loaders with their own error type).
+ * A text file read with a size cap, refusing devices, FIFOs and folders (and, `within` a folder,
+ * any symbolic link below it). Returns the text, or a one-clause problem naming the file (for
+ * loaders with their own error type).
  */
 export function readTextFile(
   file: string,
   maxBytes: number,
+  within?: string,
 ): { ok: true; text: string } | { ok: false; error: BoundedReadError } {
   try {
-    return { ok: true, text: readCapped(file, maxBytes).toString('utf8') };
+    return { ok: true, text: readCapped(file, maxBytes, within).toString('utf8') };
   } catch (err) {
-    if (err instanceof BoundedRead)
-      return { ok: false, error: { code: err.kind, message: err.message, detail: err.detail } };
+    if (err instanceof BoundedRead) return { ok: false, error: errorOf(err) };
     throw err;
   }
 }
@@ -128,18 +186,21 @@ function inputError(err: unknown, fix: string): never {
 }
 
 /** A text evidence file, bounded; a missing, special or oversized file is an InputError naming it. */
-export function readEvidenceText(file: string, opts: { fix?: string; maxBytes?: number } = {}): string {
+export function readEvidenceText(
+  file: string,
+  opts: { fix?: string; maxBytes?: number; within?: string } = {},
+): string {
   try {
-    return readCapped(file, opts.maxBytes ?? READ_LIMITS.text).toString('utf8');
+    return readCapped(file, opts.maxBytes ?? READ_LIMITS.text, opts.within).toString('utf8');
   } catch (err) {
     return inputError(err, opts.fix ?? 'the run directory is incomplete; re-run the task');
   }
 }
 
 /** Whether `file` is absent (as opposed to present but unreadable, which is an error). */
-export function isMissing(file: string): boolean {
+export function isMissing(file: string, within?: string): boolean {
   try {
-    withRegularFile(file, () => undefined);
+    withRegularFile(file, () => undefined, within);
     return false;
   } catch (err) {
     return err instanceof MissingFile;
@@ -151,8 +212,9 @@ export function readJson<T>(
   file: string,
   fix = 'the run directory is incomplete; re-run the task',
   schema?: z.ZodType<T>,
+  within?: string,
 ): T {
-  const text = readEvidenceText(file, { fix, maxBytes: READ_LIMITS.json });
+  const text = readEvidenceText(file, { fix, maxBytes: READ_LIMITS.json, within });
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -171,7 +233,7 @@ export function readJson<T>(
  */
 export function readJsonl<T>(
   file: string,
-  opts: { optional?: boolean; fix?: string; schema?: z.ZodType<T> } = {},
+  opts: { optional?: boolean; fix?: string; schema?: z.ZodType<T>; within?: string } = {},
 ): T[] {
   const fix = opts.fix ?? 'the run directory is corrupt; re-run the task';
   const out: T[] = [];
@@ -195,40 +257,44 @@ export function readJsonl<T>(
     out.push(parsed.data);
   };
   try {
-    withRegularFile(file, (fd, size) => {
-      if (size > READ_LIMITS.jsonl) throw new BoundedRead('too-big', file, tooBigDetail(READ_LIMITS.jsonl));
-      const buf = Buffer.allocUnsafe(CHUNK);
-      let pending: Buffer[] = [];
-      let pendingBytes = 0;
-      let total = 0;
-      for (;;) {
-        const n = readSync(fd, buf, 0, buf.length, null);
-        if (n === 0) break;
-        total += n;
-        if (total > READ_LIMITS.jsonl)
-          throw new BoundedRead('too-big', file, tooBigDetail(READ_LIMITS.jsonl));
-        let start = 0;
-        for (let nl = buf.indexOf(10, 0); nl !== -1 && nl < n; nl = buf.indexOf(10, start)) {
-          if (pendingBytes === 0) take(buf.toString('utf8', start, nl));
-          else {
-            const piece = buf.subarray(start, nl);
-            take(Buffer.concat([...pending, piece], pendingBytes + piece.length).toString('utf8'));
+    withRegularFile(
+      file,
+      (fd, size) => {
+        if (size > READ_LIMITS.jsonl) throw new BoundedRead('too-big', file, tooBigDetail(READ_LIMITS.jsonl));
+        const buf = Buffer.allocUnsafe(CHUNK);
+        let pending: Buffer[] = [];
+        let pendingBytes = 0;
+        let total = 0;
+        for (;;) {
+          const n = readSync(fd, buf, 0, buf.length, null);
+          if (n === 0) break;
+          total += n;
+          if (total > READ_LIMITS.jsonl)
+            throw new BoundedRead('too-big', file, tooBigDetail(READ_LIMITS.jsonl));
+          let start = 0;
+          for (let nl = buf.indexOf(10, 0); nl !== -1 && nl < n; nl = buf.indexOf(10, start)) {
+            if (pendingBytes === 0) take(buf.toString('utf8', start, nl));
+            else {
+              const piece = buf.subarray(start, nl);
+              take(Buffer.concat([...pending, piece], pendingBytes + piece.length).toString('utf8'));
+            }
+            pending = [];
+            pendingBytes = 0;
+            start = nl + 1;
           }
-          pending = [];
-          pendingBytes = 0;
-          start = nl + 1;
+          if (start < n) {
+            pending.push(Buffer.from(buf.subarray(start, n)));
+            pendingBytes += n - start;
+            if (pendingBytes > READ_LIMITS.line)
+              throw new InputError(
+                `${file}: line ${lineNo + 1} is longer than the ${mib(READ_LIMITS.line)} agentguard reads as one record. Fix: ${fix}.`,
+              );
+          }
         }
-        if (start < n) {
-          pending.push(Buffer.from(buf.subarray(start, n)));
-          pendingBytes += n - start;
-          if (pendingBytes > READ_LIMITS.line)
-            throw new InputError(
-              `${file}: line ${lineNo + 1} is longer than the ${mib(READ_LIMITS.line)} agentguard reads as one record. Fix: ${fix}.`,
-            );
-        }
-      }
-      if (pendingBytes > 0) take(Buffer.concat(pending, pendingBytes).toString('utf8'));
-    });
+        if (pendingBytes > 0) take(Buffer.concat(pending, pendingBytes).toString('utf8'));
+      },
+      opts.within,
+    );
   } catch (err) {
     if (err instanceof MissingFile && opts.optional) return [];
     return inputError(err, fix);

@@ -1,5 +1,7 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { ConfigError } from '../errors.js';
+import { readTextFile } from '../evidence/read.js';
 
 /** What `agentguard init` found in a repository, enough to write a config that runs as is. */
 export type ProjectFacts = {
@@ -22,12 +24,21 @@ export type Language = 'node' | 'python' | 'go' | 'rust' | 'make';
 /** The script `npm init` writes: it fails by design, so it is no test command. */
 const NPM_PLACEHOLDER = /no test specified/;
 
-function readText(file: string): string | null {
-  try {
-    return statSync(file).size <= 1024 * 1024 ? readFileSync(file, 'utf8') : null;
-  } catch {
-    return null;
-  }
+/** The most init reads of one project file (package.json, pyproject.toml, a Makefile). */
+const MAX_PROJECT_FILE_BYTES = 1024 * 1024;
+
+/**
+ * A project file of the clone `dir`, or null when it is absent. The clone is someone else's: a
+ * link (to /dev/zero, out of the clone), a FIFO or a device is refused, not read, and so is a file
+ * over the cap.
+ */
+function readText(dir: string, name: string): string | null {
+  const read = readTextFile(path.join(dir, name), MAX_PROJECT_FILE_BYTES, dir);
+  if (read.ok) return read.text;
+  if (read.error.code === 'missing') return null;
+  throw new ConfigError(
+    `${read.error.message}, so init cannot read it. Fix: make it a regular file of the repository (at most ${MAX_PROJECT_FILE_BYTES / (1024 * 1024)} MiB), or write the config by hand.`,
+  );
 }
 
 function topEntries(dir: string): Set<string> {
@@ -39,7 +50,7 @@ function topEntries(dir: string): Set<string> {
 }
 
 function nodeTest(dir: string, entries: Set<string>): { command: string[]; source: string } | null {
-  const text = readText(path.join(dir, 'package.json'));
+  const text = readText(dir, 'package.json');
   if (text === null) return null;
   let scripts: Record<string, unknown> = {};
   try {
@@ -62,9 +73,9 @@ function nodeTest(dir: string, entries: Set<string>): { command: string[]; sourc
 }
 
 function pythonTest(dir: string, entries: Set<string>): { command: string[]; source: string } | null {
-  const pyproject = readText(path.join(dir, 'pyproject.toml'));
-  const setupCfg = readText(path.join(dir, 'setup.cfg'));
-  const tox = readText(path.join(dir, 'tox.ini'));
+  const pyproject = readText(dir, 'pyproject.toml');
+  const setupCfg = readText(dir, 'setup.cfg');
+  const tox = readText(dir, 'tox.ini');
   const usesPytest =
     entries.has('pytest.ini') ||
     entries.has('conftest.py') ||
@@ -102,7 +113,7 @@ function hasFile(dir: string, name: RegExp): boolean {
 }
 
 function makeTest(dir: string): { command: string[]; source: string } | null {
-  const text = readText(path.join(dir, 'Makefile')) ?? readText(path.join(dir, 'makefile'));
+  const text = readText(dir, 'Makefile') ?? readText(dir, 'makefile');
   if (text === null || !/^test\s*:/m.test(text)) return null;
   return { command: ['make', 'test'], source: 'Makefile target test' };
 }

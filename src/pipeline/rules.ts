@@ -34,6 +34,6 @@ export function saveRunRules(runDir: string, rules: LoadedRules): void {
 export function rulesOfRun(runDir: string, cfg: ResolvedConfig): RuleSet {
   const file = runPath(runDir, 'rules');
   if (!existsSync(file)) return loadRunRules(cfg).ruleset;
-  const { sources } = readJson(file, undefined, RuleSourcesSchema);
+  const { sources } = readJson(file, undefined, RuleSourcesSchema, runDir);
   return buildRuleSet(sources, { security: securityOptions(cfg), configFile: cfg.config_path });
 }

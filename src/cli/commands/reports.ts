@@ -159,7 +159,8 @@ export async function reportsShow(io: CliIO, runId: string, opts: ReportsOptions
   // --json promises report.json itself: a corrupt one is an error naming its field, not output.
   const file = opts.json ? row.report_json : row.report_md;
   refuseOversizedReport(file, "'reports show'");
-  if (opts.json) readJson(file, `'agentguard analyze ${row.run_dir}' rewrites it`, RunReportFileSchema);
-  io.out(readEvidenceText(file, { fix }));
+  if (opts.json)
+    readJson(file, `'agentguard analyze ${row.run_dir}' rewrites it`, RunReportFileSchema, row.run_dir);
+  io.out(readEvidenceText(file, { fix, within: row.run_dir }));
   return 0;
 }
