@@ -10,7 +10,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('FileTail', () => {
   it('gives each whole line once, holding a partial line until its newline arrives', () => {
     const file = path.join(dir, 'a.jsonl');
-    const tail = new FileTail(file);
+    const tail = new FileTail(file, dir);
     expect(tail.read()).toEqual({ lines: [], skipped: 0 });
     writeFileSync(file, '{"a":1}\n{"b":');
     expect(tail.read()).toEqual({ lines: ['{"a":1}'], skipped: 0 });
@@ -21,7 +21,7 @@ describe('FileTail', () => {
 
   it('skips a line over the limit, even one that arrives in pieces, and goes on after it', () => {
     const file = path.join(dir, 'b.jsonl');
-    const tail = new FileTail(file);
+    const tail = new FileTail(file, dir);
     writeFileSync(file, 'x'.repeat(MAX_LINE_BYTES + 10));
     expect(tail.read()).toEqual({ lines: [], skipped: 1 });
     appendFileSync(file, 'y'.repeat(1000));
@@ -31,7 +31,7 @@ describe('FileTail', () => {
 
   it('reads a file that was replaced by a shorter one from its start', () => {
     const file = path.join(dir, 'c.jsonl');
-    const tail = new FileTail(file);
+    const tail = new FileTail(file, dir);
     writeFileSync(file, 'one\ntwo\n');
     expect(tail.read().lines).toEqual(['one', 'two']);
     writeFileSync(file, 'new\n');
@@ -42,7 +42,7 @@ describe('FileTail', () => {
     const file = path.join(dir, 'd.jsonl');
     const line = `${'z'.repeat(999)}\n`;
     writeFileSync(file, line.repeat(600));
-    const tail = new FileTail(file);
+    const tail = new FileTail(file, dir);
     const first = tail.read().lines.length;
     expect(first).toBeLessThan(600);
     expect(tail.behind()).toBe(true);

@@ -1,16 +1,20 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
+import { openRegularFile } from '../evidence/read.js';
 
 /** The most one read() takes from a file; the next poll takes the rest. */
 const CHUNK_BYTES = 256 * 1024;
 /** A line longer than this is not shown (a runaway detail); the reader says so and skips it. */
 export const MAX_LINE_BYTES = 64 * 1024;
 
-export type TailRead = { lines: string[]; skipped: number };
+/** `refused`: why the file is not read at all (a link, a FIFO, a device), as a clause without its name. */
+export type TailRead = { lines: string[]; skipped: number; refused?: string };
 
 /**
  * Reads a JSON-lines file that another process appends to, from where it last stopped: only whole
  * lines, at most CHUNK_BYTES a call, never holding more than one line's worth of a partial line.
  * A file that is missing is simply empty for now; one that shrank (replaced) is read again from 0.
+ * The file lies in a folder someone else writes (`root`, a run folder): it is opened without
+ * following any link below `root` and without blocking, and only a regular file is read.
  */
 export class FileTail {
   private offset = 0;
@@ -18,17 +22,19 @@ export class FileTail {
   /** Inside a line too long to keep: drop bytes until its newline. */
   private discarding = false;
 
-  constructor(readonly file: string) {}
+  constructor(
+    readonly file: string,
+    private readonly root: string,
+  ) {}
 
   read(): TailRead {
-    let fd: number;
-    try {
-      fd = openSync(this.file, 'r');
-    } catch {
-      return { lines: [], skipped: 0 };
+    const opened = openRegularFile(this.file, this.root);
+    if (!opened.ok) {
+      if (opened.error.code === 'missing') return { lines: [], skipped: 0 };
+      return { lines: [], skipped: 0, refused: opened.error.detail };
     }
+    const { fd, size } = opened;
     try {
-      const size = fstatSync(fd).size;
       if (size < this.offset) {
         this.offset = 0;
         this.partial = Buffer.alloc(0);
@@ -47,16 +53,10 @@ export class FileTail {
 
   /** Whether the last read stopped short of the end (call read again soon). */
   behind(): boolean {
-    try {
-      const fd = openSync(this.file, 'r');
-      try {
-        return fstatSync(fd).size > this.offset;
-      } finally {
-        closeSync(fd);
-      }
-    } catch {
-      return false;
-    }
+    const opened = openRegularFile(this.file, this.root);
+    if (!opened.ok) return false;
+    closeSync(opened.fd);
+    return opened.size > this.offset;
   }
 
   private split(chunk: Buffer): TailRead {

@@ -15,7 +15,7 @@ export const LIVE_SCRIPT = `(function () {
   var alerts = document.getElementById('alerts-body');
   var notes = document.getElementById('notes');
   var MAX_ROWS = 2000;
-  var REPORT = /^\\/runs\\/[a-z0-9][a-z0-9._-]*\\.html$/;
+  var REPORT = /^\\.\\.\\/runs\\/[a-z0-9][a-z0-9._-]*\\.html$/;
   function row(body, cells, cls) {
     var tr = document.createElement('tr');
     if (cls) tr.className = cls;
@@ -79,11 +79,14 @@ export function liveCsp(): string {
   return `default-src 'none'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; script-src ${liveScriptSource()}; form-action 'none'; base-uri 'none'`;
 }
 
-/** `/live/<run id>`: the run's timeline and live alerts as they are recorded. Pure; `runId` was validated. */
+/**
+ * `live/<run id>`: the run's timeline and live alerts as they are recorded. Pure; `runId` was
+ * validated. Every address is relative: the viewer's pages live under `/<token>/`.
+ */
 export function renderLivePage(runId: string): string {
-  const events = `/live/${encodeURIComponent(runId)}/events`;
+  const events = `${encodeURIComponent(runId)}/events`;
   const body = [
-    `<nav><a href="/index.html">all runs</a></nav>`,
+    `<nav><a href="../index.html">all runs</a></nav>`,
     `<h1>Live: run <span class="mono">${esc(runId)}</span></h1>`,
     '<p id="status" class="muted">connecting…</p>',
     '<noscript><p>This page needs its script to receive events.</p></noscript>',

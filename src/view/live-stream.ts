@@ -1,4 +1,4 @@
-import { existsSync, type FSWatcher, watch } from 'node:fs';
+import { existsSync, type FSWatcher, lstatSync, watch } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import path from 'node:path';
 import { runPath } from '../evidence/layout.js';
@@ -40,13 +40,15 @@ export class LiveStream {
   private closed = false;
   /** When report.json was first seen: the run still appends its last timeline lines after it. */
   private finishedAt: number | null = null;
+  /** The refusal last told the page, per file: said once, not on every poll. */
+  private readonly refusals = new Map<FileTail, string>();
 
   constructor(
     private readonly res: ServerResponse,
     private readonly opts: LiveStreamOptions,
   ) {
-    this.timeline = new FileTail(runPath(opts.runDir, 'timeline'));
-    this.alerts = new FileTail(runPath(opts.runDir, 'liveAlerts'));
+    this.timeline = new FileTail(runPath(opts.runDir, 'timeline'), opts.runDir);
+    this.alerts = new FileTail(runPath(opts.runDir, 'liveAlerts'), opts.runDir);
   }
 
   start(): void {
@@ -92,12 +94,14 @@ export class LiveStream {
       [this.alerts, alertMessage],
     ] as const) {
       if (this.res.writableNeedDrain) return;
-      const { lines, skipped } = tail.read();
-      for (const line of lines) this.send(toMessage(line, redactor));
-      if (skipped > 0) {
-        const name = path.relative(this.opts.runDir, tail.file);
-        this.send({ type: 'note', text: `${skipped} over-long lines of ${name} not shown` });
+      const { lines, skipped, refused } = tail.read();
+      const name = path.relative(this.opts.runDir, tail.file);
+      if (refused !== undefined && this.refusals.get(tail) !== refused) {
+        this.refusals.set(tail, refused);
+        this.send({ type: 'note', text: `${name} ${refused}; not shown` });
       }
+      for (const line of lines) this.send(toMessage(line, redactor));
+      if (skipped > 0) this.send({ type: 'note', text: `${skipped} over-long lines of ${name} not shown` });
       if (tail.behind()) this.wake();
     }
     if (finished && !this.timeline.behind() && !this.alerts.behind() && !this.res.writableNeedDrain) {
@@ -110,11 +114,11 @@ export class LiveStream {
     this.res.write(sseFrame(message));
   }
 
-  /** Watches the run folder, and evidence/ and guard/ once they exist. */
+  /** Watches the run folder, and evidence/ and guard/ once they exist (as folders, not links out). */
   private watchFolders(): void {
     // The run folder itself too: guard/ is created with the first alert, and that should wake us.
     for (const dir of [this.opts.runDir, path.dirname(this.timeline.file), path.dirname(this.alerts.file)]) {
-      if (this.watchers.has(dir) || !existsSync(dir)) continue;
+      if (this.watchers.has(dir) || !isFolder(dir)) continue;
       try {
         const w = watch(dir, { persistent: false }, () => this.wake());
         // A watcher that fails (the folder removed, a limit reached) leaves the poller to do its work.
@@ -126,5 +130,13 @@ export class LiveStream {
         // inotify limits: polling alone still delivers every line.
       }
     }
+  }
+}
+
+function isFolder(dir: string): boolean {
+  try {
+    return lstatSync(dir).isDirectory();
+  } catch {
+    return false;
   }
 }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { type IncomingMessage, request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -12,20 +13,26 @@ const RUN = '20261203-120000-0badc0de';
 const TOKEN = 'c0ffeec0ffeec0ffeec0ffee';
 const runDir = path.join(out, 'runs', RUN);
 let server: ViewServer;
+const outside = mkdtempSync(path.join(tmpdir(), 'ag-view-outside-'));
+const SECRET = 'OUTSIDE-THE-RUN-FOLDER';
+const outsideAlert = { alert: { rule: SECRET, severity: 'critical', message: SECRET } };
+const outsideEvent = { ts: 1, phase: 'agent', event: SECRET };
+const fifoRun = path.join(out, 'runs', '20261203-130000-f1f0f1f0');
+const linkRun = path.join(out, 'runs', '20261203-140000-11fe11fe');
 
 type Answer = { status: number; headers: IncomingMessage['headers']; body: string };
 
+/** A request for `page` of the viewer, under `/<token>` unless `token: false` (then `page` is the whole path). */
 function get(
-  pathAndQuery: string,
+  page: string,
   opts: { token?: boolean; cookie?: string; host?: string; method?: string } = {},
 ): Promise<Answer> {
-  const q = opts.token === false ? '' : `${pathAndQuery.includes('?') ? '&' : '?'}token=${server.token}`;
   return new Promise((resolve, reject) => {
     const req = request(
       {
         host: '127.0.0.1',
         port: server.port,
-        path: `${pathAndQuery}${opts.cookie === undefined ? q : ''}`,
+        path: opts.token === false ? page : `/${server.token}${page}`,
         method: opts.method ?? 'GET',
         headers: {
           host: opts.host ?? `127.0.0.1:${server.port}`,
@@ -46,45 +53,58 @@ function get(
   });
 }
 
-const cookie = () => `agentguard_view_${server.port}=${server.token}`;
-
 beforeAll(async () => {
   mkdirSync(path.join(runDir, 'evidence'), { recursive: true });
   writeFileSync(runPath(runDir, 'timeline'), '{"ts":0,"phase":"prepare","event":"start"}\n');
   // A run folder that is a symlink to elsewhere is never served.
   symlinkSync(tmpdir(), path.join(out, 'runs', '20261203-120000-5ca1ab1e'));
+  // Hostile run folders: a FIFO where the timeline should be and guard/ a link out of the folder;
+  // evidence/ itself a link out. The files outside hold what must never be sent.
+  mkdirSync(path.join(outside, 'guard'), { recursive: true });
+  writeFileSync(path.join(outside, 'guard', 'alerts.jsonl'), `${JSON.stringify(outsideAlert)}\n`);
+  writeFileSync(path.join(outside, 'timeline.jsonl'), `${JSON.stringify(outsideEvent)}\n`);
+  mkdirSync(path.join(fifoRun, 'evidence'), { recursive: true });
+  execFileSync('mkfifo', [runPath(fifoRun, 'timeline')]);
+  symlinkSync(path.join(outside, 'guard'), path.join(fifoRun, 'guard'));
+  mkdirSync(linkRun);
+  symlinkSync(outside, path.join(linkRun, 'evidence'));
   server = await ViewServer.start({ outputDir: out, port: 0, pollMs: 50 });
 });
 afterAll(async () => {
   await server.stop();
   rmSync(out, { recursive: true, force: true });
+  rmSync(outside, { recursive: true, force: true });
 });
 
 describe('ViewServer access', () => {
   it('answers 403 without the token, with a wrong one, or addressed to another host', async () => {
     expect((await get('/', { token: false })).status).toBe(403);
-    expect((await get('/?token=nope', { token: false })).status).toBe(403);
-    expect((await get('/', { cookie: `agentguard_view_${server.port}=nope` })).status).toBe(403);
+    expect((await get('/nope/', { token: false })).status).toBe(403);
+    expect((await get(`/${server.token.slice(1)}/`, { token: false })).status).toBe(403);
+    expect((await get(`/runs/${server.token}/`, { token: false })).status).toBe(403);
     const rebound = await get('/', { host: `evil.example:${server.port}` });
     expect(rebound.status).toBe(403);
     expect(rebound.body).not.toContain(server.token);
   });
 
-  it('moves the token from the address into a strict HttpOnly cookie', async () => {
-    const first = await get('/index.html');
-    expect(first.status).toBe(303);
-    expect(first.headers.location).toBe('/index.html');
-    expect(first.headers['set-cookie']?.[0]).toBe(
-      `agentguard_view_${server.port}=${server.token}; HttpOnly; SameSite=Strict; Path=/`,
-    );
+  it('takes the token from the address only: it never sets a cookie, and a cookie carrying it opens nothing', async () => {
+    // Cookies ignore ports: one for 127.0.0.1 would reach every other server on this machine.
+    for (const p of ['/', '/index.html', `/live/${RUN}`])
+      expect((await get(p)).headers['set-cookie'], p).toBeUndefined();
+    const bare = await get('', {});
+    expect(bare.status).toBe(308);
+    expect(bare.headers.location).toBe(`/${server.token}/`);
+    for (const cookie of [`token=${server.token}`, `agentguard_view_${server.port}=${server.token}`])
+      expect((await get('/', { token: false, cookie })).status, cookie).toBe(403);
+    expect((await get(`/?token=${server.token}`, { token: false })).status).toBe(403);
   });
 
   it('serves the index with the site CSP, listing the run in progress', async () => {
-    const index = await get('/', { cookie: cookie() });
+    const index = await get('/');
     expect(index.status).toBe(200);
     expect(index.headers['content-security-policy']).toMatch(/^default-src 'none';.*frame-ancestors 'none'$/);
     expect(index.headers['cache-control']).toBe('no-store');
-    expect(index.body).toContain(`<a class="live-link" href="/live/${RUN}">${RUN}</a>`);
+    expect(index.body).toContain(`<a class="live-link" href="live/${RUN}">${RUN}</a>`);
     expect(index.body).not.toContain('5ca1ab1e');
     expect(index.body).toContain('<footer>Served by agentguard view on this machine only.</footer>');
   });
@@ -98,16 +118,16 @@ describe('ViewServer access', () => {
       '/runs/nothing-here.html',
       '/batches/nothing-here.html',
     ]) {
-      expect((await get(p, { cookie: cookie() })).status, p).toBe(404);
+      expect((await get(p)).status, p).toBe(404);
     }
-    expect((await get('/', { cookie: cookie(), method: 'POST' })).status).toBe(405);
+    expect((await get('/', { method: 'POST' })).status).toBe(405);
   });
 
   it('serves the live page with a CSP that admits its own script and its own origin only', async () => {
-    const live = await get(`/live/${RUN}`, { cookie: cookie() });
+    const live = await get(`/live/${RUN}`);
     expect(live.status).toBe(200);
     expect(live.headers['content-security-policy']).toMatch(/connect-src 'self'; script-src 'sha256-[^']+';/);
-    expect(live.body).toContain(`data-events="/live/${RUN}/events"`);
+    expect(live.body).toContain(`data-events="${RUN}/events"`);
   });
 });
 
@@ -120,8 +140,7 @@ describe('live event stream', () => {
         {
           host: '127.0.0.1',
           port: server.port,
-          path: `/live/${RUN}/events`,
-          headers: { cookie: cookie() },
+          path: `/${server.token}/live/${RUN}/events`,
         },
         resolve,
       );
@@ -190,7 +209,7 @@ describe('live event stream', () => {
         {
           host: '127.0.0.1',
           port: s.port,
-          path: `/live/${RUN}/events?token=t`,
+          path: `/t/live/${RUN}/events`,
         },
         (res) => {
           res.resume();
@@ -204,11 +223,66 @@ describe('live event stream', () => {
     await ended;
     await expect(
       new Promise((resolve, reject) => {
-        const req = request({ host: '127.0.0.1', port: s.port, path: '/?token=t', agent: false }, resolve);
+        const req = request({ host: '127.0.0.1', port: s.port, path: '/t/', agent: false }, resolve);
         req.on('error', reject);
         req.end();
       }),
     ).rejects.toThrow(/ECONNREFUSED/);
     rmSync(other, { recursive: true, force: true });
+  });
+});
+
+/** The frames of `runId`'s event stream until `enough` holds (or 5 s pass), then the stream is dropped. */
+async function framesOf(runId: string, enough: (frames: string[]) => boolean): Promise<string[]> {
+  const frames: string[] = [];
+  const req = request({
+    host: '127.0.0.1',
+    port: server.port,
+    path: `/${server.token}/live/${runId}/events`,
+  });
+  const res = await new Promise<IncomingMessage>((resolve, reject) => {
+    req.on('response', resolve);
+    req.on('error', reject);
+    req.end();
+  });
+  res.setEncoding('utf8');
+  let buffer = '';
+  res.on('data', (c: string) => {
+    buffer += c;
+    const parts = buffer.split('\n\n');
+    buffer = parts.pop() ?? '';
+    frames.push(...parts);
+  });
+  for (let i = 0; i < 200 && !enough(frames); i++) await new Promise((r) => setTimeout(r, 25));
+  req.destroy();
+  return frames;
+}
+
+describe('a hostile run folder', () => {
+  it('a FIFO and a link out of the folder are refused with a note, and the viewer stays responsive', async () => {
+    const notes = (f: string[]) => f.filter((x) => x.startsWith('event: note'));
+    const started = Date.now();
+    const frames = await framesOf(path.basename(fifoRun), (f) => notes(f).length >= 2);
+    expect(Date.now() - started).toBeLessThan(5000);
+    const text = notes(frames).join('\n');
+    expect(text).toContain('evidence/timeline.jsonl is a FIFO (named pipe), not a regular file; not shown');
+    expect(text).toMatch(
+      /guard\/alerts\.jsonl is reached through \S+\/guard, a symbolic link, which agentguard does not follow here; not shown/,
+    );
+    expect(frames.join('\n')).not.toContain(SECRET);
+    // Each refusal is said once, not on every poll.
+    expect(notes(frames)).toHaveLength(2);
+    // The server answers other pages while that stream is open, and the index lists the run.
+    const index = await get('/');
+    expect(index.status).toBe(200);
+    expect(index.body).toContain(path.basename(fifoRun));
+  });
+
+  it('a run folder whose evidence/ links out sends nothing from there', async () => {
+    const frames = await framesOf(path.basename(linkRun), (f) => f.some((x) => x.startsWith('event: note')));
+    expect(frames.join('\n')).toMatch(
+      /evidence\/timeline\.jsonl is reached through \S+\/evidence, a symbolic link/,
+    );
+    expect(frames.join('\n')).not.toContain(SECRET);
   });
 });

@@ -6,7 +6,7 @@ import { siteScriptSource } from '../reports/site/site-script.js';
 import { liveCsp, renderLivePage } from './live-page.js';
 import { LiveStream } from './live-stream.js';
 import { type Route, route } from './routes.js';
-import { cookieValue, newToken, tokenCookieName, tokenMatches } from './token.js';
+import { newToken, splitTokenPath, tokenMatches } from './token.js';
 import { type Page, ViewSite } from './view-site.js';
 
 /** The only address the viewer listens on: the pages show evidence of the machine's runs. */
@@ -38,8 +38,10 @@ const BASE_HEADERS = {
 
 /**
  * `agentguard view`: the runs of an output folder over HTTP on 127.0.0.1. Every request must carry
- * the token (in `?token=` once, then in a same-site, HttpOnly cookie the first answer sets) and a
- * Host header naming this very address, which shuts out other users' pages and DNS rebinding.
+ * the token as the first segment of its path (`/<token>/runs/…`; every link between the pages is
+ * relative, so it stays there) and a Host header naming this very address, which shuts out other
+ * users' pages and DNS rebinding. No cookie holds it: cookies ignore ports, so a cookie for
+ * 127.0.0.1 would go to every other HTTP server on this machine.
  */
 export class ViewServer {
   private readonly streams = new Set<LiveStream>();
@@ -73,7 +75,7 @@ export class ViewServer {
 
   /** The address to open, token included. */
   get url(): string {
-    return `http://${VIEW_HOST}:${this.port}/?token=${this.token}`;
+    return `http://${VIEW_HOST}:${this.port}/${this.token}/`;
   }
 
   /** Ends every live stream (their watchers and timers), then the server and its connections. */
@@ -89,7 +91,9 @@ export class ViewServer {
     try {
       this.answer(req, res);
     } catch (err) {
-      this.opts.log?.(`view: ${req.method} ${req.url}: ${err instanceof Error ? err.message : String(err)}`);
+      // The address carries the token: the log names the page without it.
+      const page = splitTokenPath(new URL(req.url ?? '/', 'http://x').pathname)?.rest || '/';
+      this.opts.log?.(`view: ${req.method} ${page}: ${err instanceof Error ? err.message : String(err)}`);
       if (!res.headersSent)
         plain(res, 500, 'the viewer could not read this page; see the terminal it runs in');
       else res.end();
@@ -103,25 +107,18 @@ export class ViewServer {
       return;
     }
     const url = new URL(req.url ?? '/', `http://${VIEW_HOST}:${this.port}`);
-    const cookie = tokenCookieName(this.port);
-    const fromQuery = url.searchParams.get('token');
-    const presented = fromQuery ?? cookieValue(req.headers.cookie, cookie);
-    if (!tokenMatches(presented, this.token)) {
+    const split = splitTokenPath(url.pathname);
+    if (split === null || !tokenMatches(split.presented, this.token)) {
       plain(res, 403, 'forbidden: open the address agentguard view printed (it carries the token)');
       return;
     }
-    const target = route(req.method, url.pathname);
-    if (fromQuery !== null && target.kind !== 'live-events' && req.method === 'GET') {
-      // The token moves from the address to a cookie, so it leaves the address bar and history.
-      res.writeHead(303, {
-        ...BASE_HEADERS,
-        'Set-Cookie': `${cookie}=${this.token}; HttpOnly; SameSite=Strict; Path=/`,
-        Location: url.pathname,
-      });
+    if (split.rest === '' && (req.method === 'GET' || req.method === 'HEAD')) {
+      // `/<token>` alone: the pages' relative links need the folder form.
+      res.writeHead(308, { ...BASE_HEADERS, Location: `/${this.token}/` });
       res.end();
       return;
     }
-    this.serve(target, req.method === 'HEAD', res);
+    this.serve(route(req.method, split.rest), req.method === 'HEAD', res);
   }
 
   private serve(target: Route, head: boolean, res: ServerResponse): void {

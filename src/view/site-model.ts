@@ -1,10 +1,9 @@
-import { existsSync, lstatSync } from 'node:fs';
 import { runRedactor } from '../analysis/secrets/run-redactor.js';
 import { REPORT_BROWSE_MAX_BYTES } from '../cli/commands/report-file-limit.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { CanaryEvidence } from '../evidence/bundle-types.js';
 import { runPath } from '../evidence/layout.js';
-import { readJson, readTextFile } from '../evidence/read.js';
+import { isMissing, readJson, readTextFile } from '../evidence/read.js';
 import {
   baseRedactor,
   CANARY_PREFIX,
@@ -104,9 +103,11 @@ type RunRedaction = { redactor: Redactor; canaries: KnownSecret[] };
 /** The run's own redactor (its canary tokens and configured detectors), or the base one when its folder is unreadable. */
 export function redactorOfRun(runDir: string): RunRedaction {
   try {
-    const config = readJson<ResolvedConfig>(runPath(runDir, 'config'));
+    const config = readJson<ResolvedConfig>(runPath(runDir, 'config'), undefined, undefined, runDir);
     const canaryFile = runPath(runDir, 'canaries');
-    const canaries = existsSync(canaryFile) ? readJson<CanaryEvidence>(canaryFile) : null;
+    const canaries = isMissing(canaryFile, runDir)
+      ? null
+      : readJson<CanaryEvidence>(canaryFile, undefined, undefined, runDir);
     return {
       redactor: runRedactor(config, canaries),
       canaries: (canaries?.canaries ?? []).map((c) => ({
@@ -121,15 +122,10 @@ export function redactorOfRun(runDir: string): RunRedaction {
   }
 }
 
-/** The run's report.html, or why the site has no page for it. Never follows a symlink out of the run folder. */
+/** The run's report.html, or why the site has no page for it. Never follows a symlink inside the run folder. */
 export function reportHtml(runDir: string): { ok: true; text: string } | { ok: false; note: string } {
   const file = reportPath(runDir, 'html');
-  try {
-    if (lstatSync(file).isSymbolicLink()) return { ok: false, note: `${file} is a symlink; not copied` };
-  } catch {
-    return { ok: false, note: `${file} is missing` };
-  }
-  const read = readTextFile(file, REPORT_BROWSE_MAX_BYTES);
+  const read = readTextFile(file, REPORT_BROWSE_MAX_BYTES, runDir);
   if (read.ok) return { ok: true, text: read.text };
   return {
     ok: false,

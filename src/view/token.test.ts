@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cookieValue, newToken, tokenCookieName, tokenMatches } from './token.js';
+import { newToken, splitTokenPath, tokenMatches } from './token.js';
 
 describe('token', () => {
   it('is random, long and URL-safe', () => {
@@ -18,10 +18,11 @@ describe('token', () => {
     expect(tokenMatches(undefined, t)).toBe(false);
   });
 
-  it('reads its own cookie among others', () => {
-    const name = tokenCookieName(8080);
-    expect(cookieValue(`a=1; ${name}=tok; b=2`, name)).toBe('tok');
-    expect(cookieValue(`${tokenCookieName(8081)}=other`, name)).toBeNull();
-    expect(cookieValue(undefined, name)).toBeNull();
+  it('splits the presented token from the page asked for', () => {
+    expect(splitTokenPath('/tok/runs/a.html')).toEqual({ presented: 'tok', rest: '/runs/a.html' });
+    expect(splitTokenPath('/tok/')).toEqual({ presented: 'tok', rest: '/' });
+    expect(splitTokenPath('/tok')).toEqual({ presented: 'tok', rest: '' });
+    expect(splitTokenPath('/')).toEqual({ presented: '', rest: '' });
+    expect(splitTokenPath('tok/')).toBeNull();
   });
 });

@@ -16,18 +16,14 @@ export function tokenMatches(given: string | null | undefined, token: string): b
   return timingSafeEqual(digest(given), digest(token));
 }
 
-/** The viewer's cookie, per port: two viewers on one machine must not overwrite each other's. */
-export function tokenCookieName(port: number): string {
-  return `agentguard_view_${port}`;
-}
-
-/** The value of cookie `name` in a Cookie header, or null. */
-export function cookieValue(header: string | undefined, name: string): string | null {
-  if (!header) return null;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return null;
+/**
+ * The viewer's address space is `/<token>/…`: the first path segment is what a request presents,
+ * the rest is the page it asks for (always starting with `/`, empty when the request named only
+ * the token). The credential lives in the address, never in a cookie: a browser sends a cookie for
+ * 127.0.0.1 to every server on 127.0.0.1 whatever its port, and an address only to its own origin.
+ */
+export function splitTokenPath(pathname: string): { presented: string; rest: string } | null {
+  const match = /^\/([^/]*)(\/.*)?$/.exec(pathname);
+  if (!match) return null;
+  return { presented: match[1] ?? '', rest: match[2] ?? '' };
 }

@@ -1,7 +1,8 @@
-import { existsSync, lstatSync, readdirSync, statSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { REPORT_BROWSE_MAX_BYTES } from '../cli/commands/report-file-limit.js';
 import { runPath } from '../evidence/layout.js';
+import { openRegularFile } from '../evidence/read.js';
 import { baseRedactor, type Redactor } from '../evidence/redact.js';
 import { openHistory } from '../history/db.js';
 import type { BatchHistoryRow, History, HistoryRow } from '../history/types.js';
@@ -99,10 +100,10 @@ export class ViewSite {
     return { redactor: redactorOfRun(runDir).redactor, complete: existsSync(runPath(runDir, 'canaries')) };
   }
 
-  /** `/runs/<name>.html` once history holds the run, else null. */
+  /** `../runs/<name>.html` (relative to the live page) once history holds the run, else null. */
   reportPageOf(runId: string): string | null {
     const row = this.withHistory((db) => db.getRun(runId));
-    return row ? `/runs/${siteFileName(row.run_id)}` : null;
+    return row ? `../runs/${siteFileName(row.run_id)}` : null;
   }
 
   private historyFile(): string {
@@ -136,7 +137,7 @@ export class ViewSite {
       if (dir === null || existsSync(reportPath(dir, 'json'))) continue;
       let last: Date | null = null;
       try {
-        last = statSync(runPath(dir, 'timeline')).mtime;
+        last = lstatSync(runPath(dir, 'timeline')).mtime;
       } catch {
         // Not started its timeline yet.
       }
@@ -152,7 +153,7 @@ function inProgressSection(runs: readonly InProgress[]): string {
   if (runs.length === 0) return '<p class="muted" id="in-progress-none">No run in progress.</p>';
   const rows = runs.map(
     (r) =>
-      `<tr><td class="mono"><a class="live-link" href="/live/${encodeURIComponent(r.runId)}">${esc(r.runId)}</a></td><td class="mono">${r.lastActivity === null ? '–' : esc(r.lastActivity.toISOString())}</td></tr>`,
+      `<tr><td class="mono"><a class="live-link" href="live/${encodeURIComponent(r.runId)}">${esc(r.runId)}</a></td><td class="mono">${r.lastActivity === null ? '–' : esc(r.lastActivity.toISOString())}</td></tr>`,
   );
   return [
     '<h2>In progress</h2>',
@@ -161,18 +162,16 @@ function inProgressSection(runs: readonly InProgress[]): string {
   ].join('\n');
 }
 
-/** Why a run has no page (its report.html missing, a symlink or too big), or null; reads no content. */
+/** Why a run has no page (its report.html missing, a link, not a regular file or too big), or null; reads no content. */
 function reportNote(runDir: string): string | null {
   const file = reportPath(runDir, 'html');
-  try {
-    const st = lstatSync(file);
-    if (st.isSymbolicLink()) return `${file} is a symlink; not served`;
-    if (st.size > REPORT_BROWSE_MAX_BYTES)
-      return `${file} is over the ${REPORT_BROWSE_MAX_BYTES / (1024 * 1024)} MiB the viewer serves`;
-    return null;
-  } catch {
-    return `${file} is missing`;
-  }
+  const opened = openRegularFile(file, runDir);
+  if (!opened.ok)
+    return opened.error.code === 'not-a-file' ? `${opened.error.message}; not served` : opened.error.message;
+  closeSync(opened.fd);
+  if (opened.size > REPORT_BROWSE_MAX_BYTES)
+    return `${file} is over the ${REPORT_BROWSE_MAX_BYTES / (1024 * 1024)} MiB the viewer serves`;
+  return null;
 }
 
 function batchesOf(db: History, rows: readonly HistoryRow[]): Map<string, BatchHistoryRow | null> {

@@ -17,7 +17,9 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,6 +65,7 @@ type Page = {
 };
 type Context = {
   newPage(): Promise<Page>;
+  cookies(): Promise<unknown[]>;
   on(event: 'request', fn: (r: { url(): string }) => void): void;
   close(): Promise<void>;
 };
@@ -130,7 +133,7 @@ beforeAll(async () => {
     let out = '';
     viewer?.stdout?.on('data', (c) => {
       out += c;
-      const url = out.match(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/m);
+      const url = out.match(/^http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{43}\/$/m);
       if (url) resolve(url[0]);
     });
     viewer?.on('exit', (code) => reject(new Error(`viewer exited ${code}: ${viewerErr}`)));
@@ -178,8 +181,8 @@ describe.skipIf(reason !== null)('agentguard view in headless Chromium', () => {
 
   it('lists the runs and batches from history and opens a run report and a batch page', async () => {
     await page.goto(printed);
-    // The token moved into a cookie: the address no longer carries it.
-    expect(page.url()).toBe(`${base}/`);
+    // The token stays in the address (never in a cookie): the pages' links are relative to it.
+    expect(page.url()).toBe(printed);
     expect(await page.title()).toBe('agentguard runs');
     expect(await page.locator('#runs-body tr').count()).toBe(codexReady ? 3 : 2);
     expect(await page.locator('#batches tbody tr').count()).toBe(1);
@@ -188,7 +191,7 @@ describe.skipIf(reason !== null)('agentguard view in headless Chromium', () => {
     expect(statSync(index).size).toBeGreaterThan(10_000);
 
     await page.locator(`a.run-link[href="runs/${attack.run_id}.html"]`).click();
-    expect(page.url()).toBe(`${base}/runs/${attack.run_id}.html`);
+    expect(page.url()).toBe(`${printed}runs/${attack.run_id}.html`);
     expect(await page.locator('#verdict').textContent()).toBe('FAIL');
     // The star graph, drawn inline, and the live guard's rule among the report's alerts.
     expect(await page.locator('.graph-box svg').count()).toBeGreaterThan(0);
@@ -199,12 +202,12 @@ describe.skipIf(reason !== null)('agentguard view in headless Chromium', () => {
 
     await page.locator('a.site-index').click();
     await page.locator('a.batch-link').first().click();
-    expect(page.url()).toMatch(new RegExp(`^${base}/batches/[a-z0-9._-]+\\.html$`));
+    expect(page.url()).toMatch(new RegExp(`^${printed}batches/[a-z0-9._-]+\\.html$`));
     expect(await page.locator('a.run-link').count()).toBe(1);
   });
 
   it.skipIf(!codexReady)("shows a real agent's trajectory beside what ran, in its report", async () => {
-    await page.goto(`${base}/runs/${codex?.run_id}.html`);
+    await page.goto(`${printed}runs/${codex?.run_id}.html`);
     expect(await page.locator('#verdict').textContent()).toBe('FAIL');
     const trajectory = await page.locator('#trajectory').count();
     expect(trajectory).toBe(1);
@@ -246,9 +249,9 @@ describe.skipIf(reason !== null)('agentguard view in headless Chromium', () => {
     }
     expect(runId).toBeDefined();
     const alertsFile = path.join(runsDir, runId ?? '', 'guard', 'alerts.jsonl');
-    await page.goto(`${base}/`);
+    await page.goto(printed);
     expect(await page.locator('a.live-link').allTextContents()).toContain(runId);
-    await page.locator(`a.live-link[href="/live/${runId}"]`).click();
+    await page.locator(`a.live-link[href="live/${runId}"]`).click();
     await page.locator('#status').waitFor({ state: 'visible' });
     expect(existsSync(alertsFile)).toBe(false);
     // The page's own clock of when the row arrived (devtools evaluation is not subject to its CSP).
@@ -287,7 +290,7 @@ describe.skipIf(reason !== null)('agentguard view in headless Chromium', () => {
     await page.locator('#report-link').waitFor({ state: 'attached', timeout: 30_000 });
     expect(await page.locator('#events-body').textContent()).toContain('window-close');
     await page.locator('#report-link').click();
-    expect(page.url()).toBe(`${base}/runs/${runId}.html`);
+    expect(page.url()).toBe(`${printed}runs/${runId}.html`);
     expect(await page.locator('#verdict').textContent()).toBe('FAIL');
   }, 180_000);
 
@@ -295,6 +298,37 @@ describe.skipIf(reason !== null)('agentguard view in headless Chromium', () => {
     expect(requests.length).toBeGreaterThan(0);
     for (const r of requests) expect(r.startsWith(`${base}/`), r).toBe(true);
     expect(errors).toEqual([]);
+  });
+
+  it('gives another HTTP server on 127.0.0.1 nothing of its credential', async () => {
+    // Cookies ignore ports: a cookie the viewer set for 127.0.0.1 would go to this server too.
+    const seen: { url: string; headers: IncomingHttpHeaders }[] = [];
+    const other = createServer((req, res) => {
+      seen.push({ url: req.url ?? '', headers: req.headers });
+      res.writeHead(200, { 'Content-Type': 'text/html' }).end('<p>another server</p>');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (other.address() as AddressInfo).port;
+      const token = new URL(printed).pathname.split('/')[1] ?? '';
+      expect(token).toHaveLength(43);
+      const tab = await context?.newPage();
+      for (const host of ['127.0.0.1', 'localhost']) {
+        await tab?.goto(`http://${host}:${port}/`);
+        expect(await tab?.locator('body').textContent()).toContain('another server');
+      }
+      // The browser went there after using the viewer (every test above): it was asked twice, and
+      // never received a cookie or anything else that carries the token.
+      expect(seen.length).toBeGreaterThanOrEqual(2);
+      for (const r of seen) {
+        expect(r.headers.cookie).toBeUndefined();
+        expect(JSON.stringify(r)).not.toContain(token);
+      }
+      expect(await context?.cookies()).toEqual([]);
+    } finally {
+      other.closeAllConnections();
+      await new Promise((resolve) => other.close(resolve));
+    }
   });
 
   it('stops on SIGINT, releasing its port', async () => {
