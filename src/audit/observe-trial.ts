@@ -1,8 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { Row } from '../batch/types.js';
 import { errorMessage } from '../errors.js';
+import { READ_LIMITS, readEvidenceText } from '../evidence/read.js';
 import { RunReportFileSchema } from '../reports/report-schema.js';
 import { reportPath } from '../reports/reporters.js';
 import type { ObservedTrial } from './types.js';
@@ -26,7 +27,7 @@ export function observeTrial(row: Row, evidence: readonly string[]): ObservedTri
   const file = reportPath(row.run_dir, 'json');
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    raw = JSON.parse(readEvidenceText(file, { maxBytes: READ_LIMITS.json, within: row.run_dir }));
   } catch (err) {
     return { status: 'errored', ...base, reason: `${file} cannot be read: ${errorMessage(err)}` };
   }

@@ -24,7 +24,8 @@ const mib = (n: number) => `${Math.round(n / (1024 * 1024))} MiB`;
 
 /** Why a bounded read failed: `message` names the file, `detail` is the same clause without it. */
 export type BoundedReadError = {
-  code: 'missing' | 'unreadable' | 'not-a-file' | 'too-big';
+  /** `link`: a symbolic link where a reader `within` a folder follows none. */
+  code: 'missing' | 'unreadable' | 'not-a-file' | 'link' | 'too-big';
   message: string;
   detail: string;
 };
@@ -62,7 +63,11 @@ function openWithin(root: string, file: string): number {
   if (opened.ok) return opened.fd;
   const { code, detail } = opened.refusal;
   if (code === 'missing') throw new MissingFile(file, detail);
-  throw new BoundedRead(code === 'unreadable' ? 'unreadable' : 'not-a-file', file, detail);
+  throw new BoundedRead(
+    code === 'unreadable' ? 'unreadable' : code === 'link' ? 'link' : 'not-a-file',
+    file,
+    detail,
+  );
 }
 
 /**
@@ -185,16 +190,24 @@ function inputError(err: unknown, fix: string): never {
   throw err;
 }
 
+/** The bytes of an evidence file, bounded; a missing, special or oversized file is an InputError naming it. */
+export function readEvidenceBytes(
+  file: string,
+  opts: { fix?: string; maxBytes?: number; within?: string } = {},
+): Buffer {
+  try {
+    return readCapped(file, opts.maxBytes ?? READ_LIMITS.text, opts.within);
+  } catch (err) {
+    return inputError(err, opts.fix ?? 'the run directory is incomplete; re-run the task');
+  }
+}
+
 /** A text evidence file, bounded; a missing, special or oversized file is an InputError naming it. */
 export function readEvidenceText(
   file: string,
   opts: { fix?: string; maxBytes?: number; within?: string } = {},
 ): string {
-  try {
-    return readCapped(file, opts.maxBytes ?? READ_LIMITS.text, opts.within).toString('utf8');
-  } catch (err) {
-    return inputError(err, opts.fix ?? 'the run directory is incomplete; re-run the task');
-  }
+  return readEvidenceBytes(file, opts).toString('utf8');
 }
 
 /** Whether `file` is absent (as opposed to present but unreadable, which is an error). */

@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { RUN_FILES } from './layout.js';
+import { READ_LIMITS, readEvidenceBytes } from './read.js';
 import type { KnownSecret, Redactor } from './redact.js';
 import { rootBaseName } from './root-files.js';
 import { writeFileAtomic } from './write.js';
@@ -46,8 +47,8 @@ export function redactEvidenceFiles(
   for (const file of files) {
     // A tracer's output is raw whatever its format: one argv element a record, strings in chunks.
     if (file.startsWith(tracerDir)) raw.push(file);
-    else if (file.endsWith('.json')) rewrite(file, (t) => redactJson(t, structured));
-    else if (file.endsWith('.jsonl')) rewrite(file, (t) => redactJsonLines(t, structured));
+    else if (file.endsWith('.json')) rewrite(runDir, file, (t) => redactJson(t, structured));
+    else if (file.endsWith('.jsonl')) rewrite(runDir, file, (t) => redactJsonLines(t, structured));
     else raw.push(file);
   }
   const learned = [...seen]
@@ -57,7 +58,7 @@ export function redactEvidenceFiles(
   for (const file of raw) {
     // A tracer's second and later commands (`ebpf-raw.1.jsonl`) write the first one's format.
     const format = rawFormats[rootBaseName(path.basename(file))];
-    rewrite(file, (t) => text.text(format ? format(t, text) : t));
+    rewrite(runDir, file, (t) => text.text(format ? format(t, text) : t));
   }
 }
 
@@ -83,8 +84,9 @@ function redactJsonLines(text: string, redactor: Redactor): string {
     .join('\n');
 }
 
-function rewrite(file: string, redact: (text: string) => string): void {
-  const bytes = readFileSync(file);
+/** Read through the reader for folders someone else writes: a link planted here is never read through. */
+function rewrite(runDir: string, file: string, redact: (text: string) => string): void {
+  const bytes = readEvidenceBytes(file, { maxBytes: READ_LIMITS.jsonl, within: runDir });
   // Binary content (a NUL byte) is not text a secret can be found in reliably; leave it whole.
   if (bytes.includes(0)) return;
   const text = bytes.toString('utf8');
@@ -92,16 +94,12 @@ function rewrite(file: string, redact: (text: string) => string): void {
   if (out !== text) writeFileAtomic(file, out);
 }
 
+/** The regular files below `dir`, itself a real folder; a link (to a secret file outside, say) is skipped, not followed. */
 function listFiles(dir: string): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  return names.flatMap((name) => {
+  if (!lstatSync(dir, { throwIfNoEntry: false })?.isDirectory()) return [];
+  return readdirSync(dir).flatMap((name) => {
     const full = path.join(dir, name);
-    const st = statSync(full, { throwIfNoEntry: false });
+    const st = lstatSync(full, { throwIfNoEntry: false });
     if (!st) return [];
     if (st.isDirectory()) return listFiles(full);
     return st.isFile() ? [full] : [];

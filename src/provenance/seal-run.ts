@@ -1,11 +1,12 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AnalysisResult } from '../analysis/types.js';
 import { treeSha256 } from '../batch/hashes.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { InternalError } from '../errors.js';
-import { runPath } from '../evidence/layout.js';
+import { type RunFile, runPath } from '../evidence/layout.js';
+import { isMissing, READ_LIMITS, readEvidenceText, readJson } from '../evidence/read.js';
 import { baseRedactor } from '../evidence/redact.js';
 import { writeFileAtomic } from '../evidence/write.js';
 import { agentguardVersion } from '../version.js';
@@ -38,8 +39,6 @@ type RunJson = {
  * reports exist; anything written into the run folder afterwards is reported by `trace verify`.
  */
 export function sealRun(runDir: string, analysis: AnalysisResult, now: Date): SealedRun {
-  const run = JSON.parse(readFileSync(runPath(runDir, 'run'), 'utf8')) as RunJson;
-  const cfg = JSON.parse(readFileSync(runPath(runDir, 'config'), 'utf8')) as ResolvedConfig;
   const walk = walkArtifacts(runDir);
   const strange = walk.strange;
   // A run sealed again (analyze) has its previous trace in the folder; the new one replaces it.
@@ -50,9 +49,11 @@ export function sealRun(runDir: string, analysis: AnalysisResult, now: Date): Se
       `cannot seal run folder ${runDir}: ${strange[0]?.path} is ${strange[0]?.what}, which the harness never writes there`,
     );
   }
+  // Read once the walk found only regular files, and through the reader that follows no link.
+  const run = readJson<RunJson>(runPath(runDir, 'run'), undefined, undefined, runDir);
+  const cfg = readJson<ResolvedConfig>(runPath(runDir, 'config'), undefined, undefined, runDir);
   const facts = manifestFacts(runDir, run, cfg, analysis, now);
-  const commandsFile = runPath(runDir, 'commands');
-  const commandLines = existsSync(commandsFile) ? readFileSync(commandsFile, 'utf8').split('\n') : [];
+  const commandLines = commandLog(runDir);
   const records = chain(
     traceBodies({
       run,
@@ -86,13 +87,13 @@ function manifestFacts(
   analysis: AnalysisResult,
   now: Date,
 ): ManifestFacts {
-  const observation = readJsonOr(runPath(runDir, 'observation'), null) as {
+  const observation = readJsonOr(runDir, 'observation', null) as {
     sandbox?: { kind?: string; isolated?: boolean };
     tracer?: { kind?: string; requested?: string };
     network?: { mode?: string };
     fallbacks?: { component: string; wanted: string; used: string }[];
   } | null;
-  const agent = readJsonOr(runPath(runDir, 'agent'), {}) as {
+  const agent = readJsonOr(runDir, 'agent', {}) as {
     name?: string;
     adapter?: string;
     version?: string | null;
@@ -145,7 +146,7 @@ function manifestFacts(
 function agentArgv(runDir: string, commandId: string | null): string[] {
   if (!commandId) return [];
   try {
-    for (const line of readFileSync(runPath(runDir, 'commands'), 'utf8').split('\n')) {
+    for (const line of commandLog(runDir)) {
       if (!line.trim()) continue;
       const c = JSON.parse(line) as { id: string; display_argv: string[] };
       if (c.id === commandId) return baseRedactor.value(c.display_argv);
@@ -171,16 +172,23 @@ function templateHash(dir: string): string | null {
 
 /** The baseline commit evidence/diff.json was taken against; a run that never prepared has none. */
 function taskBaseline(runDir: string): string | null {
-  const diff = readJsonOr(runPath(runDir, 'diff'), null) as { baseline_sha?: unknown } | null;
+  const diff = readJsonOr(runDir, 'diff', null) as { baseline_sha?: unknown } | null;
   return typeof diff?.baseline_sha === 'string' && diff.baseline_sha !== '' ? diff.baseline_sha : null;
 }
 
-function readJsonOr(file: string, fallback: unknown): unknown {
+function readJsonOr(runDir: string, name: RunFile, fallback: unknown): unknown {
   try {
-    return JSON.parse(readFileSync(file, 'utf8'));
+    return readJson(runPath(runDir, name), undefined, undefined, runDir);
   } catch {
     return fallback;
   }
+}
+
+/** The lines of evidence/commands.jsonl, none when it is missing. */
+function commandLog(runDir: string): string[] {
+  const file = runPath(runDir, 'commands');
+  if (isMissing(file, runDir)) return [];
+  return readEvidenceText(file, { maxBytes: READ_LIMITS.jsonl, within: runDir }).split('\n');
 }
 
 function regularFile(file: string): boolean {

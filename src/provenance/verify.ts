@@ -1,7 +1,7 @@
-import { closeSync, existsSync, lstatSync, openSync, readSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
-import { describeIssue } from '../evidence/read.js';
+import { describeIssue, readTextFile } from '../evidence/read.js';
 import { readTraceHead } from '../history/trace-head.js';
 import { walkArtifacts } from './artifacts.js';
 import { canonicalJson, sha256Text } from './digest.js';
@@ -216,30 +216,16 @@ export type CappedRead =
   | { kind: 'symlink' }
   | { kind: 'too-big' };
 
-/** Reads a regular file without following a symlink, refusing one over `max` bytes before reading it. */
+/**
+ * Reads a regular file without following a symlink and without blocking on a FIFO, refusing one
+ * over `max` bytes (evidence/read.ts does the reading).
+ */
 export function readCapped(file: string, max: number): CappedRead {
-  let st: ReturnType<typeof lstatSync>;
-  try {
-    st = lstatSync(file);
-  } catch {
-    return { kind: 'missing' };
-  }
-  if (st.isSymbolicLink()) return { kind: 'symlink' };
-  if (!st.isFile()) return { kind: 'missing' };
-  if (st.size > max) return { kind: 'too-big' };
-  const fd = openSync(file, 'r');
-  try {
-    const buf = Buffer.alloc(st.size);
-    let off = 0;
-    while (off < st.size) {
-      const n = readSync(fd, buf, off, st.size - off, off);
-      if (n === 0) break;
-      off += n;
-    }
-    return { kind: 'ok', text: buf.subarray(0, off).toString('utf8') };
-  } finally {
-    closeSync(fd);
-  }
+  const read = readTextFile(file, max, path.dirname(file));
+  if (read.ok) return { kind: 'ok', text: read.text };
+  if (read.error.code === 'link') return { kind: 'symlink' };
+  if (read.error.code === 'too-big') return { kind: 'too-big' };
+  return { kind: 'missing' };
 }
 
 function isDirectory(dir: string): boolean {
