@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { closeSync, lstatSync, readdirSync, readFileSync, readlinkSync, readSync } from 'node:fs';
 import path from 'node:path';
+import { InputError } from '../errors.js';
+import { openRegularFile } from '../evidence/read.js';
 
 export function fileSha256(file: string): string {
   return createHash('sha256').update(readFileSync(file)).digest('hex');
@@ -20,11 +22,37 @@ export function treeSha256(dir: string): string {
         walk(child);
       } else if (st.isFile()) {
         hash.update(`F ${child}\0${st.mode & 0o111 ? 'x' : '-'}\0`);
-        hash.update(readFileSync(path.join(dir, child)));
+        hashContent(hash, dir, path.join(dir, child));
         hash.update('\0');
       }
     }
   };
   walk('');
   return hash.digest('hex');
+}
+
+const CHUNK = 1024 * 1024;
+
+/**
+ * A file of the tree into `hash`, a chunk at a time (a template may be a pull request's checkout:
+ * a huge file costs no memory), opened as the walk saw it: no link followed below `dir`, and a
+ * FIFO swapped in after the lstat is refused instead of blocking.
+ */
+function hashContent(hash: ReturnType<typeof createHash>, dir: string, file: string): void {
+  const opened = openRegularFile(file, dir);
+  if (!opened.ok)
+    throw new InputError(
+      `${opened.error.message}, though it was a regular file a moment before. Fix: hash ${dir} again when nothing writes to it.`,
+    );
+  try {
+    const buf = Buffer.allocUnsafe(CHUNK);
+    for (
+      let n = readSync(opened.fd, buf, 0, CHUNK, null);
+      n > 0;
+      n = readSync(opened.fd, buf, 0, CHUNK, null)
+    )
+      hash.update(buf.subarray(0, n));
+  } finally {
+    closeSync(opened.fd);
+  }
 }
