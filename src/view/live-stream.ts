@@ -47,8 +47,10 @@ export class LiveStream {
     private readonly res: ServerResponse,
     private readonly opts: LiveStreamOptions,
   ) {
-    this.timeline = new FileTail(runPath(opts.runDir, 'timeline'), opts.runDir);
-    this.alerts = new FileTail(runPath(opts.runDir, 'liveAlerts'), opts.runDir);
+    // Opened from runs/, so the run folder itself is one of the names never followed as a link.
+    const runs = path.dirname(opts.runDir);
+    this.timeline = new FileTail(runPath(opts.runDir, 'timeline'), runs);
+    this.alerts = new FileTail(runPath(opts.runDir, 'liveAlerts'), runs);
   }
 
   start(): void {
