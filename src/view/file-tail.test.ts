@@ -1,4 +1,5 @@
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -49,5 +50,29 @@ describe('FileTail', () => {
     let total = first;
     while (tail.behind()) total += tail.read().lines.length;
     expect(total).toBe(600);
+  });
+
+  it('refuses a FIFO at once, and a link (the file or a folder on the way), reading nothing through it', () => {
+    const fifo = path.join(dir, 'fifo.jsonl');
+    execFileSync('mkfifo', [fifo]);
+    const tail = new FileTail(fifo, dir);
+    expect(tail.read()).toEqual({
+      lines: [],
+      skipped: 0,
+      refused: 'is a FIFO (named pipe), not a regular file',
+    });
+    expect(tail.behind()).toBe(false);
+    const outside = mkdtempSync(path.join(tmpdir(), 'ag-tail-out-'));
+    writeFileSync(path.join(outside, 'x.jsonl'), 'secret\n');
+    symlinkSync(path.join(outside, 'x.jsonl'), path.join(dir, 'link.jsonl'));
+    mkdirSync(path.join(dir, 'run'));
+    symlinkSync(outside, path.join(dir, 'run', 'evidence'));
+    expect(new FileTail(path.join(dir, 'link.jsonl'), dir).read().refused).toBe(
+      'is a symbolic link, which agentguard does not follow here',
+    );
+    const viaFolder = new FileTail(path.join(dir, 'run', 'evidence', 'x.jsonl'), dir);
+    expect(viaFolder.read().refused).toMatch(/is reached through .*\/run\/evidence, a symbolic link/);
+    expect(viaFolder.behind()).toBe(false);
+    rmSync(outside, { recursive: true, force: true });
   });
 });
