@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
 import { type SchemaKind, shippedSchemaFile } from '../schemas/json-schemas.js';
@@ -39,14 +39,41 @@ export function schemaRef(dir: string, kind: SchemaKind, root?: string): string 
   return rel.startsWith('..') || path.isAbsolute(rel) ? file : rel;
 }
 
-function writeNew(file: string, text: string, force: boolean): void {
+/**
+ * Write `file` (below `root`) through no link the clone holds: every folder on the way must be a
+ * real folder (created when missing), and the temporary file is created fresh (O_EXCL) after any
+ * link of that name is removed, so a committed `agentguard.yaml.tmp -> ~/.bashrc` or
+ * `.github/workflows -> /etc/cron.d` cannot turn init into a write elsewhere.
+ */
+function writeNew(root: string, file: string, text: string, force: boolean): void {
   if (existsSync(file) && !force)
     throw new ConfigError(
       `${file} already exists; init does not overwrite it. Fix: remove it, or pass --force to replace it.`,
     );
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(`${file}.tmp`, text);
-  renameSync(`${file}.tmp`, file);
+  realFolders(root, path.dirname(file), true);
+  const tmp = `${file}.tmp`;
+  rmSync(tmp, { force: true });
+  writeFileSync(tmp, text, { flag: 'wx' });
+  renameSync(tmp, file);
+}
+
+/** Make `dir` below `root` (`create`), or only check it: each existing name on the way a real folder. */
+function realFolders(root: string, dir: string, create: boolean): void {
+  let at = root;
+  for (const part of path
+    .relative(root, dir)
+    .split(path.sep)
+    .filter((p) => p !== '')) {
+    at = path.join(at, part);
+    const st = lstatSync(at, { throwIfNoEntry: false });
+    if (st === undefined) {
+      if (!create) return;
+      mkdirSync(at);
+    } else if (!st.isDirectory())
+      throw new ConfigError(
+        `${at} is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}, and init writes only into real folders of the repository. Fix: remove it, or write the file by hand.`,
+      );
+  }
 }
 
 /** Inspect `dir` and write its config (and with `ci`, the CI policy and a GitHub workflow). */
@@ -79,10 +106,11 @@ export function initRepo(dir: string, opts: InitOptions): InitResult {
         },
       ];
   // Refuse before writing anything: a half-initialised repository is worse than none.
+  for (const f of files) realFolders(root, path.dirname(f.file), false);
   if (!opts.force) {
     const taken = files.find((f) => existsSync(f.file));
-    if (taken) writeNew(taken.file, '', false);
+    if (taken) writeNew(root, taken.file, '', false);
   }
-  for (const f of files) writeNew(f.file, f.text, opts.force);
+  for (const f of files) writeNew(root, f.file, f.text, opts.force);
   return { facts, written: files.map((f) => f.file) };
 }

@@ -1,5 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI, tempDir } from './exec-cli.js';
@@ -35,16 +44,20 @@ function hostileClone(name: string, plant: (dir: string) => void): string {
   return clone;
 }
 
-function initRefuses(dir: string, file: string, why: RegExp): void {
-  const started = Date.now();
+function init(dir: string, ...args: string[]) {
   // Killed (SIGKILL: a read of a FIFO outlived SIGTERM) if it hangs, so a failure leaves nothing behind.
-  const r = spawnSync(process.execPath, [CLI, 'init'], {
+  return spawnSync(process.execPath, [CLI, 'init', ...args], {
     cwd: dir,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, NO_COLOR: '1' },
     encoding: 'utf8',
     timeout: 20_000,
     killSignal: 'SIGKILL',
   });
+}
+
+function initRefuses(dir: string, file: string, why: RegExp, ...args: string[]): void {
+  const started = Date.now();
+  const r = init(dir, ...args);
   expect(Date.now() - started).toBeLessThan(15_000);
   expect(r.status, r.stderr).toBe(2);
   const lines = r.stderr.trim().split('\n');
@@ -82,5 +95,33 @@ describe('agentguard init on a hostile clone', () => {
       writeFileSync(path.join(d, 'package.json'), `{"pad": "${'x'.repeat(2 * 1024 * 1024)}"}\n`),
     );
     initRefuses(dir, 'package.json', /is larger than the 1 MiB/);
+  }, 30_000);
+
+  it('agentguard.yaml.tmp committed as a link to a file outside: init writes its own file, never through the link', () => {
+    const victim = path.join(work, 'victim.txt');
+    writeFileSync(victim, 'the victim file\n');
+    const dir = hostileClone('tmp-link', (d) => symlinkSync(victim, path.join(d, 'agentguard.yaml.tmp')));
+    const r = init(dir);
+    expect(r.status, r.stderr).toBe(0);
+    expect(readFileSync(victim, 'utf8')).toBe('the victim file\n');
+    expect(lstatSync(path.join(dir, 'agentguard.yaml')).isFile()).toBe(true);
+    expect(readFileSync(path.join(dir, 'agentguard.yaml'), 'utf8')).toContain('test_command');
+  }, 30_000);
+
+  it('--ci with .github/workflows committed as a link out: refused before anything is written', () => {
+    const elsewhere = path.join(work, 'elsewhere');
+    mkdirSync(elsewhere);
+    const dir = hostileClone('workflows-link', (d) => {
+      mkdirSync(path.join(d, '.github'));
+      symlinkSync(elsewhere, path.join(d, '.github', 'workflows'));
+    });
+    initRefuses(
+      dir,
+      '.github/workflows',
+      /is a symbolic link, and init writes only into real folders/,
+      '--ci',
+    );
+    expect(readdirSync(elsewhere)).toEqual([]);
+    expect(existsSync(path.join(dir, '.agentguard.yaml'))).toBe(false);
   }, 30_000);
 });
