@@ -38,13 +38,24 @@ export type BoundedReadError = {
  * file"), for the caller's sentence.
  */
 function withRegularFile<T>(file: string, use: (fd: number, size: number) => T, within?: string): T {
+  const { fd, size } = openRegular(file, within);
+  try {
+    return use(fd, size);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The open descriptor of a regular file and its size, or a BoundedRead (the descriptor closed). */
+function openRegular(file: string, within: string | undefined): { fd: number; size: number } {
   const fd = within === undefined ? openFollowing(file) : openWithin(within, file);
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw new BoundedRead('not-a-file', file, `is ${kindOf(st)}, not a regular file`);
-    return use(fd, st.size);
-  } finally {
+    return { fd, size: st.size };
+  } catch (err) {
     closeSync(fd);
+    throw err;
   }
 }
 
@@ -78,27 +89,10 @@ export function openRegularFile(
   file: string,
   within?: string,
 ): { ok: true; fd: number; size: number } | { ok: false; error: BoundedReadError } {
-  const fd = tryOpen(() => (within === undefined ? openFollowing(file) : openWithin(within, file)));
-  if (typeof fd !== 'number') return { ok: false, error: fd };
   try {
-    const st = fstatSync(fd);
-    if (st.isFile()) return { ok: true, fd, size: st.size };
-    closeSync(fd);
-    return {
-      ok: false,
-      error: errorOf(new BoundedRead('not-a-file', file, `is ${kindOf(st)}, not a regular file`)),
-    };
+    return { ok: true, ...openRegular(file, within) };
   } catch (err) {
-    closeSync(fd);
-    throw err;
-  }
-}
-
-function tryOpen(open: () => number): number | BoundedReadError {
-  try {
-    return open();
-  } catch (err) {
-    if (err instanceof BoundedRead) return errorOf(err);
+    if (err instanceof BoundedRead) return { ok: false, error: errorOf(err) };
     throw err;
   }
 }
