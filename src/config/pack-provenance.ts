@@ -43,9 +43,7 @@ export function packOfConfig(configPath: string): string | null {
 /** The isolation floor of a config from a pack, or undefined for the operator's own. */
 export function packFloor(configPath: string, allowFlag: string): IsolationFloor | undefined {
   const pack = packOfConfig(configPath);
-  return pack === null
-    ? undefined
-    : { input: `${path.resolve(configPath)}, a config of ${pack},`, allowFlag };
+  return pack === null ? undefined : { input: `this config, from ${pack},`, allowFlag };
 }
 
 function exists(p: string): boolean {

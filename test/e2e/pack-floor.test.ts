@@ -135,6 +135,20 @@ describe('a signed pack whose config runs on the host', () => {
       expect(existsSync(ranMarker)).toBe(false);
       expect(readdirSync(work)).not.toContain('.agentguard');
 
+      // A batch plans each attempt the same way: the attempt is an ERROR naming the floor.
+      const suite = path.join(work, 'suite.yaml');
+      writeFileSync(suite, `configs: [${config}]\n`);
+      type Summary = { rows: { result: string; reason?: string }[] };
+      const batch = await cli(['suite', suite, '--workers', '1', '--json']);
+      const row = (JSON.parse(batch.stdout) as Summary).rows[0];
+      expect(row?.result).toBe('ERROR');
+      expect(row?.reason).toContain('--allow-below-floor');
+      expect(existsSync(ranMarker)).toBe(false);
+      const batchAllowed = await cli(['suite', suite, '--workers', '1', '--json', '--allow-below-floor']);
+      expect((JSON.parse(batchAllowed.stdout) as Summary).rows[0]?.result).not.toBe('ERROR');
+      expect(existsSync(ranMarker)).toBe(true);
+      rmSync(ranMarker);
+
       const allowed = await cli(['run', config, '--json', '--allow-below-floor']);
       expect(allowed.code, allowed.stderr).not.toBe(2);
       expect(existsSync(ranMarker)).toBe(true);
