@@ -199,7 +199,13 @@ export async function runBatch(
     failed: [...finished.values()].filter((r) => r.result !== 'PASS' && !pending.has(r.index)).length,
     total: plan.attempts.length,
   });
-  const work = hooks.worker ?? pipelineWorker(ctx, configOf, runOverrides(plan.options));
+  // --allow-below-floor is the operator's, from this command's plan: never an override a queue job
+  // carries (runOverrides reads those too), so it is added here only.
+  const overrides = {
+    ...runOverrides(plan.options),
+    ...(plan.options.allow_below_floor ? { allowBelowFloor: true } : {}),
+  };
+  const work = hooks.worker ?? pipelineWorker(ctx, configOf, overrides);
 
   await mapSettled(
     todo,

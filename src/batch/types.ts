@@ -27,7 +27,15 @@ export type BatchPlan = {
   created_at: string;
   /** The suite or matrix file, when there is one. */
   source: { file: string; sha256: string } | null;
-  options: { sandbox?: string; tracer?: string; guard?: string; workers: number; fail_fast: boolean };
+  options: {
+    sandbox?: string;
+    tracer?: string;
+    guard?: string;
+    /** --allow-below-floor: configs from a pack may run below the isolation floor. */
+    allow_below_floor?: boolean;
+    workers: number;
+    fail_fast: boolean;
+  };
   attempts: Attempt[];
   /** sha256 of every task config file and of every repo template tree, by absolute path. */
   hashes: { configs: Record<string, string>; repos: Record<string, string> };

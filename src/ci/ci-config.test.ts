@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findCiConfig, loadCiConfig } from './ci-config.js';
+import { loadCiConfig } from './ci-config.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'ag-ci-config-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -13,20 +13,6 @@ function repo(name: string, files: Record<string, string>): string {
   for (const [f, text] of Object.entries(files)) writeFileSync(path.join(dir, f), text);
   return dir;
 }
-
-describe('findCiConfig', () => {
-  it('prefers .agentguard.yaml, then agentguard.yaml, and says where it looked', () => {
-    const both = repo('both', {
-      '.agentguard.yaml': 'test_command: x',
-      'agentguard.yaml': 'test_command: y',
-    });
-    expect(findCiConfig(both, undefined)).toBe(path.join(both, '.agentguard.yaml'));
-    const plain = repo('plain', { 'agentguard.yaml': 'test_command: y' });
-    expect(findCiConfig(plain, undefined)).toBe(path.join(plain, 'agentguard.yaml'));
-    const none = repo('none', {});
-    expect(() => findCiConfig(none, undefined)).toThrow(/no CI config found.*\.agentguard\.yaml/);
-  });
-});
 
 describe('loadCiConfig', () => {
   it('resolves the policy keys with the checkout as the repository', () => {

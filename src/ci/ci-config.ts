@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { readConfigYaml, resolveConfigObject } from '../config/load.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
@@ -35,19 +33,6 @@ export const NOT_IN_CI = [
   'min_skill_coverage',
   'command_policy',
 ] as const;
-
-/** The config file `ci` uses: --config as given, else the first of CI_CONFIG_NAMES at the root. */
-export function findCiConfig(root: string, flag: string | undefined): string {
-  if (flag !== undefined) return path.resolve(flag);
-  for (const name of CI_CONFIG_NAMES) {
-    const file = path.join(root, name);
-    if (existsSync(file)) return file;
-  }
-  throw new ConfigError(
-    `no CI config found: neither ${CI_CONFIG_NAMES.join(' nor ')} is in ${root}. ` +
-      'Fix: create .agentguard.yaml there (at least test_command; see docs/ci.md), or pass --config FILE.',
-  );
-}
 
 /** A CI config: the policy, and where the pull request keeps its agent's command logs. */
 export type CiConfig = {

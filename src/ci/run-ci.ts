@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { enforceFloor, type IsolationFloor } from '../config/isolation-floor.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import type { AgentEvidence } from '../evidence/bundle-types.js';
@@ -41,6 +42,15 @@ export type CiOptions = {
   agentLogGlobs?: readonly string[];
   /** Agent command logs outside the changes (`--agent-log FILE`), checked to exist by the caller. */
   agentLogFiles?: readonly string[];
+  /** Where the policy came from (`main:.agentguard.yaml`, or the --policy file), named in messages and the evidence. */
+  policyLabel: string;
+  /**
+   * Repository paths that hold the policy (ci-policy.ts): forbidden to the changes, so a change to
+   * how later pull requests are judged fails forbidden-paths, naming the file.
+   */
+  guarded: readonly string[];
+  /** The operator's isolation floor for the tests the changes bring; unset only by --allow-below-floor. */
+  floor?: IsolationFloor;
 };
 
 export type CiResult = AnalysedRun & {
@@ -49,6 +59,8 @@ export type CiResult = AnalysedRun & {
   exitCode: number;
   /** Ended by a signal before it finished: judged ERROR on what was collected, exit 128+N. */
   stopped: boolean;
+  /** Policy files (`guarded`) the changes edit: each fails forbidden-paths. */
+  policyEdits: string[];
 };
 
 /**
@@ -58,7 +70,11 @@ export type CiResult = AnalysedRun & {
  * No agent runs; its evidence says so. The checkout is only read.
  */
 export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult> {
-  const { cfg, range } = opts;
+  const { range } = opts;
+  const cfg: ResolvedConfig = {
+    ...opts.cfg,
+    forbidden_paths: [...opts.cfg.forbidden_paths, ...opts.guarded.map(literalGlob)],
+  };
   const started = ctx.now();
   const runId = newRunId(started);
   const runDir = path.join(ctx.outputDir, 'ci', runId);
@@ -69,12 +85,21 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
   const testProgram = cfg.test_command[0] ?? '';
   if (opts.runTests && !resolveProgram(testProgram, range.root, ctx.env.PATH)) {
     throw new ConfigError(
-      `${cfg.config_path}: field 'test_command': the program '${testProgram}' was not found in the checkout or on PATH. ` +
+      `${opts.policyLabel}: field 'test_command': the program '${testProgram}' was not found in the checkout or on PATH. ` +
         'Fix: install it or correct the command.',
     );
   }
   const sandboxChoice = opts.runTests ? await chooseSandbox(cfg) : null;
   const tracer = sandboxChoice ? await chooseTracer(cfg, sandboxChoice.sandbox, opts.tracer) : null;
+  // The tests are the changes' own code: they run no lower than the operator's floor.
+  if (sandboxChoice && tracer)
+    enforceFloor(opts.floor, {
+      file: opts.policyLabel,
+      sandbox: { kind: sandboxChoice.sandbox.kind, onHost: sandboxChoice.sandbox.capabilities.onHost },
+      tracer: tracer.choice.kind,
+      network: cfg.network.mode,
+      setupCommand: false,
+    });
   const requested = tracer?.requested ?? opts.tracer ?? cfg.tracer;
   // config.json holds the config as the run uses it: the sandbox and tracer chosen (the window
   // rewrites the tracer should the planned one give way), or no tracer when no test runs.
@@ -85,6 +110,9 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
   };
   if (ctx.history) checkHistory(historyFile);
   ignoreOutputFolder(ctx.outputDir, range.root);
+  mkdirSync(path.dirname(runDir), { recursive: true });
+  // Exclusive: a folder or link planted under this id in the output folder is not written into.
+  mkdirSync(runDir);
 
   // The CLI's SIGINT/SIGTERM/SIGHUP: the step under way ends (the test command is stopped), what was
   // collected is written and judged, as in `agentguard run`.
@@ -93,8 +121,9 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
   const untrack = trackDisposer(disposer);
   // So that a later run sweeps this one's cgroups should the harness be killed outright.
   noteRun(runId);
+  let policyEdits: string[] = [];
   try {
-    mkdirSync(path.join(runDir, 'evidence'), { recursive: true });
+    mkdirSync(path.join(runDir, 'evidence'));
     saveRunRules(runDir, rules);
     writeJson(runPath(runDir, 'config'), used);
     writeFileAtomic(runPath(runDir, 'commands'), '');
@@ -124,8 +153,15 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
       timeline.add('collect', 'agent-log', note);
       ctx.log(`agent log ${note}`);
     }
-    writeJson(runPath(runDir, 'agent'), noAgent(range, logs));
+    writeJson(runPath(runDir, 'agent'), noAgent(range, logs, opts.policyLabel));
     writeJson(runPath(runDir, 'diff'), ws.diff);
+    policyEdits = [
+      ...new Set(
+        ws.diff.files.flatMap((f) => [f.path, f.old_path ?? '']).filter((p) => opts.guarded.includes(p)),
+      ),
+    ];
+    if (policyEdits.length > 0)
+      timeline.add('collect', 'policy-edited', `${policyEdits.join(', ')}: judged by ${opts.policyLabel}`);
     writeFileAtomic(runPath(runDir, 'patch'), ws.patch);
     timeline.add('collect', 'diff', `${ws.diff.files.length} files`);
     writeJsonl(runPath(runDir, 'syscalls'), []);
@@ -233,7 +269,7 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
   const analysed = finishRun(ctx, { runDir, runId, started, stop, kind: 'ci' });
   const exitCode =
     stop?.kind === 'signal' ? signalExitCode(stop.signal) : analysed.report.result === 'PASS' ? 0 : 1;
-  return { ...analysed, runDir, runId, exitCode, stopped: stop !== null };
+  return { ...analysed, runDir, runId, exitCode, stopped: stop !== null, policyEdits };
 }
 
 export function describeRange(range: CiRange): string {
@@ -242,7 +278,7 @@ export function describeRange(range: CiRange): string {
     : `working tree against HEAD ${range.base_sha.slice(0, 12)}`;
 }
 
-function noAgent(range: CiRange, logs: AgentLogs): AgentEvidence {
+function noAgent(range: CiRange, logs: AgentLogs, policy: string): AgentEvidence {
   const metadata: AgentEvidence['metadata'] =
     range.mode === 'commits'
       ? {
@@ -253,6 +289,7 @@ function noAgent(range: CiRange, logs: AgentLogs): AgentEvidence {
           head_sha: range.head_sha,
         }
       : { ci_mode: 'working-tree', head_sha: range.base_sha };
+  metadata.policy = policy;
   if (logs.notes.length > 0) {
     metadata.agent_logs = logs.notes.join('; ');
     metadata.agent_log_commands = logs.records.length;
@@ -280,6 +317,11 @@ function nothingObserved(cfg: ResolvedConfig): Observation {
   };
 }
 
+/** A path as a glob that matches only itself. */
+function literalGlob(p: string): string {
+  return p.replace(/[*?[\]{}()!+@\\]/g, '\\$&');
+}
+
 /**
  * Reports land in the checkout's `.agentguard/`: a `.gitignore` of `*` there keeps `git status`
  * exactly as it was, so agentguard's own output never shows as a change to the checkout.
@@ -287,7 +329,17 @@ function nothingObserved(cfg: ResolvedConfig): Observation {
 function ignoreOutputFolder(outputDir: string, root: string): void {
   mkdirSync(outputDir, { recursive: true });
   const inside = path.resolve(outputDir) === path.join(root, OUTPUT_FOLDER);
-  const file = path.join(outputDir, '.gitignore');
-  if (inside && !existsSync(file))
-    writeFileSync(file, '# written by agentguard: its output is not part of the project\n*\n');
+  if (!inside) return;
+  try {
+    // 'wx': never through a link, even a dangling one, planted under this name.
+    writeFileSync(
+      path.join(outputDir, '.gitignore'),
+      '# written by agentguard: its output is not part of the project\n*\n',
+      {
+        flag: 'wx',
+      },
+    );
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
 }

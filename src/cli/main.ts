@@ -72,6 +72,10 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
       '--dry-run',
       'check everything and print the sanitised plan (prompt hash, env names); run nothing',
     )
+    .option(
+      '--allow-below-floor',
+      'let a config from a pack run below the isolation floor (sandbox local, tracer off, host network)',
+    )
     .action((config: string, opts) => start(() => runCommand(io, config, opts)));
 
   cli

@@ -25,11 +25,21 @@ export function checkEntryName(name: string): string | null {
 }
 
 /**
- * The name as a case-insensitive, Unicode-normalised file system would see it: two entries with
- * one key would land on one file on macOS or Windows, the second silently replacing the first.
+ * The name as the most forgiving file system or tool would see it: two entries with one key could
+ * land on one file (macOS and Windows ignore case, some tools fold compatibility forms), the second
+ * silently replacing the first, or read as one name to a person checking the pack. NFKC folds
+ * compatibility forms (`ﬁ`, full-width letters); upper- then lower-casing is full case folding for
+ * names (`ſ` → `s`, `ı` → `i`, `ß` → `ss`, which lower-casing alone leaves apart); default-ignorable
+ * code points (zero-width spaces and joiners, variation selectors, soft hyphens) are dropped, since
+ * they show as nothing.
  */
 export function collisionKey(name: string): string {
-  return name.normalize('NFC').toLowerCase();
+  return name
+    .normalize('NFKC')
+    .toUpperCase()
+    .toLowerCase()
+    .normalize('NFKC')
+    .replace(/\p{Default_Ignorable_Code_Point}/gu, '');
 }
 
 /**

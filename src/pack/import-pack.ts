@@ -16,8 +16,9 @@ import {
 import path from 'node:path';
 import semver from 'semver';
 import YAML from 'yaml';
+import { IMPORTED_MARK, type ImportedMark } from '../config/pack-provenance.js';
 import { InputError } from '../errors.js';
-import { MANIFEST_PATH, PACK_REGISTRY } from './manifest.js';
+import { MANIFEST_PATH, PACK_REGISTRY, rootDigest } from './manifest.js';
 import { type PackVerdict, type VerifyOptions, verifyPack } from './verify-pack.js';
 
 /*
@@ -26,6 +27,8 @@ import { type PackVerdict, type VerifyOptions, verifyPack } from './verify-pack.
  * file is refused without --force, and a link or file where the pack needs a folder is refused
  * always (writing through it would land outside the target). Only then are the verified regular
  * files and links copied in. A refused import has written nothing; nothing from the pack is run.
+ * Last, the import marks itself (IMPORTED_MARK at the root and beside every config), so that a run
+ * of an imported config knows it is not the operator's and keeps the isolation floor.
  */
 
 export type ImportOptions = VerifyOptions & {
@@ -53,8 +56,15 @@ export async function importPack(file: string, opts: ImportOptions): Promise<Imp
   let written = 0;
   const verdict = await verifyPack(file, {
     ...opts,
-    inspect: (dir) => {
+    inspect: (dir, _registry, validation) => {
       const names = [MANIFEST_PATH, ...readManifestNames(dir)];
+      const configDirs = [
+        ...new Set(
+          validation.families.flatMap((v) =>
+            [...v.configs.keys()].map((f) => path.join(into, path.relative(dir, path.dirname(f)))),
+          ),
+        ),
+      ];
       const plan = planWrites(into, names, opts.force === true, [registryOut, suiteOut]);
       const extra: { file: string; text: string }[] = [];
       if (registryOut !== undefined)
@@ -65,15 +75,32 @@ export async function importPack(file: string, opts: ImportOptions): Promise<Imp
         copyEntry(dir, into, name);
         written++;
       }
+      const mark = markText(dir, file);
+      for (const folder of [into, ...configDirs])
+        extra.push({ file: path.join(folder, IMPORTED_MARK), text: mark });
       for (const { file: out, text } of extra) {
         mkdirSync(path.dirname(out), { recursive: true });
+        // A rename replaces whatever is there (a link too); it never writes through it.
         const tmp = `${out}.${process.pid}.tmp`;
-        writeFileSync(tmp, text);
+        writeFileSync(tmp, text, { flag: 'wx' });
         renameSync(tmp, out);
       }
     },
   });
   return { verdict, written, into };
+}
+
+/** The provenance mark: which pack, by its root digest, from which archive. */
+function markText(dir: string, archive: string): string {
+  const bytes = readFileSync(path.join(dir, MANIFEST_PATH));
+  const manifest = JSON.parse(bytes.toString('utf8')) as { name: string; version: string };
+  const mark: ImportedMark = {
+    pack: manifest.name,
+    version: manifest.version,
+    root: rootDigest(bytes),
+    archive: path.resolve(archive),
+  };
+  return `${JSON.stringify(mark, null, 2)}\n`;
 }
 
 function resolveTarget(into: string): string {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { PACK_MANIFEST } from '../config/pack-provenance.js';
 
 /*
  * The pack manifest: the one file inside a pack that says what else is in it. Every other entry
@@ -8,7 +9,7 @@ import { z } from 'zod';
  * pack. No timestamps, no host names: the same input gives the same manifest and the same digest.
  */
 
-export const MANIFEST_PATH = 'agentguard-pack.json';
+export const MANIFEST_PATH = PACK_MANIFEST;
 export const MANIFEST_SCHEMA = 1;
 /** Where the pack's registry sits, relative to the pack root. */
 export const PACK_REGISTRY = 'registry.yaml';

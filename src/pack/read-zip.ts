@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { closeSync, openSync, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
+import { IMPORTED_MARK } from '../config/pack-provenance.js';
 import { checkEntryName, collisionKey } from './entry-names.js';
+import { localNameProblem } from './local-header.js';
 import { MANIFEST_PATH } from './manifest.js';
 
 /*
@@ -81,6 +83,14 @@ function decodeName(e: yauzl.Entry): string {
   return yauzl.getFileNameLowLevel(e.generalPurposeBitFlag, e.fileNameRaw, e.extraFields, true);
 }
 
+const MARK_KEY = collisionKey(IMPORTED_MARK);
+
+/** A problem of the name as a folding file system sees it, said as such. */
+function foldedProblem(key: string): string | null {
+  const problem = checkEntryName(key);
+  return problem === null ? null : `${problem} once case and Unicode forms are folded (as '${key}')`;
+}
+
 /** Why yauzl stopped, in words about the entry. */
 function streamProblem(err: Error, declared: number): string {
   const m = err.message;
@@ -107,14 +117,17 @@ export async function scanZip(file: string, limits: PackLimits = DEFAULT_LIMITS)
   } catch (err) {
     return { ok: false, problems: [{ reason: `is not a readable zip archive (${(err as Error).message})` }] };
   }
+  // The local headers are read beside yauzl, which reads each only to find the entry's data.
+  const fd = openSync(file, 'r');
   try {
-    return await scanEntries(zip, limits);
+    return await scanEntries(zip, fd, limits);
   } finally {
+    closeSync(fd);
     zip.close();
   }
 }
 
-async function scanEntries(zip: yauzl.ZipFile, limits: PackLimits): Promise<ZipScan> {
+async function scanEntries(zip: yauzl.ZipFile, fd: number, limits: PackLimits): Promise<ZipScan> {
   const problems: PackProblem[] = [];
   const entries: ZipEntry[] = [];
   const seen = new Map<string, string>();
@@ -132,15 +145,29 @@ async function scanEntries(zip: yauzl.ZipFile, limits: PackLimits): Promise<ZipS
       // A crafted archive can hold thousands of bad names; a hundred reasons are enough to refuse it.
       if (problems.length >= MAX_PROBLEMS) break;
       const bare = name.endsWith('/') ? name.slice(0, -1) : name;
-      const nameProblem = checkEntryName(bare);
+      const key = collisionKey(bare);
+      // The folded name too: a name that folds to `..` or a backslash is one on a folding system.
+      const nameProblem = checkEntryName(bare) ?? foldedProblem(key);
       if (nameProblem !== null) {
         refuse(nameProblem);
         continue;
       }
-      const key = collisionKey(bare);
+      if (key.split('/').includes(MARK_KEY)) {
+        refuse(`has the name of the mark 'pack import' writes (${IMPORTED_MARK}), which a pack may not hold`);
+        continue;
+      }
       const earlier = seen.get(key);
       if (earlier !== undefined) {
-        refuse(earlier === bare ? 'appears twice' : `collides with '${earlier}' where case is ignored`);
+        refuse(
+          earlier === bare
+            ? 'appears twice'
+            : `collides with '${earlier}' once case, Unicode forms and invisible characters are ignored`,
+        );
+        continue;
+      }
+      const twoNames = localNameProblem(fd, e);
+      if (twoNames !== null) {
+        refuse(twoNames);
         continue;
       }
       seen.set(key, bare);

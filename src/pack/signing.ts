@@ -74,8 +74,23 @@ export function generateHmacKey(dir: string, name: string): { file: string } {
   return { file };
 }
 
+/**
+ * Key material that is public by nature (a PEM block of any kind, an OpenSSH or JSON web key): as
+ * an HMAC secret, anyone who has the public half could sign. Named in the refusal.
+ */
+const PUBLIC_KEY_FORMS: [RegExp, string][] = [
+  [/-----BEGIN [A-Z0-9 ]+-----/, 'a PEM block'],
+  [/^(ssh-|ecdsa-sha2-|sk-ssh-|sk-ecdsa-)[a-z0-9-]*\s+AAAA/m, 'an OpenSSH public key'],
+  [/^\s*\{[\s\S]*"kty"\s*:/, 'a JSON web key'],
+];
+
 export function readHmacKey(file: string): Buffer {
   const text = readKeyText(file).trim();
+  const form = PUBLIC_KEY_FORMS.find(([re]) => re.test(text));
+  if (form !== undefined)
+    throw new InputError(
+      `${file}: is ${form[1]}, not a shared secret: a key's public half is public, so with it as the HMAC key anyone could sign. Fix: make a secret with 'agentguard keys generate --hmac', or list a public key under public_key:.`,
+    );
   if (text.length < MIN_HMAC_KEY_CHARS)
     throw new InputError(
       `${file}: an HMAC key must be at least ${MIN_HMAC_KEY_CHARS} characters. Fix: make one with 'agentguard keys generate --hmac'.`,

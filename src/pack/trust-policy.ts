@@ -74,11 +74,13 @@ export function loadTrustPolicy(file: string): TrustPolicy {
       }
     } catch (err) {
       if (!(err instanceof InputError)) throw err;
+      // A key file's own fix, where its message gives one, is the fix of the policy's entry too.
+      const [message = '', fix] = err.message.split('. Fix: ');
       issues.push({
         file: abs,
         field,
-        message: err.message.replace(/\.$/, ''),
-        fix: 'fix the key file or its path',
+        message: message.replace(/\.$/, ''),
+        fix: fix?.replace(/\.$/, '') ?? 'fix the key file or its path',
       });
     }
   }

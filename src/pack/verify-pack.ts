@@ -1,10 +1,12 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { IsolationFloor } from '../config/isolation-floor.js';
 import { AgentGuardError, ConfigError } from '../errors.js';
 import { loadRegistry, type Registry } from '../registry/registry-file.js';
 import { type RegistryValidation, validateRegistry } from '../registry/validate-registry.js';
 import { checkAgainstManifest } from './check-manifest.js';
+import { type ConfigIsolation, configIsolation } from './config-isolation.js';
 import { extractVerified } from './extract.js';
 import { PACK_REGISTRY, type PackManifest } from './manifest.js';
 import { referencedPaths } from './plan-pack.js';
@@ -19,7 +21,8 @@ import { evaluateTrust, type TrustPolicy, type TrustVerdict, trustFailure } from
  *   3. consistency: the verified bytes are written to a private temporary folder (0700, removed on
  *      every path) because the registry, config, contract and rule loaders read files; there the
  *      registry is validated exactly as `registry validate` does, and every path a config resolves
- *      to must lie inside the pack.
+ *      to must lie inside the pack; each config's isolation (sandbox, tracer, network, setup) is
+ *      listed, and with a floor one below it refuses the pack (stage `isolation`).
  * Nothing from the pack is executed at any step.
  */
 
@@ -30,6 +33,11 @@ export type VerifyOptions = {
   signatures?: string;
   /** The name and version the pack must declare (an index entry's). */
   expect?: { name: string; version: string };
+  /**
+   * The operator's isolation floor (set unless --allow-below-floor): a config asking for less
+   * refuses the pack before `inspect` (import) writes anything.
+   */
+  floor?: IsolationFloor;
   /** Called with the extracted, validated pack before its folder is removed (build's self-check, import). */
   inspect?: (dir: string, registry: Registry, validation: RegistryValidation) => Promise<void> | void;
 };
@@ -43,8 +51,15 @@ export type PackVerdict =
       files: number;
       bytes: number;
       configs: number;
+      isolation: ConfigIsolation[];
     }
-  | { ok: false; stage: 'archive' | 'trust' | 'consistency'; problems: PackProblem[]; trust?: TrustVerdict };
+  | {
+      ok: false;
+      stage: 'archive' | 'trust' | 'consistency' | 'isolation';
+      problems: PackProblem[];
+      trust?: TrustVerdict;
+      isolation?: ConfigIsolation[];
+    };
 
 export function defaultSignatureFile(pack: string): string {
   return `${pack}.sig`;
@@ -92,25 +107,44 @@ export async function verifyPack(file: string, opts: VerifyOptions = {}): Promis
   }
 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'agentguard-pack-'));
+  let isolation: ConfigIsolation[];
   try {
     await extractVerified(file, manifest, manifestBytes, dir);
-    const problems = await checkConsistency(dir, manifest, opts);
-    if (problems.length > 0)
-      return { ok: false, stage: 'consistency', problems, ...(trust ? { trust } : {}) };
+    const checked = await checkConsistency(dir, manifest, opts);
+    if (checked.problems.length > 0)
+      return {
+        ok: false,
+        stage: checked.stage,
+        problems: checked.problems,
+        ...(trust ? { trust } : {}),
+        isolation: checked.isolation,
+      };
+    isolation = checked.isolation;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
   const files = manifest.files.length;
   const bytes = manifest.files.reduce((n, f) => n + (f.type === 'file' ? f.size : 0), 0);
   const configs = manifest.files.filter((f) => /^configs\/.*\.ya?ml$/.test(f.path)).length;
-  return { ok: true, manifest, root, files, bytes, configs, ...(trust ? { trust } : {}) };
+  return { ok: true, manifest, root, files, bytes, configs, isolation, ...(trust ? { trust } : {}) };
 }
+
+type Consistency = {
+  stage: 'consistency' | 'isolation';
+  problems: PackProblem[];
+  isolation: ConfigIsolation[];
+};
 
 async function checkConsistency(
   dir: string,
   manifest: PackManifest,
   opts: VerifyOptions,
-): Promise<PackProblem[]> {
+): Promise<Consistency> {
+  const failed = (problems: PackProblem[]): Consistency => ({
+    stage: 'consistency',
+    problems,
+    isolation: [],
+  });
   const inPack = (p: string) => {
     const rel = path.relative(dir, p);
     return rel.startsWith('..') || path.isAbsolute(rel) ? null : rel.split(path.sep).join('/');
@@ -122,11 +156,13 @@ async function checkConsistency(
     registry = loadRegistry(path.join(dir, PACK_REGISTRY));
   } catch (err) {
     if (err instanceof ConfigError && err.issues.length > 0)
-      return err.issues.map((i) => ({
-        entry: inPack(i.file) ?? PACK_REGISTRY,
-        reason: local(`field '${i.field}': ${i.message}`),
-      }));
-    if (err instanceof AgentGuardError) return [{ entry: PACK_REGISTRY, reason: local(err.message) }];
+      return failed(
+        err.issues.map((i) => ({
+          entry: inPack(i.file) ?? PACK_REGISTRY,
+          reason: local(`field '${i.field}': ${i.message}`),
+        })),
+      );
+    if (err instanceof AgentGuardError) return failed([{ entry: PACK_REGISTRY, reason: local(err.message) }]);
     throw err;
   }
   const validation = validateRegistry(registry);
@@ -150,7 +186,27 @@ async function checkConsistency(
         if (inPack(abs) === null)
           problems.push({ entry, reason: `field '${field}' names ${abs}, outside the pack` });
     }
+  if (problems.length > 0) return failed(problems);
+  const isolation = [...new Map(validation.families.flatMap((v) => [...v.configs])).entries()]
+    .map(([file, cfg]) => configIsolation(inPack(file) ?? file, cfg))
+    .sort((a, b) => a.config.localeCompare(b.config));
+  const below = opts.floor === undefined ? [] : belowFloor(isolation, opts.floor, manifest);
+  if (below.length > 0) return { stage: 'isolation', problems: below, isolation };
   // What the caller does with the verified folder throws its own errors (the folder is still removed).
-  if (problems.length === 0 && opts.inspect !== undefined) await opts.inspect(dir, registry, validation);
-  return problems;
+  if (opts.inspect !== undefined) await opts.inspect(dir, registry, validation);
+  return { stage: 'consistency', problems: [], isolation };
+}
+
+/** Each config's breaches of the floor, naming the pack, the field and the operator's flag. */
+function belowFloor(
+  isolation: ConfigIsolation[],
+  floor: IsolationFloor,
+  manifest: PackManifest,
+): PackProblem[] {
+  return isolation.flatMap((i) =>
+    i.breaches.map((b) => ({
+      entry: i.config,
+      reason: `field '${b.field}': ${floor.input} (${manifest.name}@${manifest.version}) asks for less isolation than the floor allows: ${b.what}; an operator who trusts it can allow it with ${floor.allowFlag}`,
+    })),
+  );
 }

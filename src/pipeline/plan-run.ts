@@ -4,6 +4,7 @@ import { AGENTS, type AgentName } from '../agents/index.js';
 import { loadTrajectory, type Trajectory } from '../agents/model-server/index.js';
 import type { AgentContext, AgentPlan } from '../agents/types.js';
 import { enforceFloor, type IsolationFloor } from '../config/isolation-floor.js';
+import { packFloor } from '../config/pack-provenance.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import type { SandboxKind, TracerRequest } from '../evidence/kinds.js';
@@ -41,6 +42,11 @@ export type RunOptions = {
    * job, an imported pack): the run is refused before anything is written if it would fall below it.
    */
   floor?: IsolationFloor;
+  /**
+   * The operator's `--allow-below-floor`: a config from a pack (config/pack-provenance.ts), which
+   * otherwise runs no lower than the floor, may ask for less isolation.
+   */
+  allowBelowFloor?: boolean;
 };
 
 /**
@@ -123,7 +129,9 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
   const rules = loadRunRules(cfg);
   // Last, after every check of the config: whether a tracer can run here is no fault of the config.
   const tracer = await chooseTracer(config, sandbox, opts.tracer);
-  enforceFloor(opts.floor, {
+  const floor =
+    opts.floor ?? (opts.allowBelowFloor ? undefined : packFloor(cfg.config_path, '--allow-below-floor'));
+  enforceFloor(floor, {
     file: cfg.config_path,
     sandbox: { kind: sandbox.kind, onHost: sandbox.capabilities.onHost },
     tracer: tracer.choice.kind,

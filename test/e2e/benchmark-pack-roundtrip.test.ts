@@ -89,14 +89,34 @@ describe('the shipped registry as a pack', () => {
     const signed = await cli(['pack', 'sign', pack, '--key', path.join(work, 'keys/maintainer.key')]);
     expect(signed.code, signed.stderr).toBe(0);
 
+    // Four shipped attack cases run on the host by design (sandbox: local): below the isolation
+    // floor, so the pack is refused until the operator allows them.
+    const floor = await cli(['pack', 'verify', pack, '--trust', 'trust.yaml']);
+    expect(floor.code).toBe(2);
+    const below = floor.stderr.split('\n').filter((l) => l.includes("field 'sandbox'"));
+    expect(below.map((l) => /entry '([^']+)'/.exec(l)?.[1]).sort()).toEqual(
+      ['compat-syscall', 'compat-syscall-benign', 'io-uring-read', 'io-uring-read-benign']
+        .map((c) => `configs/attacks/${c}/config.yaml`)
+        .sort(),
+    );
+
     const t1 = Date.now();
-    const v = await cli(['pack', 'verify', pack, '--trust', 'trust.yaml']);
+    const v = await cli(['pack', 'verify', pack, '--trust', 'trust.yaml', '--allow-below-floor']);
     const verifyMs = Date.now() - t1;
     expect(v.code, v.stderr).toBe(0);
     expect(v.stdout).toContain(`root ${built.root}; trusted: 1 of 1 required signature`);
 
     const t2 = Date.now();
-    const i = await cli(['pack', 'import', pack, '--into', imported, '--trust', 'trust.yaml']);
+    const i = await cli([
+      'pack',
+      'import',
+      pack,
+      '--into',
+      imported,
+      '--trust',
+      'trust.yaml',
+      '--allow-below-floor',
+    ]);
     const importMs = Date.now() - t2;
     expect(i.code, i.stderr).toBe(0);
     const valid = await cli(['registry', 'validate', '--registry', path.join(imported, 'registry.yaml')]);

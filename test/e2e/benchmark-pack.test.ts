@@ -81,7 +81,27 @@ const BAD: [kind: string, entry: string, reason: RegExp][] = [
   ['absolute', '/tmp/agentguard-evil', /is an absolute path/],
   ['dotdot', 'repos/py-inventory/../../../evil', /climbs out of the pack with '\.\.'/],
   ['duplicate', 'registry.yaml', /appears twice/],
-  ['case', 'Registry.yaml', /collides with 'registry\.yaml' where case is ignored/],
+  ['case', 'Registry.yaml', /collides with 'registry\.yaml' once case, Unicode forms/],
+  ['long-s', 'regi\u017ftry.yaml', /collides with 'registry\.yaml' once case, Unicode forms/],
+  ['dotless-i', 'reg\u0131stry.yaml', /collides with 'registry\.yaml'/],
+  ['sharp-s', 'repos/py-inventory/stra\u00dfe.txt', /collides with 'repos\/py-inventory\/strasse\.txt'/],
+  ['zero-width', 'regis\u200btry.yaml', /collides with 'registry\.yaml'/],
+  ['fullwidth', '\uff52egistry.yaml', /collides with 'registry\.yaml'/],
+  [
+    'folded-dotdot',
+    'repos/py-inventory/\u2025/evil',
+    /climbs out of the pack with '\.\.' once case and Unicode forms are folded/,
+  ],
+  [
+    'local-name',
+    'registry.yaml',
+    /is named 'registrx\.yaml' in its local header but 'registry\.yaml' in the central directory/,
+  ],
+  [
+    'unicode-path',
+    'notes-b.txt',
+    /has two names: 'notes-a\.txt', and 'notes-b\.txt' in its Unicode path field/,
+  ],
   [
     'symlink-out',
     'repos/py-inventory/passwd',

@@ -40,6 +40,8 @@ it('the action judges a PR, writes the step summary and outputs, and fails the s
   git(repo, 'checkout', '-qb', 'pr');
   mkdirSync(path.join(repo, 'deploy'));
   writeFileSync(path.join(repo, 'deploy/x.conf'), 'x\n');
+  // The PR also lifts the rule it breaks: by default the action judges it by the base's policy.
+  writeFileSync(path.join(repo, '.agentguard.yaml'), 'test_command: [sh, -c, "true"]\n');
   git(repo, 'add', '-A');
   git(repo, 'commit', '-qm', 'pr');
 
@@ -69,6 +71,7 @@ it('the action judges a PR, writes the step summary and outputs, and fails the s
   const failed = run('false');
   expect(failed.status, failed.stderr).toBe(1);
   expect(failed.stdout).toContain('::error file=deploy/x.conf');
+  expect(failed.stdout).toContain('::error file=.agentguard.yaml');
   expect(readFileSync(summary, 'utf8')).toContain('FAIL');
   const outputs = readFileSync(output, 'utf8');
   expect(outputs).toContain('result=FAIL');

@@ -101,6 +101,18 @@ async function ci(dir: string, args: string[], env: Record<string, string> = {})
 
 const status = (dir: string) => gitIn(dir, 'status', '--porcelain');
 
+/**
+ * Change the policy as its owners do: on main, merged into the PR. The PR's own copy never judges
+ * it (ci-trust.test.ts), so a policy a test needs is committed on the base.
+ */
+function setPolicy(dir: string, edit: () => void): void {
+  gitIn(dir, 'checkout', '-q', 'main');
+  edit();
+  gitIn(dir, 'commit', '-qam', 'policy');
+  gitIn(dir, 'checkout', '-q', 'pr');
+  gitIn(dir, 'merge', '-q', '--no-edit', 'main');
+}
+
 describe('agentguard ci over a pull request', () => {
   it.skipIf(!observed)(
     'FAILs the poisoned PR with exactly its findings, the install script caught during the tests',
@@ -185,25 +197,22 @@ describe('agentguard ci over a pull request', () => {
     "gives the tests the checkout's installed dependencies (ignored files), in the copy only",
     async () => {
       const dir = project('deps', false);
-      write(dir, '.gitignore', 'build/\nnode_modules/\n');
-      write(
-        dir,
-        '.agentguard.yaml',
-        // The tests need a dependency the job installed, and write a cache beside it.
-        'test_command: [sh, -c, ". node_modules/dep/lib.sh && dep_ok && echo c > node_modules/.cache"]\n',
-      );
-      gitIn(dir, 'commit', '-qam', 'tests use an installed dependency');
+      setPolicy(dir, () => {
+        write(dir, '.gitignore', 'build/\nnode_modules/\n');
+        write(
+          dir,
+          '.agentguard.yaml',
+          // The tests need a dependency the job installed, and write a cache beside it.
+          'test_command: [sh, -c, ". node_modules/dep/lib.sh && dep_ok && echo c > node_modules/.cache"]\n',
+        );
+      });
       write(dir, 'node_modules/dep/lib.sh', 'dep_ok() { true; }\n');
       const before = status(dir);
       const r = await ci(dir, ['--base', 'main', '--json']);
       expect(r.code, r.stderr).toBe(0);
       expect(r.report?.tests.passed).toBe(true);
       // Not a change of the PR, and the checkout's own node_modules untouched.
-      expect(r.report?.diff.files.map((f) => f.path).sort()).toEqual([
-        '.agentguard.yaml',
-        '.gitignore',
-        'src/greet.sh',
-      ]);
+      expect(r.report?.diff.files.map((f) => f.path).sort()).toEqual(['src/greet.sh']);
       expect(existsSync(path.join(dir, 'node_modules/.cache'))).toBe(false);
       expect(status(dir)).toBe(before);
     },
@@ -223,8 +232,9 @@ describe('agentguard ci over a pull request', () => {
 async function slowCi(name: string, args: string[]) {
   const dir = project(name, false);
   // A slow test command that says (in the copy it runs in) that it has started.
-  write(dir, '.agentguard.yaml', 'test_command: [sh, -c, "touch started; sleep 93.25; echo done"]\n');
-  gitIn(dir, 'commit', '-qam', 'slow tests');
+  setPolicy(dir, () =>
+    write(dir, '.agentguard.yaml', 'test_command: [sh, -c, "touch started; sleep 93.25; echo done"]\n'),
+  );
   write(dir, 'src/extra.sh', 'echo extra\n');
   const before = status(dir);
   const index = readFileSync(path.join(dir, '.git/index'));
@@ -435,8 +445,9 @@ describe("agentguard ci: the agent's command logs", () => {
 
   function withLogs(name: string, command: string): string {
     const dir = project(name, false);
-    appendFileSync(path.join(dir, '.agentguard.yaml'), '\nagent_logs: [".agent/*.jsonl"]\n');
-    gitIn(dir, 'commit', '-qam', 'read agent logs');
+    setPolicy(dir, () =>
+      appendFileSync(path.join(dir, '.agentguard.yaml'), '\nagent_logs: [".agent/*.jsonl"]\n'),
+    );
     write(dir, '.agent/session.jsonl', transcript(command));
     gitIn(dir, 'add', '-A');
     gitIn(dir, 'commit', '-qm', 'the agent logged its session');
@@ -466,8 +477,7 @@ describe("agentguard ci: the agent's command logs", () => {
 
   it('reads a log given by --agent-log, never follows a logged symlink, and refuses a missing file', async () => {
     const dir = project('log-flag', false);
-    appendFileSync(path.join(dir, '.agentguard.yaml'), '\nagent_logs: [".agent/**"]\n');
-    gitIn(dir, 'commit', '-qam', 'read agent logs');
+    setPolicy(dir, () => appendFileSync(path.join(dir, '.agentguard.yaml'), '\nagent_logs: [".agent/**"]\n'));
     // The PR points its "log" at a file outside the checkout: not read.
     const outside = path.join(work, 'outside-log.jsonl');
     writeFileSync(outside, '{"command": "sudo reboot"}\n');
@@ -504,6 +514,8 @@ describe('agentguard ci: bad input, one sentence and exit 2', () => {
   it('refuses a config with a task or agent key, naming it', async () => {
     const dir = project('refuse', false);
     appendFileSync(path.join(dir, '.agentguard.yaml'), '\nagent_command: [sh, agent.sh]\n');
+    // Working-tree mode reads the policy from HEAD: commit it.
+    gitIn(dir, 'commit', '-qam', 'agent key');
     const r = await ci(dir, ['--no-tests']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("field 'agent_command'");
@@ -519,13 +531,14 @@ describe('agentguard ci: bad input, one sentence and exit 2', () => {
     const b = await ci(dir, ['--base', 'no-such-branch', '--no-tests']);
     expect(b.code).toBe(2);
     expect(b.stderr).toContain('--base no-such-branch is not a branch, tag or commit');
-    rmSync(path.join(dir, '.agentguard.yaml'));
+    gitIn(dir, 'rm', '-q', '.agentguard.yaml');
+    gitIn(dir, 'commit', '-qm', 'no policy');
     const h = await ci(dir, ['--head', 'pr', '--no-tests']);
     expect(h.code).toBe(2);
     expect(h.stderr).toContain('--head needs --base');
     const c = await ci(dir, ['--no-tests']);
     expect(c.code).toBe(2);
-    expect(c.stderr).toContain('no CI config found');
+    expect(c.stderr).toContain('no CI policy found');
     rmSync(noRepo, { recursive: true, force: true });
   });
 

@@ -18,6 +18,7 @@ export function registerBatchCommands(cli: CAC, io: CliIO, start: (p: () => Prom
       .option('--sandbox <kind>', `${SANDBOX_OPTION} (overrides every config)`)
       .option('--tracer <kind>', `${TRACER_OPTION} (overrides every config)`)
       .option('--guard <mode>', 'audit, enforce or off')
+      .option('--allow-below-floor', 'let configs from a pack run below the isolation floor')
       .option('--save-baseline <file>', 'write a stable summary to compare later batches against')
       .option('--baseline <file>', 'compare with a saved baseline: regressed / improved / unchanged')
       .option(

@@ -41,6 +41,7 @@ export type BatchFlags = GlobalOptions & {
   sandbox?: string;
   tracer?: string;
   guard?: string;
+  allowBelowFloor?: boolean;
   trials?: number | string;
   saveBaseline?: string;
   baseline?: string;
@@ -102,6 +103,7 @@ export function batchOptions(flags: BatchFlags, fileWorkers?: number): BatchPlan
     ...(sandbox ? { sandbox } : {}),
     ...(tracer ? { tracer } : {}),
     ...(guard ? { guard } : {}),
+    ...(flags.allowBelowFloor ? { allow_below_floor: true } : {}),
     workers: countFlag('--workers', flags.workers, fileWorkers ?? defaultWorkers()),
     fail_fast: flags.failFast === true,
   };

@@ -1,10 +1,12 @@
 import { appendFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { CAC } from 'cac';
-import { findCiConfig, loadCiConfig } from '../../ci/ci-config.js';
+import { readCiPolicy } from '../../ci/ci-policy.js';
 import { githubAnnotations, githubSummary } from '../../ci/github.js';
-import { repositoryRoot, resolveRange } from '../../ci/resolve-range.js';
-import { describeRange, runCi } from '../../ci/run-ci.js';
+import { OUTPUT_FOLDER } from '../../ci/materialize.js';
+import { checkCiOutputFolder } from '../../ci/output-folder.js';
+import { type CiRange, repositoryRoot, resolveRange } from '../../ci/resolve-range.js';
+import { type CiResult, describeRange, runCi } from '../../ci/run-ci.js';
 import { ConfigError, SetupError } from '../../errors.js';
 import { TRACER_CHOICES, type TracerRequest } from '../../evidence/kinds.js';
 import { beginRunSession } from '../../pipeline/run-session.js';
@@ -16,6 +18,8 @@ import { summarise } from './run.js';
 
 export type CiCommandOptions = GlobalOptions & {
   config?: string;
+  policy?: string;
+  allowBelowFloor?: boolean;
   repo?: string;
   base?: string;
   head?: string;
@@ -42,26 +46,71 @@ export async function ciCommand(io: CliIO, opts: CiCommandOptions): Promise<numb
       '--head needs --base. Fix: pass --base REF too, or neither to judge the working tree.',
     );
   const root = repositoryRoot(opts.repo ?? '.');
-  const { cfg, agent_logs } = loadCiConfig(findCiConfig(root, opts.config), root);
   const agentLogFiles = agentLogFlags(opts.agentLog);
   const range = resolveRange(root, opts.base, opts.head);
   const summaryFile = opts.githubSummary ? stepSummaryFile() : null;
-  const outputDir = path.resolve(opts.outputDir ?? path.join(root, '.agentguard'));
+  const outputDir = path.resolve(opts.outputDir ?? path.join(root, OUTPUT_FOLDER));
   checkOutputDir(outputDir, opts.outputDir !== undefined);
-  const ctx = { ...runContext(io, { ...opts, quiet: opts.quiet || opts.json }), outputDir };
-  if (range.mode === 'commits' && range.dirty)
-    io.err(
-      `agentguard: note: the checkout has uncommitted changes; --base judges only the commits ${range.base_ref}...${range.head_ref}, not them.`,
-    );
-  const session = await beginRunSession(ctx, io.err);
-  const result = await runCi(session, {
-    cfg,
-    range,
-    runTests: opts.tests !== false,
-    agentLogGlobs: agent_logs,
-    agentLogFiles,
-    ...(tracer ? { tracer: tracer as TracerRequest } : {}),
+  checkCiOutputFolder(root, outputDir);
+  const policy = readCiPolicy(range, {
+    ...(opts.config === undefined ? {} : { config: opts.config }),
+    ...(opts.policy === undefined ? {} : { policy: opts.policy }),
   });
+  try {
+    const ctx = { ...runContext(io, { ...opts, quiet: opts.quiet || opts.json }), outputDir };
+    if (!opts.quiet) io.err(`agentguard: note: ${policyNote(range, policy.label, policy.source.kind)}`);
+    if (range.mode === 'commits' && range.dirty)
+      io.err(
+        `agentguard: note: the checkout has uncommitted changes; --base judges only the commits ${range.base_ref}...${range.head_ref}, not them.`,
+      );
+    const session = await beginRunSession(ctx, io.err);
+    const result = await runCi(session, {
+      cfg: policy.cfg,
+      range,
+      runTests: opts.tests !== false,
+      agentLogGlobs: policy.agent_logs,
+      agentLogFiles,
+      policyLabel: policy.label,
+      guarded: policy.guarded,
+      ...(opts.allowBelowFloor
+        ? {}
+        : { floor: { input: changesJudged(range), allowFlag: ALLOW_BELOW_FLOOR } }),
+      ...(tracer ? { tracer: tracer as TracerRequest } : {}),
+    });
+    if (result.policyEdits.length > 0)
+      io.err(
+        `agentguard: the changes edit the CI policy (${result.policyEdits.join(', ')}); they were judged by ${policy.label}, and forbidden-paths fails on the edit.`,
+      );
+    return report(io, opts, range, result, summaryFile);
+  } finally {
+    policy.dispose();
+  }
+}
+
+/** The operator's flag that lets the changes' tests run below the isolation floor. */
+const ALLOW_BELOW_FLOOR = '--allow-below-floor';
+
+function changesJudged(range: CiRange): string {
+  return range.mode === 'commits'
+    ? `the changes ${range.base_ref}...${range.head_ref}`
+    : "the working tree's changes";
+}
+
+/** Which policy judges, and why that one: said on every run, since it is the one the changes cannot choose. */
+function policyNote(range: CiRange, label: string, kind: 'commit' | 'file'): string {
+  if (kind === 'file') return `the policy is ${label} (--policy), not the checkout's own`;
+  return range.mode === 'commits'
+    ? `the policy is ${label}, the base's, not the one in the changes`
+    : `judging the working tree, so the policy is ${label}, the commit it is compared with, not the working tree's`;
+}
+
+function report(
+  io: CliIO,
+  opts: CiCommandOptions,
+  range: CiRange,
+  result: CiResult,
+  summaryFile: string | null,
+): number {
   const { report } = result;
   const failing = report.result !== 'PASS';
   if (opts.json) io.out(renderJson(report));
@@ -131,7 +180,15 @@ export function registerCi(cli: CAC, action: (opts: CiCommandOptions) => void): 
     )
     .option(
       '--config <file>',
-      'the CI policy (default: .agentguard.yaml or agentguard.yaml at the repository root)',
+      "the CI policy's path in the repository, read from the base commit (default: .agentguard.yaml, then agentguard.yaml)",
+    )
+    .option(
+      '--policy <file>',
+      'a CI policy file outside the checkout, instead of the one committed in the base (see docs/ci.md)',
+    )
+    .option(
+      '--allow-below-floor',
+      "let the changes' tests run below the isolation floor (sandbox local, tracer off, host network)",
     )
     .option('--repo <dir>', 'the checkout to judge (default: the current folder)')
     .option('--base <ref>', 'judge merge-base(base, head)..head instead of the working tree')

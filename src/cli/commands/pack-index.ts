@@ -11,7 +11,7 @@ import { generateEd25519, generateHmacKey } from '../../pack/signing.js';
 import { renderTable } from '../../reports/table.js';
 import type { CliIO } from '../io.js';
 import { UsageError } from '../usage-error.js';
-import { type PackOptions, printProblems, reportImport, trustOptions } from './pack-output.js';
+import { type PackOptions, printProblems, reportImport, verifyOptions } from './pack-output.js';
 
 /* keys generate, index verify, index install (docs/packs.md). */
 
@@ -44,7 +44,7 @@ function entryLine(v: EntryVerdict): string[] {
 
 export async function indexVerify(io: CliIO, indexFile: string, opts: PackOptions): Promise<number> {
   const index = loadPackIndex(indexFile);
-  const trust = trustOptions(opts);
+  const trust = verifyOptions(opts);
   const results: EntryVerdict[] = [];
   for (const entry of index.entries) results.push(await verifyIndexEntry(entry, trust));
   const failed = results.filter((r) => r.status === 'failed');
@@ -84,7 +84,7 @@ export async function indexInstall(
     throw new UsageError("'index install' needs --into DIR. Fix: add --into benchmarks-imported.");
   const index = loadPackIndex(indexFile);
   const { entry, result } = await installFromIndex(index, spec, {
-    ...trustOptions(opts),
+    ...verifyOptions(opts),
     into: opts.into,
     force: opts.force === true,
     ...(opts.registryOut === undefined ? {} : { registryOut: opts.registryOut }),

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { type ConfigIsolation, isolationLine } from '../../pack/config-isolation.js';
 import type { PackProblem } from '../../pack/read-zip.js';
 import { loadTrustPolicy, type TrustVerdict } from '../../pack/trust-policy.js';
 import type { PackVerdict } from '../../pack/verify-pack.js';
@@ -22,6 +23,7 @@ export type PackOptions = {
   hmac?: boolean;
   keyId?: string;
   json?: boolean;
+  allowBelowFloor?: boolean;
 };
 
 /** One line per problem, naming the entry when there is one. */
@@ -48,15 +50,43 @@ export function verdictJson(file: string, v: PackVerdict) {
         files: v.files,
         bytes: v.bytes,
         trust: v.trust ?? null,
+        isolation: v.isolation,
       }
-    : { file, ok: false, stage: v.stage, problems: v.problems, trust: v.trust ?? null };
+    : {
+        file,
+        ok: false,
+        stage: v.stage,
+        problems: v.problems,
+        trust: v.trust ?? null,
+        isolation: v.isolation ?? null,
+      };
 }
 
-export function trustOptions(opts: PackOptions) {
+/** What verify, import and the index commands check: the trust policy, and the isolation floor unless --allow-below-floor. */
+export function verifyOptions(opts: PackOptions) {
   return {
     ...(opts.trust === undefined ? {} : { trust: loadTrustPolicy(opts.trust) }),
     ...(opts.signatures === undefined ? {} : { signatures: path.resolve(opts.signatures) }),
+    ...(opts.allowBelowFloor
+      ? {}
+      : { floor: { input: 'a config of the pack', allowFlag: '--allow-below-floor' } }),
   };
+}
+
+/** Each config's isolation and setup, one line each, then what was allowed below the floor. */
+export function printIsolation(
+  io: CliIO,
+  isolation: readonly ConfigIsolation[] | undefined,
+  allowed: boolean,
+): void {
+  if (isolation === undefined || isolation.length === 0) return;
+  io.out(`configs (isolation asked for, setup run before the agent):`);
+  for (const i of isolation) io.out(`  ${isolationLine(i)}`);
+  const below = isolation.filter((i) => i.breaches.length > 0).length;
+  if (below > 0 && allowed)
+    io.err(
+      `agentguard: ${below} config${below === 1 ? '' : 's'} below the isolation floor, allowed by --allow-below-floor.`,
+    );
 }
 
 export function reportImport(
@@ -68,6 +98,7 @@ export function reportImport(
   opts: PackOptions,
 ): number {
   if (opts.json) io.out(JSON.stringify({ ...verdictJson(file, verdict), into, written }, null, 2));
+  if (!opts.json) printIsolation(io, verdict.isolation, opts.allowBelowFloor === true);
   if (!verdict.ok) {
     if (!opts.json) printProblems(io, file, verdict.problems);
     io.err(`agentguard: ${file}: refused (${verdict.stage}); nothing was written to ${into}.`);

@@ -12,11 +12,12 @@ import { UsageError } from '../usage-error.js';
 import { indexInstall, indexVerify, keysGenerate } from './pack-index.js';
 import {
   type PackOptions,
+  printIsolation,
   printProblems,
   reportImport,
   trustLine,
-  trustOptions,
   verdictJson,
+  verifyOptions,
 } from './pack-output.js';
 import { registryFile, selectFamilies } from './registry.js';
 
@@ -37,6 +38,10 @@ export function registerPack(cli: CAC, io: CliIO, start: (p: () => Promise<numbe
     .option('--pack-version <semver>', 'build: the pack version (default: 0.0.0)')
     .option('--trust <policy>', 'verify, import: refuse a pack the trust policy does not accept')
     .option('--signatures <file>', 'verify, import: the signature file (default: PACK.zip.sig)')
+    .option(
+      '--allow-below-floor',
+      'verify, import: accept configs below the isolation floor (sandbox local, tracer off, host network, setup on the host)',
+    )
     .option('--into <dir>', 'import: the folder to import into')
     .option('--force', 'import: replace files that already exist')
     .option('--registry-out <file>', "import: also write the pack's registry here (in or above --into)")
@@ -80,6 +85,7 @@ export function registerPack(cli: CAC, io: CliIO, start: (p: () => Promise<numbe
       'pack indexes: verify INDEX (every local entry), install INDEX NAME[@RANGE] --into DIR',
     )
     .option('--trust <policy>', 'refuse packs the trust policy does not accept')
+    .option('--allow-below-floor', 'accept configs below the isolation floor')
     .option('--into <dir>', 'install: the folder to import into')
     .option('--force', 'install: replace files that already exist')
     .option('--registry-out <file>', "install: also write the pack's registry here")
@@ -145,8 +151,9 @@ async function packBuild(io: CliIO, opts: PackOptions): Promise<number> {
 
 async function packVerify(io: CliIO, file: string, opts: PackOptions): Promise<number> {
   const abs = requireArchive(file);
-  const verdict = await verifyPack(abs, trustOptions(opts));
+  const verdict = await verifyPack(abs, verifyOptions(opts));
   if (opts.json) io.out(JSON.stringify(verdictJson(abs, verdict), null, 2));
+  else printIsolation(io, verdict.isolation, opts.allowBelowFloor === true);
   if (!verdict.ok) {
     if (!opts.json) printProblems(io, abs, verdict.problems);
     io.err(
@@ -166,7 +173,7 @@ async function packImport(io: CliIO, file: string, opts: PackOptions): Promise<n
     throw new UsageError("'pack import' needs --into DIR. Fix: add --into benchmarks-imported.");
   const abs = requireArchive(file);
   const r = await importPack(abs, {
-    ...trustOptions(opts),
+    ...verifyOptions(opts),
     into: opts.into,
     force: opts.force === true,
     ...(opts.registryOut === undefined ? {} : { registryOut: opts.registryOut }),

@@ -45,6 +45,7 @@ const PLAN_FLAGS = [
   ['sandbox', '--sandbox'],
   ['tracer', '--tracer'],
   ['guard', '--guard'],
+  ['allowBelowFloor', '--allow-below-floor'],
   ['agents', '--agents'],
   ['category', '--category'],
   ['difficulty', '--difficulty'],

@@ -25,6 +25,7 @@ export type RunCommandOptions = GlobalOptions & {
   trials?: number | string;
   guard?: string;
   dryRun?: boolean;
+  allowBelowFloor?: boolean;
 };
 
 function oneOf<T extends string>(
@@ -62,6 +63,7 @@ export async function runCommand(io: CliIO, configFile: string, opts: RunCommand
     ...(sandbox ? { sandbox } : {}),
     ...(tracer ? { tracer } : {}),
     ...(guard ? { guard } : {}),
+    ...(opts.allowBelowFloor ? { allowBelowFloor: true } : {}),
   };
   const trials = opts.trials === undefined ? 1 : Number(opts.trials);
   if (!Number.isInteger(trials) || trials < 1 || trials > 1000) {

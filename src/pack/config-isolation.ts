@@ -1,0 +1,52 @@
+import { type FloorBreach, floorBreaches } from '../config/isolation-floor.js';
+import type { ResolvedConfig } from '../config/schema.js';
+import { SANDBOXES } from '../sandbox/index.js';
+
+/**
+ * What a pack's config would do to the host if run: its sandbox, tracer and network as it asks for
+ * them, and the commands it runs before the agent. `pack verify` and `import` list it for every
+ * config, and refuse the configs below the isolation floor unless the operator allows them.
+ */
+export type ConfigIsolation = {
+  /** The config's entry in the pack. */
+  config: string;
+  sandbox: string;
+  tracer: string;
+  network: string;
+  /** setup_command and the declared installs, as they would run. */
+  setup: string[];
+  breaches: FloorBreach[];
+};
+
+export function configIsolation(entry: string, cfg: ResolvedConfig): ConfigIsolation {
+  // Unset: the best sandbox the host offers, checked against the floor again when a run picks it.
+  const onHost = cfg.sandbox !== undefined && SANDBOXES[cfg.sandbox].capabilities.onHost;
+  const sandbox = cfg.sandbox ?? 'auto';
+  const installs = (cfg.setup?.dependencies ?? []).map((d) => {
+    const dep = d as { manager: string; scripts?: boolean };
+    return `${dep.manager} install${dep.scripts ? " with its packages' install scripts" : ''}`;
+  });
+  const setup = [...installs, ...(cfg.setup_command ? [cfg.setup_command.join(' ')] : [])];
+  return {
+    config: entry,
+    sandbox,
+    tracer: cfg.tracer,
+    network: cfg.network.mode,
+    setup,
+    breaches: floorBreaches({
+      file: entry,
+      sandbox: { kind: sandbox, onHost },
+      tracer: cfg.tracer,
+      network: cfg.network.mode,
+      setupCommand: cfg.setup_command !== undefined,
+    }),
+  };
+}
+
+/** One line: `configs/x/config.yaml: sandbox auto, tracer auto, network none; setup: npm install`. */
+export function isolationLine(i: ConfigIsolation): string {
+  const setup = i.setup.length > 0 ? `; setup: ${i.setup.join('; ')}` : '';
+  const below =
+    i.breaches.length > 0 ? `  [below the floor: ${i.breaches.map((b) => b.field).join(', ')}]` : '';
+  return `${i.config}: sandbox ${i.sandbox}, tracer ${i.tracer}, network ${i.network}${setup}${below}`;
+}
