@@ -149,7 +149,9 @@ function stubRun(job: Job<AttemptJob>, runId: string): string {
 
 async function expectRefused(name: string, agent: string, reason: RegExp) {
   const r = await coordinate(name, agent);
-  expect(r.stderr).toMatch(new RegExp(`queue: rejected a result from job \\S+: (run \\S+: )?${reason.source}`));
+  expect(r.stderr).toMatch(
+    new RegExp(`queue: rejected a result from job \\S+: (run \\S+: )?${reason.source}`),
+  );
   expect(r.row?.result).toBe('ERROR');
   expect(r.row?.run_id).toBeNull();
   // Nothing unpacked: no run folder took the hostile evidence, not even half of one.
