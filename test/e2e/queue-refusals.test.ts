@@ -1,14 +1,24 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfigOrThrow } from '../../src/config/load.js';
 import { type AttemptJob, bundleKey, QUEUE_NAME, versionStamp } from '../../src/queue/job.js';
 import { hasRedisServer, type RedisServer, startRedis } from '../../src/queue/local-redis.js';
-import { TASK_BUNDLE_LIMIT, taskBundle } from '../../src/queue/task-bundle.js';
-import { bundlePaths } from '../../src/queue/tree-bundle.js';
+import { TASK_BUNDLE_LIMIT, TASK_EXPANDED_LIMIT, taskBundle } from '../../src/queue/task-bundle.js';
+import { bundlePaths, sha256Of } from '../../src/queue/tree-bundle.js';
 import { BENCHMARKS, CLI, tempDir } from './exec-cli.js';
 
 const hasRedis = hasRedisServer();
@@ -213,6 +223,26 @@ describe.skipIf(!hasRedis)('a worker refuses', () => {
     expect(reason).toMatch(/bundle link 'esc' points out of its folder/);
     expect(existsSync(path.join(work, 'w', 'queue', 'tasks', b.sha256))).toBe(false);
   }, 40_000);
+
+  it('a 1 MB bundle that expands to 1 GiB: refused at the expansion limit, the worker stays small', async () => {
+    // Concatenated gzip members are one valid stream: 1024 × (1 MiB of spaces) ≈ 1 MB compressed.
+    const member = gzipSync(Buffer.alloc(1 << 20, 0x20), { level: 9 });
+    const bomb = Buffer.concat(Array.from({ length: 1024 }, () => member));
+    expect(bomb.length).toBeLessThan(1_100_000);
+    const digest = sha256Of(bomb);
+    await (redis as Redis).set(bundleKey(digest), bomb);
+    const reason = await failure(
+      'bomb',
+      job('bomb', { task: { sha256: digest, bytes: bomb.length, config: 't/config.yaml' } }),
+    );
+    expect(reason).toContain(`bundle expands past ${TASK_EXPANDED_LIMIT} bytes`);
+    // The worker's peak memory over its whole life (VmHWM), bomb included.
+    const status = readFileSync(`/proc/${worker?.pid}/status`, 'utf8');
+    const peakKb = Number(status.match(/VmHWM:\s+(\d+) kB/)?.[1]);
+    console.log(`worker peak RSS after a 1 GiB bomb: ${Math.round(peakKb / 1024)} MB`);
+    expect(peakKb * 1024).toBeLessThan(TASK_EXPANDED_LIMIT + 400 * 1024 * 1024);
+    await (redis as Redis).del(bundleKey(digest));
+  }, 60_000);
 
   it('a task bundle over the size limit: refused by its size in Redis, before the worker fetches it', async () => {
     const digest = 'e'.repeat(64);
