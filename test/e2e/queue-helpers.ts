@@ -52,13 +52,19 @@ export function startWorker(
   q: QueueSetup,
   url: string,
   out: string,
-  opts: { cwd: string; name: string; extra?: string[] },
+  opts: { cwd: string; name: string; extra?: string[]; passwordFromEnv?: boolean },
 ): WorkerProcess {
   const { file } = q.key(opts.name);
-  const args = ['worker', '--queue', url, '--queue-password-file', q.passwordFile, '--key', file];
+  const password = opts.passwordFromEnv ? [] : ['--queue-password-file', q.passwordFile];
+  const args = ['worker', '--queue', url, ...password, '--key', file];
   const child = spawn(process.execPath, [CLI, ...args, '--output-dir', out, ...(opts.extra ?? [])], {
     cwd: opts.cwd,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: opts.cwd, NO_COLOR: '1' },
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: opts.cwd,
+      NO_COLOR: '1',
+      ...(opts.passwordFromEnv ? q.env : {}),
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let log = '';

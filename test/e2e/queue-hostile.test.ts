@@ -39,6 +39,8 @@ const q = queueSetup(work);
 let server: RedisServer | null = null;
 let redis: Redis | null = null;
 let hostile: Worker | null = null;
+/** The hostile worker's own connection: BullMQ does not close a connection it was given. */
+let hostileConnection: Redis | null = null;
 let real: WorkerProcess | null = null;
 /** What the hostile worker answers the next job with. */
 let answer: (job: Job<AttemptJob>) => Promise<unknown> = async () => {
@@ -54,6 +56,7 @@ beforeAll(async () => {
 afterAll(async () => {
   real?.child.kill('SIGKILL');
   await hostile?.close(true);
+  hostileConnection?.disconnect();
   redis?.disconnect();
   await server?.stop();
   rmSync(work, { recursive: true, force: true });
@@ -62,9 +65,9 @@ afterAll(async () => {
 const CONFIG = path.join(BENCHMARKS, 'js-slugify', 'config.yaml');
 
 /** A one-attempt matrix run through the queue by the real coordinator: its exit code, stderr and row. */
-async function coordinate(name: string, agent: string) {
+async function coordinate(name: string, agent: string, config = CONFIG, tracer = ['--tracer', 'off']) {
   const m = path.join(work, `${name}.yaml`);
-  writeFileSync(m, `tasks: [${CONFIG}]\nagents: [${agent}]\n`);
+  writeFileSync(m, `tasks: [${config}]\nagents: [${agent}]\n`);
   const out = path.join(work, name);
   const res = await execCli(
     [
@@ -74,8 +77,7 @@ async function coordinate(name: string, agent: string) {
       (server as RedisServer).url,
       '--worker-keys',
       q.keysDir,
-      '--tracer',
-      'off',
+      ...tracer,
       '--json',
       '--output-dir',
       out,
@@ -184,8 +186,9 @@ describe.skipIf(!hasRedis)('a coordinator refuses hostile results', () => {
     genuine = { runDir: noted.remote_run_dir, runId: first.row?.run_id as string };
     real.child.kill('SIGTERM');
     await new Promise((r) => real?.child.once('exit', r));
+    hostileConnection = (redis as Redis).duplicate();
     hostile = new Worker(QUEUE_NAME, (job: Job<AttemptJob>) => answer(job), {
-      connection: (redis as Redis).duplicate(),
+      connection: hostileConnection,
       lockDuration: 5000,
     });
     await hostile.waitUntilReady();
@@ -253,4 +256,43 @@ describe.skipIf(!hasRedis)('a coordinator refuses hostile results', () => {
       /its sealed manifest names attempt 0 of batch \S+, so it is not the answer/,
     );
   }, 60_000);
+});
+
+describe.skipIf(!hasRedis)('a worker keeps its queue password from its jobs', () => {
+  it('a job whose config passes AGENTGUARD_QUEUE_PASSWORD to its agent gets nothing: the worker dropped it', async () => {
+    await hostile?.close(true);
+    hostile = null;
+    const w = startWorker(q, (server as RedisServer).url, path.join(work, 'env-worker'), {
+      cwd: work,
+      name: 'env-worker',
+      passwordFromEnv: true,
+    });
+    await w.waitFor(/waiting for jobs/);
+    const task = path.join(work, 'env-task');
+    mkdirSync(path.join(task, 'repo'), { recursive: true });
+    writeFileSync(path.join(task, 'repo', 'README'), 'x\n');
+    writeFileSync(
+      path.join(task, 'config.yaml'),
+      [
+        'name: env-leak',
+        'task: {prompt: p}',
+        'repo: repo',
+        "test_command: ['true']",
+        'agent_environment: [AGENTGUARD_QUEUE_PASSWORD]',
+        `agent_command: ['sh', '-c', 'echo "pw=$AGENTGUARD_QUEUE_PASSWORD" > leaked.txt']`,
+        '',
+      ].join('\n'),
+    );
+    const r = await coordinate('env-leak', 'agent-command', path.join(task, 'config.yaml'), []);
+    w.child.kill('SIGTERM');
+    expect(r.stderr).not.toMatch(/rejected/);
+    expect(r.row?.run_id).toMatch(/^\d{8}-/);
+    // The agent ran, in its sandbox at the floor, and wrote what it was given: nothing.
+    const diff = readFileSync(
+      path.join(r.out, 'runs', r.row?.run_id as string, 'evidence', 'diff.patch'),
+      'utf8',
+    );
+    expect(diff).toContain('+pw=');
+    expect(diff).not.toContain(QUEUE_PASSWORD);
+  }, 120_000);
 });

@@ -27,7 +27,10 @@ type WorkerFlags = GlobalOptions & {
 export function registerWorker(cli: CAC, io: CliIO, start: (p: () => Promise<number>) => void): void {
   cli
     .command('worker', 'run matrix attempts enqueued with `matrix --queue` on this host, until stopped')
-    .option('--queue <url>', 'redis://HOST:PORT[/DB] or rediss:// (TLS); a password in it is never printed')
+    .option(
+      '--queue <url>',
+      'redis://HOST:PORT[/DB] or rediss:// (TLS), without a password (see --queue-password-file)',
+    )
     .option('--concurrency <n>', 'attempts at a time on this host (default 1)')
     .option(
       '--lock-ms <ms>',
@@ -72,6 +75,9 @@ export async function workerCommand(io: CliIO, flags: WorkerFlags): Promise<numb
     flags.queuePasswordFile === undefined ? undefined : String(flags.queuePasswordFile),
     process.env,
   );
+  // Read once, then gone from this process's environment: a job's config could pass any variable of
+  // the worker's to its agent (agent_environment), and the collector and engines inherit it.
+  delete process.env[PASSWORD_ENV];
   const concurrency = countFlag('--concurrency', flags.concurrency, 1);
   const lockMs = flags.lockMs === undefined ? 30_000 : Number(flags.lockMs);
   if (!Number.isInteger(lockMs) || lockMs < 500 || lockMs > 3_600_000)
