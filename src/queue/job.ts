@@ -88,6 +88,8 @@ export const JobDataSchema = z.object({
 export const EVIDENCE_MAX_BYTES = 64 * 1024 * 1024;
 /** Largest evidence listing once uncompressed: the coordinator stops gunzipping here. */
 export const EVIDENCE_EXPANDED_MAX_BYTES = 256 * 1024 * 1024;
+/** Files and folders of a run's evidence (a traced run has a few hundred). */
+export const EVIDENCE_ENTRIES_MAX = 100_000;
 /** A manifest sent in the result itself (when the evidence stays on the worker). */
 export const RESULT_MANIFEST_MAX_BYTES = 4 * 1024 * 1024;
 

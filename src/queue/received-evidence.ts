@@ -5,7 +5,13 @@ import { sha256File } from '../provenance/digest.js';
 import { MANIFEST_FILE, type Manifest, ManifestSchema } from '../provenance/manifest-schema.js';
 import { verifyRun } from '../provenance/verify.js';
 import { reportPath } from '../reports/reporters.js';
-import { type AttemptResult, EVIDENCE_EXPANDED_MAX_BYTES, EVIDENCE_MAX_BYTES, evidenceKey } from './job.js';
+import {
+  type AttemptResult,
+  EVIDENCE_ENTRIES_MAX,
+  EVIDENCE_EXPANDED_MAX_BYTES,
+  EVIDENCE_MAX_BYTES,
+  evidenceKey,
+} from './job.js';
 import { extractBundle, sha256Of } from './tree-bundle.js';
 
 /** What the coordinator expects a result's sealed manifest to name: facts it holds itself, not the job's copy in Redis. */
@@ -68,6 +74,7 @@ export async function receiveEvidence(
     try {
       extractBundle(bytes, r.evidence.sha256, tmp, `run ${runId}`, {
         expandedBytes: EVIDENCE_EXPANDED_MAX_BYTES,
+        entries: EVIDENCE_ENTRIES_MAX,
         links: false,
       });
     } catch (err) {

@@ -9,6 +9,8 @@ import { type Bundle, bundlePaths, extractBundle } from './tree-bundle.js';
 export const TASK_BUNDLE_LIMIT = 64 * 1024 * 1024;
 /** A task's listing once uncompressed: a worker stops gunzipping here, so a gzip bomb costs it this much at most. */
 export const TASK_EXPANDED_LIMIT = 256 * 1024 * 1024;
+/** Files, folders and links of a task (a repo template with its node_modules has tens of thousands). */
+export const TASK_ENTRIES_LIMIT = 500_000;
 
 /** Folder names never bundled: agentguard output and VCS metadata inside a task's folder. */
 const SKIP = new Set(['.agentguard', '.git']);
@@ -75,7 +77,11 @@ export async function materialiseTask(
   const tmp = path.join(cacheDir, `.${sha256}.${process.pid}.${Date.now()}`);
   try {
     mkdirSync(cacheDir, { recursive: true });
-    extractBundle(await fetch(), sha256, tmp, what, { expandedBytes: TASK_EXPANDED_LIMIT, links: true });
+    extractBundle(await fetch(), sha256, tmp, what, {
+      expandedBytes: TASK_EXPANDED_LIMIT,
+      entries: TASK_ENTRIES_LIMIT,
+      links: true,
+    });
     renameSync(tmp, dest);
   } catch (err) {
     rmSync(tmp, { recursive: true, force: true });

@@ -7,7 +7,7 @@ import { treeSha256 } from '../batch/hashes.js';
 import { InputError } from '../errors.js';
 import { bundlePaths, extractBundle, sha256Of } from './tree-bundle.js';
 
-const TASK = { expandedBytes: 64 << 20, links: true };
+const TASK = { expandedBytes: 64 << 20, entries: 1000, links: true };
 
 const dirs: string[] = [];
 const tmp = () => {
@@ -119,6 +119,21 @@ describe('tree bundles', () => {
     }
   });
 
+  it('refuses more entries than the limit: empty files compress to nothing but each costs an inode', () => {
+    const entries = Array.from({ length: 1001 }, (_, i) => ({
+      path: `f${i}`,
+      type: 'file',
+      exec: false,
+      data: '',
+    }));
+    const bytes = listing(entries);
+    const dest = path.join(tmp(), 'x');
+    expect(() => extractBundle(bytes, sha256Of(bytes), dest, 'job', TASK)).toThrow(
+      /holds 1001 entries, over the 1000/,
+    );
+    expect(existsSync(dest)).toBe(false);
+  });
+
   it('stops gunzipping at the limit: a 1 MB bomb costs no more than the limit', () => {
     // 256 MiB of one byte compresses to 256 KB: the shape of the 1 MB bundle that cost a worker 2.2 GB.
     const bomb = gzipSync(Buffer.alloc(256 << 20, 0x20), { level: 9 });
@@ -126,7 +141,7 @@ describe('tree bundles', () => {
     const dest = path.join(tmp(), 'x');
     const before = process.memoryUsage().rss;
     expect(() =>
-      extractBundle(bomb, sha256Of(bomb), dest, 'job', { expandedBytes: 16 << 20, links: true }),
+      extractBundle(bomb, sha256Of(bomb), dest, 'job', { ...TASK, expandedBytes: 16 << 20 }),
     ).toThrow(/expands past 16777216 bytes/);
     expect(process.memoryUsage().rss - before).toBeLessThan(200 * 1024 * 1024);
     expect(existsSync(dest)).toBe(false);

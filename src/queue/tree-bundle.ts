@@ -81,8 +81,11 @@ export function bundlePaths(
   return { bytes, sha256: sha256Of(bytes) };
 }
 
-/** How much a bundle may hold once uncompressed, and whether it may hold links at all. */
-export type ExtractLimits = { expandedBytes: number; links: boolean };
+/**
+ * How much a bundle may hold once uncompressed, how many entries (each costs an inode, and empty
+ * files compress to nothing), and whether it may hold links at all.
+ */
+export type ExtractLimits = { expandedBytes: number; entries: number; links: boolean };
 
 /** A name that stays inside the folder it is extracted into. */
 function safeName(name: unknown): name is string {
@@ -168,6 +171,10 @@ function readListing(bytes: Buffer, what: string, limits: ExtractLimits): Listin
 
 /** Every entry's name, kind and link checked against the listing, before anything is written. */
 function checkEntries(listing: Listing, what: string, limits: ExtractLimits): void {
+  if (listing.entries.length > limits.entries)
+    throw new InputError(
+      `${what}: bundle holds ${listing.entries.length} entries, over the ${limits.entries} allowed; not extracted.`,
+    );
   const byPath = new Map<string, Entry>();
   for (const e of listing.entries as unknown[]) {
     const name = (e as { path?: unknown } | null)?.path;
