@@ -135,8 +135,10 @@ describe('tree bundles', () => {
   });
 
   it('stops gunzipping at the limit: a 1 MB bomb costs no more than the limit', () => {
-    // 256 MiB of one byte compresses to 256 KB: the shape of the 1 MB bundle that cost a worker 2.2 GB.
-    const bomb = gzipSync(Buffer.alloc(256 << 20, 0x20), { level: 9 });
+    // Concatenated gzip members are one stream: 256 × (1 MiB of spaces) is 256 KB that expands to
+    // 256 MiB, the shape of the 1 MB bundle that cost a worker 2.2 GB.
+    const member = gzipSync(Buffer.alloc(1 << 20, 0x20), { level: 9 });
+    const bomb = Buffer.concat(Array.from({ length: 256 }, () => member));
     expect(bomb.length).toBeLessThan(1024 * 1024);
     const dest = path.join(tmp(), 'x');
     const before = process.memoryUsage().rss;

@@ -65,9 +65,6 @@ export async function runQueueWorker(ctx: RunContext, redis: Redis, opts: Worker
   const worker = new Worker<AttemptJob, AttemptResult>(
     QUEUE_NAME,
     async (job) => {
-      opts.log(
-        `job ${job.id}: attempt ${job.data.attempt.index} of batch ${job.data.batch_id} (${job.data.attempt.agent.name} · ${job.data.attempt.task})`,
-      );
       const result = await runJob(ctx, redis, cacheDir, job, opts);
       if (result === null) return new Promise<never>(() => {}); // see runJob
       opts.log(`job ${job.id}: ${result.outcome.result} (run ${result.outcome.run_id})`);
@@ -116,6 +113,9 @@ async function runJob(
 ): Promise<AttemptResult | null> {
   const what = `job ${job.id}`;
   const data = checkJob(job, what);
+  wopts.log(
+    `job ${job.id}: attempt ${data.attempt.index} of batch ${data.batch_id} (${data.attempt.agent.name} · ${data.attempt.task})`,
+  );
   const taskDir = await materialiseTask(
     cacheDir,
     data.task.sha256,
