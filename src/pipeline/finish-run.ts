@@ -4,6 +4,7 @@ import { writeJson } from '../evidence/write.js';
 import { describeStop, type StopReason } from '../exec/interrupt.js';
 import { openHistory } from '../history/db.js';
 import type { HistoryKind } from '../history/types.js';
+import type { BatchRef } from '../provenance/manifest-schema.js';
 import { sealRun } from '../provenance/seal-run.js';
 import { type AnalysedRun, analyseRun } from './analyse-run.js';
 import type { RunContext } from './context.js';
@@ -18,7 +19,7 @@ export type FinishRun = {
   /** What the history calls the run: an agent's run or a CI check of a checkout. */
   kind: Extract<HistoryKind, 'run' | 'ci'>;
   /** The batch the run is an attempt of. */
-  batch?: { id: string; attempt: number };
+  batch?: BatchRef;
 };
 
 /**

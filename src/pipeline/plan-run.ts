@@ -11,6 +11,7 @@ import type { SandboxKind, TracerRequest } from '../evidence/kinds.js';
 import { runPath } from '../evidence/layout.js';
 import { TRACERS } from '../observe/index.js';
 import { selectTracer, type TracerPlan } from '../observe/select-tracer.js';
+import type { BatchRef } from '../provenance/manifest-schema.js';
 import { SANDBOXES } from '../sandbox/index.js';
 import { type SandboxChoice, selectSandbox } from '../sandbox/select-sandbox.js';
 import type { Sandbox } from '../sandbox/types.js';
@@ -29,8 +30,8 @@ export type RunOptions = {
   tracer?: TracerRequest;
   /** Live security guard: print alerts as they happen (audit) or also stop the agent on a critical one. */
   guard?: GuardMode;
-  /** Set when the run is one attempt of a batch: recorded in evidence/run.json. */
-  batch?: { id: string; attempt: number };
+  /** Set when the run is one attempt of a batch: recorded in evidence/run.json and sealed in the manifest. */
+  batch?: BatchRef;
   /**
    * Diagnostics without an agent (`diagnostics mutations`): a change the harness itself makes to
    * the prepared workspace after the baseline commit and before the observation window opens. No

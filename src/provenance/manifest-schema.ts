@@ -18,13 +18,24 @@ export const ArtifactSchema = z.strictObject({
   bytes: z.number().int().nonnegative(),
 });
 
+/**
+ * The batch a run is an attempt of. A queued attempt also names the nonce the coordinator put in its
+ * job and the digest of the task bundle it ran, so its sealed manifest answers that job and no other.
+ */
+export const BatchRefSchema = z.strictObject({
+  id: z.string(),
+  attempt: z.number().int().nonnegative(),
+  queue: z.strictObject({ nonce: z.string().regex(/^[0-9a-f]{64}$/), task_sha256: sha }).optional(),
+});
+export type BatchRef = z.infer<typeof BatchRefSchema>;
+
 /** The facts of a run: what the seal record of the trace commits to (everything but files and trace). */
 export const ManifestFactsSchema = z.strictObject({
   schema_version: z.number().int().positive(),
   kind: z.literal('run'),
   run_id: z.string().min(1),
   /** The batch this run was an attempt of (its parent), or null. */
-  batch: z.strictObject({ id: z.string(), attempt: z.number().int().nonnegative() }).nullable(),
+  batch: BatchRefSchema.nullable(),
   started_at: z.string(),
   finished_at: z.string(),
   sealed_at: z.string(),

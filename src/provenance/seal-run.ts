@@ -14,6 +14,7 @@ import { walkArtifacts } from './artifacts.js';
 import { canonicalJson, sha256File, sha256Text } from './digest.js';
 import { agentguardSource } from './git-state.js';
 import {
+  type BatchRef,
   MANIFEST_FILE,
   MANIFEST_SCHEMA_VERSION,
   type Manifest,
@@ -30,7 +31,7 @@ type RunJson = {
   started_at: string;
   finished_at: string;
   stopped?: string;
-  batch?: { id: string; attempt: number };
+  batch?: BatchRef;
 };
 
 /**

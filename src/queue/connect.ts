@@ -15,6 +15,7 @@ export async function connectRedis(target: RedisTarget, flag = '--queue'): Promi
   let ready = false;
   const client = new Redis(target.url, {
     lazyConnect: true,
+    ...(target.password !== undefined ? { password: target.password } : {}),
     maxRetriesPerRequest: null,
     connectTimeout: CONNECT_TIMEOUT_MS,
     // Before the first PING answers, one try only: the user is waiting for a verdict on the URL.

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createHmac, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -8,34 +9,35 @@ import { loadConfigOrThrow } from '../config/load.js';
 import { errorMessage } from '../errors.js';
 import { appendJsonl } from '../evidence/write.js';
 import type { RunContext } from '../pipeline/context.js';
-import { MANIFEST_FILE } from '../provenance/manifest-schema.js';
-import { reportPath } from '../reports/reporters.js';
 import {
   type AttemptJob,
   type AttemptResult,
   bundleKey,
   checkResult,
-  evidenceKey,
   jobId,
   QUEUE_NAME,
   versionStamp,
 } from './job.js';
+import { EvidenceRefused, receiveEvidence } from './received-evidence.js';
 import { type RedisTarget, redactIn } from './redis-url.js';
 import { checkQueueAgent, taskBundle } from './task-bundle.js';
-import { extractBundle, sha256Of } from './tree-bundle.js';
+import type { RegisteredKeys } from './worker-key.js';
 
 /** Task bundles and finished jobs outlive any batch that might resume within a week; Redis frees them after. */
 const BUNDLE_TTL_S = 7 * 24 * 3600;
 /** Where the coordinator notes which worker ran each attempt: beside the checkpoint. */
 export const QUEUE_RESULTS_FILE = 'queue-results.jsonl';
+/** The coordinator's secret its jobs' nonces are derived from; never sent anywhere. */
+const QUEUE_SECRET_FILE = 'queue-secret';
 
 export type QueueCoordinator = { worker: AttemptWorker; close: () => Promise<void> };
 
 /**
  * The batch's per-attempt work, done by queue workers: enqueue the attempt as a job with a stable
- * id (a job already there — a resumed coordinator — is waited for, not added again), wait for its
- * result, check it names this attempt and that its evidence matches its digests, and unpack the
- * evidence into this output folder so the summaries, similarity and seal read it as a local run's.
+ * id and a nonce (a job already there — a resumed coordinator — is waited for, not added again),
+ * wait for its result, accept it only when a registered worker signed it and its sealed evidence
+ * answers this very job, and unpack the evidence into this output folder so the summaries,
+ * similarity and seal read it as a local run's.
  * Everything else (order, limits, checkpoint, summaries, history) stays runBatch's.
  */
 export async function queueCoordinator(
@@ -43,6 +45,7 @@ export async function queueCoordinator(
   plan: BatchPlan,
   redis: Redis,
   target: RedisTarget,
+  keys: RegisteredKeys,
   warn: (line: string) => void,
 ): Promise<QueueCoordinator> {
   for (const a of plan.attempts) checkQueueAgent(a.agent);
@@ -57,6 +60,7 @@ export async function queueCoordinator(
   const accepted = new Set<number>();
   const stamp = versionStamp();
   const resultsFile = path.join(batchDir(ctx, plan.batch_id), QUEUE_RESULTS_FILE);
+  const nonceOf = jobNonces(batchDir(ctx, plan.batch_id));
 
   const uploadTask = (configPath: string) => {
     let p = bundles.get(configPath);
@@ -74,19 +78,21 @@ export async function queueCoordinator(
   };
 
   const worker: AttemptWorker = async (attempt, batchId) => {
+    const id = jobId(batchId, attempt.index);
+    const task = await uploadTask(attempt.config_path);
     const data: AttemptJob = {
       schema: 1,
       agentguard: stamp,
       batch_id: batchId,
       attempt,
-      task: await uploadTask(attempt.config_path),
+      task,
+      nonce: nonceOf(id),
       overrides: {
         ...(plan.options.sandbox ? { sandbox: plan.options.sandbox } : {}),
         ...(plan.options.tracer ? { tracer: plan.options.tracer } : {}),
         ...(plan.options.guard ? { guard: plan.options.guard } : {}),
       },
     };
-    const id = jobId(batchId, attempt.index);
     // A stable id: BullMQ returns the job already there instead of adding a second one.
     let job: Job<AttemptJob, AttemptResult> = await queue.add('attempt', data, {
       jobId: id,
@@ -100,19 +106,33 @@ export async function queueCoordinator(
       job = (await queue.getJob(id)) ?? job;
     }
     const value = await untilFinished(job, events, ctx.signal);
-    const checked = checkResult(plan, attempt, value, accepted);
-    if (!checked.ok) {
-      const line = `queue: rejected a result from job ${id}: ${checked.reason}`;
+    const reject = async (reason: string): Promise<never> => {
+      const line = `queue: rejected a result from job ${id}: ${reason}`;
       warn(line);
+      // Gone from the queue, so a resume enqueues the attempt afresh instead of collecting this again.
+      await job.remove().catch(() => {});
       throw new Error(line);
-    }
+    };
+    const checked = checkResult(plan, attempt, value, accepted, keys);
+    if (!checked.ok) return reject(checked.reason);
     const r = checked.result;
-    const runDir = await receiveEvidence(ctx, redis, r);
+    let runDir: string | null;
+    try {
+      runDir = await receiveEvidence(ctx.outputDir, redis, r, {
+        batchId,
+        attempt: attempt.index,
+        nonce: data.nonce,
+        taskSha256: task.sha256,
+      });
+    } catch (err) {
+      if (err instanceof EvidenceRefused) return reject(err.message);
+      throw err;
+    }
     accepted.add(attempt.index);
     appendJsonl(resultsFile, {
       index: r.index,
       job_id: id,
-      worker: r.worker,
+      worker: { ...r.worker, key: r.signed_by },
       remote_run_dir: r.remote_run_dir,
       report_sha256: r.report_sha256,
       manifest_sha256: r.manifest_sha256,
@@ -156,32 +176,15 @@ export async function queueCoordinator(
 }
 
 /**
- * The worker's evidence unpacked under this output folder's runs/, checked against the digests the
- * worker sent; the local run folder, or null when the evidence stayed on the worker (over the size
- * limit) and the row points nowhere here.
+ * The nonce of each job: an HMAC of its id under a secret kept in the batch folder (mode 0600), so
+ * a resumed coordinator expects the same nonces, and nothing in Redis tells it what to expect.
  */
-async function receiveEvidence(ctx: RunContext, redis: Redis, r: AttemptResult): Promise<string | null> {
-  if (r.evidence === null || r.outcome.run_id === null) return null;
-  const runDir = path.join(ctx.outputDir, 'runs', r.outcome.run_id);
-  // Already here: a resumed coordinator collecting a job it had unpacked before it was stopped.
-  if (!existsSync(runDir)) {
-    const bytes = await redis.getBuffer(evidenceKey(r.evidence.sha256));
-    if (bytes === null)
-      throw new Error(
-        `evidence bundle sha256:${r.evidence.sha256} of run ${r.outcome.run_id} is gone from Redis`,
-      );
-    mkdirSync(path.dirname(runDir), { recursive: true });
-    extractBundle(bytes, r.evidence.sha256, runDir, `run ${r.outcome.run_id}`);
+function jobNonces(dir: string): (id: string) => string {
+  const file = path.join(dir, QUEUE_SECRET_FILE);
+  if (!existsSync(file)) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('hex'), { flag: 'wx', mode: 0o600 });
   }
-  const report = sha256Of(readFileSync(reportPath(runDir, 'json')));
-  if (report !== r.report_sha256)
-    throw new Error(
-      `run ${r.outcome.run_id}: report.json is sha256:${report}, the worker said ${r.report_sha256}`,
-    );
-  const manifestFile = path.join(runDir, MANIFEST_FILE);
-  const manifest = existsSync(manifestFile) ? sha256Of(readFileSync(manifestFile)) : null;
-  if (manifest !== r.manifest_sha256)
-    throw new Error(`run ${r.outcome.run_id}: manifest.json does not match the worker's digest`);
-  await redis.del(evidenceKey(r.evidence.sha256));
-  return runDir;
+  const secret = readFileSync(file, 'utf8').trim();
+  return (id) => createHmac('sha256', secret).update(id).digest('hex');
 }

@@ -29,7 +29,8 @@ function answersPing(port: number): Promise<boolean> {
     sock.once('connect', () => sock.write('PING\r\n'));
     sock.once('data', (d) => {
       sock.destroy();
-      resolve(d.toString().startsWith('+PONG'));
+      // A server with a password answers too, asking for it: it is up.
+      resolve(/^(\+PONG|-NOAUTH)/.test(d.toString()));
     });
     sock.once('error', () => resolve(false));
     sock.once('timeout', () => {
@@ -39,13 +40,17 @@ function answersPing(port: number): Promise<boolean> {
   });
 }
 
-export async function startRedis(): Promise<RedisServer> {
+/**
+ * With `password`, the server requires it. Its whole config goes in on stdin (`redis-server -`), so
+ * no password is ever in its argv, where every local user could read it in /proc/PID/cmdline.
+ */
+export async function startRedis(opts: { password?: string } = {}): Promise<RedisServer> {
   const port = await freePort();
-  const child: ChildProcess = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
+  const child: ChildProcess = spawn('redis-server', ['-'], { stdio: ['pipe', 'ignore', 'ignore'] });
+  const config = [`port ${port}`, 'bind 127.0.0.1', 'save ""', 'appendonly no'];
+  // Quoted as redis.conf reads strings; callers pass plain words.
+  if (opts.password !== undefined) config.push(`requirepass "${opts.password}"`);
+  child.stdin?.end(`${config.join('\n')}\n`);
   const deadline = Date.now() + 10_000;
   while (!(await answersPing(port))) {
     if (child.exitCode !== null || Date.now() > deadline) {

@@ -5,6 +5,8 @@ import {
   readdirSync,
   readFileSync,
   readlinkSync,
+  realpathSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -79,9 +81,16 @@ export function bundlePaths(
   return { bytes, sha256: sha256Of(bytes) };
 }
 
+/**
+ * How much a bundle may hold once uncompressed, how many entries (each costs an inode, and empty
+ * files compress to nothing), and whether it may hold links at all.
+ */
+export type ExtractLimits = { expandedBytes: number; entries: number; links: boolean };
+
 /** A name that stays inside the folder it is extracted into. */
-function safeName(name: string): boolean {
+function safeName(name: unknown): name is string {
   return (
+    typeof name === 'string' &&
     name.length > 0 &&
     !name.startsWith('/') &&
     !name.includes('\0') &&
@@ -89,46 +98,160 @@ function safeName(name: string): boolean {
   );
 }
 
+/** An entry of the listing as the bundle's own writer makes it; anything else is refused. */
+function wellFormed(e: unknown): e is Entry {
+  if (e === null || typeof e !== 'object') return false;
+  const x = e as Record<string, unknown>;
+  if (x.type === 'dir') return true;
+  if (x.type === 'file') return typeof x.exec === 'boolean' && typeof x.data === 'string';
+  return x.type === 'symlink' && typeof x.target === 'string' && x.target.length > 0;
+}
+
+/** Links a link may go through before it is judged a loop, as the kernel's ELOOP limit. */
+const MAX_LINK_HOPS = 40;
+
+/**
+ * Where `link` leads, resolving every link it meets on the way through the listing itself (a chain
+ * `a -> b/..`, `b -> ..` leaves the folder although each target reads as inside): the path parts
+ * under the root, or null when any step leaves the root, or it loops.
+ */
+function resolveInListing(byPath: ReadonlyMap<string, Entry>, link: string): string[] | null {
+  let hops = 0;
+  const walk = (from: readonly string[], target: string): string[] | null => {
+    if (target.startsWith('/')) return null;
+    const parts = [...from];
+    for (const c of target.split('/')) {
+      if (c === '' || c === '.') continue;
+      if (c === '..') {
+        if (parts.length === 0) return null;
+        parts.pop();
+        continue;
+      }
+      const e = byPath.get([...parts, c].join('/'));
+      if (e?.type !== 'symlink') {
+        parts.push(c);
+        continue;
+      }
+      if (++hops > MAX_LINK_HOPS) return null;
+      const to = walk(parts, e.target);
+      if (to === null) return null;
+      parts.splice(0, parts.length, ...to);
+    }
+    return parts;
+  };
+  const e = byPath.get(link);
+  if (e?.type !== 'symlink') return null;
+  return walk(link.split('/').slice(0, -1), e.target);
+}
+
+/** The listing inside `bytes`, gunzipped no further than the limit: a gzip bomb stops there. */
+function readListing(bytes: Buffer, what: string, limits: ExtractLimits): Listing {
+  let text: string;
+  try {
+    text = gunzipSync(bytes, { maxOutputLength: limits.expandedBytes }).toString('utf8');
+  } catch (err) {
+    if (err instanceof RangeError || (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+      throw new InputError(
+        `${what}: bundle expands past ${limits.expandedBytes} bytes; not extracted. Fix: send a smaller tree.`,
+      );
+    throw new InputError(`${what}: bundle is not a gzip'd JSON listing (${(err as Error).message}).`);
+  }
+  let listing: Listing;
+  try {
+    listing = JSON.parse(text) as Listing;
+  } catch (err) {
+    throw new InputError(`${what}: bundle is not a gzip'd JSON listing (${(err as Error).message}).`);
+  }
+  if (listing === null || listing.format !== BUNDLE_FORMAT || !Array.isArray(listing.entries))
+    throw new InputError(
+      `${what}: bundle format is not ${BUNDLE_FORMAT}. Fix: run the same agentguard version.`,
+    );
+  return listing;
+}
+
+/** Every entry's name, kind and link checked against the listing, before anything is written. */
+function checkEntries(listing: Listing, what: string, limits: ExtractLimits): void {
+  if (listing.entries.length > limits.entries)
+    throw new InputError(
+      `${what}: bundle holds ${listing.entries.length} entries, over the ${limits.entries} allowed; not extracted.`,
+    );
+  const byPath = new Map<string, Entry>();
+  for (const e of listing.entries as unknown[]) {
+    const name = (e as { path?: unknown } | null)?.path;
+    if (!safeName(name))
+      throw new InputError(`${what}: bundle entry '${String(name)}' leaves its folder; not run.`);
+    if (!wellFormed(e))
+      throw new InputError(`${what}: bundle entry '${name}' is not a file, folder or link; not run.`);
+    if (byPath.has(name)) throw new InputError(`${what}: bundle entry '${name}' appears twice; not run.`);
+    byPath.set(name, e);
+  }
+  for (const e of byPath.values()) {
+    // A folder or file under a link would be written through it.
+    const parts = e.path.split('/');
+    for (let i = 1; i < parts.length; i++)
+      if (byPath.get(parts.slice(0, i).join('/'))?.type === 'symlink')
+        throw new InputError(`${what}: bundle entry '${e.path}' lies under a link; not run.`);
+    if (e.type !== 'symlink') continue;
+    if (!limits.links)
+      throw new InputError(
+        `${what}: bundle entry '${e.path}' is a link, which this bundle may not hold; not run.`,
+      );
+    if (resolveInListing(byPath, e.path) === null)
+      throw new InputError(`${what}: bundle link '${e.path}' points out of its folder; not run.`);
+  }
+}
+
 /**
  * Check `bytes` against `sha256`, then write its entries into `dest` (which must not exist yet).
- * A digest mismatch, a name that leaves `dest` or a link that points out of it is refused before
- * anything is written.
+ * A digest mismatch, a listing that expands past the limit, a name that leaves `dest`, or a link
+ * that leads out of it at any step of its resolution is refused before anything is written; once
+ * written, each link is resolved on disk too and must stay under `dest` (else `dest` is removed).
  */
-export function extractBundle(bytes: Buffer, sha256: string, dest: string, what: string): void {
+export function extractBundle(
+  bytes: Buffer,
+  sha256: string,
+  dest: string,
+  what: string,
+  limits: ExtractLimits,
+): void {
   const got = sha256Of(bytes);
   if (got !== sha256)
     throw new InputError(
       `${what}: bundle digest sha256:${got} does not match the job's sha256:${sha256}; not run. Fix: enqueue the batch again from an unmodified task folder.`,
     );
-  let listing: Listing;
-  try {
-    listing = JSON.parse(gunzipSync(bytes, { maxOutputLength: 1 << 30 }).toString('utf8')) as Listing;
-  } catch (err) {
-    throw new InputError(`${what}: bundle is not a gzip'd JSON listing (${(err as Error).message}).`);
-  }
-  if (listing.format !== BUNDLE_FORMAT || !Array.isArray(listing.entries))
-    throw new InputError(
-      `${what}: bundle format is not ${BUNDLE_FORMAT}. Fix: run the same agentguard version.`,
-    );
-  for (const e of listing.entries) {
-    if (!safeName(e.path))
-      throw new InputError(`${what}: bundle entry '${e.path}' leaves its folder; not run.`);
-    if (e.type === 'symlink') {
-      const to = path.posix.normalize(path.posix.join(path.posix.dirname(e.path), e.target));
-      if (path.posix.isAbsolute(e.target) || to === '..' || to.startsWith('../'))
-        throw new InputError(`${what}: bundle link '${e.path}' points out of its folder; not run.`);
-    }
-  }
+  const listing = readListing(bytes, what, limits);
+  checkEntries(listing, what, limits);
   mkdirSync(dest, { recursive: false, mode: 0o755 });
-  const links: { at: string; target: string }[] = [];
+  try {
+    writeEntries(listing, dest, what);
+  } catch (err) {
+    // Nothing half-written is left for a later job or a resumed coordinator to trust.
+    rmSync(dest, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+function writeEntries(listing: Listing, dest: string, what: string): void {
+  const links: { at: string; target: string; name: string }[] = [];
   for (const e of listing.entries) {
     const at = path.join(dest, ...e.path.split('/'));
     if (e.type === 'dir') mkdirSync(at, { recursive: true, mode: 0o755 });
     else if (e.type === 'file') {
       mkdirSync(path.dirname(at), { recursive: true, mode: 0o755 });
       writeFileSync(at, Buffer.from(e.data, 'base64'), { flag: 'wx', mode: e.exec ? 0o755 : 0o644 });
-    } else links.push({ at, target: e.target });
+    } else links.push({ at, target: e.target, name: e.path });
   }
   // Links last: no file is ever written through one.
   for (const { at, target } of links) symlinkSync(target, at);
+  const root = realpathSync(dest);
+  for (const { at, name } of links) {
+    let real: string;
+    try {
+      real = realpathSync(at);
+    } catch {
+      continue; // dangling: it leads nowhere, and the listing showed every step of it stays inside
+    }
+    if (real !== root && !real.startsWith(root + path.sep))
+      throw new InputError(`${what}: bundle link '${name}' resolves to ${real}, out of its folder; not run.`);
+  }
 }

@@ -5,7 +5,7 @@ import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { attemptConfig, attemptOutcome, runOverrides } from '../batch/run-batch.js';
 import { loadConfigOrThrow } from '../config/load.js';
-import { errorMessage } from '../errors.js';
+import { AgentGuardError, errorMessage } from '../errors.js';
 import type { RunContext } from '../pipeline/context.js';
 import { runTask } from '../pipeline/run-task.js';
 import { NOT_ARTIFACTS } from '../provenance/artifacts.js';
@@ -16,12 +16,14 @@ import {
   type AttemptResult,
   bundleKey,
   evidenceKey,
+  JobDataSchema,
   jobId,
   QUEUE_NAME,
   versionRefusal,
 } from './job.js';
-import { materialiseTask } from './task-bundle.js';
+import { checkInsideBundle, checkQueueAgent, materialiseTask, TASK_BUNDLE_LIMIT } from './task-bundle.js';
 import { bundlePaths, sha256Of } from './tree-bundle.js';
+import { signValue, type WorkerKey } from './worker-key.js';
 
 /** Evidence bundles over this (by default) stay on the worker; the row then has no local run folder. */
 export const EVIDENCE_LIMIT = 32 * 1024 * 1024;
@@ -38,7 +40,17 @@ export type WorkerOptions = {
   log: (line: string) => void;
   /** Largest compressed evidence bundle sent back through Redis, in bytes. */
   evidenceLimit?: number;
+  /** The worker's own key: every result is signed with it. */
+  key: WorkerKey;
+  /**
+   * The operator's --allow-below-floor: jobs may then run below the isolation floor. Without it every
+   * job runs with the floor, whatever its task config or overrides ask.
+   */
+  allowBelowFloor: boolean;
 };
+
+/** The operator's flag that lets this worker's jobs run below the isolation floor. */
+export const ALLOW_BELOW_FLOOR_FLAG = '--allow-below-floor';
 
 /**
  * Pull attempts from the queue and run each with the local pipeline (sandbox, tracer, checks) into
@@ -53,10 +65,7 @@ export async function runQueueWorker(ctx: RunContext, redis: Redis, opts: Worker
   const worker = new Worker<AttemptJob, AttemptResult>(
     QUEUE_NAME,
     async (job) => {
-      opts.log(
-        `job ${job.id}: attempt ${job.data.attempt.index} of batch ${job.data.batch_id} (${job.data.attempt.agent.name} · ${job.data.attempt.task})`,
-      );
-      const result = await runJob(ctx, redis, cacheDir, job, opts.evidenceLimit ?? EVIDENCE_LIMIT);
+      const result = await runJob(ctx, redis, cacheDir, job, opts);
       if (result === null) return new Promise<never>(() => {}); // see runJob
       opts.log(`job ${job.id}: ${result.outcome.result} (run ${result.outcome.run_id})`);
       return result;
@@ -100,65 +109,111 @@ async function runJob(
   redis: Redis,
   cacheDir: string,
   job: Job<AttemptJob, AttemptResult>,
-  evidenceLimit: number,
+  wopts: WorkerOptions,
 ): Promise<AttemptResult | null> {
-  const data = job.data;
-  const refusal = versionRefusal(data.agentguard ?? { version: '?', collector_protocol: '?' });
-  if (refusal) throw new UnrecoverableError(refusal);
-  if (job.id !== jobId(data.batch_id, data.attempt.index))
-    throw new UnrecoverableError(
-      `job id ${job.id} does not name attempt ${data.attempt.index} of batch ${data.batch_id}`,
-    );
   const what = `job ${job.id}`;
+  const data = checkJob(job, what);
+  wopts.log(
+    `job ${job.id}: attempt ${data.attempt.index} of batch ${data.batch_id} (${data.attempt.agent.name} · ${data.attempt.task})`,
+  );
   const taskDir = await materialiseTask(
     cacheDir,
     data.task.sha256,
     async () => {
-      const bytes = await redis.getBuffer(bundleKey(data.task.sha256));
+      const key = bundleKey(data.task.sha256);
+      // Sized before it is fetched: the bundle limit holds on this host too, not only on the coordinator.
+      const size = await redis.strlen(key);
+      if (size === 0)
+        throw new UnrecoverableError(`${what}: task bundle sha256:${data.task.sha256} is not in Redis`);
+      if (size > TASK_BUNDLE_LIMIT)
+        throw new UnrecoverableError(
+          `${what}: task bundle sha256:${data.task.sha256} is ${size} bytes, over the ${TASK_BUNDLE_LIMIT} a worker fetches; not run`,
+        );
+      const bytes = await redis.getBuffer(key);
       if (bytes === null)
         throw new UnrecoverableError(`${what}: task bundle sha256:${data.task.sha256} is not in Redis`);
       return bytes;
     },
     what,
-  ).catch((err: unknown) => {
-    throw err instanceof UnrecoverableError ? err : new UnrecoverableError(errorMessage(err));
-  });
-  const { cfg, opts } = attemptConfig(
-    loadConfigOrThrow(path.join(taskDir, data.task.config)),
-    data.attempt.agent,
-  );
+  ).catch(unrecoverable);
+  const { cfg, opts } = await Promise.resolve()
+    .then(() => {
+      const loaded = attemptConfig(
+        loadConfigOrThrow(path.join(taskDir, data.task.config)),
+        data.attempt.agent,
+      );
+      checkInsideBundle(loaded.cfg, taskDir, what);
+      return loaded;
+    })
+    .catch(unrecoverable);
   const run = await runTask(ctx, cfg, {
     ...opts,
     ...runOverrides(data.overrides),
-    batch: { id: data.batch_id, attempt: data.attempt.index },
-  });
+    batch: {
+      id: data.batch_id,
+      attempt: data.attempt.index,
+      queue: { nonce: data.nonce, task_sha256: data.task.sha256 },
+    },
+    ...(wopts.allowBelowFloor
+      ? {}
+      : { floor: { input: `queue job '${job.id}'`, allowFlag: ALLOW_BELOW_FLOOR_FLAG } }),
+  }).catch(unrecoverable);
   if (ctx.signal?.aborted) return null;
   const { run_dir: _local, ...outcome } = attemptOutcome(run);
   const evidence = bundleRun(run.runDir);
+  const manifestText = readFileSync(path.join(run.runDir, MANIFEST_FILE));
   let stored: AttemptResult['evidence'] = null;
-  if (evidence.bytes.length <= evidenceLimit) {
+  if (evidence.bytes.length <= (wopts.evidenceLimit ?? EVIDENCE_LIMIT)) {
     await redis.set(evidenceKey(evidence.sha256), evidence.bytes, 'EX', EVIDENCE_TTL_S);
     stored = { sha256: evidence.sha256, bytes: evidence.bytes.length };
   }
-  const manifest = path.join(run.runDir, MANIFEST_FILE);
-  let manifestSha: string | null = null;
-  try {
-    manifestSha = sha256Of(readFileSync(manifest));
-  } catch {
-    manifestSha = null;
-  }
-  return {
+  const result: Omit<AttemptResult, 'signed_by' | 'signature'> = {
     schema: 1,
     batch_id: data.batch_id,
     index: data.attempt.index,
     worker: { host: os.hostname(), pid: process.pid },
-    outcome,
+    outcome: { ...outcome, run_id: run.report.run_id },
     remote_run_dir: run.runDir,
     report_sha256: sha256Of(readFileSync(reportPath(run.runDir, 'json'))),
-    manifest_sha256: manifestSha,
+    manifest_sha256: sha256Of(manifestText),
     evidence: stored,
-    ...(stored === null ? { evidence_too_large: evidence.bytes.length } : {}),
+    // Evidence that stays here: its manifest goes back instead, so the coordinator still checks what the run was.
+    ...(stored === null
+      ? { evidence_too_large: evidence.bytes.length, manifest: manifestText.toString('utf8') }
+      : {}),
   };
+  return signValue(result, wopts.key);
+}
+
+/** A job's data checked as data before anything is fetched or run: the worker trusts nothing in Redis. */
+function checkJob(job: Job<AttemptJob, AttemptResult>, what: string): AttemptJob {
+  const data = job.data;
+  const refusal = versionRefusal(data.agentguard ?? { version: '?', collector_protocol: '?' });
+  if (refusal) throw new UnrecoverableError(refusal);
+  const parsed = JobDataSchema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UnrecoverableError(
+      `${what}: not an agentguard attempt job: field '${issue?.path.join('.') ?? ''}': ${issue?.message ?? ''}`,
+    );
+  }
+  if (job.id !== jobId(data.batch_id, data.attempt.index))
+    throw new UnrecoverableError(
+      `job id ${job.id} does not name attempt ${data.attempt.index} of batch ${data.batch_id}`,
+    );
+  try {
+    checkQueueAgent(data.attempt.agent);
+  } catch (err) {
+    throw new UnrecoverableError(`${what}: ${errorMessage(err)}`);
+  }
+  return data;
+}
+
+/** Refusals of the job itself (bad bundle, config, floor) are final: another worker would refuse it too. */
+function unrecoverable(err: unknown): never {
+  throw err instanceof UnrecoverableError || !(err instanceof AgentGuardError)
+    ? err
+    : new UnrecoverableError(errorMessage(err));
 }
 
 /** A run's evidence and reports, without the workspace copies (repo, baseline.git, home, net) the seal leaves out too. */

@@ -1,13 +1,24 @@
 import { spawn } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfigOrThrow } from '../../src/config/load.js';
 import { type AttemptJob, bundleKey, QUEUE_NAME, versionStamp } from '../../src/queue/job.js';
 import { hasRedisServer, type RedisServer, startRedis } from '../../src/queue/local-redis.js';
-import { taskBundle } from '../../src/queue/task-bundle.js';
+import { TASK_BUNDLE_LIMIT, TASK_EXPANDED_LIMIT, taskBundle } from '../../src/queue/task-bundle.js';
+import { bundlePaths, sha256Of } from '../../src/queue/tree-bundle.js';
 import { BENCHMARKS, CLI, tempDir } from './exec-cli.js';
 
 const hasRedis = hasRedisServer();
@@ -17,8 +28,11 @@ if (!hasRedis)
   );
 
 /*
- * A real worker process given jobs it must refuse: one from another agentguard version, one whose
- * task bundle's bytes do not match the digest in the job. Each fails with its reason, and nothing runs.
+ * A real worker process (no --allow-below-floor) given jobs it must refuse: one from another
+ * agentguard version, one whose task bundle's bytes do not match the digest in the job, jobs that
+ * ask for less isolation than the floor (in the task config or the job's overrides), a config whose
+ * repo is a folder of the worker's host, a bundle with a chain of links out of it, and a bundle over
+ * the size limit. Each fails with its reason, and nothing runs.
  */
 
 const work = tempDir('ag-queue-refuse-');
@@ -74,10 +88,34 @@ function job(batch: string, over: Partial<AttemptJob>): AttemptJob {
       trial: 1,
     },
     task: { sha256: '0'.repeat(64), bytes: 0, config: 'js-slugify/config.yaml' },
-    overrides: { tracer: 'off' },
+    overrides: {},
+    nonce: 'c'.repeat(64),
     ...over,
   };
 }
+
+/** A task bundle of `files` (paths under a fresh folder → content), uploaded under its digest. */
+async function upload(files: Record<string, string>, links: Record<string, string> = {}) {
+  const root = mkdtempSync(path.join(work, 'task-'));
+  for (const [f, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(root, f)), { recursive: true });
+    writeFileSync(path.join(root, f), text);
+  }
+  for (const [l, target] of Object.entries(links)) symlinkSync(target, path.join(root, l));
+  const b = bundlePaths(root, readdirSync(root));
+  await (redis as Redis).set(bundleKey(b.sha256), b.bytes);
+  return b;
+}
+
+/** js-slugify's bundle, as a coordinator uploads it. */
+async function slugify() {
+  const b = taskBundle(loadConfigOrThrow(path.join(BENCHMARKS, 'js-slugify', 'config.yaml')));
+  await (redis as Redis).set(bundleKey(b.sha256), b.bytes);
+  return { sha256: b.sha256, bytes: b.bytes.length, config: b.config };
+}
+
+const CONFIG = (extra: string) =>
+  `name: t\ntask: {prompt: p}\nrepo: repo\ntest_command: ['true']\nagent_command: ['true']\n${extra}`;
 
 async function failure(batch: string, data: AttemptJob): Promise<string> {
   const j = await (queue as Queue).add('attempt', data, { jobId: `${batch}.0` });
@@ -118,5 +156,104 @@ describe.skipIf(!hasRedis)('a worker refuses', () => {
     for (let i = 0; i < 40 && !/job bad-digest\.0: refused or failed/.test(log); i++)
       await new Promise((r) => setTimeout(r, 50));
     expect(log).toMatch(/job bad-digest\.0: refused or failed: .*does not match/);
+  }, 40_000);
+
+  it("a job whose overrides ask for sandbox local: below the floor, naming the job and the operator's flag", async () => {
+    const reason = await failure(
+      'floor-override',
+      job('floor-override', { task: await slugify(), overrides: { sandbox: 'local' } }),
+    );
+    expect(reason).toMatch(
+      /field 'sandbox': queue job 'floor-override\.0' asks for less isolation than the floor allows/,
+    );
+    expect(reason).toContain('--allow-below-floor');
+    expect(existsSync(path.join(work, 'w', 'runs'))).toBe(false);
+  }, 40_000);
+
+  it('a job whose task config sets sandbox local, tracer off and a setup_command: each below the floor, nothing run', async () => {
+    const b = await upload({
+      't/config.yaml': CONFIG(
+        "sandbox: local\ntracer: off\nsetup_command: ['sh', '-c', 'touch /tmp/ag-floor-pwned']\n",
+      ),
+      't/repo/README': 'x\n',
+    });
+    const reason = await failure(
+      'floor-config',
+      job('floor-config', {
+        attempt: { ...job('x', {}).attempt, agent: { name: 'c', kind: 'command', argv: ['true'] } },
+        task: { sha256: b.sha256, bytes: b.bytes.length, config: 't/config.yaml' },
+      }),
+    );
+    for (const field of ['sandbox', 'setup_command', 'tracer'])
+      expect(reason).toContain(`field '${field}': queue job 'floor-config.0'`);
+    expect(existsSync('/tmp/ag-floor-pwned')).toBe(false);
+    expect(existsSync(path.join(work, 'w', 'runs'))).toBe(false);
+  }, 40_000);
+
+  it("a config whose repo is a folder of the worker's host, absolute or relative: outside the bundle, not run", async () => {
+    const secret = mkdtempSync(path.join(work, 'host-secret-'));
+    writeFileSync(path.join(secret, 'id_rsa'), 'PRIVATE\n');
+    for (const [batch, repo] of [
+      ['repo-abs', secret],
+      ['repo-rel', `${'../'.repeat(12)}${secret.slice(1)}`],
+    ] as const) {
+      const b = await upload({ 't/config.yaml': CONFIG('').replace('repo: repo', `repo: ${repo}`) });
+      const reason = await failure(
+        batch,
+        job(batch, { task: { sha256: b.sha256, bytes: b.bytes.length, config: 't/config.yaml' } }),
+      );
+      expect(reason).toMatch(/field 'repo' names .*, outside the job's task bundle; not run/);
+    }
+    expect(existsSync(path.join(work, 'w', 'runs'))).toBe(false);
+  }, 60_000);
+
+  it('a task bundle with a chain of two links that resolves out of it: refused, nothing extracted', async () => {
+    // Each link's text stays inside (`d/up -> ..`, `esc -> d/up/..`); resolved, esc is the bundle's parent.
+    const b = await upload(
+      { 't/config.yaml': CONFIG(''), 't/repo/README': 'x\n', 'd/keep': '' },
+      {
+        'd/up': '..',
+        esc: 'd/up/..',
+      },
+    );
+    const reason = await failure(
+      'link-chain',
+      job('link-chain', { task: { sha256: b.sha256, bytes: b.bytes.length, config: 't/config.yaml' } }),
+    );
+    expect(reason).toMatch(/bundle link 'esc' points out of its folder/);
+    expect(existsSync(path.join(work, 'w', 'queue', 'tasks', b.sha256))).toBe(false);
+  }, 40_000);
+
+  it('a 1 MB bundle that expands to 1 GiB: refused at the expansion limit, the worker stays small', async () => {
+    // Concatenated gzip members are one valid stream: 1024 × (1 MiB of spaces) ≈ 1 MB compressed.
+    const member = gzipSync(Buffer.alloc(1 << 20, 0x20), { level: 9 });
+    const bomb = Buffer.concat(Array.from({ length: 1024 }, () => member));
+    expect(bomb.length).toBeLessThan(1_100_000);
+    const digest = sha256Of(bomb);
+    await (redis as Redis).set(bundleKey(digest), bomb);
+    const reason = await failure(
+      'bomb',
+      job('bomb', { task: { sha256: digest, bytes: bomb.length, config: 't/config.yaml' } }),
+    );
+    expect(reason).toContain(`bundle expands past ${TASK_EXPANDED_LIMIT} bytes`);
+    // The worker's peak memory over its whole life (VmHWM), bomb included.
+    const status = readFileSync(`/proc/${worker?.pid}/status`, 'utf8');
+    const peakKb = Number(status.match(/VmHWM:\s+(\d+) kB/)?.[1]);
+    console.log(`worker peak RSS after a 1 GiB bomb: ${Math.round(peakKb / 1024)} MB`);
+    expect(peakKb * 1024).toBeLessThan(TASK_EXPANDED_LIMIT + 400 * 1024 * 1024);
+    await (redis as Redis).del(bundleKey(digest));
+  }, 60_000);
+
+  it('a task bundle over the size limit: refused by its size in Redis, before the worker fetches it', async () => {
+    const digest = 'e'.repeat(64);
+    await (redis as Redis).setrange(bundleKey(digest), TASK_BUNDLE_LIMIT, 'x');
+    const reason = await failure(
+      'too-big',
+      job('too-big', { task: { sha256: digest, bytes: 1, config: 't/config.yaml' } }),
+    );
+    expect(reason).toContain(
+      `is ${TASK_BUNDLE_LIMIT + 1} bytes, over the ${TASK_BUNDLE_LIMIT} a worker fetches`,
+    );
+    await (redis as Redis).del(bundleKey(digest));
   }, 40_000);
 });

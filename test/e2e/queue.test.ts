@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasRedisServer, type RedisServer, startRedis } from '../../src/queue/local-redis.js';
 import { BENCHMARKS, CLI, execCli, tempDir } from './exec-cli.js';
+import { argvHolding, QUEUE_PASSWORD, queueSetup, startWorker as startQueueWorker } from './queue-helpers.js';
 
 const hasRedis = hasRedisServer();
 if (!hasRedis)
@@ -12,10 +13,11 @@ if (!hasRedis)
   );
 
 const work = tempDir('ag-queue-');
+const q = queueSetup(work);
 let redis: RedisServer | null = null;
 const children: ChildProcess[] = [];
 beforeAll(async () => {
-  if (hasRedis) redis = await startRedis();
+  if (hasRedis) redis = await startRedis({ password: QUEUE_PASSWORD });
 });
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
@@ -56,41 +58,21 @@ const MATRIX = [
   '',
 ].join('\n');
 
-/** A worker process whose stderr lines are kept and can be waited for. */
-function startWorker(url: string, out: string, extra: string[] = []) {
-  const child = spawn(
-    process.execPath,
-    [CLI, 'worker', '--queue', url, '--concurrency', '1', '--lock-ms', '2000', '--output-dir', out, ...extra],
-    {
-      cwd: work,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work, NO_COLOR: '1' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  children.push(child);
-  let log = '';
-  const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
-  child.stderr?.on('data', (c) => {
-    log += c;
-    for (const w of [...waiters]) {
-      const m = log.match(w.re);
-      if (m) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(m);
-      }
-    }
+/**
+ * A worker of this test: the round trips run `--tracer off` for speed, below the isolation floor,
+ * which the worker's operator (this test) allows.
+ */
+const startWorker = (url: string, out: string, extra: string[] = []) => {
+  const w = startQueueWorker(q, url, out, {
+    cwd: work,
+    name: path.basename(out),
+    extra: ['--concurrency', '1', '--lock-ms', '2000', '--allow-below-floor', ...extra],
   });
-  return {
-    child,
-    log: () => log,
-    waitFor: (re: RegExp) =>
-      new Promise<RegExpMatchArray>((resolve) => {
-        const m = log.match(re);
-        if (m) resolve(m);
-        else waiters.push({ re, resolve });
-      }),
-  };
-}
+  children.push(w.child);
+  return w;
+};
+/** The coordinator's queue flags: the registered keys; the password comes from its environment. */
+const queueArgs = (url: string) => ['--queue', url, '--worker-keys', q.keysDir];
 
 describe.skipIf(!hasRedis)('matrix --queue with agentguard workers', () => {
   it('runs 12 attempts on two workers, one killed -9 mid-attempt: 12 rows exactly once, verdicts as a local run', async () => {
@@ -110,13 +92,13 @@ describe.skipIf(!hasRedis)('matrix --queue with agentguard workers', () => {
     await Promise.all([w1.waitFor(/waiting for jobs/), w2.waitFor(/waiting for jobs/)]);
     const out = path.join(work, 'coordinator');
     const coordinator = execCli(
-      ['matrix', m, '--queue', url, '--tracer', 'off', '--json', '--output-dir', out],
-      {
-        cwd: work,
-      },
+      ['matrix', m, ...queueArgs(url), '--tracer', 'off', '--json', '--output-dir', out],
+      { cwd: work, env: q.env },
     );
     // Killed as soon as it has started an attempt: the run is under way, its job is locked to w1.
     const started = await w1.waitFor(/job (\S+): attempt (\d+) of batch/);
+    // Redis, both workers and the coordinator are up: not one of them shows the password in its argv.
+    expect(argvHolding(QUEUE_PASSWORD)).toEqual([]);
     w1.child.kill('SIGKILL');
     const killedJob = started[1] as string;
     const killedIndex = Number(started[2]);
@@ -172,10 +154,8 @@ describe.skipIf(!hasRedis)('matrix --queue with agentguard workers', () => {
     const lines = readFileSync(cp, 'utf8').trim().split('\n');
     writeFileSync(cp, `${lines.filter((l) => ![3, 7].includes(JSON.parse(l).index)).join('\n')}\n`);
     const res = await execCli(
-      ['resume', batch, '--queue', (redis as RedisServer).url, '--json', '--output-dir', out],
-      {
-        cwd: work,
-      },
+      ['resume', batch, ...queueArgs((redis as RedisServer).url), '--json', '--output-dir', out],
+      { cwd: work, env: q.env },
     );
     expect(res.stderr).not.toMatch(/rejected/);
     const rows = JSON.parse(res.stdout).rows as Row[];
@@ -192,10 +172,10 @@ describe.skipIf(!hasRedis)('matrix --queue with agentguard workers', () => {
     const out = path.join(work, 'coordinator-killed');
     const first = spawn(
       process.execPath,
-      [CLI, 'matrix', m, '--queue', url, '--tracer', 'off', '--output-dir', out],
+      [CLI, 'matrix', m, ...queueArgs(url), '--tracer', 'off', '--output-dir', out],
       {
         cwd: work,
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work, NO_COLOR: '1' },
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work, NO_COLOR: '1', ...q.env },
         stdio: ['ignore', 'ignore', 'pipe'],
       },
     );
@@ -209,8 +189,9 @@ describe.skipIf(!hasRedis)('matrix --queue with agentguard workers', () => {
     );
     first.kill('SIGKILL');
     const batch = onlyBatch(out);
-    const res = await execCli(['resume', batch, '--queue', url, '--json', '--output-dir', out], {
+    const res = await execCli(['resume', batch, ...queueArgs(url), '--json', '--output-dir', out], {
       cwd: work,
+      env: q.env,
     });
     w.child.kill('SIGTERM');
     const rows = JSON.parse(res.stdout).rows as Row[];
@@ -235,10 +216,8 @@ describe.skipIf(!hasRedis)('matrix --queue with agentguard workers', () => {
     await w.waitFor(/waiting for jobs/);
     const out = path.join(work, 'coordinator-big');
     const res = await execCli(
-      ['matrix', m, '--queue', url, '--tracer', 'off', '--json', '--output-dir', out],
-      {
-        cwd: work,
-      },
+      ['matrix', m, ...queueArgs(url), '--tracer', 'off', '--json', '--output-dir', out],
+      { cwd: work, env: q.env },
     );
     w.child.kill('SIGTERM');
     expect(res.code).toBe(0);
@@ -256,24 +235,37 @@ describe.skipIf(!hasRedis)('matrix --queue with agentguard workers', () => {
 });
 
 describe('bad --queue input', () => {
-  it('an unreachable Redis is exit 2 within 5 s, and its password is never printed', async () => {
+  it('a password in the URL is refused (argv is public), an unreachable Redis is exit 2 within 5 s; the password is never printed', async () => {
     const m = path.join(work, 'matrix-bad.yaml');
     writeFileSync(m, MATRIX);
     for (const args of [
-      ['matrix', m, '--queue', 'redis://:hunter2@127.0.0.1:1/0'],
+      ['matrix', m, '--queue', 'redis://:hunter2@127.0.0.1:1/0', '--worker-keys', q.keysDir],
       ['worker', '--queue', 'redis://:hunter2@127.0.0.1:1/0'],
       ['worker', '--queue', 'rediss://user:hunter2@10.255.255.1:6379'],
     ]) {
-      const t0 = Date.now();
       const res = await execCli(args, { cwd: work });
+      expect(res.code).toBe(2);
+      expect(res.stderr).toMatch(/carries a password.*--queue-password-file/);
+      expect(res.stderr + res.stdout).not.toContain('hunter2');
+    }
+    q.key('bad-input');
+    for (const args of [
+      ['matrix', m, '--queue', 'redis://127.0.0.1:1/0', '--worker-keys', q.keysDir],
+      ['worker', '--queue', 'redis://127.0.0.1:1/0'],
+      ['worker', '--queue', 'rediss://user@10.255.255.1:6379'],
+    ]) {
+      const t0 = Date.now();
+      const res = await execCli(args, { cwd: work, env: { AGENTGUARD_QUEUE_PASSWORD: 'hunter2' } });
       expect(Date.now() - t0).toBeLessThan(5000);
       expect(res.code).toBe(2);
       expect(res.stderr).toMatch(/cannot reach Redis/);
-      expect(res.stderr).toContain('***@');
       expect(res.stderr + res.stdout).not.toContain('hunter2');
     }
     const bad = await execCli(['worker', '--queue', 'http://h:1'], { cwd: work });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/redis:\/\/ or rediss:\/\//);
+    const noKeys = await execCli(['matrix', m, '--queue', 'redis://127.0.0.1:1/0'], { cwd: work });
+    expect(noKeys.code).toBe(2);
+    expect(noKeys.stderr).toMatch(/--queue needs --worker-keys/);
   }, 30_000);
 });

@@ -5,6 +5,7 @@ import { SANDBOX_OPTION, TRACER_OPTION } from '../kind-help.js';
 import { benchmarkCommand } from './benchmark.js';
 import { gateCommand } from './gate.js';
 import { matrixCommand } from './matrix.js';
+import { QUEUE_OPTIONS } from './queue-work.js';
 import { resumeCommand } from './resume.js';
 import { suiteCommand } from './suite.js';
 
@@ -50,7 +51,9 @@ export function registerBatchCommands(cli: CAC, io: CliIO, start: (p: () => Prom
       .option(
         '--queue <url>',
         'enqueue the attempts on Redis for `agentguard worker`s on any host (docs/scale-out.md)',
-      ),
+      )
+      .option(QUEUE_OPTIONS.keys[0], QUEUE_OPTIONS.keys[1])
+      .option(QUEUE_OPTIONS.password[0], QUEUE_OPTIONS.password[1]),
   ).action((file: string, opts) => start(() => matrixCommand(io, file, opts)));
 
   cli
@@ -58,6 +61,8 @@ export function registerBatchCommands(cli: CAC, io: CliIO, start: (p: () => Prom
     .option('--json', 'print summary.json on stdout')
     .option('--save-baseline <file>', 'when the batch is complete, write a stable summary to file')
     .option('--queue <url>', 'a batch started with --queue: re-attach to its jobs on that Redis')
+    .option(QUEUE_OPTIONS.keys[0], QUEUE_OPTIONS.keys[1])
+    .option(QUEUE_OPTIONS.password[0], QUEUE_OPTIONS.password[1])
     .action((dir: string, opts) => start(() => resumeCommand(io, dir, opts)));
 
   cli

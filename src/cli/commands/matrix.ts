@@ -2,10 +2,10 @@ import { loadMatrixFile } from '../../batch/batch-file.js';
 import { checkQueueAgent } from '../../queue/task-bundle.js';
 import { type CliIO, outputDir } from '../io.js';
 import { type BatchFlags, countFlag, loadTaskConfigs, startBatch } from './batch-run.js';
-import { queueWork } from './queue-work.js';
+import { type QueueFlags, queueWork } from './queue-work.js';
 import { resumeFromFlag } from './resume.js';
 
-export type MatrixFlags = BatchFlags & { queue?: string };
+export type MatrixFlags = BatchFlags & QueueFlags;
 
 /** agents × tasks × trials from a matrix file; with --queue, run by queue workers on any host. */
 export async function matrixCommand(io: CliIO, file: string, flags: MatrixFlags): Promise<number> {
@@ -14,7 +14,8 @@ export async function matrixCommand(io: CliIO, file: string, flags: MatrixFlags)
   const m = loadMatrixFile(file);
   const configs = loadTaskConfigs(m.configPaths, outputDir(flags));
   const trials = countFlag('--trials', flags.trials, m.trials);
-  const remote = flags.queue === undefined ? undefined : await queueWork(io, String(flags.queue));
+  const remote =
+    flags.queue === undefined ? undefined : await queueWork(io, { ...flags, queue: flags.queue });
   if (remote) for (const a of m.agents) checkQueueAgent(a);
   return startBatch(io, flags, {
     kind: 'matrix',

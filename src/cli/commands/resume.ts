@@ -5,7 +5,7 @@ import { ConfigError } from '../../errors.js';
 import { beginRunSession } from '../../pipeline/run-session.js';
 import { type CliIO, type GlobalOptions, outputDir, runContext } from '../io.js';
 import { type BatchFlags, finishBatch, quietProgress } from './batch-run.js';
-import { queueWork } from './queue-work.js';
+import { type QueueFlags, queueWork } from './queue-work.js';
 
 /**
  * Run what a batch did not finish. The batch folder is `<output-dir>/batches/<id>`, so the output
@@ -14,7 +14,7 @@ import { queueWork } from './queue-work.js';
 export async function resumeCommand(
   io: CliIO,
   dir: string,
-  flags: GlobalOptions & { json?: boolean; saveBaseline?: string; queue?: string },
+  flags: GlobalOptions & { json?: boolean; saveBaseline?: string } & QueueFlags,
 ): Promise<number> {
   const target = resumeTarget(dir, outputDir(flags));
   return resumeBatch(io, target.dir, target.plan, flags);
@@ -24,11 +24,12 @@ async function resumeBatch(
   io: CliIO,
   dir: string,
   plan: Parameters<typeof finishBatch>[2],
-  flags: GlobalOptions & { json?: boolean; saveBaseline?: string; queue?: string },
+  flags: GlobalOptions & { json?: boolean; saveBaseline?: string } & QueueFlags,
 ): Promise<number> {
   // A batch started with --queue re-attaches to it: its jobs keep their ids, so finished ones are
   // collected, not run again.
-  const remote = flags.queue !== undefined ? await queueWork(io, String(flags.queue)) : undefined;
+  const remote =
+    flags.queue !== undefined ? await queueWork(io, { ...flags, queue: flags.queue }) : undefined;
   const base = runContext(io, { ...flags, outputDir: path.dirname(path.dirname(dir)), quiet: true });
   const ctx = await beginRunSession(base, io.err);
   return finishBatch(io, ctx, plan, quietProgress(flags.json === true), flags.json === true, {
