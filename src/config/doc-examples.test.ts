@@ -35,8 +35,17 @@ const dir = mkdtempSync(path.join(tmpdir(), 'agentguard-doc-examples-'));
 mkdirSync(path.join(dir, 'repo'));
 mkdirSync(path.join(dir, 'solution'));
 mkdirSync(path.join(dir, 'deps', 'npm-cache'), { recursive: true });
-// The manifests the examples install from.
-for (const f of ['package-lock.json', 'requirements.txt']) writeFileSync(path.join(dir, 'repo', f), '{}\n');
+
+/** The lockfiles and requirements files an example installs from, made in the template. */
+function makeManifests(value: Record<string, unknown>): void {
+  const deps = (value.setup as { dependencies?: Record<string, unknown>[] } | undefined)?.dependencies ?? [];
+  for (const dep of deps) {
+    const rel = dep.lockfile ?? dep.requirements;
+    if (typeof rel !== 'string') continue;
+    mkdirSync(path.dirname(path.join(dir, 'repo', rel)), { recursive: true });
+    writeFileSync(path.join(dir, 'repo', rel), '{}\n');
+  }
+}
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /**
@@ -48,6 +57,7 @@ describe.each(['docs/config.md', 'rules/README.md'])('%s examples load', (doc) =
   it('has config examples', () => expect(examples.length).toBeGreaterThan(0));
   it.each(examples.map((e) => [e.line, e.value] as const))('the block at line %i', (line, value) => {
     const file = path.join(dir, `example-${line}.yaml`);
+    makeManifests(value);
     const security = value.security as Record<string, unknown> | undefined;
     // Rule files an example names are the reader's own; the allowances are what is checked here.
     const config = { ...BASE, ...value, ...(security ? { security: { ...security, rules: [] } } : {}) };

@@ -26,6 +26,16 @@ export function mirrorHost(url: string): string {
   return `${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`;
 }
 
+/** Indexes whose files are served from another host: PyPI's index links to files.pythonhosted.org. */
+const FILE_HOSTS: Record<string, string> = { 'pypi.org:443': 'files.pythonhosted.org:443' };
+
+/** The hosts setup's proxy lets through for a mirror: its own, and where its index sends downloads. */
+export function mirrorHosts(url: string): string[] {
+  const host = mirrorHost(url);
+  const files = FILE_HOSTS[host];
+  return files ? [host, files] : [host];
+}
+
 /**
  * Why this sandbox cannot give setup's mirrors a network, or null when it can. A sandbox that takes
  * the network away must bridge the harness's proxy; one on the host's network reaches them as it is.
@@ -53,7 +63,7 @@ export async function openSetupSandbox(
   },
 ): Promise<SetupSandbox> {
   const sandbox = req.choice.sandbox;
-  const hosts = [...new Set(req.mirrors.map(mirrorHost))];
+  const hosts = [...new Set(req.mirrors.flatMap(mirrorHosts))];
   let network: NetworkConfig = { mode: 'none', allow: [], hosts: {} };
   let note = sandbox.capabilities.isolatesNetwork
     ? 'none'

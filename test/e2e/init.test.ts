@@ -75,15 +75,18 @@ describe('agentguard init, then run without editing the file', () => {
       `${language}: init finds the tests; mock-noop runs and fails on them`,
       async () => {
         const dir = clone(language, repo.files);
+        // The check runs the written config once: the failing test is reported, with its output.
         const init = await execCli(['init'], { cwd: dir });
         expect(init.stderr).toBe('');
-        expect(init.code).toBe(0);
+        expect(init.code).toBe(1);
         expect(init.stdout).toContain(`tests: ${repo.command.join(' ')}`);
+        expect(init.stdout).toMatch(/check: the untouched repository's tests FAIL in the sandbox \(exit \d+/);
+        expect(init.stdout).toMatch(/add|1\+2 is not 3|AssertionError/);
         expect(readFileSync(path.join(dir, 'agentguard.yaml'), 'utf8')).toMatch(
           /^# yaml-language-server: \$schema=/,
         );
         // A second init refuses rather than overwrite.
-        const again = await execCli(['init'], { cwd: dir });
+        const again = await execCli(['init', '--no-check'], { cwd: dir });
         expect(again.code).toBe(2);
         expect(again.stderr).toContain('--force');
 
