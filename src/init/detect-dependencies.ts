@@ -20,6 +20,8 @@ export type DependencySetup = {
   notes: string[];
   /** Variables of this machine the installs need (its TLS trust, corepack's registry): names only. */
   environment: string[];
+  /** Interpreters under the user's HOME (pyenv, a venv's base) the sandbox must show read-only. */
+  toolchains: string[];
 };
 
 /**
@@ -126,7 +128,51 @@ function importable(python: string, module: string, cwd: string): boolean {
   return r.status === 0;
 }
 
-function python(dir: string, facts: ProjectFacts, pathVar: string | undefined, out: DependencySetup): void {
+const inside = (dir: string, root: string | undefined) =>
+  root !== undefined && root !== '/' && (dir === root || dir.startsWith(`${root}/`));
+
+/** Where the sandbox shows nothing of the host: users' homes, root's, and this user's HOME. */
+const hidden = (p: string, home: string | undefined) =>
+  inside(p, home) || inside(p, '/root') || inside(p, '/home');
+
+/**
+ * The interpreter a command should name when the one on PATH lives where the sandbox hides it (a
+ * pyenv shim under a HOME): the real executable, and the toolchain folder
+ * to show. Null when the interpreter is the system's.
+ */
+function realInterpreter(
+  host: string,
+  home: string | undefined,
+  cwd: string,
+): { exe: string; prefix: string } | null {
+  if (!hidden(host, home)) return null;
+  const r = spawnSync(host, ['-c', 'import sys; print(sys.executable); print(sys.base_prefix)'], {
+    cwd,
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  const [exe, prefix] = (r.stdout ?? '').trim().split('\n');
+  return r.status === 0 && exe && prefix ? { exe, prefix } : null;
+}
+
+/** The folder a project venv's interpreter comes from (`home =` in pyvenv.cfg), when under HOME. */
+function venvBase(dir: string, venv: string, home: string | undefined): string | null {
+  try {
+    const cfg = readFileSync(path.join(dir, venv, 'pyvenv.cfg'), 'utf8');
+    const bin = /^home\s*=\s*(.+)$/m.exec(cfg)?.[1]?.trim();
+    return bin && hidden(bin, home) ? path.dirname(bin) : null;
+  } catch {
+    return null;
+  }
+}
+
+function python(
+  dir: string,
+  facts: ProjectFacts,
+  env: Record<string, string | undefined>,
+  out: DependencySetup,
+): void {
+  const pathVar = env.PATH;
   const cmd = out.test_command;
   const runsPython = cmd !== null && /^python3?$/.test(cmd[0] ?? '') && cmd[1] === '-m';
   if (!facts.languages.includes('python') || !runsPython || cmd === null) return;
@@ -146,12 +192,22 @@ function python(dir: string, facts: ProjectFacts, pathVar: string | undefined, o
         'poetry.lock: setup installs requirements files; export one with `poetry export -f requirements.txt -o requirements.txt` and commit it',
       );
     const venv = projectVenv(dir);
-    if (venv)
-      out.notes.push(
-        `the project's own venv ${venv}/ is not used: the sandbox does not show the interpreter it links to; list your dependencies in a requirements.txt for setup to install`,
-      );
     const module = cmd[2];
-    const host = resolveProgram(interpreter, dir, pathVar);
+    let host = resolveProgram(interpreter, dir, pathVar);
+    if (venv) {
+      // The project's venv is copied with the repository; the interpreter it links to is shown.
+      interpreter = `${venv}/bin/python`;
+      host = path.join(dir, interpreter);
+      const base = venvBase(dir, venv, env.HOME);
+      if (base) out.toolchains.push(base);
+    } else if (host) {
+      const real = realInterpreter(host, env.HOME, dir);
+      if (real) {
+        interpreter = real.exe;
+        host = real.exe;
+        out.toolchains.push(real.prefix);
+      }
+    }
     if (module && host && !importable(host, module, dir))
       out.notes.push(
         `${module} is not installed for ${host}: add it to a requirements.txt (setup installs it into .venv), or \`${interpreter} -m pip install ${module}\``,
@@ -173,12 +229,19 @@ export function detectDependencies(
   env: Record<string, string | undefined>,
 ): DependencySetup {
   const pathVar = env.PATH;
-  const out: DependencySetup = { entries: [], test_command: facts.test_command, notes: [], environment: [] };
+  const out: DependencySetup = {
+    entries: [],
+    test_command: facts.test_command,
+    notes: [],
+    environment: [],
+    toolchains: [],
+  };
   node(dir, facts, pathVar, out);
-  python(dir, facts, pathVar, out);
+  python(dir, facts, env, out);
   if (out.entries.length > 0) out.environment = TOOL_ENVIRONMENT.filter((n) => env[n] !== undefined);
   const program = out.test_command?.[0];
-  if (program && program !== 'env' && !program.startsWith('.venv/') && !resolveProgram(program, dir, pathVar))
+  const madeBySetup = out.entries.some((e) => e.manager === 'pip') && program?.startsWith('.venv/');
+  if (program && program !== 'env' && !madeBySetup && !resolveProgram(program, dir, pathVar))
     out.notes.push(
       `the test command's program '${program}' is not on PATH: install it, or edit test_command`,
     );

@@ -95,6 +95,11 @@ function agentLines(agent: AgentChoice): string[] {
 /** `setup.dependencies` and what setup cannot do, as comments. */
 export function dependencyLines(deps: DependencySetup): string[] {
   const lines = deps.notes.map((n) => `# Note: ${n}`);
+  if (deps.toolchains.length > 0)
+    lines.push(
+      '# Your interpreter lives under your HOME, which the sandbox hides: shown read-only at its path.',
+      `toolchains: ${flow(deps.toolchains)}`,
+    );
   if (deps.entries.length === 0) return lines;
   lines.push(
     '# Dependencies, installed from the lockfiles before the agent starts, outside the monitoring',

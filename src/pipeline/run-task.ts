@@ -332,6 +332,6 @@ function visibleFolders(cfg: ResolvedConfig, plan: AgentPlan): string[] {
   if (cfg.solution) dirs.push(cfg.solution);
   const program = plan.spec.argv[0] ?? '';
   if (path.isAbsolute(program)) dirs.push(path.dirname(program));
-  dirs.push(...(plan.visible ?? []));
+  dirs.push(...(plan.visible ?? []), ...cfg.toolchains);
   return [...new Set(dirs)];
 }

@@ -26,13 +26,20 @@ export function mirrorHost(url: string): string {
   return `${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`;
 }
 
-/** Indexes whose files are served from another host: PyPI's index links to files.pythonhosted.org. */
-const FILE_HOSTS: Record<string, string> = { 'pypi.org:443': 'files.pythonhosted.org:443' };
+/**
+ * Public registries whose downloads come from a second host of the same operator: PyPI's index links
+ * to files.pythonhosted.org, and yarn 1 lockfiles name registry.yarnpkg.com (npm's registry under
+ * yarn's name), which yarn fetches as written whatever the registry setting.
+ */
+const SAME_REGISTRY: Record<string, string> = {
+  'pypi.org:443': 'files.pythonhosted.org:443',
+  'registry.npmjs.org:443': 'registry.yarnpkg.com:443',
+};
 
-/** The hosts setup's proxy lets through for a mirror: its own, and where its index sends downloads. */
+/** The hosts setup's proxy lets through for a mirror: its own, and its registry's download host. */
 export function mirrorHosts(url: string): string[] {
   const host = mirrorHost(url);
-  const files = FILE_HOSTS[host];
+  const files = SAME_REGISTRY[host];
   return files ? [host, files] : [host];
 }
 

@@ -147,3 +147,32 @@ describe("package managers' stores and caches under HOME are not changes outside
     expect(ids(t)).toEqual(['integrity-outside-workspace', 'integrity-protected-path']);
   });
 });
+
+describe('yarn 1 run through corepack', () => {
+  it("runs scripts through the node shim it writes in /tmp: the package manager's own output", () => {
+    const t = new Trace();
+    t.exec(2, 1, '/usr/bin/node', ['node', '/usr/bin/corepack', 'yarn', 'test'])
+      .open(2, '/tmp/yarn--1796470620361-0.16/node', 'create')
+      .exec(3, 2, '/usr/bin/sh', ['sh', '-c', 'node --test test/'])
+      .exec(4, 3, '/tmp/yarn--1796470620361-0.16/node', ['node', '--test', 'test/']);
+    expect(ids(t)).toEqual([]);
+  });
+});
+
+describe('yarn 1 run as root', () => {
+  it('trying to make its global folder on a read-only /usr is no change; making another folder there is', () => {
+    const t = new Trace();
+    t.exec(2, 1, '/usr/bin/node', ['node', '/usr/bin/corepack', 'yarn', 'test'])
+      .meta(2, 'mkdir', '/usr/local/share/.yarn', undefined, -30)
+      .meta(2, 'mkdir', '/usr/local/share/.cache/yarn', undefined, -30);
+    expect(ids(t)).toEqual([]);
+    t.meta(2, 'mkdir', '/usr/local/share/.yarn/bin', undefined, -30).meta(
+      2,
+      'mkdir',
+      '/usr/local/lib/x',
+      undefined,
+      -30,
+    );
+    expect(ids(t)).toEqual(['integrity-outside-workspace', 'integrity-outside-workspace']);
+  });
+});
