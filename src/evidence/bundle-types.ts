@@ -296,6 +296,9 @@ export const InstalledDependencySchema = z.looseObject({
   /** pip: the virtual environment, relative to the workspace. */
   target: str.optional(),
   status: z.enum(['installed', 'failed']),
+  /** The dependency cache entry (sha256 of what decides the install); `reused` when copied from it, with no install run. */
+  cache_key: str.optional(),
+  reused: z.boolean().optional(),
   /** Why it failed (exit, timeout, could not start). */
   error: str.optional(),
   exit_code: nullableNum,

@@ -11,6 +11,7 @@ import { sha256File } from '../provenance/digest.js';
 import type { SandboxChoice } from '../sandbox/select-sandbox.js';
 import type { SandboxPlaces } from '../sandbox/types.js';
 import type { CommandLog } from './commands.js';
+import { dependencyCacheKey, restoreDependencies, saveDependencies } from './dependency-cache.js';
 import { type InstallStep, JS_CLIENT_INSTALL, jsClient, jsInstall } from './js-install.js';
 import { resolveProgram } from './preflight.js';
 import { setupFailure, setupStopped } from './setup-phase.js';
@@ -125,6 +126,8 @@ export async function installDependencies(
     commands: CommandLog;
     timeline: Timeline;
     disposer: Disposer;
+    /** Installs kept between runs, by cache key (in the output folder the sandbox hides); none without. */
+    cacheRoot?: string;
   },
 ): Promise<void> {
   const { cfg, commands, timeline, repoDir } = opts;
@@ -156,6 +159,8 @@ export async function installDependencies(
       timeline.add('prepare', 'dependencies-started', name);
       const started = Date.now();
       const client = clientOf(dep, repoDir, opts.env.PATH) ?? [];
+      const key = opts.cacheRoot ? dependencyCacheKey(dep, repoDir, client) : null;
+      const cached = key && opts.cacheRoot ? path.join(opts.cacheRoot, key) : null;
       const record: InstalledDependency = {
         entry: `setup.dependencies[${index}]`,
         manager: dep.manager,
@@ -172,6 +177,19 @@ export async function installDependencies(
         command_ids: [],
       };
       evidence.dependencies.push(record);
+      if (key) record.cache_key = key;
+      if (cached && restoreDependencies(cached, dep, opts, client)) {
+        record.reused = true;
+        record.exit_code = null;
+        record.duration_ms = Date.now() - started;
+        timeline.add(
+          'prepare',
+          'dependencies-installed',
+          `${name} from the dependency cache in ${record.duration_ms} ms`,
+        );
+        save();
+        continue;
+      }
       for (const step of installCommands(dep, repoDir, client)) {
         const { record: ran, outcome } = await commands.run({
           role: 'setup',
@@ -195,6 +213,7 @@ export async function installDependencies(
           throw setupStopped(name, failed, ran);
         }
       }
+      if (cached) saveDependencies(cached, dep, opts, client);
       timeline.add('prepare', 'dependencies-installed', `${name} in ${record.duration_ms} ms`);
       save();
     }

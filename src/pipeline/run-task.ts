@@ -198,6 +198,7 @@ async function collectAndAnalyse(
           await installDependencies({
             cfg,
             sandboxChoice,
+            cacheRoot: path.join(ctx.outputDir, 'cache', 'dependencies'),
             ...places,
             env,
             commands,
