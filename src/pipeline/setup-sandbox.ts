@@ -112,8 +112,12 @@ export async function openSetupSandbox(
     wrap(spec) {
       if (!proxy) return session.wrap(spec);
       const bridged = bridgeSpawn(spec, { proxySocket: `${SANDBOX_PROXY_DIR}/${PROXY_SOCKET_NAME}` });
-      // Every request goes through the proxy, a mirror on a loopback address included.
-      return session.wrap({ ...bridged, env: { ...bridged.env, NO_PROXY: '', no_proxy: '' } });
+      // Every request goes through the proxy, a mirror on a loopback address included. Yarn 2+
+      // reads no *_PROXY variable, only its own settings.
+      const env: Record<string, string> = { ...bridged.env, NO_PROXY: '', no_proxy: '' };
+      if (env.HTTP_PROXY) env.YARN_HTTP_PROXY = env.HTTP_PROXY;
+      if (env.HTTPS_PROXY) env.YARN_HTTPS_PROXY = env.HTTPS_PROXY;
+      return session.wrap({ ...bridged, env });
     },
     async stop() {
       await held.release();
