@@ -14,6 +14,10 @@ import { execCli, tempDir } from './exec-cli.js';
 const work = tempDir('ag-init-e2e-');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
+// The system's programs first: init names a python3 under a HOME (pyenv) by its real path, which
+// these tests of detection do not expect.
+const SYSTEM_FIRST = { PATH: `/usr/bin:/bin:${process.env.PATH ?? ''}` };
+
 const has = (program: string) => spawnSync('sh', ['-c', `command -v ${program}`]).status === 0;
 
 type Repo = { files: Record<string, string>; program: string; command: string[] };
@@ -76,7 +80,7 @@ describe('agentguard init, then run without editing the file', () => {
       async () => {
         const dir = clone(language, repo.files);
         // The check runs the written config once: the failing test is reported, with its output.
-        const init = await execCli(['init'], { cwd: dir });
+        const init = await execCli(['init'], { cwd: dir, env: SYSTEM_FIRST });
         expect(init.stderr).toBe('');
         expect(init.code).toBe(1);
         expect(init.stdout).toContain(`tests: ${repo.command.join(' ')}`);
@@ -86,11 +90,14 @@ describe('agentguard init, then run without editing the file', () => {
           /^# yaml-language-server: \$schema=/,
         );
         // A second init refuses rather than overwrite.
-        const again = await execCli(['init', '--no-check'], { cwd: dir });
+        const again = await execCli(['init', '--no-check'], { cwd: dir, env: SYSTEM_FIRST });
         expect(again.code).toBe(2);
         expect(again.stderr).toContain('--force');
 
-        const run = await execCli(['run', 'agentguard.yaml', '--agent', 'mock-noop', '--json'], { cwd: dir });
+        const run = await execCli(['run', 'agentguard.yaml', '--agent', 'mock-noop', '--json'], {
+          cwd: dir,
+          env: SYSTEM_FIRST,
+        });
         expect(run.stderr).not.toMatch(/^agentguard: /m);
         expect(run.code).toBe(1);
         const report = JSON.parse(run.stdout);
