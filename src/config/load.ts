@@ -6,6 +6,7 @@ import { type Loaded, readYamlValue, validateYamlValue, type YamlFileKind } from
 import { resolveSetup } from './resolve-setup.js';
 import { BenchmarkConfigSchema, type ResolvedConfig } from './schema.js';
 import { shellSplit } from './shell-split.js';
+import { checkToolchains } from './toolchains.js';
 
 export type { ConfigIssue } from '../errors.js';
 export { formatIssue };
@@ -229,6 +230,8 @@ export function resolveConfigObject(raw: unknown, configPath: string): LoadResul
         'add agent_profile',
       );
   }
+
+  checkToolchains(cfg.toolchains, process.env.HOME, issue);
 
   if (issues.length > 0 || testCommand === undefined) return { ok: false, issues };
 

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import type { SetupConfig } from './setup-schema.js';
+import { manifestOf, type SetupConfig } from './setup-schema.js';
 
 type Issue = (field: string, message: string, fix: string) => void;
 
@@ -28,17 +28,12 @@ export function resolveSetup(
 ): SetupConfig {
   const dependencies = setup.dependencies.map((dep, index) => {
     const field = `setup.dependencies[${index}]`;
-    const manifest =
-      dep.manager === 'npm'
-        ? { key: 'lockfile', rel: dep.lockfile }
-        : { key: 'requirements', rel: dep.requirements };
+    const manifest = manifestOf(dep);
     if (where.repo !== null && !isKind(path.join(where.repo, manifest.rel), 'file'))
       issue(
         `${field}.${manifest.key}`,
         `${manifest.rel} is not a file in the template ${where.repo}`,
-        dep.manager === 'npm'
-          ? 'commit the package-lock.json into the task repository, or correct the path (relative to the workspace)'
-          : 'commit the requirements file into the task repository, or correct the path (relative to the workspace)',
+        `commit the ${dep.manager === 'pip' ? 'requirements file' : manifest.rel.split('/').at(-1)} into the task repository, or correct the path (relative to the workspace)`,
       );
     if (dep.cache === undefined) return dep;
     const cache = path.resolve(where.configDir, dep.cache);
@@ -46,7 +41,7 @@ export function resolveSetup(
       issue(
         `${field}.cache`,
         `folder ${cache} does not exist`,
-        dep.manager === 'npm'
+        dep.manager !== 'pip'
           ? `fill it with \`npm cache add <package> --cache ${cache}\`, or correct the path (relative to the config)`
           : `put the wheels there (\`pip download -d ${cache} -r ${dep.requirements}\`), or correct the path (relative to the config)`,
       );

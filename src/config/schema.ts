@@ -234,6 +234,8 @@ export const BenchmarkConfigSchema = z.strictObject({
   tags: z.array(nonEmpty).default([]),
 
   sandbox: z.enum(SANDBOX_KINDS).optional(),
+  /** Absolute folders of interpreters or toolchains the sandbox would hide, shown read-only. */
+  toolchains: z.array(nonEmpty).default([]),
   tracer: z.enum(TRACER_CHOICES).default('auto'),
   network: NetworkSchema.default({ mode: 'none', allow: [], hosts: {} }),
   container: ContainerSchema.optional(),

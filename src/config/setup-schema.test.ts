@@ -69,10 +69,46 @@ describe('setup.dependencies', () => {
   });
 
   it('names a manager it does not know, with the ones it does', () => {
-    const [issue, ...rest] = issues('    - {manager: yarn, cache: npm-cache}\n');
+    const [issue, ...rest] = issues('    - {manager: bun, cache: npm-cache}\n');
     expect(rest).toEqual([]);
     expect(issue?.field).toBe('setup.dependencies[0].manager');
-    expect(issue?.message).toBe('must be one of "npm", "pip"');
+    expect(issue?.message).toBe('must be one of "npm", "pnpm", "yarn", "pip"');
+  });
+
+  it('pnpm and yarn: their own lockfile, from a mirror only', () => {
+    writeFileSync(path.join(dir, 'repo/pnpm-lock.yaml'), "lockfileVersion: '9.0'\n");
+    writeFileSync(path.join(dir, 'repo/web/yarn.lock'), '# yarn lockfile v1\n');
+    const result = load(
+      '    - {manager: pnpm, mirror: "https://registry.npmjs.org/"}\n' +
+        '    - {manager: yarn, lockfile: web/yarn.lock, mirror: "https://registry.npmjs.org/"}\n',
+    );
+    expect(result.ok && result.value.setup?.dependencies).toEqual([
+      { manager: 'pnpm', lockfile: 'pnpm-lock.yaml', mirror: 'https://registry.npmjs.org/', scripts: false },
+      { manager: 'yarn', lockfile: 'web/yarn.lock', mirror: 'https://registry.npmjs.org/', scripts: false },
+    ]);
+    expect(
+      issues('    - {manager: pnpm, lockfile: web/package-lock.json, mirror: "https://r.example/"}\n'),
+    ).toEqual([
+      {
+        field: 'setup.dependencies[0].lockfile',
+        message: 'must name a pnpm-lock.yaml (pnpm installs frozen from nothing else)',
+        fix: 'point it at the pnpm-lock.yaml beside the package.json to install',
+      },
+    ]);
+    expect(issues('    - {manager: yarn, lockfile: web/yarn.lock, cache: npm-cache}\n')).toEqual([
+      {
+        field: 'setup.dependencies[0].cache',
+        message: 'yarn installs from a mirror here; a cache folder is read for npm and pip only',
+        fix: 'give mirror: the registry to install from (e.g. https://registry.npmjs.org/)',
+      },
+    ]);
+    expect(issues('    - {manager: yarn, mirror: "https://registry.npmjs.org/"}\n')).toEqual([
+      {
+        field: 'setup.dependencies[0].lockfile',
+        message: `yarn.lock is not a file in the template ${path.join(dir, 'repo')}`,
+        fix: 'commit the yarn.lock into the task repository, or correct the path (relative to the workspace)',
+      },
+    ]);
   });
 
   it('suggests the key a typo meant, per manager', () => {

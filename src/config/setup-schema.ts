@@ -48,19 +48,32 @@ const source = {
   scripts: z.boolean().default(false),
 };
 
-const NPM_LOCKFILES = ['package-lock.json', 'npm-shrinkwrap.json'];
+/** The lockfiles each JavaScript client installs from, frozen: it refuses to change them. */
+export const JS_LOCKFILES = {
+  npm: ['package-lock.json', 'npm-shrinkwrap.json'],
+  pnpm: ['pnpm-lock.yaml'],
+  yarn: ['yarn.lock'],
+} as const;
 
-const NpmDependencySchema = z.strictObject({
-  manager: z.literal('npm'),
-  /** Workspace-relative; `npm ci` runs in its folder. */
-  lockfile: workspacePath
-    .default('package-lock.json')
-    .refine((p) => NPM_LOCKFILES.includes(p.split('/').at(-1) ?? ''), {
-      message: `must name a ${NPM_LOCKFILES.join(' or ')} (npm ci installs from nothing else)`,
-      params: { fix: 'point it at the package-lock.json beside the package.json to install' },
-    }),
-  ...source,
-});
+/** A JavaScript client's entry: its lockfile, in the folder where it runs. */
+function jsDependency<M extends keyof typeof JS_LOCKFILES>(manager: M) {
+  const names: readonly string[] = JS_LOCKFILES[manager];
+  return z.strictObject({
+    manager: z.literal(manager),
+    /** Workspace-relative; the client runs in its folder. */
+    lockfile: workspacePath
+      .default(names[0] as string)
+      .refine((p) => names.includes(p.split('/').at(-1) ?? ''), {
+        message: `must name a ${names.join(' or ')} (${manager} installs frozen from nothing else)`,
+        params: { fix: `point it at the ${names[0]} beside the package.json to install` },
+      }),
+    ...source,
+  });
+}
+
+const NpmDependencySchema = jsDependency('npm');
+const PnpmDependencySchema = jsDependency('pnpm');
+const YarnDependencySchema = jsDependency('yarn');
 
 const PipDependencySchema = z.strictObject({
   manager: z.literal('pip'),
@@ -73,8 +86,22 @@ const PipDependencySchema = z.strictObject({
 
 /** One lockfile install, from a local cache folder or a mirror (exactly one of the two). */
 export const DependencySchema = z
-  .discriminatedUnion('manager', [NpmDependencySchema, PipDependencySchema])
+  .discriminatedUnion('manager', [
+    NpmDependencySchema,
+    PnpmDependencySchema,
+    YarnDependencySchema,
+    PipDependencySchema,
+  ])
   .superRefine((dep, ctx) => {
+    if ((dep.manager === 'pnpm' || dep.manager === 'yarn') && dep.cache !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['cache'],
+        message: `${dep.manager} installs from a mirror here; a cache folder is read for npm and pip only`,
+        params: { fix: 'give mirror: the registry to install from (e.g. https://registry.npmjs.org/)' },
+      });
+      return;
+    }
     if ((dep.cache === undefined) === (dep.mirror === undefined))
       ctx.addIssue({
         code: 'custom',
@@ -89,7 +116,14 @@ export const DependencySchema = z
   });
 export type DependencyEntry = z.output<typeof DependencySchema>;
 
-export const DEPENDENCY_MANAGERS = ['npm', 'pip'] as const;
+/** The workspace file an entry installs from, and the key that names it. */
+export function manifestOf(dep: DependencyEntry): { key: 'lockfile' | 'requirements'; rel: string } {
+  return dep.manager === 'pip'
+    ? { key: 'requirements', rel: dep.requirements }
+    : { key: 'lockfile', rel: dep.lockfile };
+}
+
+export const DEPENDENCY_MANAGERS = ['npm', 'pnpm', 'yarn', 'pip'] as const;
 export type DependencyManager = (typeof DEPENDENCY_MANAGERS)[number];
 
 /** Preparing the workspace before the agent: declarative installs (then `setup_command`, if any). */

@@ -282,7 +282,9 @@ export const SkillsEvidenceSchema = z.looseObject({ files: z.array(str) });
 export const InstalledDependencySchema = z.looseObject({
   /** The config entry, e.g. `setup.dependencies[0]`. */
   entry: str,
-  manager: z.enum(['npm', 'pip']),
+  manager: z.enum(['npm', 'pnpm', 'yarn', 'pip']),
+  /** pnpm, yarn: the program that ran the install (`corepack pnpm` when package.json pins the version). */
+  client: str.optional(),
   /** The lockfile or requirements file, relative to the workspace, and its sha256 before the install. */
   manifest: str,
   manifest_sha256: str,
@@ -294,6 +296,9 @@ export const InstalledDependencySchema = z.looseObject({
   /** pip: the virtual environment, relative to the workspace. */
   target: str.optional(),
   status: z.enum(['installed', 'failed']),
+  /** The dependency cache entry (sha256 of what decides the install); `reused` when copied from it, with no install run. */
+  cache_key: str.optional(),
+  reused: z.boolean().optional(),
   /** Why it failed (exit, timeout, could not start). */
   error: str.optional(),
   exit_code: nullableNum,

@@ -24,7 +24,16 @@ function repo(files: Record<string, string>): string {
 }
 
 function init(dir: string, over: Partial<Parameters<typeof initRepo>[1]> = {}) {
-  return initRepo(dir, { force: false, ci: false, agent: NO_AGENT, actionRef: 'o/agentguard@v1', ...over });
+  // The system's programs only: a developer's pyenv would change the interpreter init names.
+  const env = { PATH: '/usr/bin:/bin' };
+  return initRepo(dir, {
+    force: false,
+    ci: false,
+    agent: NO_AGENT,
+    actionRef: 'o/agentguard@v1',
+    env,
+    ...over,
+  });
 }
 
 function loaded(dir: string) {

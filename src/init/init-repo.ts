@@ -2,6 +2,7 @@ import { existsSync, lstatSync, mkdirSync, realpathSync, renameSync, rmSync, wri
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
 import { type SchemaKind, shippedSchemaFile } from '../schemas/json-schemas.js';
+import { type DependencySetup, detectDependencies } from './detect-dependencies.js';
 import { detectProject, isFolder, type ProjectFacts } from './detect-project.js';
 import { pathPolicy } from './path-policy.js';
 import { renderCiConfig, renderWorkflow } from './render-ci.js';
@@ -15,9 +16,11 @@ export type InitOptions = {
   actionRef: string;
   /** The package root whose shipped schemas the `$schema` line names. */
   packageRoot?: string;
+  /** The environment to look for programs (PATH) and registry settings in (default: this process's). */
+  env?: Record<string, string | undefined>;
 };
 
-export type InitResult = { facts: ProjectFacts; written: string[] };
+export type InitResult = { facts: ProjectFacts; dependencies: DependencySetup; written: string[] };
 
 export const TASK_CONFIG_NAME = 'agentguard.yaml';
 export const CI_CONFIG_NAME = '.agentguard.yaml';
@@ -83,6 +86,7 @@ export function initRepo(dir: string, opts: InitOptions): InitResult {
     throw new ConfigError(`${root} is not a folder. Fix: pass the repository folder to init (default: .).`);
   const facts = detectProject(root);
   const paths = pathPolicy(facts);
+  const dependencies = detectDependencies(root, facts, opts.env ?? process.env);
   const files: { file: string; text: string }[] = opts.ci
     ? [
         {
@@ -102,6 +106,7 @@ export function initRepo(dir: string, opts: InitOptions): InitResult {
             paths,
             agent: opts.agent,
             schemaRef: schemaRef(root, 'config', opts.packageRoot),
+            dependencies,
           }),
         },
       ];
@@ -112,5 +117,5 @@ export function initRepo(dir: string, opts: InitOptions): InitResult {
     if (taken) writeNew(root, taken.file, '', false);
   }
   for (const f of files) writeNew(root, f.file, f.text, opts.force);
-  return { facts, written: files.map((f) => f.file) };
+  return { facts, dependencies, written: files.map((f) => f.file) };
 }

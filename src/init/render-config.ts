@@ -1,4 +1,5 @@
 import { HIGH_PRECISION_PRESETS } from '../evidence/secret-formats.js';
+import type { DependencySetup } from './detect-dependencies.js';
 import type { ProjectFacts } from './detect-project.js';
 import type { PathPolicy } from './path-policy.js';
 
@@ -91,14 +92,43 @@ function agentLines(agent: AgentChoice): string[] {
   ];
 }
 
+/** `setup.dependencies` and what setup cannot do, as comments. */
+export function dependencyLines(deps: DependencySetup): string[] {
+  const lines = deps.notes.map((n) => `# Note: ${n}`);
+  if (deps.toolchains.length > 0)
+    lines.push(
+      '# Your interpreter lives under your HOME, which the sandbox hides: shown read-only at its path.',
+      `toolchains: ${flow(deps.toolchains)}`,
+    );
+  if (deps.entries.length === 0) return lines;
+  lines.push(
+    '# Dependencies, installed from the lockfiles before the agent starts, outside the monitoring',
+    '# window, in a sandbox that reaches only the mirror (replace it with your registry or a cache).',
+    'setup:',
+    '  dependencies:',
+    ...deps.entries.map((e) => `    - ${flow(e)}`),
+    'setup_timeout_seconds: 600',
+  );
+  if (deps.environment.length > 0)
+    lines.push(
+      "# How this machine's package managers reach the registry (TLS trust, corepack's registry): the",
+      '# values are taken from the environment agentguard runs in; the agent and tests see them too.',
+      `agent_environment: ${flow(deps.environment)}`,
+    );
+  return lines;
+}
+
 /** The commented `agentguard.yaml` for running an agent on this repository. */
 export function renderTaskConfig(opts: {
   facts: ProjectFacts;
   paths: PathPolicy;
   agent: AgentChoice;
   schemaRef: string;
+  dependencies?: DependencySetup;
 }): string {
-  const { facts } = opts;
+  const facts = opts.dependencies
+    ? { ...opts.facts, test_command: opts.dependencies.test_command }
+    : opts.facts;
   const prompt = defaultPrompt(facts)
     .trimEnd()
     .split('\n')
@@ -118,6 +148,7 @@ export function renderTaskConfig(opts: {
     'repo: .',
     ...testCommandLines(facts),
     'test_timeout_seconds: 300',
+    ...(opts.dependencies ? dependencyLines(opts.dependencies) : []),
     'timeout_seconds: 600',
     ...pathLines(opts.paths),
     ...secretLines(),

@@ -1,6 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DependencySchema } from '../config/setup-schema.js';
 import { installCommands } from './install-dependencies.js';
+import { jsClient, pinnedManager } from './js-install.js';
+
+const ws = mkdtempSync(path.join(tmpdir(), 'agentguard-js-install-'));
+afterAll(() => rmSync(ws, { recursive: true, force: true }));
 
 const dep = (raw: object) => DependencySchema.parse(raw);
 
@@ -39,5 +46,71 @@ describe('installCommands', () => {
     expect(mirrored[1]?.argv).toEqual(expect.arrayContaining(['--index-url', 'https://p.example/simple/']));
     expect(mirrored[1]?.argv).not.toContain('--only-binary');
     expect(mirrored[1]?.argv).not.toContain('--no-index');
+  });
+
+  it('pnpm: frozen, from the mirror, no scripts, reading no user config (the canary ~/.npmrc)', () => {
+    const [step, ...rest] = installCommands(
+      dep({ manager: 'pnpm', lockfile: 'web/pnpm-lock.yaml', mirror: 'https://r.example/' }),
+      '/ws',
+      ['corepack', 'pnpm'],
+    );
+    expect(rest).toEqual([]);
+    expect(step?.cwd).toBe('/ws/web');
+    expect(step?.argv.slice(0, 4)).toEqual(['corepack', 'pnpm', 'install', '--frozen-lockfile']);
+    expect(step?.argv).toEqual(
+      expect.arrayContaining(['--registry', 'https://r.example/', '--ignore-scripts']),
+    );
+    expect(step?.env).toMatchObject({
+      COREPACK_NPM_REGISTRY: 'https://r.example',
+      npm_config_userconfig: '/dev/null',
+    });
+  });
+
+  it('yarn: classic flags for a v1 lockfile, berry settings for a berry one', () => {
+    mkdirSync(path.join(ws, 'classic'));
+    mkdirSync(path.join(ws, 'berry'));
+    writeFileSync(path.join(ws, 'classic/yarn.lock'), '# yarn lockfile v1\n');
+    writeFileSync(path.join(ws, 'berry/yarn.lock'), '__metadata:\n  version: 8\n');
+    const mirror = 'https://r.example/';
+    const [classic] = installCommands(dep({ manager: 'yarn', lockfile: 'classic/yarn.lock', mirror }), ws, [
+      'yarn',
+    ]);
+    expect(classic?.argv).toEqual(
+      expect.arrayContaining([
+        'yarn',
+        'install',
+        '--frozen-lockfile',
+        '--registry',
+        mirror,
+        '--ignore-scripts',
+      ]),
+    );
+    const [berry] = installCommands(
+      dep({ manager: 'yarn', lockfile: 'berry/yarn.lock', mirror, scripts: true }),
+      ws,
+      ['corepack', 'yarn'],
+    );
+    expect(berry?.argv).toEqual(['corepack', 'yarn', 'install', '--immutable']);
+    expect(berry?.env).toMatchObject({
+      YARN_NPM_REGISTRY_SERVER: 'https://r.example',
+      YARN_ENABLE_SCRIPTS: 'true',
+    });
+  });
+
+  it("the client: corepack when package.json pins it, else the one on PATH, else corepack's default", () => {
+    const bin = path.join(ws, 'bin');
+    mkdirSync(bin);
+    const tool = (name: string) => writeFileSync(path.join(bin, name), '#!/bin/sh\n', { mode: 0o755 });
+    const pkg = path.join(ws, 'pkg');
+    mkdirSync(pkg);
+    expect(jsClient('pnpm', pkg, bin)).toBeNull();
+    tool('pnpm');
+    expect(jsClient('pnpm', pkg, bin)).toEqual(['pnpm']);
+    writeFileSync(path.join(pkg, 'package.json'), '{"packageManager":"pnpm@9.15.9+sha512.abc"}');
+    expect(pinnedManager(pkg)).toEqual({ name: 'pnpm', version: '9.15.9' });
+    expect(jsClient('pnpm', pkg, bin)).toEqual(['pnpm']);
+    tool('corepack');
+    expect(jsClient('pnpm', pkg, bin)).toEqual(['corepack', 'pnpm']);
+    expect(jsClient('yarn', pkg, bin)).toEqual(['corepack', 'yarn']);
   });
 });

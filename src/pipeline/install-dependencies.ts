@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { ResolvedConfig } from '../config/schema.js';
-import type { DependencyEntry } from '../config/setup-schema.js';
+import { type DependencyEntry, manifestOf as manifestEntry } from '../config/setup-schema.js';
 import { ConfigError } from '../errors.js';
 import type { InstalledDependency, SetupEvidence } from '../evidence/bundle-types.js';
 import { runPath } from '../evidence/layout.js';
@@ -11,13 +11,15 @@ import { sha256File } from '../provenance/digest.js';
 import type { SandboxChoice } from '../sandbox/select-sandbox.js';
 import type { SandboxPlaces } from '../sandbox/types.js';
 import type { CommandLog } from './commands.js';
+import { dependencyCacheKey, restoreDependencies, saveDependencies } from './dependency-cache.js';
+import { type InstallStep, JS_CLIENT_INSTALL, jsClient, jsInstall } from './js-install.js';
 import { resolveProgram } from './preflight.js';
 import { setupFailure, setupStopped } from './setup-phase.js';
 import { mirrorRefusal, openSetupSandbox } from './setup-sandbox.js';
 import type { Timeline } from './timeline.js';
 
-/** The program each manager needs on the host (and in the sandbox, which shows the host's root). */
-const PROGRAM: Record<DependencyEntry['manager'], { name: string; install: string }> = {
+/** The program npm and pip entries need on the host (and in the sandbox, which shows the host's root). */
+const PROGRAM: Record<'npm' | 'pip', { name: string; install: string }> = {
   npm: { name: 'npm', install: 'install Node.js with its npm' },
   pip: {
     name: 'python3',
@@ -27,7 +29,19 @@ const PROGRAM: Record<DependencyEntry['manager'], { name: string; install: strin
 
 /** The workspace file an entry installs from. */
 export function manifestOf(dep: DependencyEntry): string {
-  return dep.manager === 'npm' ? dep.lockfile : dep.requirements;
+  return manifestEntry(dep).rel;
+}
+
+/** The program that runs an entry's install, or null when it is missing (pnpm, yarn: see jsClient). */
+export function clientOf(
+  dep: DependencyEntry,
+  repoDir: string,
+  pathVar: string | undefined,
+): string[] | null {
+  if (dep.manager === 'pnpm' || dep.manager === 'yarn')
+    return jsClient(dep.manager, path.join(repoDir, path.dirname(dep.lockfile)), pathVar);
+  const program = PROGRAM[dep.manager].name;
+  return resolveProgram(program, repoDir, pathVar) ? [program] : null;
 }
 
 /** `setup.dependencies[0] (npm package-lock.json)`: how messages and the timeline name an entry. */
@@ -37,11 +51,13 @@ function entryName(index: number, dep: DependencyEntry): string {
 
 /**
  * The commands one entry runs, in order. npm: `npm ci` in the lockfile's folder, offline from the
- * cache or from the mirror. pip: a virtual environment in the workspace, then its pip from the wheel
- * folder (no index) or the mirror. Without `scripts`, no dependency code runs: npm skips lifecycle
- * scripts and pip takes wheels only (building an sdist runs its setup code).
+ * cache or from the mirror. pnpm, yarn: a frozen install by `client` (see jsInstall). pip: a virtual
+ * environment in the workspace, then its pip from the wheel folder (no index) or the mirror. Without
+ * `scripts`, no dependency code runs: the JavaScript clients skip lifecycle scripts and pip takes
+ * wheels only (building an sdist runs its setup code).
  */
-export function installCommands(dep: DependencyEntry, repoDir: string): { argv: string[]; cwd: string }[] {
+export function installCommands(dep: DependencyEntry, repoDir: string, client: string[] = []): InstallStep[] {
+  if (dep.manager === 'pnpm' || dep.manager === 'yarn') return [jsInstall(dep, repoDir, client)];
   if (dep.manager === 'npm') {
     const source = dep.cache
       ? ['--offline', '--cache', dep.cache, '--logs-max=0']
@@ -74,13 +90,16 @@ export function checkDependencies(
   const issues = (cfg.setup?.dependencies ?? []).flatMap((dep, index) => {
     const field = `setup.dependencies[${index}]`;
     const found: { field: string; message: string; fix: string }[] = [];
-    const program = PROGRAM[dep.manager];
-    if (!resolveProgram(program.name, cfg.repo, pathVar))
+    if (!clientOf(dep, cfg.repo, pathVar)) {
+      const js = dep.manager === 'pnpm' || dep.manager === 'yarn';
       found.push({
         field: `${field}.manager`,
-        message: `${dep.manager} needs '${program.name}', which is not on PATH`,
-        fix: program.install,
+        message: js
+          ? `${dep.manager} needs '${dep.manager}' or 'corepack' on PATH, and neither is`
+          : `${dep.manager} needs '${PROGRAM[dep.manager].name}', which is not on PATH`,
+        fix: js ? JS_CLIENT_INSTALL[dep.manager] : PROGRAM[dep.manager].install,
       });
+    }
     const refused = dep.mirror ? mirrorRefusal(sandboxChoice.sandbox) : null;
     if (refused)
       found.push({
@@ -107,6 +126,8 @@ export async function installDependencies(
     commands: CommandLog;
     timeline: Timeline;
     disposer: Disposer;
+    /** Installs kept between runs, by cache key (in the output folder the sandbox hides); none without. */
+    cacheRoot?: string;
   },
 ): Promise<void> {
   const { cfg, commands, timeline, repoDir } = opts;
@@ -137,6 +158,9 @@ export async function installDependencies(
       }
       timeline.add('prepare', 'dependencies-started', name);
       const started = Date.now();
+      const client = clientOf(dep, repoDir, opts.env.PATH) ?? [];
+      const key = opts.cacheRoot ? dependencyCacheKey(dep, repoDir, client) : null;
+      const cached = key && opts.cacheRoot ? path.join(opts.cacheRoot, key) : null;
       const record: InstalledDependency = {
         entry: `setup.dependencies[${index}]`,
         manager: dep.manager,
@@ -146,16 +170,30 @@ export async function installDependencies(
         from: dep.cache ?? dep.mirror ?? '',
         scripts: dep.scripts,
         ...(dep.manager === 'pip' ? { target: dep.target } : {}),
+        ...(dep.manager === 'pnpm' || dep.manager === 'yarn' ? { client: client.join(' ') } : {}),
         status: 'installed',
         exit_code: 0,
         duration_ms: 0,
         command_ids: [],
       };
       evidence.dependencies.push(record);
-      for (const step of installCommands(dep, repoDir)) {
+      if (key) record.cache_key = key;
+      if (cached && restoreDependencies(cached, dep, opts, client)) {
+        record.reused = true;
+        record.exit_code = null;
+        record.duration_ms = Date.now() - started;
+        timeline.add(
+          'prepare',
+          'dependencies-installed',
+          `${name} from the dependency cache in ${record.duration_ms} ms`,
+        );
+        save();
+        continue;
+      }
+      for (const step of installCommands(dep, repoDir, client)) {
         const { record: ran, outcome } = await commands.run({
           role: 'setup',
-          spec: sandbox.wrap({ argv: step.argv, cwd: step.cwd, env: opts.env }),
+          spec: sandbox.wrap({ argv: step.argv, cwd: step.cwd, env: { ...opts.env, ...step.env } }),
           argv: step.argv,
           display_argv: step.argv,
           cwd: step.cwd,
@@ -175,6 +213,7 @@ export async function installDependencies(
           throw setupStopped(name, failed, ran);
         }
       }
+      if (cached) saveDependencies(cached, dep, opts, client);
       timeline.add('prepare', 'dependencies-installed', `${name} in ${record.duration_ms} ms`);
       save();
     }

@@ -198,6 +198,7 @@ async function collectAndAnalyse(
           await installDependencies({
             cfg,
             sandboxChoice,
+            cacheRoot: path.join(ctx.outputDir, 'cache', 'dependencies'),
             ...places,
             env,
             commands,
@@ -332,6 +333,6 @@ function visibleFolders(cfg: ResolvedConfig, plan: AgentPlan): string[] {
   if (cfg.solution) dirs.push(cfg.solution);
   const program = plan.spec.argv[0] ?? '';
   if (path.isAbsolute(program)) dirs.push(path.dirname(program));
-  dirs.push(...(plan.visible ?? []));
+  dirs.push(...(plan.visible ?? []), ...cfg.toolchains);
   return [...new Set(dirs)];
 }

@@ -27,6 +27,23 @@ export function mirrorHost(url: string): string {
 }
 
 /**
+ * Public registries whose downloads come from a second host of the same operator: PyPI's index links
+ * to files.pythonhosted.org, and yarn 1 lockfiles name registry.yarnpkg.com (npm's registry under
+ * yarn's name), which yarn fetches as written whatever the registry setting.
+ */
+const SAME_REGISTRY: Record<string, string> = {
+  'pypi.org:443': 'files.pythonhosted.org:443',
+  'registry.npmjs.org:443': 'registry.yarnpkg.com:443',
+};
+
+/** The hosts setup's proxy lets through for a mirror: its own, and its registry's download host. */
+export function mirrorHosts(url: string): string[] {
+  const host = mirrorHost(url);
+  const files = SAME_REGISTRY[host];
+  return files ? [host, files] : [host];
+}
+
+/**
  * Why this sandbox cannot give setup's mirrors a network, or null when it can. A sandbox that takes
  * the network away must bridge the harness's proxy; one on the host's network reaches them as it is.
  */
@@ -53,7 +70,7 @@ export async function openSetupSandbox(
   },
 ): Promise<SetupSandbox> {
   const sandbox = req.choice.sandbox;
-  const hosts = [...new Set(req.mirrors.map(mirrorHost))];
+  const hosts = [...new Set(req.mirrors.flatMap(mirrorHosts))];
   let network: NetworkConfig = { mode: 'none', allow: [], hosts: {} };
   let note = sandbox.capabilities.isolatesNetwork
     ? 'none'
@@ -95,8 +112,12 @@ export async function openSetupSandbox(
     wrap(spec) {
       if (!proxy) return session.wrap(spec);
       const bridged = bridgeSpawn(spec, { proxySocket: `${SANDBOX_PROXY_DIR}/${PROXY_SOCKET_NAME}` });
-      // Every request goes through the proxy, a mirror on a loopback address included.
-      return session.wrap({ ...bridged, env: { ...bridged.env, NO_PROXY: '', no_proxy: '' } });
+      // Every request goes through the proxy, a mirror on a loopback address included. Yarn 2+
+      // reads no *_PROXY variable, only its own settings.
+      const env: Record<string, string> = { ...bridged.env, NO_PROXY: '', no_proxy: '' };
+      if (env.HTTP_PROXY) env.YARN_HTTP_PROXY = env.HTTP_PROXY;
+      if (env.HTTPS_PROXY) env.YARN_HTTPS_PROXY = env.HTTPS_PROXY;
+      return session.wrap({ ...bridged, env });
     },
     async stop() {
       await held.release();

@@ -14,6 +14,10 @@ import { execCli, tempDir } from './exec-cli.js';
 const work = tempDir('ag-init-e2e-');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
+// The system's programs first: init names a python3 under a HOME (pyenv) by its real path, which
+// these tests of detection do not expect.
+const SYSTEM_FIRST = { PATH: `/usr/bin:/bin:${process.env.PATH ?? ''}` };
+
 const has = (program: string) => spawnSync('sh', ['-c', `command -v ${program}`]).status === 0;
 
 type Repo = { files: Record<string, string>; program: string; command: string[] };
@@ -75,19 +79,25 @@ describe('agentguard init, then run without editing the file', () => {
       `${language}: init finds the tests; mock-noop runs and fails on them`,
       async () => {
         const dir = clone(language, repo.files);
-        const init = await execCli(['init'], { cwd: dir });
+        // The check runs the written config once: the failing test is reported, with its output.
+        const init = await execCli(['init'], { cwd: dir, env: SYSTEM_FIRST });
         expect(init.stderr).toBe('');
-        expect(init.code).toBe(0);
+        expect(init.code).toBe(1);
         expect(init.stdout).toContain(`tests: ${repo.command.join(' ')}`);
+        expect(init.stdout).toMatch(/check: the untouched repository's tests FAIL in the sandbox \(exit \d+/);
+        expect(init.stdout).toMatch(/add|1\+2 is not 3|AssertionError/);
         expect(readFileSync(path.join(dir, 'agentguard.yaml'), 'utf8')).toMatch(
           /^# yaml-language-server: \$schema=/,
         );
         // A second init refuses rather than overwrite.
-        const again = await execCli(['init'], { cwd: dir });
+        const again = await execCli(['init', '--no-check'], { cwd: dir, env: SYSTEM_FIRST });
         expect(again.code).toBe(2);
         expect(again.stderr).toContain('--force');
 
-        const run = await execCli(['run', 'agentguard.yaml', '--agent', 'mock-noop', '--json'], { cwd: dir });
+        const run = await execCli(['run', 'agentguard.yaml', '--agent', 'mock-noop', '--json'], {
+          cwd: dir,
+          env: SYSTEM_FIRST,
+        });
         expect(run.stderr).not.toMatch(/^agentguard: /m);
         expect(run.code).toBe(1);
         const report = JSON.parse(run.stdout);

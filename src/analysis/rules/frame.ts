@@ -165,6 +165,7 @@ const ACCESSORS: Record<string, Accessor> = {
   'program.downloaded': (f) => (f.proc ? f.programWriter?.net === true : undefined),
   'program.writer': (f) => f.programWriter?.name,
   'proc.net': (f) => f.proc?.net,
+  'proc.loaded_written': (f) => f.proc?.loadedWritten,
   'parent.net': (f) => (f.proc ? f.procs.get(f.proc.ppid)?.net : undefined),
   'siblings.name': (f) => f.siblings.map((p) => p.name),
   'siblings.argv': (f) => f.siblings.map((p) => p.argvText),

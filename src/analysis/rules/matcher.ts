@@ -84,7 +84,7 @@ export function createMatcher(
     const info = programOf(exe ?? 'unknown', [], undefined);
     const program = files.resolve(info.program);
     const base = { ppid: 0, exe: exe ?? 'unknown', argv: [], argvText: '', cwd: undefined };
-    return { pid, ...base, name: info.name, program, net: true };
+    return { pid, ...base, name: info.name, program, net: true, loadedWritten: [] };
   };
 
   /** The process behind a proxy or DNS record. */

@@ -17,7 +17,16 @@ export type ProcInfo = {
   program: string;
   /** The process has made an inet/inet6 connection (including to the proxy bridge). */
   net: boolean;
+  /**
+   * Files the run wrote that this image opened for reading (JSON aside: parsed, never run), the
+   * first few: code an interpreter may have loaded into a program that is otherwise trusted
+   * (`NODE_OPTIONS=--require`, a `.pnpmfile.cjs`, a `pip/` folder shadowing `python -m pip`).
+   */
+  loadedWritten: string[];
 };
+
+/** Enough to tell that a process loaded run-written files, and which ones first. */
+const MAX_LOADED = 16;
 
 const MAX_CHAIN = 64;
 
@@ -37,6 +46,7 @@ export function imageOf(e: SysEvent, parent: ProcInfo | undefined, files: FileSt
     name: info.name,
     program: files.resolve(info.program),
     net: false,
+    loadedWritten: [],
   };
 }
 
@@ -60,7 +70,7 @@ export class ProcessTable {
     if (e.kind === 'fork' && (e.result === undefined || e.result > 0) && e.pid !== e.ppid) {
       const parent = this.#procs.get(e.ppid);
       const child: ProcInfo = parent
-        ? { ...parent, pid: e.pid, ppid: e.ppid, net: false }
+        ? { ...parent, pid: e.pid, ppid: e.ppid, net: false, loadedWritten: [...parent.loadedWritten] }
         : this.#fresh(e, files);
       this.#procs.set(e.pid, child);
       this.#born(e.pid, e.ppid, e.seq);
@@ -86,6 +96,8 @@ export class ProcessTable {
       if (life) life.to = e.seq;
     }
     if (e.kind === 'connect' && (e.addr?.family === 'inet' || e.addr?.family === 'inet6')) proc.net = true;
+    if (loadsWritten(e, files) && proc.loadedWritten.length < MAX_LOADED && e.path !== undefined)
+      proc.loadedWritten.push(files.resolve(e.path));
     return proc;
   }
 
@@ -131,6 +143,7 @@ export class ProcessTable {
       name: info.name,
       program: files.resolve(info.program),
       net: false,
+      loadedWritten: [],
     };
   }
 
@@ -153,6 +166,22 @@ export class ProcessTable {
   chain(p: ProcInfo): AlertProcessRef[] {
     return [p, ...this.ancestors(p)].map(ref);
   }
+}
+
+// Devices a shell redirects to (`>/dev/null`) and then reads are not files; /dev/shm holds files.
+const DEVICE = /^\/(proc|sys)\/|^\/dev\/(?!shm\/|mqueue\/)/;
+
+/** A successful read-open of a file the run wrote, other than JSON and devices. */
+function loadsWritten(e: SysEvent, files: FileState): boolean {
+  return (
+    e.kind === 'open' &&
+    e.access === 'read' &&
+    (e.result ?? 0) >= 0 &&
+    e.path !== undefined &&
+    !e.path.endsWith('.json') &&
+    !DEVICE.test(e.path) &&
+    files.writerOf(e.path) !== undefined
+  );
 }
 
 export function ref(p: ProcInfo): AlertProcessRef {

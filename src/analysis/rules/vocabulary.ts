@@ -234,6 +234,12 @@ export const FIELDS: Readonly<Record<string, FieldSpec>> = {
     kinds: ALL,
     doc: 'the acting process (its pid, across execs) has made an inet or inet6 connection',
   },
+  'proc.loaded_written': {
+    type: str,
+    kinds: ALL,
+    set: true,
+    doc: 'a file the run wrote (JSON aside) that this process image opened for reading before this event: code it may have loaded',
+  },
   'parent.net': { type: bool, kinds: ALL, doc: 'the parent process has made an inet or inet6 connection' },
   'siblings.name': {
     type: str,

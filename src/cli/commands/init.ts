@@ -6,9 +6,16 @@ import { chooseAgent } from '../../init/detect-agent.js';
 import { initRepo } from '../../init/init-repo.js';
 import { DEFAULT_ACTION_REF } from '../../init/render-ci.js';
 import { isSchemaKind, jsonSchema, SCHEMA_KINDS } from '../../schemas/json-schemas.js';
-import type { CliIO } from '../io.js';
+import { type CliIO, type GlobalOptions, outputDir } from '../io.js';
+import { checkWrittenConfig } from './init-check.js';
 
-export type InitCommandOptions = { force?: boolean; ci?: boolean; action?: string };
+export type InitCommandOptions = GlobalOptions & {
+  force?: boolean;
+  ci?: boolean;
+  action?: string;
+  /** Run the written config once with mock-noop (default on; `--no-check` is false). */
+  check?: boolean;
+};
 
 /** `agentguard init [DIR]`: write a config that runs as is, and say what it found. */
 export async function initCommand(
@@ -28,14 +35,30 @@ export async function initCommand(
   // What init writes must load: a config the loader refuses is our bug, not the user's.
   const issues = opts.ci ? ciConfigIssues(config, root) : taskConfigIssues(config);
   if (issues !== null) throw new InternalError(`the config init wrote does not load: ${issues}`);
-  const { facts } = result;
+  const { facts, dependencies } = result;
+  const testCommand = opts.ci ? facts.test_command : dependencies.test_command;
   io.out(
-    facts.test_command
-      ? `found ${facts.languages.join(', ')}; tests: ${facts.test_command.join(' ')} (${facts.test_source})`
+    testCommand
+      ? `found ${facts.languages.join(', ')}; tests: ${testCommand.join(' ')} (${facts.test_source})`
       : 'found no test command: edit test_command in the written config',
   );
+  if (!opts.ci)
+    for (const e of dependencies.entries)
+      io.out(`setup installs: ${e.manager} ${e.lockfile ?? e.requirements} from ${e.mirror}`);
+  for (const note of dependencies.notes) io.out(`note: ${note}`);
   for (const file of result.written) io.out(`wrote ${path.relative(process.cwd(), file) || file}`);
   const rel = path.relative(process.cwd(), config) || config;
+  if (!opts.ci && opts.check !== false && testCommand) {
+    const passed = await checkWrittenConfig(
+      io,
+      rel,
+      outputDir({ ...opts, outputDir: opts.outputDir ?? path.join(root, '.agentguard') }),
+    );
+    if (!passed) {
+      io.out(`next: fix what the check reported in ${rel}, then agentguard run ${rel} --agent mock-noop`);
+      return 1;
+    }
+  }
   io.out(
     opts.ci
       ? 'next: commit both files; each pull request is then judged by `agentguard ci` (docs/ci.md)'
@@ -63,6 +86,10 @@ export function registerInit(cli: CAC, io: CliIO, start: (p: () => Promise<numbe
     .option('--force', 'replace files that already exist')
     .option('--ci', 'write .agentguard.yaml for `agentguard ci` and .github/workflows/agentguard.yml instead')
     .option('--action <ref>', `the workflow's uses: for agentguard's action (default: ${DEFAULT_ACTION_REF})`)
+    .option(
+      '--no-check',
+      'do not run the written config once with --agent mock-noop to see the baseline pass',
+    )
     .action((dir: string | undefined, opts: InitCommandOptions) => start(() => initCommand(io, dir, opts)));
   cli
     .command('schema <kind>', `print the JSON Schema of a file format: ${SCHEMA_KINDS.join(', ')}`)

@@ -1,0 +1,119 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { detectDependencies } from './detect-dependencies.js';
+import { detectProject } from './detect-project.js';
+
+const root = mkdtempSync(path.join(tmpdir(), 'ag-init-deps-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** A PATH with only the named programs (scripts that do nothing). */
+function bin(...programs: string[]): string {
+  const dir = mkdtempSync(path.join(root, 'bin-'));
+  for (const p of programs) writeFileSync(path.join(dir, p), '#!/bin/sh\n', { mode: 0o755 });
+  return dir;
+}
+
+function repo(files: Record<string, string>): string {
+  const dir = mkdtempSync(path.join(root, 'repo-'));
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    writeFileSync(path.join(dir, rel), text);
+  }
+  return dir;
+}
+
+const detect = (dir: string, env: Record<string, string | undefined>) =>
+  detectDependencies(dir, detectProject(dir), env);
+
+const PKG = (extra: object = {}) =>
+  JSON.stringify({ name: 'x', scripts: { test: 'node --test' }, dependencies: { a: '1' }, ...extra });
+
+describe('init: dependencies', () => {
+  it('pnpm pinned in packageManager: corepack runs the install and the tests; no corepack, a note', () => {
+    const dir = repo({ 'package.json': PKG({ packageManager: 'pnpm@9.15.9' }), 'pnpm-lock.yaml': '' });
+    const found = detect(dir, {
+      PATH: bin('corepack', 'node'),
+      NODE_EXTRA_CA_CERTS: '/ca.pem',
+      SECRET_TOKEN: 'x',
+    });
+    expect(found.entries).toEqual([
+      { manager: 'pnpm', lockfile: 'pnpm-lock.yaml', mirror: 'https://registry.npmjs.org/' },
+    ]);
+    expect(found.test_command).toEqual(['corepack', 'pnpm', 'test']);
+    expect(found.environment).toEqual(['NODE_EXTRA_CA_CERTS']);
+    expect(found.notes).toEqual([]);
+    const none = detect(dir, { PATH: bin('node') });
+    expect(none.test_command).toEqual(['pnpm', 'test']);
+    expect(none.notes).toEqual([
+      'pnpm is not installed: run `corepack enable` (corepack ships with Node.js), or `npm install -g pnpm`',
+      "the test command's program 'pnpm' is not on PATH: install it, or edit test_command",
+    ]);
+  });
+
+  it('yarn on PATH and npm: their lockfiles, their test commands as found', () => {
+    const yarn = detect(repo({ 'package.json': PKG(), 'yarn.lock': '' }), { PATH: bin('yarn', 'corepack') });
+    expect(yarn.entries).toMatchObject([{ manager: 'yarn', lockfile: 'yarn.lock' }]);
+    expect(yarn.test_command).toEqual(['yarn', 'test']);
+    const npm = detect(repo({ 'package.json': PKG(), 'package-lock.json': '{}' }), { PATH: bin('npm') });
+    expect(npm.entries).toMatchObject([{ manager: 'npm', lockfile: 'package-lock.json' }]);
+    expect(npm.test_command).toEqual(['npm', 'test']);
+  });
+
+  it('dependencies without a lockfile, or a bun lockfile: a note, no entry', () => {
+    const none = detect(repo({ 'package.json': PKG() }), { PATH: bin('npm') });
+    expect(none.entries).toEqual([]);
+    expect(none.notes[0]).toMatch(/no lockfile: setup installs from a lockfile only/);
+    const bun = detect(repo({ 'package.json': PKG(), 'bun.lock': '' }), { PATH: bin('npm') });
+    expect(bun.notes[0]).toMatch(/^bun\.lock: setup does not install with bun yet/);
+  });
+
+  it('Python: requirements files into .venv, its python runs the tests, PYTHONPATH=src for a src/ layout', () => {
+    const dir = repo({
+      'pyproject.toml': '[tool.pytest.ini_options]\n',
+      'requirements.txt': 'pytest==8.0\n',
+      'requirements-dev.txt': 'ruff\n',
+      'src/adder/__init__.py': '',
+      'tests/test_add.py': '',
+    });
+    const found = detect(dir, { PATH: bin('python3') });
+    expect(found.entries).toEqual([
+      {
+        manager: 'pip',
+        requirements: 'requirements-dev.txt',
+        target: '.venv',
+        mirror: 'https://pypi.org/simple/',
+      },
+      {
+        manager: 'pip',
+        requirements: 'requirements.txt',
+        target: '.venv',
+        mirror: 'https://pypi.org/simple/',
+      },
+    ]);
+    expect(found.test_command).toEqual(['env', 'PYTHONPATH=src', '.venv/bin/python', '-m', 'pytest']);
+    expect(found.notes).toEqual([]);
+  });
+
+  it('Python with uv.lock and no requirements: how to export one; a project venv is used with its base shown', () => {
+    const dir = repo({
+      'pyproject.toml': '[tool.pytest.ini_options]\n',
+      'uv.lock': '',
+      'tests/test_a.py': '',
+    });
+    const base = path.join(root, 'home/.pyenv/versions/3.12.4');
+    mkdirSync(path.join(base, 'bin'), { recursive: true });
+    mkdirSync(path.join(dir, '.venv/bin'), { recursive: true });
+    writeFileSync(path.join(dir, '.venv/pyvenv.cfg'), `home = ${base}/bin\n`);
+    writeFileSync(path.join(dir, '.venv/bin/python'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    symlinkSync('python', path.join(dir, '.venv/bin/python3'));
+    const found = detect(dir, { PATH: bin('python3'), HOME: path.join(root, 'home') });
+    expect(found.entries).toEqual([]);
+    expect(found.notes[0]).toMatch(
+      /^uv\.lock: setup installs requirements files; export one with `uv export/,
+    );
+    expect(found.test_command).toEqual(['.venv/bin/python', '-m', 'pytest']);
+    expect(found.toolchains).toEqual([base]);
+  });
+});
