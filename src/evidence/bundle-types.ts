@@ -196,6 +196,16 @@ export const TestEvidenceSchema: z.ZodType<TestEvidence> = z.looseObject({
   command_id: str.nullable(),
   reason: str.optional(),
   skipped: z.boolean().optional(),
+  grading: z.enum(['copy', 'in-place']).optional(),
+  grading_copy: z
+    .looseObject({
+      applied: z.array(str),
+      not_applied: z.array(str),
+      grader_files: num,
+      dependencies: num,
+      dependencies_changed: z.array(str),
+    })
+    .optional(),
 });
 
 export const DiffEvidenceSchema: z.ZodType<DiffEvidence> = z.looseObject({
@@ -218,6 +228,7 @@ export const DiffEvidenceSchema: z.ZodType<DiffEvidence> = z.looseObject({
   ignored_files: z.array(str),
   ignored_files_truncated: z.boolean(),
   workspace_git_changed: z.boolean(),
+  ignored_changed: z.array(z.looseObject({ path: str, status: z.enum(['modified', 'deleted']) })).optional(),
 });
 
 export const WorkspaceEvidenceSchema: z.ZodType<WorkspaceEvidence> = z.looseObject({

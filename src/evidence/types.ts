@@ -144,6 +144,22 @@ export type TestEvidence = {
   reason?: string;
   /** Set when the user asked for no tests (`ci --no-tests`): not running them is then not a failure. */
   skipped?: boolean;
+  /** Where the tests ran: a grading copy made by the harness (`copy`), or the agent's own folder. */
+  grading?: 'copy' | 'in-place';
+  /** What the grading copy was made of (with `grading: copy`). */
+  grading_copy?: GradingCopyEvidence;
+};
+
+export type GradingCopyEvidence = {
+  /** The agent's changes taken into the copy. */
+  applied: string[];
+  /** The agent's changes left out: outside allowed_paths, or test and grader files. */
+  not_applied: string[];
+  grader_files: number;
+  /** Installed dependency files carried over, unchanged since the baseline. */
+  dependencies: number;
+  /** Installed dependency files the agent changed or deleted, left out of the copy. */
+  dependencies_changed: string[];
 };
 
 export type DiffFileStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'type-changed';
@@ -181,6 +197,12 @@ export type DiffEvidence = {
   skipped_files?: { path: string; reason: string }[];
   /** The diff could not be taken at all; `files` is empty and nothing in it can be vouched for. */
   error?: string;
+  /**
+   * Git-ignored files present at the baseline (what setup installed: node_modules, .venv) that the
+   * agent changed or deleted. The diff's commit holds only what git tracks, so this is how an edit to
+   * an installed dependency shows.
+   */
+  ignored_changed?: { path: string; status: 'modified' | 'deleted' }[];
 };
 
 export type TimelineEvent = {

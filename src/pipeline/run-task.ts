@@ -24,12 +24,13 @@ import { checkHistory } from '../history/db.js';
 import { packageRoot } from '../package-root.js';
 import type { SandboxPlaces } from '../sandbox/types.js';
 import { collectDiff } from '../workspace/diff.js';
-import { prepareWorkspace, rebaseline } from '../workspace/prepare.js';
+import { prepareWorkspace, rebaseline, workspaceEvidence } from '../workspace/prepare.js';
 import { probeVersion, runAgent } from './agent-phase.js';
 import type { AnalysedRun } from './analyse-run.js';
 import { CommandLog } from './commands.js';
 import type { RunContext } from './context.js';
 import { finishRun } from './finish-run.js';
+import { graderOnlyMatcher, gradingOf } from './grading.js';
 import { installDependencies } from './install-dependencies.js';
 import { ObservationWindow } from './observe-window.js';
 import { fillMissingEvidence } from './partial-evidence.js';
@@ -111,6 +112,7 @@ async function collectAndAnalyse(
 
     timeline.add('prepare', 'copy-template', cfg.repo);
     ctx.fault?.('prepare');
+    const graderOnly = graderOnlyMatcher(cfg);
     const prepared = await prepareWorkspace({
       runId,
       runDir,
@@ -128,11 +130,11 @@ async function collectAndAnalyse(
         });
         writeJson(runPath(runDir, 'skills'), skills);
       },
+      ...(graderOnly ? { graderOnly } : {}),
     });
     let workspace = prepared;
     const saveWorkspace = () => {
-      const { harness_git_dir: _g, workspace_git_copied: _c, ...evidence } = workspace;
-      writeJson(runPath(runDir, 'workspace'), evidence);
+      writeJson(runPath(runDir, 'workspace'), workspaceEvidence(workspace));
     };
     saveWorkspace();
     timeline.add('prepare', 'baseline', workspace.baseline_sha);
@@ -267,6 +269,7 @@ async function collectAndAnalyse(
         harnessGitDir: workspace.harness_git_dir,
         baselineSha: workspace.baseline_sha,
         baselineIgnored: workspace.baseline_ignored,
+        baselineIgnoredHashes: workspace.ignored_hashes,
         maxPatchBytes: MAX_PATCH_BYTES,
       });
       writeJson(runPath(runDir, 'diff'), diff);
@@ -282,6 +285,7 @@ async function collectAndAnalyse(
         wrap: (spec) => window.wrapTests(spec),
         commands,
         timeline,
+        grading: gradingOf(cfg, workspace),
       });
       writeJson(runPath(runDir, 'tests'), tests);
     } finally {
