@@ -197,6 +197,11 @@ export const BenchmarkConfigSchema = z.strictObject({
    */
   grading: z.enum(['copy', 'in-place']).default('copy'),
   /**
+   * At least this many tests must run (and not be skipped). Unset: every test the untouched baseline
+   * runs, found by running the tests once on it (cached per baseline).
+   */
+  min_tests: z.number().int().min(1).optional(),
+  /**
    * Prepares the workspace before the agent starts (installing dependencies from a local cache):
    * run in the sandbox, outside the monitoring window, and not judged. Failing it is an ERROR run.
    */

@@ -12,6 +12,7 @@ import type {
   TimelineEvent,
   WorkspaceEvidence,
 } from './types.js';
+import { TEST_REPORT_FORMATS } from './types.js';
 
 /** How the agent's own process ended. A crash or timeout is data, not an exception. */
 /** What ended an agent before it finished: the guard, an interrupt, the run's time limit, or a failed setup before it started. */
@@ -204,6 +205,16 @@ export const TestEvidenceSchema: z.ZodType<TestEvidence> = z.looseObject({
       grader_files: num,
       dependencies: num,
       dependencies_changed: z.array(str),
+    })
+    .optional(),
+  results: z
+    .looseObject({
+      format: z.enum(TEST_REPORT_FORMATS).nullable(),
+      cases: z.array(z.looseObject({ name: str, status: z.enum(['passed', 'failed', 'skipped']) })),
+      reason: str.optional(),
+      expected: z
+        .looseObject({ source: z.enum(['baseline-run', 'declared']), count: num, names: z.array(str) })
+        .optional(),
     })
     .optional(),
 });

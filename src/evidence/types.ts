@@ -148,6 +148,26 @@ export type TestEvidence = {
   grading?: 'copy' | 'in-place';
   /** What the grading copy was made of (with `grading: copy`). */
   grading_copy?: GradingCopyEvidence;
+  /** The tests by name, from the runner's own report, and what they are held to. */
+  results?: TestResults;
+};
+
+export const TEST_REPORT_FORMATS = ['junit', 'tap', 'go-json', 'cargo', 'unittest', 'jest-json'] as const;
+export type TestReportFormat = (typeof TEST_REPORT_FORMATS)[number];
+
+export type TestCaseStatus = 'passed' | 'failed' | 'skipped';
+export type TestCaseResult = { name: string; status: TestCaseStatus };
+
+export type TestResults = {
+  /** The report read; null when the runner gave none agentguard can read (`reason` says why). */
+  format: TestReportFormat | null;
+  cases: TestCaseResult[];
+  reason?: string;
+  /**
+   * The tests the untouched baseline collected (run once per baseline content and cached), or the
+   * count the task declares (`min_tests`): each one must run here and not be skipped.
+   */
+  expected?: { source: 'baseline-run' | 'declared'; count: number; names: string[] };
 };
 
 export type GradingCopyEvidence = {

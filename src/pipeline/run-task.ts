@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { type RunningModelServer, startModelServer } from '../agents/model-server/index.js';
@@ -37,7 +38,7 @@ import { fillMissingEvidence } from './partial-evidence.js';
 import { planRun, type RunOptions, type RunPlan } from './plan-run.js';
 import { saveRunRules } from './rules.js';
 import { runSetup } from './setup-phase.js';
-import { runTests } from './test-phase.js';
+import { inFolderAt, runTestCommand, runTests, testArgv } from './test-phase.js';
 import { Timeline } from './timeline.js';
 
 const MAX_PATCH_BYTES = 32 * 1024 * 1024;
@@ -96,6 +97,8 @@ async function collectAndAnalyse(
   const { batch, mutateWorkspace } = opts;
   const { cfg, started, runId, runDir, repoDir, hostHome, agentHome, taskFile } = planned;
   const { sandboxChoice, trajectory, rules, guardMode, agent: plan } = planned;
+  // Where the test runner writes its report of the tests by name: a name the agent cannot know.
+  const reportFile = path.join(repoDir, `.agentguard-tests-${randomBytes(8).toString('hex')}.report`);
   // Until the agent starts, a failure is a setup failure and the folder holds nothing of value.
   let agentStarting = false;
   let stoppedWithin: StopReason | null = null;
@@ -278,19 +281,23 @@ async function collectAndAnalyse(
 
       const testEnv = { ...plan.spec.env };
       ctx.fault?.('tests');
+      const phase = { cfg, repoDir, env: testEnv, commands, timeline, reportFile };
       const tests = await runTests({
-        cfg,
-        repoDir,
-        env: testEnv,
+        ...phase,
         wrap: (spec) => window.wrapTests(spec),
-        commands,
-        timeline,
-        grading: gradingOf(cfg, workspace),
+        grading: gradingOf(cfg, workspace, {
+          cacheDir: path.join(ctx.outputDir, 'cache', 'test-baseline'),
+          // In the sandbox, not under the tracer: learning the task's tests is setup, not behaviour.
+          runIn: (dir) =>
+            inFolderAt(dir, repoDir, () =>
+              runTestCommand({ ...phase, wrap: (spec) => window.sandbox.wrap(spec) }, 'setup'),
+            ),
+        }),
       });
       writeJson(runPath(runDir, 'tests'), tests);
     } finally {
       // Events collected up to a crash, timeout or interrupt are evidence too.
-      const closed = await window.close(plan.spec.argv, cfg.test_command);
+      const closed = await window.close(plan.spec.argv, testArgv(cfg, reportFile));
       writeJsonl(runPath(runDir, 'syscalls'), closed.syscalls);
       writeJsonl(runPath(runDir, 'testSyscalls'), closed.testSyscalls);
       writeJson(runPath(runDir, 'observation'), closed.observation);

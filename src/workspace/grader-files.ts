@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readlinkSync, renameSync, rmdirSync, symlinkSync } from 'node:fs';
 import { dirnameBytes, displayPath, joinBytes } from './byte-paths.js';
+import { hashOf, readEntry } from './ignored-hashes.js';
 import { walkTree } from './walk-tree.js';
 
 /**
@@ -36,6 +38,19 @@ function removeEmptyParents(root: string, rel: Buffer): void {
       return; // not empty
     }
   }
+}
+
+/** One hash over a folder's files (names, kinds and bytes), for cache keys; empty folder or none: a fixed value. */
+export function hashTree(dir: string): string {
+  const h = createHash('sha256');
+  for (const entry of walkTree(dir, () => false).entries) {
+    const bytes = readEntry(entry.abs);
+    h.update(entry.rel)
+      .update('\0')
+      .update(bytes ? hashOf(bytes) : 'unreadable')
+      .update('\0');
+  }
+  return h.digest('hex');
 }
 
 /** Put the withheld grader files into the grading copy, over whatever the copy holds at their paths. */

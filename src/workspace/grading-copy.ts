@@ -9,6 +9,8 @@ import { hashOf, type IgnoredManifest, readEntry } from './ignored-hashes.js';
 export type GradingCopyOptions = {
   harnessGitDir: string;
   baselineSha: string;
+  /** The commit of the agent's workspace the changes come from (default: the one the diff made; the baseline's own for a copy of the baseline). */
+  agentRev?: string;
   /** An empty or absent folder the copy is written to. */
   dest: string;
   /** The agent's workspace: only the dependencies setup installed are read from it, checked by hash. */
@@ -32,7 +34,7 @@ type TreeItem = { mode: string; sha: string; rel: Buffer };
  */
 export function buildGradingCopy(opts: GradingCopyOptions): GradingCopyEvidence {
   const base = lsTree(opts.harnessGitDir, opts.baselineSha);
-  const agent = lsTree(opts.harnessGitDir, WORKSPACE_REF);
+  const agent = lsTree(opts.harnessGitDir, opts.agentRev ?? WORKSPACE_REF);
   const files = new Map(base);
   const applied: string[] = [];
   const notApplied: string[] = [];
