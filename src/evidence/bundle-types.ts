@@ -160,7 +160,7 @@ export const NetworkRecordSchema: z.ZodType<NetworkRecord> = z.looseObject({
 
 export const CommandRecordSchema: z.ZodType<CommandRecord> = z.looseObject({
   id: str,
-  role: z.enum(['agent', 'agent-version', 'tests', 'setup', 'agent-log']),
+  role: z.enum(['agent', 'agent-version', 'tests', 'baseline-tests', 'setup', 'agent-log']),
   log_source: str.optional(),
   argv: z.array(str),
   display_argv: z.array(str),
@@ -240,6 +240,22 @@ export const DiffEvidenceSchema: z.ZodType<DiffEvidence> = z.looseObject({
   ignored_files_truncated: z.boolean(),
   workspace_git_changed: z.boolean(),
   ignored_changed: z.array(z.looseObject({ path: str, status: z.enum(['modified', 'deleted']) })).optional(),
+  written_scan: z
+    .looseObject({
+      scanned: num,
+      findings: z.array(
+        z.looseObject({
+          path: str,
+          where: z.enum(['binary', 'ignored', 'nested-git']),
+          detector: str,
+          kind: str,
+          fingerprint: str.optional(),
+          encoding: str.optional(),
+        }),
+      ),
+      unscanned: z.array(z.looseObject({ path: str, reason: str })),
+    })
+    .optional(),
 });
 
 export const WorkspaceEvidenceSchema: z.ZodType<WorkspaceEvidence> = z.looseObject({

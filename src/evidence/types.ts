@@ -106,7 +106,8 @@ export type NetworkClient =
 export type CommandRecord = {
   id: string;
   /** `agent-log`: a command the agent's own log says it ran (CI mode): claimed, not observed. */
-  role: 'agent' | 'agent-version' | 'tests' | 'setup' | 'agent-log';
+  /** `baseline-tests`: the test command on the untouched baseline, to learn which tests the task has. */
+  role: 'agent' | 'agent-version' | 'tests' | 'baseline-tests' | 'setup' | 'agent-log';
   /** For `agent-log`: the log file and line it was read from. */
   log_source?: string;
   argv: string[];
@@ -223,6 +224,23 @@ export type DiffEvidence = {
    * an installed dependency shows.
    */
   ignored_changed?: { path: string; status: 'modified' | 'deleted' }[];
+  /** What the patch does not show as text lines (binary, ignored, nested git), scanned byte for byte. */
+  written_scan?: WrittenScan;
+};
+
+export type WrittenScan = {
+  /** Files read and scanned. */
+  scanned: number;
+  findings: {
+    path: string;
+    where: 'binary' | 'ignored' | 'nested-git';
+    detector: string;
+    kind: string;
+    fingerprint?: string;
+    encoding?: string;
+  }[];
+  /** What could not be scanned, and why: the secret-content check fails closed on it. */
+  unscanned: { path: string; reason: string }[];
 };
 
 export type TimelineEvent = {

@@ -37,6 +37,7 @@ import { ObservationWindow } from './observe-window.js';
 import { fillMissingEvidence } from './partial-evidence.js';
 import { planRun, type RunOptions, type RunPlan } from './plan-run.js';
 import { saveRunRules } from './rules.js';
+import { scanWrittenBytes } from './scan-written.js';
 import { runSetup } from './setup-phase.js';
 import { inFolderAt, runTestCommand, runTests, testArgv } from './test-phase.js';
 import { Timeline } from './timeline.js';
@@ -275,6 +276,7 @@ async function collectAndAnalyse(
         baselineIgnoredHashes: workspace.ignored_hashes,
         maxPatchBytes: MAX_PATCH_BYTES,
       });
+      diff.written_scan = scanWrittenBytes(cfg, runDir, repoDir, diff);
       writeJson(runPath(runDir, 'diff'), diff);
       writeFileAtomic(runPath(runDir, 'patch'), patch);
       throwIfStopped(signal);
@@ -290,7 +292,7 @@ async function collectAndAnalyse(
           // In the sandbox, not under the tracer: learning the task's tests is setup, not behaviour.
           runIn: (dir) =>
             inFolderAt(dir, repoDir, () =>
-              runTestCommand({ ...phase, wrap: (spec) => window.sandbox.wrap(spec) }, 'setup'),
+              runTestCommand({ ...phase, wrap: (spec) => window.sandbox.wrap(spec) }, 'baseline-tests'),
             ),
         }),
       });

@@ -88,7 +88,7 @@ export function testArgv(cfg: ResolvedConfig, reportFile: string | undefined): s
   return reportFile ? planTestReport(cfg.test_command, reportFile).argv : cfg.test_command;
 }
 
-/** Run the test command once (as the tests, or with `role: setup` for the baseline's count) and read its report. */
+/** Run the test command once (as the tests, or as `baseline-tests` to learn the task's tests) and read its report. */
 export async function runTestCommand(
   opts: Pick<TestPhase, 'cfg' | 'repoDir' | 'env' | 'wrap' | 'commands' | 'timeline' | 'reportFile'>,
   role: CommandRecord['role'] = 'tests',
