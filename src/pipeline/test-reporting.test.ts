@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { planTestReport } from './test-reporting.js';
+import type { CommandRecord } from '../evidence/types.js';
+import { planTestReport, readTestReport } from './test-reporting.js';
 
 const F = '/w/repo/.agentguard-tests-x.report';
 
@@ -27,7 +28,7 @@ describe('planTestReport', () => {
 
   it('makes unittest verbose and go test emit JSON; reads cargo as it prints', () => {
     expect(planTestReport(['python3', '-m', 'unittest', 'discover', '-s', 'tests'], F)).toEqual({
-      argv: ['python3', '-m', 'unittest', '-v', 'discover', '-s', 'tests'],
+      argv: ['python3', '-m', 'unittest', 'discover', '-v', '-s', 'tests'],
       format: 'unittest',
       stream: 'stderr',
     });
@@ -37,6 +38,13 @@ describe('planTestReport', () => {
       'unittest',
       'discover',
       '-v',
+    ]);
+    expect(planTestReport(['python3', '-m', 'unittest', 'tests.test_a'], F).argv).toEqual([
+      'python3',
+      '-m',
+      'unittest',
+      '-v',
+      'tests.test_a',
     ]);
     expect(planTestReport(['go', 'test', './...'], F).argv).toEqual(['go', 'test', '-json', './...']);
     expect(planTestReport(['cargo', 'test'], F)).toMatchObject({ format: 'cargo', stream: 'stdout' });
@@ -52,7 +60,18 @@ describe('planTestReport', () => {
       argv: ['npm', 'test'],
       format: 'tap',
       stream: 'stdout',
+      guess: true,
     });
     expect(planTestReport(['node', '--test', '--test-reporter=dot'], F).format).toBe('tap');
+  });
+
+  it("reads an unknown runner's output in whichever text format it holds, or says it found none", () => {
+    const plan = planTestReport(['python3', 'tests/run.py'], F);
+    const record = (stdout: string, stderr: string) => ({ stdout, stderr }) as CommandRecord;
+    expect(readTestReport(plan, record('', 'test_a (t.T.test_a) ... ok\n'))).toEqual({
+      format: 'unittest',
+      cases: [{ name: 't.T.test_a', status: 'passed' }],
+    });
+    expect(readTestReport(plan, record('all good', ''))).toMatchObject({ format: null, cases: [] });
   });
 });

@@ -15,7 +15,12 @@ export type ReportPlan = {
   /** Where the runner writes its report; without it the report is the command's output. */
   file?: string;
   stream?: 'stdout' | 'stderr';
+  /** A runner agentguard does not know: every text format is tried on both streams. */
+  guess?: boolean;
 };
+
+/** What a command agentguard does not know may print, tried in this order. */
+const GUESSED: TestReportFormat[] = ['tap', 'unittest', 'go-json', 'cargo'];
 
 const PYTHON = /^python(\d+(\.\d+)?)?$/;
 
@@ -50,7 +55,9 @@ export function planTestReport(argv: readonly string[], file: string): ReportPla
     return { argv: [...argv, `--junitxml=${file}`], format: 'junit', file };
   }
   if (module === 'unittest') {
-    return { argv: has('-v') ? [...argv] : insertAfter(2, ['-v']), format: 'unittest', stream: 'stderr' };
+    // `-v` goes after the subcommand: before `discover`, unittest would take `discover` for a test name.
+    const at = argv[3] === 'discover' ? 3 : 2;
+    return { argv: has('-v') ? [...argv] : insertAfter(at, ['-v']), format: 'unittest', stream: 'stderr' };
   }
   if (exe === 'go' && argv[1] === 'test') {
     return {
@@ -71,7 +78,7 @@ export function planTestReport(argv: readonly string[], file: string): ReportPla
   if (tool.includes('jest') && !has('--json')) {
     return { argv: [...argv, '--json', `--outputFile=${file}`], format: 'jest-json', file };
   }
-  return { argv: [...argv], format: 'tap', stream: 'stdout' };
+  return { argv: [...argv], format: 'tap', stream: 'stdout', guess: true };
 }
 
 /** Read what the plan names (and remove the report file: it is not the task's). */
@@ -87,6 +94,19 @@ export function readTestReport(plan: ReportPlan, record: CommandRecord): TestRes
     } finally {
       rmSync(plan.file, { force: true });
     }
+  } else if (plan.guess) {
+    for (const format of GUESSED) {
+      for (const out of [record.stdout, record.stderr]) {
+        const cases = REPORT_READERS[format](out);
+        if (cases.length > 0) return { format, cases };
+      }
+    }
+    return {
+      format: null,
+      cases: [],
+      reason:
+        'the test runner is not one agentguard asks for a report, and its output holds no test results it can read',
+    };
   } else {
     from = `its ${plan.stream}`;
     text = plan.stream === 'stderr' ? record.stderr : record.stdout;
@@ -96,10 +116,7 @@ export function readTestReport(plan: ReportPlan, record: CommandRecord): TestRes
     return {
       format: null,
       cases,
-      reason:
-        plan.format === 'tap'
-          ? 'the test runner is not one agentguard asks for a report, and its output holds no TAP'
-          : `no test results could be read from ${from}`,
+      reason: `no test results could be read from ${from}`,
     };
   }
   return { format: plan.format, cases };

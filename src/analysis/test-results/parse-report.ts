@@ -1,5 +1,8 @@
 import type { TestCaseResult, TestCaseStatus, TestReportFormat } from '../../evidence/types.js';
 
+/** Raised whenever a reader reads differently: cached baseline test names are keyed by it. */
+export const REPORT_READERS_VERSION = 2;
+
 /**
  * The test runners' own reports, read into one list of named outcomes. Each reader takes the text
  * as the runner wrote it and never throws: what it cannot read is simply not a test case.
