@@ -124,7 +124,7 @@ export const secretContent = defineCheck({
     const parts: string[] = [];
     if (findings.length > 0) {
       parts.push(
-        `${plural(findings.length, 'possible secret')} in added lines of ${nameList([...findingFiles])} (detectors: ${nameList([...findingDetectors])})`,
+        `${plural(findings.length, 'possible secret')} in ${written?.findings.length ? 'what was added to' : 'added lines of'} ${nameList([...findingFiles])} (detectors: ${nameList([...findingDetectors])})`,
       );
     }
     if (problems.length > 0) parts.push(`the scan was incomplete: ${problems.join('; ')}`);
