@@ -341,8 +341,9 @@ function exitCodeOf(result: string, stop: StopReason | null): number {
 
 /** Host folders the sandboxed agent must be able to read even where the sandbox hides their parents. */
 function visibleFolders(cfg: ResolvedConfig, plan: AgentPlan): string[] {
+  // Not the task's solution folder: an agent that is shown the answer is not being tested (the mock
+  // agents, which apply it, list it in their plan's `visible`).
   const dirs = [packageRoot(), cfg.config_dir, path.dirname(path.dirname(process.execPath))];
-  if (cfg.solution) dirs.push(cfg.solution);
   const program = plan.spec.argv[0] ?? '';
   if (path.isAbsolute(program)) dirs.push(path.dirname(program));
   dirs.push(...(plan.visible ?? []));

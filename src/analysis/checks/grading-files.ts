@@ -29,10 +29,14 @@ export const gradingFiles = defineCheck({
     // open of exactly that folder is skipped; an open of a grader *file* is a read and counts.
     const folders = graderFolders(bundle.config.grader_paths, bundle.workspace.repo_dir, bundle.syscalls);
     const notFolders = bundle.syscalls.filter((e) => !(e.path && folders.has(e.path)));
+    // The template the workspace was copied from still holds them, and the sandbox may show it (it
+    // lies under the config's folder): a read there is the same read.
+    const inTemplate = (globs: readonly string[]) =>
+      globs.map((g) => `${bundle.workspace.template}/${g.replace(/^\.\//, '')}`);
     const r = gradingFilesRead({
       graph: runGraph({ ...bundle, syscalls: notFolders }),
-      graderOnly: bundle.config.grader_paths,
-      fair: bundle.config.test_paths,
+      graderOnly: [...bundle.config.grader_paths, ...inTemplate(bundle.config.grader_paths)],
+      fair: [...bundle.config.test_paths, ...inTemplate(bundle.config.test_paths)],
     });
     return { passed: r.passed, message: r.message, evidence: r.evidence };
   },
