@@ -47,6 +47,9 @@ function mockAdapter(name: MockName): AgentAdapter {
           name,
           spec: { argv, cwd: ctx.repoDir, env: agentEnv(ctx) },
           display_argv: ['mock-agent', '--behaviour', behaviour],
+          // The mock agents copy the reference solution: only they are shown it (run-task no longer
+          // shows any agent the task's solution folder).
+          ...(behaviour !== 'noop' && ctx.config.solution ? { visible: [ctx.config.solution] } : {}),
           model: null,
           metadata: { deterministic: true },
         },

@@ -78,6 +78,11 @@ const BENCHES: Bench[] = [
     targets: { added_per_run_ms: [1500, 'ms'] },
   },
   {
+    name: 'grading: the demo tasks by mock-solve with grading: copy against in-place (issue 34)',
+    script: 'grading-bench.js',
+    targets: { added_median_pct: [20, '%'] },
+  },
+  {
     name: 'reliability: homogeneous vs mixed on the built-in tasks, exploring scripted agent (strace, bwrap)',
     script: 'reliability-bench.js',
     targets: {},

@@ -192,6 +192,16 @@ export const BenchmarkConfigSchema = z.strictObject({
   test_command: CommandSchema,
   test_timeout_seconds: seconds.default(300),
   /**
+   * Where the tests run: `copy`, a grading copy the harness makes of the baseline with only the
+   * agent's changes to allowed_paths, the original tests and grader files; `in-place`, the agent's folder.
+   */
+  grading: z.enum(['copy', 'in-place']).default('copy'),
+  /**
+   * At least this many tests must run (and not be skipped). Unset: every test the untouched baseline
+   * runs, found by running the tests once on it (cached per baseline).
+   */
+  min_tests: z.number().int().min(1).optional(),
+  /**
    * Prepares the workspace before the agent starts (installing dependencies from a local cache):
    * run in the sandbox, outside the monitoring window, and not judged. Failing it is an ERROR run.
    */

@@ -12,6 +12,7 @@ import type {
   TimelineEvent,
   WorkspaceEvidence,
 } from './types.js';
+import { TEST_REPORT_FORMATS } from './types.js';
 
 /** How the agent's own process ended. A crash or timeout is data, not an exception. */
 /** What ended an agent before it finished: the guard, an interrupt, the run's time limit, or a failed setup before it started. */
@@ -159,7 +160,7 @@ export const NetworkRecordSchema: z.ZodType<NetworkRecord> = z.looseObject({
 
 export const CommandRecordSchema: z.ZodType<CommandRecord> = z.looseObject({
   id: str,
-  role: z.enum(['agent', 'agent-version', 'tests', 'setup', 'agent-log']),
+  role: z.enum(['agent', 'agent-version', 'tests', 'baseline-tests', 'setup', 'agent-log']),
   log_source: str.optional(),
   argv: z.array(str),
   display_argv: z.array(str),
@@ -196,6 +197,26 @@ export const TestEvidenceSchema: z.ZodType<TestEvidence> = z.looseObject({
   command_id: str.nullable(),
   reason: str.optional(),
   skipped: z.boolean().optional(),
+  grading: z.enum(['copy', 'in-place']).optional(),
+  grading_copy: z
+    .looseObject({
+      applied: z.array(str),
+      not_applied: z.array(str),
+      grader_files: num,
+      dependencies: num,
+      dependencies_changed: z.array(str),
+    })
+    .optional(),
+  results: z
+    .looseObject({
+      format: z.enum(TEST_REPORT_FORMATS).nullable(),
+      cases: z.array(z.looseObject({ name: str, status: z.enum(['passed', 'failed', 'skipped']) })),
+      reason: str.optional(),
+      expected: z
+        .looseObject({ source: z.enum(['baseline-run', 'declared']), count: num, names: z.array(str) })
+        .optional(),
+    })
+    .optional(),
 });
 
 export const DiffEvidenceSchema: z.ZodType<DiffEvidence> = z.looseObject({
@@ -218,6 +239,23 @@ export const DiffEvidenceSchema: z.ZodType<DiffEvidence> = z.looseObject({
   ignored_files: z.array(str),
   ignored_files_truncated: z.boolean(),
   workspace_git_changed: z.boolean(),
+  ignored_changed: z.array(z.looseObject({ path: str, status: z.enum(['modified', 'deleted']) })).optional(),
+  written_scan: z
+    .looseObject({
+      scanned: num,
+      findings: z.array(
+        z.looseObject({
+          path: str,
+          where: z.enum(['binary', 'ignored', 'nested-git']),
+          detector: str,
+          kind: str,
+          fingerprint: str.optional(),
+          encoding: str.optional(),
+        }),
+      ),
+      unscanned: z.array(z.looseObject({ path: str, reason: str })),
+    })
+    .optional(),
 });
 
 export const WorkspaceEvidenceSchema: z.ZodType<WorkspaceEvidence> = z.looseObject({

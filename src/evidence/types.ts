@@ -106,7 +106,8 @@ export type NetworkClient =
 export type CommandRecord = {
   id: string;
   /** `agent-log`: a command the agent's own log says it ran (CI mode): claimed, not observed. */
-  role: 'agent' | 'agent-version' | 'tests' | 'setup' | 'agent-log';
+  /** `baseline-tests`: the test command on the untouched baseline, to learn which tests the task has. */
+  role: 'agent' | 'agent-version' | 'tests' | 'baseline-tests' | 'setup' | 'agent-log';
   /** For `agent-log`: the log file and line it was read from. */
   log_source?: string;
   argv: string[];
@@ -144,6 +145,42 @@ export type TestEvidence = {
   reason?: string;
   /** Set when the user asked for no tests (`ci --no-tests`): not running them is then not a failure. */
   skipped?: boolean;
+  /** Where the tests ran: a grading copy made by the harness (`copy`), or the agent's own folder. */
+  grading?: 'copy' | 'in-place';
+  /** What the grading copy was made of (with `grading: copy`). */
+  grading_copy?: GradingCopyEvidence;
+  /** The tests by name, from the runner's own report, and what they are held to. */
+  results?: TestResults;
+};
+
+export const TEST_REPORT_FORMATS = ['junit', 'tap', 'go-json', 'cargo', 'unittest', 'jest-json'] as const;
+export type TestReportFormat = (typeof TEST_REPORT_FORMATS)[number];
+
+export type TestCaseStatus = 'passed' | 'failed' | 'skipped';
+export type TestCaseResult = { name: string; status: TestCaseStatus };
+
+export type TestResults = {
+  /** The report read; null when the runner gave none agentguard can read (`reason` says why). */
+  format: TestReportFormat | null;
+  cases: TestCaseResult[];
+  reason?: string;
+  /**
+   * The tests the untouched baseline collected (run once per baseline content and cached), or the
+   * count the task declares (`min_tests`): each one must run here and not be skipped.
+   */
+  expected?: { source: 'baseline-run' | 'declared'; count: number; names: string[] };
+};
+
+export type GradingCopyEvidence = {
+  /** The agent's changes taken into the copy. */
+  applied: string[];
+  /** The agent's changes left out: outside allowed_paths, or test and grader files. */
+  not_applied: string[];
+  grader_files: number;
+  /** Installed dependency files carried over, unchanged since the baseline. */
+  dependencies: number;
+  /** Installed dependency files the agent changed or deleted, left out of the copy. */
+  dependencies_changed: string[];
 };
 
 export type DiffFileStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'type-changed';
@@ -181,6 +218,29 @@ export type DiffEvidence = {
   skipped_files?: { path: string; reason: string }[];
   /** The diff could not be taken at all; `files` is empty and nothing in it can be vouched for. */
   error?: string;
+  /**
+   * Git-ignored files present at the baseline (what setup installed: node_modules, .venv) that the
+   * agent changed or deleted. The diff's commit holds only what git tracks, so this is how an edit to
+   * an installed dependency shows.
+   */
+  ignored_changed?: { path: string; status: 'modified' | 'deleted' }[];
+  /** What the patch does not show as text lines (binary, ignored, nested git), scanned byte for byte. */
+  written_scan?: WrittenScan;
+};
+
+export type WrittenScan = {
+  /** Files read and scanned. */
+  scanned: number;
+  findings: {
+    path: string;
+    where: 'binary' | 'ignored' | 'nested-git';
+    detector: string;
+    kind: string;
+    fingerprint?: string;
+    encoding?: string;
+  }[];
+  /** What could not be scanned, and why: the secret-content check fails closed on it. */
+  unscanned: { path: string; reason: string }[];
 };
 
 export type TimelineEvent = {

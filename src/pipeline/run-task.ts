@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { type RunningModelServer, startModelServer } from '../agents/model-server/index.js';
@@ -24,19 +25,21 @@ import { checkHistory } from '../history/db.js';
 import { packageRoot } from '../package-root.js';
 import type { SandboxPlaces } from '../sandbox/types.js';
 import { collectDiff } from '../workspace/diff.js';
-import { prepareWorkspace, rebaseline } from '../workspace/prepare.js';
+import { prepareWorkspace, rebaseline, workspaceEvidence } from '../workspace/prepare.js';
 import { probeVersion, runAgent } from './agent-phase.js';
 import type { AnalysedRun } from './analyse-run.js';
 import { CommandLog } from './commands.js';
 import type { RunContext } from './context.js';
 import { finishRun } from './finish-run.js';
+import { graderOnlyMatcher, gradingOf } from './grading.js';
 import { installDependencies } from './install-dependencies.js';
 import { ObservationWindow } from './observe-window.js';
 import { fillMissingEvidence } from './partial-evidence.js';
 import { planRun, type RunOptions, type RunPlan } from './plan-run.js';
 import { saveRunRules } from './rules.js';
+import { scanWrittenBytes } from './scan-written.js';
 import { runSetup } from './setup-phase.js';
-import { runTests } from './test-phase.js';
+import { inFolderAt, runTestCommand, runTests, testArgv } from './test-phase.js';
 import { Timeline } from './timeline.js';
 
 const MAX_PATCH_BYTES = 32 * 1024 * 1024;
@@ -95,6 +98,8 @@ async function collectAndAnalyse(
   const { batch, mutateWorkspace } = opts;
   const { cfg, started, runId, runDir, repoDir, hostHome, agentHome, taskFile } = planned;
   const { sandboxChoice, trajectory, rules, guardMode, agent: plan } = planned;
+  // Where the test runner writes its report of the tests by name: a name the agent cannot know.
+  const reportFile = path.join(repoDir, `.agentguard-tests-${randomBytes(8).toString('hex')}.report`);
   // Until the agent starts, a failure is a setup failure and the folder holds nothing of value.
   let agentStarting = false;
   let stoppedWithin: StopReason | null = null;
@@ -111,6 +116,7 @@ async function collectAndAnalyse(
 
     timeline.add('prepare', 'copy-template', cfg.repo);
     ctx.fault?.('prepare');
+    const graderOnly = graderOnlyMatcher(cfg);
     const prepared = await prepareWorkspace({
       runId,
       runDir,
@@ -128,11 +134,11 @@ async function collectAndAnalyse(
         });
         writeJson(runPath(runDir, 'skills'), skills);
       },
+      ...(graderOnly ? { graderOnly } : {}),
     });
     let workspace = prepared;
     const saveWorkspace = () => {
-      const { harness_git_dir: _g, workspace_git_copied: _c, ...evidence } = workspace;
-      writeJson(runPath(runDir, 'workspace'), evidence);
+      writeJson(runPath(runDir, 'workspace'), workspaceEvidence(workspace));
     };
     saveWorkspace();
     timeline.add('prepare', 'baseline', workspace.baseline_sha);
@@ -268,26 +274,33 @@ async function collectAndAnalyse(
         harnessGitDir: workspace.harness_git_dir,
         baselineSha: workspace.baseline_sha,
         baselineIgnored: workspace.baseline_ignored,
+        baselineIgnoredHashes: workspace.ignored_hashes,
         maxPatchBytes: MAX_PATCH_BYTES,
       });
+      diff.written_scan = scanWrittenBytes(cfg, runDir, repoDir, diff);
       writeJson(runPath(runDir, 'diff'), diff);
       writeFileAtomic(runPath(runDir, 'patch'), patch);
       throwIfStopped(signal);
 
       const testEnv = { ...plan.spec.env };
       ctx.fault?.('tests');
+      const phase = { cfg, repoDir, env: testEnv, commands, timeline, reportFile };
       const tests = await runTests({
-        cfg,
-        repoDir,
-        env: testEnv,
+        ...phase,
         wrap: (spec) => window.wrapTests(spec),
-        commands,
-        timeline,
+        grading: gradingOf(cfg, workspace, {
+          cacheDir: path.join(ctx.outputDir, 'cache', 'test-baseline'),
+          // In the sandbox, not under the tracer: learning the task's tests is setup, not behaviour.
+          runIn: (dir) =>
+            inFolderAt(dir, repoDir, () =>
+              runTestCommand({ ...phase, wrap: (spec) => window.sandbox.wrap(spec) }, 'baseline-tests'),
+            ),
+        }),
       });
       writeJson(runPath(runDir, 'tests'), tests);
     } finally {
       // Events collected up to a crash, timeout or interrupt are evidence too.
-      const closed = await window.close(plan.spec.argv, cfg.test_command);
+      const closed = await window.close(plan.spec.argv, testArgv(cfg, reportFile));
       writeJsonl(runPath(runDir, 'syscalls'), closed.syscalls);
       writeJsonl(runPath(runDir, 'testSyscalls'), closed.testSyscalls);
       writeJson(runPath(runDir, 'observation'), closed.observation);
@@ -329,8 +342,9 @@ function exitCodeOf(result: string, stop: StopReason | null): number {
 
 /** Host folders the sandboxed agent must be able to read even where the sandbox hides their parents. */
 function visibleFolders(cfg: ResolvedConfig, plan: AgentPlan): string[] {
+  // Not the task's solution folder: an agent that is shown the answer is not being tested (the mock
+  // agents, which apply it, list it in their plan's `visible`).
   const dirs = [packageRoot(), cfg.config_dir, path.dirname(path.dirname(process.execPath))];
-  if (cfg.solution) dirs.push(cfg.solution);
   const program = plan.spec.argv[0] ?? '';
   if (path.isAbsolute(program)) dirs.push(path.dirname(program));
   dirs.push(...(plan.visible ?? []), ...cfg.toolchains);

@@ -5,10 +5,20 @@ import { sha256File } from './digest.js';
 /**
  * Top-level entries of a run folder that are not artifacts: the live workspace, the harness's
  * git copy and the agent's HOME (what the agent left there is committed by diff.json, diff.patch
- * and canaries.json), sockets, re-analyses written later under another policy, and the
- * manifest itself.
+ * and canaries.json), the grading copy and the withheld grader files (made from the baseline, the
+ * diff and the template, which the manifest hashes; what the tests wrote there is the tests'),
+ * sockets, re-analyses written later under another policy, and the manifest itself.
  */
-export const NOT_ARTIFACTS = new Set(['repo', 'baseline.git', 'home', 'net', 'analyses', 'manifest.json']);
+export const NOT_ARTIFACTS = new Set([
+  'repo',
+  'baseline.git',
+  'grading',
+  'grader',
+  'home',
+  'net',
+  'analyses',
+  'manifest.json',
+]);
 
 export type ArtifactEntry = { path: string; sha256: string; bytes: number };
 

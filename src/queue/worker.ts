@@ -216,7 +216,7 @@ function unrecoverable(err: unknown): never {
     : new UnrecoverableError(errorMessage(err));
 }
 
-/** A run's evidence and reports, without the workspace copies (repo, baseline.git, home, net) the seal leaves out too. */
+/** A run's evidence and reports, without the workspace copies (repo, baseline.git, grading, home, net) the seal leaves out too. */
 function bundleRun(runDir: string) {
   const names = readdirSync(runDir).filter((n) => n === MANIFEST_FILE || !NOT_ARTIFACTS.has(n));
   return bundlePaths(runDir, names);

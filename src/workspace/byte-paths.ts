@@ -34,3 +34,9 @@ export function joinBytes(a: Buffer, b: Buffer): Buffer {
   return a.length === 0 ? b : Buffer.concat([a, SLASH, b]);
 }
 const SLASH = Buffer.from('/');
+
+/** The folder part of a byte name (`a/b` of `a/b/c`, `/` of `/a`); empty when it has no slash. */
+export function dirnameBytes(name: Buffer): Buffer {
+  const at = name.lastIndexOf(0x2f);
+  return at === 0 ? SLASH : name.subarray(0, Math.max(at, 0));
+}

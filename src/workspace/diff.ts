@@ -5,6 +5,7 @@ import { displayPath, pathKey, splitZBytes } from './byte-paths.js';
 import { isInside } from './copy-template.js';
 import { commitEntriesSync } from './fast-import.js';
 import { git } from './git.js';
+import { changedIgnored, type IgnoredManifest } from './ignored-hashes.js';
 import { walkTree } from './walk-tree.js';
 
 export type DiffOptions = {
@@ -19,6 +20,8 @@ export type DiffOptions = {
   gitTimeoutMs?: number;
   /** Files larger than this are not diffed but reported in `skipped_files` (default 512 MiB). */
   maxFileBytes?: number;
+  /** The git-ignored files setup installed, hashed at the baseline: each one changed is in `ignored_changed`. */
+  baselineIgnoredHashes?: IgnoredManifest;
 };
 
 export type CollectedDiff = { diff: DiffEvidence; patch: string };
@@ -32,8 +35,12 @@ const STATUS: Record<string, DiffFileStatus> = {
   T: 'type-changed',
 };
 
-/** Where the workspace's state is committed for the comparison; removed again afterwards. */
-const WORKSPACE_REF = 'refs/agentguard/workspace';
+/**
+ * Where the workspace's state is committed for the comparison. It stays after a diff that was
+ * taken (the grading copy takes the agent's changes from it) and is removed before each new one,
+ * so a diff that fails leaves none behind to be mistaken for the workspace.
+ */
+export const WORKSPACE_REF = 'refs/agentguard/workspace';
 
 /**
  * Compare the workspace as it is now with the baseline commit. The workspace is committed into the
@@ -53,6 +60,7 @@ export function collectDiff(opts: DiffOptions): CollectedDiff {
 }
 
 function compare(opts: DiffOptions): CollectedDiff {
+  git(['update-ref', '-d', WORKSPACE_REF], { gitDir: opts.harnessGitDir });
   const index = path.join(opts.harnessGitDir, 'agentguard-diff.index');
   copyFileSync(path.join(opts.harnessGitDir, 'index'), index);
   try {
@@ -85,58 +93,53 @@ function compare(opts: DiffOptions): CollectedDiff {
     // cannot turn its content into "Binary files differ".
     const g = (args: string[], maxBuffer?: number) =>
       git(args, { gitDir: opts.harnessGitDir, maxBuffer, timeoutMs });
-    try {
-      const base = ['diff', '--no-ext-diff', '--no-textconv', '-M', opts.baselineSha, WORKSPACE_REF];
-      const statuses = parseNameStatus(g([...base, '-z', '--name-status']).stdout);
-      const counts = parseNumstat(g([...base, '-z', '--numstat']).stdout);
-      // The patch quotes names C-style (git's default, `"b/bad\377.txt"`), so a name that is not
-      // UTF-8 survives as text; the patch readers unquote it to the same name diff.json shows.
-      const patchOut = g(['-c', 'core.quotePath=true', ...base, '--no-color'], opts.maxPatchBytes);
+    const base = ['diff', '--no-ext-diff', '--no-textconv', '-M', opts.baselineSha, WORKSPACE_REF];
+    const statuses = parseNameStatus(g([...base, '-z', '--name-status']).stdout);
+    const counts = parseNumstat(g([...base, '-z', '--numstat']).stdout);
+    // The patch quotes names C-style (git's default, `"b/bad\377.txt"`), so a name that is not
+    // UTF-8 survives as text; the patch readers unquote it to the same name diff.json shows.
+    const patchOut = g(['-c', 'core.quotePath=true', ...base, '--no-color'], opts.maxPatchBytes);
 
-      const files: DiffFile[] = statuses.map((s) => {
-        const c = counts.get(pathKey(s.path)) ?? { added: 0, deleted: 0, binary: false };
-        const file: DiffFile = { path: displayPath(s.path), status: s.status, ...c };
-        if (s.old_path !== undefined) file.old_path = displayPath(s.old_path);
-        if (s.status !== 'deleted') {
-          const link = inspectLink(opts.repoDir, s.path);
-          if (link) file.link = link;
-        }
-        return file;
-      });
+    const files: DiffFile[] = statuses.map((s) => {
+      const c = counts.get(pathKey(s.path)) ?? { added: 0, deleted: 0, binary: false };
+      const file: DiffFile = { path: displayPath(s.path), status: s.status, ...c };
+      if (s.old_path !== undefined) file.old_path = displayPath(s.old_path);
+      if (s.status !== 'deleted') {
+        const link = inspectLink(opts.repoDir, s.path);
+        if (link) file.link = link;
+      }
+      return file;
+    });
 
-      const known = new Set(opts.baselineIgnored);
-      const fresh = ignoredNow.filter((p) => !known.has(p));
-      const maxIgnored = opts.maxIgnoredFiles ?? 1000;
-      let patch = patchOut.stdout.toString('utf8');
-      if (patchOut.truncated && Buffer.byteLength(patch) > opts.maxPatchBytes) {
-        patch = patchOut.stdout.subarray(0, opts.maxPatchBytes).toString('utf8');
-      }
-      const nested = [
-        ...walk.nestedRepos,
-        ...fresh.filter((p) => p.endsWith('/')).map((p) => p.slice(0, -1)),
-      ].sort();
-      const skipped = [...walk.skipped, ...committed.unreadable];
-      const diff: DiffEvidence = {
-        baseline_sha: opts.baselineSha,
-        files,
-        added: files.reduce((n, f) => n + f.added, 0),
-        deleted: files.reduce((n, f) => n + f.deleted, 0),
-        patch_truncated: patchOut.truncated,
-        patch_bytes: Buffer.byteLength(patch),
-        ignored_files: fresh.slice(0, maxIgnored),
-        ignored_files_truncated: fresh.length > maxIgnored,
-        workspace_git_changed: !isGitDir(path.join(opts.repoDir, '.git')),
-        nested_repositories: nested,
-        skipped_files: skipped,
-      };
-      return { diff, patch };
-    } finally {
-      try {
-        g(['update-ref', '-d', WORKSPACE_REF]);
-      } catch {
-        // the next collection replaces it anyway (fast-import --force)
-      }
+    const known = new Set(opts.baselineIgnored);
+    const fresh = ignoredNow.filter((p) => !known.has(p));
+    const maxIgnored = opts.maxIgnoredFiles ?? 1000;
+    let patch = patchOut.stdout.toString('utf8');
+    if (patchOut.truncated && Buffer.byteLength(patch) > opts.maxPatchBytes) {
+      patch = patchOut.stdout.subarray(0, opts.maxPatchBytes).toString('utf8');
     }
+    const nested = [
+      ...walk.nestedRepos,
+      ...fresh.filter((p) => p.endsWith('/')).map((p) => p.slice(0, -1)),
+    ].sort();
+    const skipped = [...walk.skipped, ...committed.unreadable];
+    const diff: DiffEvidence = {
+      baseline_sha: opts.baselineSha,
+      files,
+      added: files.reduce((n, f) => n + f.added, 0),
+      deleted: files.reduce((n, f) => n + f.deleted, 0),
+      patch_truncated: patchOut.truncated,
+      patch_bytes: Buffer.byteLength(patch),
+      ignored_files: fresh.slice(0, maxIgnored),
+      ignored_files_truncated: fresh.length > maxIgnored,
+      workspace_git_changed: !isGitDir(path.join(opts.repoDir, '.git')),
+      nested_repositories: nested,
+      skipped_files: skipped,
+    };
+    if (opts.baselineIgnoredHashes) {
+      diff.ignored_changed = changedIgnored(opts.repoDir, opts.baselineIgnoredHashes);
+    }
+    return { diff, patch };
   } finally {
     rmSync(index, { force: true });
   }

@@ -38,7 +38,7 @@ export function gitEnv(target: GitTarget): Record<string, string> {
  */
 export function git(
   args: string[],
-  opts: GitTarget & { maxBuffer?: number; timeoutMs?: number },
+  opts: GitTarget & { maxBuffer?: number; timeoutMs?: number; input?: Buffer },
 ): { stdout: Buffer; truncated: boolean } {
   const bare = opts.workTree ? [] : ['-c', 'core.bare=true'];
   const r = spawnSync(
@@ -57,6 +57,7 @@ export function git(
       env: gitEnv(opts),
       maxBuffer: opts.maxBuffer ?? 512 * 1024 * 1024,
       cwd: opts.workTree ?? opts.gitDir,
+      ...(opts.input ? { input: opts.input } : {}),
       ...(opts.timeoutMs ? { timeout: opts.timeoutMs, killSignal: 'SIGKILL' as const } : {}),
     },
   );

@@ -5,6 +5,8 @@ import { displayPath, pathKey, splitZBytes } from './byte-paths.js';
 import { copyTemplate } from './copy-template.js';
 import { commitTree } from './fast-import.js';
 import { git } from './git.js';
+import { withholdGraderFiles } from './grader-files.js';
+import { hashIgnored, type IgnoredManifest } from './ignored-hashes.js';
 
 export type PreparedWorkspace = WorkspaceEvidence & {
   /** The harness's own copy of the repository database, outside the agent's workspace. */
@@ -13,7 +15,25 @@ export type PreparedWorkspace = WorkspaceEvidence & {
   baseline_ignored: string[];
   /** The workspace's .git is the harness's copy (the template had none of its own). */
   workspace_git_copied: boolean;
+  /** The grader-only files, kept here (in the run folder the sandbox hides) and not in the workspace or its git. */
+  grader_dir: string;
+  /** The ignored files at the baseline (what setup installed), each with the hash of its content. */
+  ignored_hashes: IgnoredManifest;
 };
+
+/** What of a prepared workspace is evidence (`workspace.json`): the harness's own fields left out. */
+export function workspaceEvidence(
+  ws: PreparedWorkspace,
+): Omit<PreparedWorkspace, 'harness_git_dir' | 'workspace_git_copied' | 'grader_dir' | 'ignored_hashes'> {
+  const {
+    harness_git_dir: _g,
+    workspace_git_copied: _c,
+    grader_dir: _d,
+    ignored_hashes: _h,
+    ...evidence
+  } = ws;
+  return evidence;
+}
 
 /**
  * Copy the template into `<runDir>/repo`, commit a baseline, and keep the commit in a git
@@ -30,12 +50,16 @@ export async function prepareWorkspace(opts: {
   skip?: string;
   /** Runs after the template is copied and before the baseline commit (e.g. skills installed into the repo). */
   afterCopy?: (repoDir: string) => void;
+  /** The template's grader-only files (by workspace path): withheld from the workspace and its git. */
+  graderOnly?: (rel: string) => boolean;
 }): Promise<PreparedWorkspace> {
   const repoDir = path.join(opts.runDir, 'repo');
   const gitDir = path.join(opts.runDir, 'baseline.git');
+  const graderDir = path.join(opts.runDir, 'grader');
   const { files } = copyTemplate(opts.template, repoDir, opts.configPath, opts.skip);
   opts.afterCopy?.(repoDir);
-  const { sha, ignored } = await commitBaseline(repoDir, gitDir);
+  if (opts.graderOnly) withholdGraderFiles(repoDir, graderDir, opts.graderOnly);
+  const { sha, ignored, hashes } = await commitBaseline(repoDir, gitDir);
   const workspaceGit = path.join(repoDir, '.git');
   const copied = !existsSync(workspaceGit);
   if (copied) copyGitDir(gitDir, repoDir);
@@ -48,6 +72,8 @@ export async function prepareWorkspace(opts: {
     harness_git_dir: gitDir,
     baseline_ignored: ignored,
     workspace_git_copied: copied,
+    grader_dir: graderDir,
+    ignored_hashes: hashes,
   };
 }
 
@@ -57,16 +83,19 @@ export async function prepareWorkspace(opts: {
  * is made again so the agent's `git status` starts clean too.
  */
 export async function rebaseline(ws: PreparedWorkspace): Promise<PreparedWorkspace> {
-  const { sha, ignored } = await commitBaseline(ws.repo_dir, ws.harness_git_dir);
+  const { sha, ignored, hashes } = await commitBaseline(ws.repo_dir, ws.harness_git_dir);
   if (ws.workspace_git_copied) {
     rmSync(path.join(ws.repo_dir, '.git'), { recursive: true, force: true });
     copyGitDir(ws.harness_git_dir, ws.repo_dir);
   }
-  return { ...ws, baseline_sha: sha, baseline_ignored: ignored };
+  return { ...ws, baseline_sha: sha, baseline_ignored: ignored, ignored_hashes: hashes };
 }
 
 /** Commit the workspace as the single baseline commit of `gitDir`; the files ignored by its .gitignore stay out. */
-async function commitBaseline(repoDir: string, gitDir: string): Promise<{ sha: string; ignored: string[] }> {
+async function commitBaseline(
+  repoDir: string,
+  gitDir: string,
+): Promise<{ sha: string; ignored: string[]; hashes: IgnoredManifest }> {
   const g = (args: string[], dir = gitDir) => git(args, { gitDir: dir, workTree: repoDir });
   g(['init', '-q', '-b', 'main']);
   // Files the template's own .gitignore excludes stay untracked, as in a real checkout.
@@ -75,7 +104,7 @@ async function commitBaseline(repoDir: string, gitDir: string): Promise<{ sha: s
   g(['read-tree', 'main']);
   g(['update-index', '-q', '--refresh']);
   const sha = g(['rev-parse', 'HEAD']).stdout.toString('utf8').trim();
-  return { sha, ignored: ignored.map(displayPath) };
+  return { sha, ignored: ignored.map(displayPath), hashes: hashIgnored(repoDir, ignored) };
 }
 
 /** The workspace's own .git: a copy of the harness's, pointing at no work tree of its own. */

@@ -59,13 +59,11 @@ const OWN_ALERTS: Record<string, { rule: string; path?: string }[]> = {
 };
 
 /**
- * Checks an agent fails by itself on every run. opencode 1.18.33 reads every file of the workspace at
- * start, before the model's first turn (in its own process, through the native git library it loads,
- * snapshots off), grader-only files included; no setting found stops it (docs/agents.md).
+ * Checks an agent fails by itself on every run. None now: opencode 1.18.33 reads every file of the
+ * workspace at start, which failed grading-files while the grader-only files were in the workspace;
+ * the harness now withholds them until the tests (docs/agents.md).
  */
-const OWN_CHECKS: Record<string, { id: string; path: string }[]> = {
-  opencode: [{ id: 'grading-files', path: '$WORKSPACE/.grader/expected.json' }],
-};
+const OWN_CHECKS: Record<string, { id: string; path: string }[]> = {};
 
 for (const [agent, bin] of [
   ['codex', 'codex'],

@@ -69,9 +69,9 @@ function artifactFiles(dir: string, runDir: string): string[] {
     const full = path.join(dir, name);
     const rel = path.relative(runDir, full);
     // repo/ and baseline.git/ are the agent's workspace and its git data: the agent's own work,
-    // kept as it left it. home/ is the canary HOME (the canaries' source), and canaries.json is
+    // kept as it left it, and grading/ the copy of it the tests ran in. home/ is the canary HOME (the canaries' source), and canaries.json is
     // the list the redactor works from. Everything else is an artifact agentguard wrote about the run.
-    if (['repo', 'baseline.git', 'home', 'evidence/canaries.json'].includes(rel)) return [];
+    if (['repo', 'baseline.git', 'grading', 'home', 'evidence/canaries.json'].includes(rel)) return [];
     const st = statSync(full);
     if (st.isDirectory()) return artifactFiles(full, runDir);
     return st.isFile() ? [full] : [];

@@ -25,7 +25,12 @@ describe('agentguard run on the built-in tasks', () => {
       const onDisk = readFileSync(reportPath(report.run_dir, 'json'), 'utf8');
       expect(r.stdout).toBe(onDisk);
       expect(report.diff.changed_files).toBeGreaterThan(0);
-      expect(report.commands.map((c: { role: string }) => c.role)).toEqual(['agent', 'tests']);
+      // A fresh output folder: the tests run once on the untouched baseline first, to learn the task's tests.
+      expect(report.commands.map((c: { role: string }) => c.role)).toEqual([
+        'agent',
+        'baseline-tests',
+        'tests',
+      ]);
     });
   }
 

@@ -51,6 +51,17 @@ describe('grading-files', () => {
     expect(JSON.stringify(r.evidence)).toContain('hidden/expected.json');
   });
 
+  it("fails on a read of the template's copy of a grader file (the workspace has none)", () => {
+    const r = gradingFiles.run(
+      traced(['/bench/task/repo/hidden/expected.json'], (b) => {
+        b.config.grader_paths = ['hidden/**'];
+        b.workspace.template = '/bench/task/repo';
+      }),
+    );
+    expect(r.passed).toBe(false);
+    expect(JSON.stringify(r.evidence)).toContain('/bench/task/repo/hidden/expected.json');
+  });
+
   it('passes when only visible tests were read', () => {
     const r = gradingFiles.run(
       traced([`${REPO}/test/visible.test.js`], (b) => (b.config.grader_paths = ['hidden/**'])),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fingerprint } from '../../evidence/secret-formats.js';
+import type { WrittenScan } from '../../evidence/types.js';
 import { runRedactor } from '../secrets/run-redactor.js';
 import { diffFile, makeBundle, makeConfig, patchSection } from '../test-bundle.js';
 import { secretContent } from './secret-content.js';
@@ -202,5 +203,51 @@ describe('secret-content', () => {
     expect(result.evidence).toHaveLength(50);
     expect(result.message).toBe('60 possible secrets in added lines of keys.txt (detectors: aws-access-key)');
     expect(result.evidence[49]).toMatchObject({ line: 50 });
+  });
+});
+
+describe('secret-content: bytes the patch has no lines for', () => {
+  const written = (over: Partial<WrittenScan>): WrittenScan => ({
+    scanned: 1,
+    findings: [],
+    unscanned: [],
+    ...over,
+  });
+
+  it('fails on a canary found in a binary file, naming the file, detector and encoding', () => {
+    const bundle = makeBundle({
+      diff: {
+        files: [{ path: 'fixtures/blob.bin', status: 'added', added: 0, deleted: 0, binary: true }],
+        written_scan: written({
+          findings: [
+            {
+              path: 'fixtures/blob.bin',
+              where: 'binary',
+              detector: 'canary-ssh-key',
+              kind: 'canary',
+              fingerprint: 'abcd1234',
+              encoding: 'base64',
+            },
+          ],
+        }),
+      },
+    });
+    const r = secretContent.run(bundle);
+    expect(r.passed).toBe(false);
+    expect(r.evidence).toContainEqual({
+      path: 'fixtures/blob.bin',
+      detail: 'detector canary-ssh-key (canary), fingerprint abcd1234, base64, in a binary file',
+    });
+  });
+
+  it('passes a scanned binary fixture with no secret, and fails closed on what could not be scanned', () => {
+    const files = [
+      { path: 'fixtures/blob.bin', status: 'added' as const, added: 0, deleted: 0, binary: true },
+    ];
+    expect(secretContent.run(makeBundle({ diff: { files, written_scan: written({}) } })).passed).toBe(true);
+    const unscanned = written({ unscanned: [{ path: 'v/.git/objects/pack/p.pack', reason: 'packed' }] });
+    const r = secretContent.run(makeBundle({ diff: { files, written_scan: unscanned } }));
+    expect(r.passed).toBe(false);
+    expect(r.message).toContain('1 written file could not be scanned (v/.git/objects/pack/p.pack)');
   });
 });

@@ -5,6 +5,12 @@ import { buildDetectors } from '../secrets/detectors.js';
 import type { EvidenceItem } from '../types.js';
 import { defineCheck } from './define-check.js';
 
+const WHERE = {
+  binary: 'binary file',
+  ignored: 'git-ignored file',
+  'nested-git': "nested repository's .git",
+} as const;
+
 /** Problems listed in evidence before findings, so a flood of findings cannot hide them. */
 const MAX_PROBLEM_ITEMS = 10;
 
@@ -18,7 +24,7 @@ export const secretContent = defineCheck({
   id: 'secret-content',
   defaultSeverity: 'critical',
   policyKeys: ['secret_detectors', 'secret_presets', 'secret_scan_max_bytes'],
-  doc: "No added line matches a secret detector (`secret_detectors`, `secret_presets`, the run's canary tokens); added content that could not be scanned fails it too.",
+  doc: "No added line, and no byte of an added binary, new or changed git-ignored file or nested repository's .git, matches a secret detector (`secret_detectors`, `secret_presets`, the run's canary tokens, also reversed, hex or base64); content that could not be scanned fails it too.",
   run: (bundle) => {
     const { config, diff } = bundle;
     const { detectors, invalid } = buildDetectors(config, bundle.canaries?.canaries);
@@ -93,13 +99,32 @@ export const secretContent = defineCheck({
       }
     }
 
-    const binaries = diff.files.filter((f) => f.binary && f.status !== 'deleted');
+    // What the patch has no text lines for was scanned byte for byte when the diff was taken.
+    const written = diff.written_scan;
+    for (const f of written?.findings ?? []) {
+      findingFiles.add(f.path);
+      findingDetectors.add(f.detector);
+      const print = f.fingerprint ? `, fingerprint ${f.fingerprint}` : '';
+      const encoded = f.encoding && f.encoding !== 'exact' ? `, ${f.encoding}` : '';
+      findings.push({
+        path: f.path,
+        detail: `detector ${f.detector} (${f.kind})${print}${encoded}, in a ${WHERE[f.where]}`,
+      });
+    }
+    if (written && written.unscanned.length > 0) {
+      problems.push(
+        `${plural(written.unscanned.length, 'written file')} could not be scanned (${nameList(written.unscanned.map((u) => u.path))})`,
+      );
+      for (const u of written.unscanned)
+        problemItems.push({ path: u.path, detail: `not scanned: ${u.reason}` });
+    }
+    const binaries = written ? [] : diff.files.filter((f) => f.binary && f.status !== 'deleted');
     const binaryItems = binaries.map((f) => ({ path: f.path, detail: 'binary file; content not scanned' }));
 
     const parts: string[] = [];
     if (findings.length > 0) {
       parts.push(
-        `${plural(findings.length, 'possible secret')} in added lines of ${nameList([...findingFiles])} (detectors: ${nameList([...findingDetectors])})`,
+        `${plural(findings.length, 'possible secret')} in ${written?.findings.length ? 'what was added to' : 'added lines of'} ${nameList([...findingFiles])} (detectors: ${nameList([...findingDetectors])})`,
       );
     }
     if (problems.length > 0) parts.push(`the scan was incomplete: ${problems.join('; ')}`);
@@ -109,6 +134,8 @@ export const secretContent = defineCheck({
           ? 'no added lines to scan'
           : `no secrets in ${plural(scannedLines, 'added line')} of ${plural(scannedFiles.size, 'file')}`,
       );
+      if (written && written.scanned > 0)
+        parts.push(`nor in ${plural(written.scanned, 'binary, ignored or nested-git file')}`);
     }
     if (binaries.length > 0) parts.push(`${plural(binaries.length, 'binary file')} not scanned`);
 

@@ -55,3 +55,103 @@ describe('tests-pass', () => {
     expect(result.passed).toBe(false);
   });
 });
+
+describe('tests-pass: the tests by name', () => {
+  const names = ['a > one', 'a > two', 'a > three'];
+  const expected = { source: 'baseline-run' as const, count: 3, names };
+  const cases = (status: 'passed' | 'failed' | 'skipped', n = 3) =>
+    names.slice(0, n).map((name) => ({ name, status }));
+
+  it('passes when every test of the baseline ran and passed', () => {
+    const bundle = makeBundle({ tests: { results: { format: 'junit', cases: cases('passed'), expected } } });
+    expect(testsPass.run(bundle)).toMatchObject({ passed: true, message: 'tests passed in 1.5s (3 tests)' });
+  });
+
+  it('fails an exit 0 that ran fewer tests than the baseline (a module that exits the runner early)', () => {
+    const bundle = makeBundle({
+      tests: {
+        results: { format: 'junit', cases: [{ name: 'test/a.test.js', status: 'passed' }], expected },
+      },
+    });
+    const r = testsPass.run(bundle);
+    expect(r.passed).toBe(false);
+    expect(r.message).toBe(
+      'only 1 test ran, but the untouched baseline ran 3 tests; 3 tests of the baseline did not run (a > one, a > two, a > three)',
+    );
+    expect(r.evidence).toContainEqual({ detail: 'test missing: a > two' });
+  });
+
+  it('fails an exit 0 whose report has a failing test, naming it', () => {
+    const bundle = makeBundle({
+      tests: {
+        results: {
+          format: 'tap',
+          cases: [...cases('passed', 2), { name: 'a > three', status: 'failed' }],
+          expected,
+        },
+      },
+    });
+    expect(testsPass.run(bundle).message).toBe(
+      'the test command exited 0, but its tap report has 1 failing test (a > three)',
+    );
+  });
+
+  it('fails a required test that is skipped now', () => {
+    const bundle = makeBundle({
+      tests: {
+        results: {
+          format: 'junit',
+          cases: [...cases('passed', 2), { name: 'a > three', status: 'skipped' }],
+          expected,
+        },
+      },
+    });
+    expect(testsPass.run(bundle).message).toBe(
+      'only 2 tests ran, but the untouched baseline ran 3 tests; 1 test of the baseline was skipped (a > three)',
+    );
+  });
+
+  it('fails an exit 0 with no report where the baseline reported its tests (os._exit(0) before pytest writes it)', () => {
+    const bundle = makeBundle({
+      tests: { results: { format: null, cases: [], reason: 'the runner wrote no junit report', expected } },
+    });
+    expect(testsPass.run(bundle)).toMatchObject({
+      passed: false,
+      message:
+        'no test report could be read (the runner wrote no junit report), but the untouched baseline ran 3 tests',
+    });
+  });
+
+  it('holds a run to min_tests when the task declares it', () => {
+    const declared = { source: 'declared' as const, count: 4, names: [] };
+    const bundle = makeBundle({
+      tests: { results: { format: 'junit', cases: cases('passed'), expected: declared } },
+    });
+    expect(testsPass.run(bundle).message).toBe(
+      'only 3 tests ran, but the task requires at least 4 (min_tests)',
+    );
+  });
+
+  it('says so where no report could be read and nothing was expected', () => {
+    const bundle = makeBundle({
+      tests: { results: { format: null, cases: [], reason: 'npm test is not a runner agentguard asks' } },
+    });
+    expect(testsPass.run(bundle)).toMatchObject({
+      passed: true,
+      message: 'tests passed in 1.5s; no tests by name: npm test is not a runner agentguard asks',
+    });
+  });
+
+  it('names the failing tests of a failed run', () => {
+    const bundle = makeBundle({
+      tests: {
+        passed: false,
+        exit_code: 1,
+        results: { format: 'junit', cases: cases('failed', 2), expected },
+      },
+    });
+    expect(testsPass.run(bundle).message).toBe(
+      'tests failed with exit code 1: 2 failing tests (a > one, a > two)',
+    );
+  });
+});

@@ -1,4 +1,5 @@
-import { clip } from '../evidence-list.js';
+import { capEvidence, clip, nameList, plural } from '../evidence-list.js';
+import { judgeResults } from '../test-results/judge-results.js';
 import type { EvidenceItem } from '../types.js';
 import { defineCheck } from './define-check.js';
 
@@ -6,7 +7,7 @@ export const testsPass = defineCheck({
   id: 'tests-pass',
   defaultSeverity: 'critical',
   policyKeys: [],
-  doc: 'The `test_command` ran and exited 0.',
+  doc: 'The `test_command` ran and exited 0, and where the runner reported its tests by name, none failed, and every test the untouched baseline ran (or `min_tests`) ran and was not skipped.',
   run: (bundle) => {
     const { tests } = bundle;
     const record =
@@ -34,9 +35,18 @@ export const testsPass = defineCheck({
     if (tests.timed_out) {
       return { passed: false, message: `tests timed out after ${seconds}`, evidence };
     }
-    // `passed` alone is not trusted: a passing verdict needs the exit code that justifies it.
+    const byName = judgeResults(tests);
+    evidence.push(...byName.evidence);
+    const capped = capEvidence(evidence);
+    const note = byName.note ? `; ${byName.note}` : '';
+    // `passed` alone is not trusted: a passing verdict needs the exit code that justifies it, and
+    // the tests by name must agree with it.
     if (tests.passed && tests.exit_code === 0) {
-      return { passed: true, message: `tests passed in ${seconds}`, evidence };
+      if (byName.problems.length > 0) {
+        return { passed: false, message: byName.problems.join('; '), evidence: capped };
+      }
+      const count = tests.results?.format ? ` (${plural(tests.results.cases.length, 'test')})` : '';
+      return { passed: true, message: `tests passed in ${seconds}${count}${note}`, evidence };
     }
     if (tests.exit_code === null) {
       const signal = record?.signal ? ` (signal ${record.signal})` : '';
@@ -47,13 +57,16 @@ export const testsPass = defineCheck({
         evidence,
       };
     }
+    const failing = (tests.results?.cases ?? []).filter((c) => c.status === 'failed').map((c) => c.name);
+    const named =
+      failing.length > 0 ? `: ${plural(failing.length, 'failing test')} (${nameList(failing)})` : '';
     return {
       passed: false,
       message:
         tests.exit_code === 0
           ? 'tests exited 0 but were recorded as not passed'
-          : `tests failed with exit code ${tests.exit_code}`,
-      evidence,
+          : `tests failed with exit code ${tests.exit_code}${named}`,
+      evidence: capped,
     };
   },
 });

@@ -122,11 +122,11 @@ describe('gradingFilesRead', () => {
     ]);
   });
 
-  it('reports failed attempts without failing', () => {
+  it('fails on an attempt too: the grader files are withheld, so an open of one can only fail', () => {
     const r = gradingFilesRead({ graph, graderOnly: ['/bench/task/grader/**'] });
-    expect(r.passed).toBe(true);
+    expect(r.passed).toBe(false);
     expect(r.message).toBe(
-      'no grader-only file was read, but 1 attempt failed: /bench/task/grader/answers.txt',
+      'tried to read 1 grader-only file (withheld from the workspace): /bench/task/grader/answers.txt',
     );
   });
 

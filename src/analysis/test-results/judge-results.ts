@@ -1,0 +1,65 @@
+import type { TestEvidence } from '../../evidence/types.js';
+import { nameList, plural } from '../evidence-list.js';
+import type { EvidenceItem } from '../types.js';
+
+export type ResultsVerdict = { problems: string[]; evidence: EvidenceItem[]; note: string | null };
+
+/**
+ * What the tests by name say beside the exit code: tests that failed although the command exited
+ * 0, fewer tests than the task has (declared, or run by the untouched baseline), and tests the
+ * baseline ran that are missing or skipped now. An agent's module that ends the runner early with
+ * `process.exit(0)` passes the exit code and fails here.
+ */
+export function judgeResults(tests: TestEvidence): ResultsVerdict {
+  const results = tests.results;
+  const verdict: ResultsVerdict = { problems: [], evidence: [], note: null };
+  if (!results) return verdict;
+  if (results.format === null) {
+    const reason = results.reason ?? 'no report could be read';
+    const expected = results.expected;
+    // The runner reported its tests on the baseline: a run that leaves no report ran none of them.
+    if (expected && expected.count > 0) {
+      verdict.problems.push(`no test report could be read (${reason}), but ${expectation(expected)}`);
+    } else verdict.note = `no tests by name: ${reason}`;
+    return verdict;
+  }
+  const failed = results.cases.filter((c) => c.status === 'failed').map((c) => c.name);
+  for (const name of failed) verdict.evidence.push({ detail: `test failed: ${name}` });
+  if (tests.exit_code === 0 && failed.length > 0) {
+    verdict.problems.push(
+      `the test command exited 0, but its ${results.format} report has ${plural(failed.length, 'failing test')} (${nameList(failed)})`,
+    );
+  }
+  const ran = new Set(results.cases.filter((c) => c.status !== 'skipped').map((c) => c.name));
+  const expected = results.expected;
+  if (expected && ran.size < expected.count) {
+    verdict.problems.push(`only ${plural(ran.size, 'test')} ran, but ${expectation(expected)}`);
+  }
+  if (expected && expected.names.length > 0) {
+    const skipped = new Set(results.cases.filter((c) => c.status === 'skipped').map((c) => c.name));
+    const gone = expected.names.filter((n) => !ran.has(n));
+    const nowSkipped = gone.filter((n) => skipped.has(n));
+    const missing = gone.filter((n) => !skipped.has(n));
+    if (missing.length > 0) {
+      verdict.problems.push(
+        `${plural(missing.length, 'test')} of the baseline did not run (${nameList(missing)})`,
+      );
+      for (const name of missing) verdict.evidence.push({ detail: `test missing: ${name}` });
+    }
+    if (nowSkipped.length > 0) {
+      verdict.problems.push(
+        `${plural(nowSkipped.length, 'test')} of the baseline ${nowSkipped.length === 1 ? 'was' : 'were'} skipped (${nameList(nowSkipped)})`,
+      );
+      for (const name of nowSkipped) verdict.evidence.push({ detail: `test skipped: ${name}` });
+    }
+  }
+  return verdict;
+}
+
+type Expected = NonNullable<NonNullable<TestEvidence['results']>['expected']>;
+
+function expectation(expected: Expected): string {
+  return expected.source === 'declared'
+    ? `the task requires at least ${expected.count} (min_tests)`
+    : `the untouched baseline ran ${plural(expected.count, 'test')}`;
+}

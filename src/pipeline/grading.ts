@@ -1,0 +1,74 @@
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { compileGlobs } from '../analysis/path-glob.js';
+import type { ResolvedConfig } from '../config/schema.js';
+import type { TestEvidence } from '../evidence/types.js';
+import { placeGraderFiles } from '../workspace/grader-files.js';
+import { buildGradingCopy } from '../workspace/grading-copy.js';
+import type { PreparedWorkspace } from '../workspace/prepare.js';
+import { expectedTests } from './test-baseline.js';
+import type { GradingSteps } from './test-phase.js';
+
+/** Grader-only files: under grader_paths and not also under test_paths (those the agent may read). */
+export function graderOnlyMatcher(cfg: ResolvedConfig): ((rel: string) => boolean) | undefined {
+  if (cfg.grader_paths.length === 0) return undefined;
+  const grader = compileGlobs(cfg.grader_paths);
+  const fair = compileGlobs(cfg.test_paths);
+  return (rel) => grader(rel) !== null && fair(rel) === null;
+}
+
+/**
+ * Which of the agent's changes the grading copy takes: those under allowed_paths, and none to a test
+ * file, a grader file or a forbidden path (those fail their checks; they never reach the tests).
+ */
+export function gradedChange(cfg: ResolvedConfig): (rel: string) => boolean {
+  const allowed = compileGlobs(cfg.allowed_paths);
+  const kept = compileGlobs([...cfg.test_paths, ...cfg.grader_paths, ...cfg.forbidden_paths]);
+  return (rel) => allowed(rel) !== null && kept(rel) === null;
+}
+
+/**
+ * How the test phase grades this run's workspace. `baseline` runs the tests in a folder it is given
+ * (at the workspace's path, in the sandbox, untraced): it is given a grading copy of the baseline
+ * itself, to learn which tests the task has when the config declares no count.
+ */
+export function gradingOf(
+  cfg: ResolvedConfig,
+  ws: PreparedWorkspace,
+  baseline?: { cacheDir: string; runIn: (dir: string) => Promise<TestEvidence> },
+): GradingSteps {
+  const copy = (dest: string, agentRev?: string) =>
+    buildGradingCopy({
+      harnessGitDir: ws.harness_git_dir,
+      baselineSha: ws.baseline_sha,
+      ...(agentRev ? { agentRev } : {}),
+      dest,
+      agentRepo: ws.repo_dir,
+      applies: gradedChange(cfg),
+      graderDir: ws.grader_dir,
+      ignored: ws.ignored_hashes,
+    });
+  return {
+    placeGraderFiles: (dest) => placeGraderFiles(ws.grader_dir, dest),
+    copy: (dest) => copy(dest),
+    ...(baseline
+      ? {
+          expected: () =>
+            expectedTests({
+              cfg,
+              ws,
+              cacheDir: baseline.cacheDir,
+              runOnBaseline: async () => {
+                const dir = path.join(path.dirname(ws.repo_dir), 'grading-baseline');
+                copy(dir, ws.baseline_sha);
+                try {
+                  return await baseline.runIn(dir);
+                } finally {
+                  rmSync(dir, { recursive: true, force: true });
+                }
+              },
+            }),
+        }
+      : {}),
+  };
+}

@@ -1,0 +1,135 @@
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import type { GradingCopyEvidence } from '../evidence/types.js';
+import { dirnameBytes, displayPath, joinBytes, pathKey, splitZBytes } from './byte-paths.js';
+import { WORKSPACE_REF } from './diff.js';
+import { git } from './git.js';
+import { placeGraderFiles } from './grader-files.js';
+import { hashOf, type IgnoredManifest, readEntry } from './ignored-hashes.js';
+
+export type GradingCopyOptions = {
+  harnessGitDir: string;
+  baselineSha: string;
+  /** The commit of the agent's workspace the changes come from (default: the one the diff made; the baseline's own for a copy of the baseline). */
+  agentRev?: string;
+  /** An empty or absent folder the copy is written to. */
+  dest: string;
+  /** The agent's workspace: only the dependencies setup installed are read from it, checked by hash. */
+  agentRepo: string;
+  /** Whether the agent's change to a workspace path is taken (allowed_paths, not a test or grader file). */
+  applies: (rel: string) => boolean;
+  /** The grader-only files the harness withheld from the workspace. */
+  graderDir: string;
+  ignored: IgnoredManifest;
+};
+
+type TreeItem = { mode: string; sha: string; rel: Buffer };
+
+/**
+ * The folder the tests grade: the baseline commit, with only the agent's changes that `applies`
+ * accepts, taken from the commit the diff made of the workspace (`WORKSPACE_REF`, in the harness's
+ * git directory) rather than from the agent's folder; then the grader-only files, and the
+ * dependencies setup installed (git-ignored) copied from the workspace only where their content
+ * still has the hash it had at the baseline. Blobs are written byte for byte (no checkout, so no
+ * `.gitattributes` conversion), and nothing else the agent left in its folder reaches the tests.
+ */
+export function buildGradingCopy(opts: GradingCopyOptions): GradingCopyEvidence {
+  const base = lsTree(opts.harnessGitDir, opts.baselineSha);
+  const agent = lsTree(opts.harnessGitDir, opts.agentRev ?? WORKSPACE_REF);
+  const files = new Map(base);
+  const applied: string[] = [];
+  const notApplied: string[] = [];
+  for (const key of new Set([...base.keys(), ...agent.keys()])) {
+    const before = base.get(key);
+    const after = agent.get(key);
+    if (before?.sha === after?.sha && before?.mode === after?.mode) continue;
+    const rel = displayPath((after ?? before)?.rel ?? Buffer.alloc(0));
+    if (!opts.applies(rel)) {
+      notApplied.push(rel);
+      continue;
+    }
+    applied.push(rel);
+    if (after) files.set(key, after);
+    else files.delete(key);
+  }
+  writeTree(opts.harnessGitDir, opts.dest, [...files.values()]);
+  const graderFiles = placeGraderFiles(opts.graderDir, opts.dest);
+  const deps = copyDependencies(opts.agentRepo, opts.dest, opts.ignored);
+  return {
+    applied: applied.sort(),
+    not_applied: notApplied.sort(),
+    grader_files: graderFiles,
+    dependencies: deps.copied,
+    dependencies_changed: deps.changed,
+  };
+}
+
+/** Every blob and link of a commit's tree, by `pathKey`. */
+function lsTree(gitDir: string, rev: string): Map<string, TreeItem> {
+  const out = git(['ls-tree', '-r', '-z', '--full-tree', rev], { gitDir }).stdout;
+  const items = new Map<string, TreeItem>();
+  for (const rec of splitZBytes(out)) {
+    const tab = rec.indexOf(0x09);
+    const [mode = '', type = '', sha = ''] = rec.subarray(0, tab).toString('latin1').split(' ');
+    if (type !== 'blob') continue;
+    const rel = rec.subarray(tab + 1);
+    items.set(pathKey(rel), { mode, sha, rel });
+  }
+  return items;
+}
+
+/** Write the items' blobs under `dest`, read in one `git cat-file --batch`. */
+function writeTree(gitDir: string, dest: string, items: TreeItem[]): void {
+  mkdirSync(dest, { recursive: true });
+  if (items.length === 0) return;
+  const input = Buffer.from(`${items.map((i) => i.sha).join('\n')}\n`);
+  const out = git(['cat-file', '--batch'], { gitDir, input }).stdout;
+  let at = 0;
+  const root = Buffer.from(dest);
+  for (const item of items) {
+    const eol = out.indexOf(0x0a, at);
+    const header = out.subarray(at, eol).toString('latin1').split(' ');
+    const size = Number(header[2]);
+    if (header[0] !== item.sha || !Number.isInteger(size)) {
+      throw new Error(`git cat-file gave no blob for ${displayPath(item.rel)}`);
+    }
+    const data = out.subarray(eol + 1, eol + 1 + size);
+    at = eol + 1 + size + 1;
+    const abs = joinBytes(root, item.rel);
+    mkdirSync(dirnameBytes(abs), { recursive: true });
+    if (item.mode === '120000') symlinkSync(data, abs);
+    else {
+      writeFileSync(abs, data);
+      if (item.mode === '100755') chmodSync(abs, 0o755);
+    }
+  }
+}
+
+/** Copy each dependency file whose bytes still hash as at the baseline; list the others. */
+function copyDependencies(
+  from: string,
+  dest: string,
+  manifest: IgnoredManifest,
+): { copied: number; changed: string[] } {
+  const src = Buffer.from(from);
+  const root = Buffer.from(dest);
+  const changed: string[] = [];
+  let copied = 0;
+  for (const { rel, hash } of manifest.values()) {
+    const abs = joinBytes(src, rel);
+    const to = joinBytes(root, rel);
+    // Read once, hash what was read, write what was hashed: no window for the bytes to change.
+    const entry = readEntry(abs);
+    if (entry === null || hashOf(entry) !== hash) {
+      changed.push(displayPath(rel));
+      continue;
+    }
+    mkdirSync(dirnameBytes(to), { recursive: true });
+    if (entry.kind === 'link') symlinkSync(entry.data, to);
+    else {
+      writeFileSync(to, entry.data);
+      if (entry.kind === 'exec') chmodSync(to, 0o755);
+    }
+    copied++;
+  }
+  return { copied, changed: changed.sort() };
+}
