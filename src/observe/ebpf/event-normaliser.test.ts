@@ -54,6 +54,8 @@ type CallFields = {
   dir2?: number;
   comm?: string;
   head?: Buffer;
+  ino?: number;
+  dev?: number;
 };
 const call = (fields: CallFields): BpfRecord => ({
   type: 'call',
@@ -65,6 +67,8 @@ const call = (fields: CallFields): BpfRecord => ({
   walk2: -1,
   dir1: 0,
   dir2: 0,
+  ino: 0,
+  dev: 0,
   comm: 'comm',
   parts: NO_PARTS,
   ...fields,

@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import { namespaceFlagNames, socketFlagNames } from '../../evidence/syscall-flags.js';
 import { compatSyscallName, I386_SYSCALL_NAMES } from '../../evidence/syscall-mechanism.js';
 import type { SocketAddress, SysEvent } from '../../evidence/types.js';
+import { judgedPath, userDev } from '../resolved-path.js';
 import type { RawEvent } from './event-assembler.js';
 import { joinChunks, resolveAgainst, type Text, walkedDirectory } from './path-parts.js';
 import {
@@ -11,10 +12,12 @@ import {
   AT_FDCWD,
   FORK_CALLS,
   MAX_ARGV,
+  NAME_CHUNKS,
   SLOT_ARGV,
   SLOT_EXE_NAME,
   SLOT_PATH,
   SLOT_PATH2,
+  SLOT_RESOLVED_NAME,
   SLOT_UNIX_ABSTRACT,
   SLOT_UNIX_PATH,
   SLOT_WALK1,
@@ -123,6 +126,7 @@ export class EventNormaliser {
     const state = this.state(raw.pid, raw.ppid);
     // Read even for an event that is dropped: later walks may refer to this one.
     const cwd = this.directory(raw.parts, SLOT_WALK1, raw.walk1, raw.dir1);
+    const through = raw.ret >= 0 ? this.directory(raw.parts, SLOT_WALK2, raw.walk2, raw.dir2) : undefined;
     // The launcher that moved itself into the cgroup searches PATH with failing execs before the
     // one that starts the traced command: those are not the command's doing.
     if (raw.ret < 0 && !state.forked && !state.execed) return null;
@@ -146,8 +150,15 @@ export class EventNormaliser {
     if (argc > MAX_ARGV) truncated = true;
     // A memfd's own name says more than the descriptor path it was run through ("3" as a name).
     const memfd = raw.ret >= 0 ? joinChunks(raw.parts, SLOT_EXE_NAME, 1) : undefined;
-    const written = memfd && memfd.text !== path ? path : undefined;
+    let written = memfd && memfd.text !== path ? path : undefined;
     if (memfd) path = memfd.text;
+    else if (through) {
+      const resolved = execThrough(raw.parts, through, raw.walk2, path);
+      if (resolved?.truncated) truncated = true;
+      const judged = judgedPath(path, resolved?.text);
+      path = judged.path ?? path;
+      written = judged.path_as_written;
+    }
     if (raw.ret >= 0) {
       state.exe = path;
       state.execed = true;
@@ -160,6 +171,7 @@ export class EventNormaliser {
       argv,
       ...(cwd ? { cwd: cwd.text } : {}),
       result: raw.ret,
+      ...identity(raw),
       ...(truncated ? { truncated } : {}),
     });
   }
@@ -175,13 +187,23 @@ export class EventNormaliser {
     // A symlink's target is stored verbatim and is relative to the link's own directory.
     const symlinkBase = call.path && !call.path.resolve && second ? posix.dirname(second.text) : undefined;
     const first = resolvedPath(raw.parts, SLOT_PATH, base1?.text ?? symlinkBase);
-    const truncated = Boolean(first?.truncated || second?.truncated || base1?.truncated || base2?.truncated);
+    // An open that succeeded: the file its descriptor holds (walk2 is the file's directory).
+    const opened =
+      call.kind === 'open' && raw.ret >= 0 && !second ? openedFile(raw.parts, base2, raw.walk2) : undefined;
+    const truncated = Boolean(
+      first?.truncated ||
+        second?.truncated ||
+        base1?.truncated ||
+        (opened ? opened.truncated : base2?.truncated),
+    );
     const draft: Draft = {
       kind: call.kind,
       syscall: call.name,
       // A memfd's name is not a path; `memfd:NAME` is how /proc and the exec records call it.
-      ...(first ? { path: call.name === 'memfd_create' ? `memfd:${first.text}` : first.text } : {}),
+      ...(first && call.name === 'memfd_create' ? { path: `memfd:${first.text}` } : {}),
+      ...(call.name === 'memfd_create' ? {} : judgedPath(first?.text, opened?.text)),
       ...(second ? { path2: second.text } : {}),
+      ...(opened ? identity(raw) : {}),
       ...(call.kind === 'open' ? { access: openAccess(raw.flags) } : {}),
       ...carried(call, raw.flags),
       // An io_uring open is recorded at submission, before it has a result.
@@ -277,6 +299,46 @@ export class EventNormaliser {
       ...draft,
     };
   }
+}
+
+/** The inode and device of the file the kernel resolved, when the collector sent them. */
+function identity(raw: CallRecord): Pick<Draft, 'ino' | 'dev'> {
+  return raw.ino > 0 ? { ino: raw.ino, dev: userDev(raw.dev) } : {};
+}
+
+/**
+ * The file an open's descriptor holds: its directory (the walk in SLOT_WALK2) and its name. An
+ * empty name means the walk is the file itself (a bind-mounted file); a walk that ended before
+ * its first step found a file outside the tree (a pipe, socket or memfd): no path.
+ */
+function openedFile(
+  parts: ReadonlyMap<number, Buffer>,
+  dir: Text | undefined,
+  walk: number,
+): Text | undefined {
+  if (!dir || walk === WALK_INCOMPLETE) return undefined;
+  const name = joinChunks(parts, SLOT_RESOLVED_NAME, NAME_CHUNKS);
+  if (!name) return { text: '…', truncated: true };
+  if (name.text === '') return dir;
+  return { text: resolveAgainst(dir.text, name.text), truncated: dir.truncated || name.truncated };
+}
+
+const FD_PATH = /^\/(?:dev\/fd|proc\/(?:self|thread-self)\/fd)\/\d+(\/.*)?$/s;
+
+/**
+ * What an exec through a descriptor ran: the descriptor's own file (its name sent) or the rest of
+ * the written path (`/dev/fd/N/rest`, as the kernel names an execveat) in the descriptor's directory.
+ */
+function execThrough(
+  parts: ReadonlyMap<number, Buffer>,
+  dir: Text,
+  walk: number,
+  written: string,
+): Text | undefined {
+  if (joinChunks(parts, SLOT_RESOLVED_NAME, NAME_CHUNKS)) return openedFile(parts, dir, walk);
+  const rest = FD_PATH.exec(written)?.[1];
+  if (rest === undefined || walk === WALK_INCOMPLETE) return undefined;
+  return { text: resolveAgainst(dir.text, rest.slice(1)), truncated: dir.truncated };
 }
 
 /** What a CALL's flags word carries for this call, as SysEvent fields (syscall-table.ts `carries`). */
