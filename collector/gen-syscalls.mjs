@@ -67,7 +67,7 @@ table.TRACED_CALLS.forEach((call, index) => {
   } else if (call.movesDirectories) flagsKind = 'FLAGS_MOVES_DIRECTORIES';
   const npaths = (call.path ? 1 : 0) + (call.path2 ? 1 : 0);
   rows.push(
-    `  {"${call.name}", "${call.tracepoint}", AG_NR_${call.name}, {${table.callCode(index)}, ${npaths}, ${p1}, ${d1}, ${p2}, ${d2}, ${flagsKind}, ${flagsArg}, ${flagsConst}, ${call.kind === 'open' ? 1 : 0}}},`,
+    `  {"${call.name}", "${call.tracepoint}", AG_NR_${call.name}, {${table.callCode(index)}, ${npaths}, ${p1}, ${d1}, ${p2}, ${d2}, ${flagsKind}, ${flagsArg}, ${flagsConst}, ${call.kind === 'open' || call.returnsFile ? 1 : 0}}},`,
   );
 });
 

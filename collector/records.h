@@ -26,8 +26,8 @@
 #define SLOT_WALK1 40
 #define SLOT_WALK2 300
 
-/* A path up to PATH_MAX (32 * 127 = 4064 bytes, plus the NUL the kernel counts). */
-#define MAX_CHUNKS 32
+/* A path up to PATH_MAX: 33 * 127 = 4191 bytes, more than the 4095 the kernel takes. */
+#define MAX_CHUNKS 33
 /* A walk's component name up to NAME_MAX (255 bytes). */
 #define NAME_CHUNKS 3
 #define KEY_TID 65536ULL
@@ -108,7 +108,7 @@ struct call_desc {
 	int flags_kind;
 	int flags_arg;
 	long long flags_const;
-	int opens; /* returns a descriptor of the file it names: the file is walked at exit */
+	int opens; /* returns a descriptor of a file (open, dup): the file is walked at exit */
 };
 
 struct rec_head {

@@ -271,6 +271,21 @@
 #else
 #define AG_NR_process_vm_writev (-1)
 #endif
+#ifdef __NR_dup
+#define AG_NR_dup __NR_dup
+#else
+#define AG_NR_dup (-1)
+#endif
+#ifdef __NR_dup2
+#define AG_NR_dup2 __NR_dup2
+#else
+#define AG_NR_dup2 (-1)
+#endif
+#ifdef __NR_dup3
+#define AG_NR_dup3 __NR_dup3
+#else
+#define AG_NR_dup3 (-1)
+#endif
 
 static const struct traced_call {
   const char *name;
@@ -331,6 +346,9 @@ static const struct traced_call {
   {"userfaultfd", "userfaultfd", AG_NR_userfaultfd, {66, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 0}},
   {"process_vm_readv", "process_vm_readv", AG_NR_process_vm_readv, {67, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 0}},
   {"process_vm_writev", "process_vm_writev", AG_NR_process_vm_writev, {68, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"dup", "dup", AG_NR_dup, {69, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 1}},
+  {"dup2", "dup2", AG_NR_dup2, {70, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 1}},
+  {"dup3", "dup3", AG_NR_dup3, {71, 0, -1, -2, -1, -2, FLAGS_INT_ARG, 2, 0, 1}},
 };
 
 #define TRACED_CALL_COUNT (sizeof(TRACED_CALLS) / sizeof(TRACED_CALLS[0]))

@@ -44,7 +44,8 @@ export type AgentEvidence = {
 
 export type CanaryEvidence = {
   home: string;
-  canaries: { kind: string; path: string; token: string }[];
+  /** `dev` and `ino`: the planted file's identity (absent in runs before it was recorded). */
+  canaries: { kind: string; path: string; token: string; dev?: number; ino?: number }[];
 };
 
 /** Everything the analyse half may read. Loaded from a run directory by `readBundle`. */
@@ -318,7 +319,9 @@ export type SetupEvidence = z.output<typeof SetupEvidenceSchema>;
 
 export const CanaryEvidenceSchema: z.ZodType<CanaryEvidence> = z.looseObject({
   home: str,
-  canaries: z.array(z.looseObject({ kind: str, path: str, token: str })),
+  canaries: z.array(
+    z.looseObject({ kind: str, path: str, token: str, dev: int.optional(), ino: int.optional() }),
+  ),
 });
 
 /** The stored config: a loaded config (paths absolute, commands as argv), checked as loading would. */

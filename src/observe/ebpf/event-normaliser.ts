@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import { namespaceFlagNames, socketFlagNames } from '../../evidence/syscall-flags.js';
 import { compatSyscallName, I386_SYSCALL_NAMES } from '../../evidence/syscall-mechanism.js';
 import type { SocketAddress, SysEvent } from '../../evidence/types.js';
-import { judgedPath, userDev } from '../resolved-path.js';
+import { DescriptorTable, judgedPath } from '../resolved-path.js';
 import type { RawEvent } from './event-assembler.js';
 import { joinChunks, resolveAgainst, type Text, walkedDirectory } from './path-parts.js';
 import {
@@ -12,12 +12,10 @@ import {
   AT_FDCWD,
   FORK_CALLS,
   MAX_ARGV,
-  NAME_CHUNKS,
   SLOT_ARGV,
   SLOT_EXE_NAME,
   SLOT_PATH,
   SLOT_PATH2,
-  SLOT_RESOLVED_NAME,
   SLOT_UNIX_ABSTRACT,
   SLOT_UNIX_PATH,
   SLOT_WALK1,
@@ -25,8 +23,10 @@ import {
   WALK_INCOMPLETE,
 } from './record-format.js';
 import type { CallRecord, ForkRecord, NetRecord } from './record-parser.js';
+import { execThrough, identity, openedFile } from './resolved-file.js';
 import { ipv4FromWord, ipv6FromWords, portFromNetwork } from './socket-address.js';
 import {
+  CLONE_FILES,
   CODE_BIND,
   CODE_EXECVE,
   CODE_EXECVEAT,
@@ -38,6 +38,7 @@ import {
   CODE_SENDTO,
   callByCode,
   IO_URING_OPS,
+  O_CLOEXEC,
   O_CREAT,
   O_RDWR,
   O_TRUNC,
@@ -52,6 +53,8 @@ type ProcessState = {
   /** Created by a traced fork; false for a process that joined the cgroup (the launcher). */
   forked: boolean;
   execed: boolean;
+  /** What its descriptors hold, from the opens the kernel resolved (write-meta through one). */
+  files: DescriptorTable;
 };
 
 type Draft = Omit<SysEvent, 'seq' | 'ts' | 'pid' | 'ppid' | 'exe'>;
@@ -118,7 +121,14 @@ export class EventNormaliser {
     if (child <= 0) return this.emit(t, parent, undefined, comm, draft);
     const parentState = this.procs.get(parent);
     const exe = parentState?.exe ?? comm;
-    this.procs.set(child, { ppid: parent, exe, forked: true, execed: false });
+    const files = parentState?.files ?? new DescriptorTable();
+    this.procs.set(child, {
+      ppid: parent,
+      exe,
+      forked: true,
+      execed: false,
+      files: raw.cloneFlags & CLONE_FILES ? files : new DescriptorTable(files),
+    });
     return this.emit(t, child, parent, comm, draft);
   }
 
@@ -162,6 +172,7 @@ export class EventNormaliser {
     if (raw.ret >= 0) {
       state.exe = path;
       state.execed = true;
+      state.files.exec();
     }
     return this.emit(raw.t, raw.pid, raw.ppid, raw.comm, {
       kind: 'exec',
@@ -188,21 +199,25 @@ export class EventNormaliser {
     const symlinkBase = call.path && !call.path.resolve && second ? posix.dirname(second.text) : undefined;
     const first = resolvedPath(raw.parts, SLOT_PATH, base1?.text ?? symlinkBase);
     // An open that succeeded: the file its descriptor holds (walk2 is the file's directory).
-    const opened =
-      call.kind === 'open' && raw.ret >= 0 && !second ? openedFile(raw.parts, base2, raw.walk2) : undefined;
+    const opens = (call.kind === 'open' || call.returnsFile === true) && !second;
+    const opened = opens && raw.ret >= 0 ? openedFile(raw.parts, base2, raw.walk2) : undefined;
     const truncated = Boolean(
       first?.truncated ||
         second?.truncated ||
         base1?.truncated ||
-        (opened ? opened.truncated : base2?.truncated),
+        (opens ? opened?.truncated : base2?.truncated),
     );
+    const files = this.state(raw.pid, raw.ppid).files;
+    // A file change written through a descriptor: the file the descriptor's open resolved.
+    const through = (path: string | undefined) =>
+      path === undefined || call.kind !== 'write-meta' ? undefined : files.resolve(path, undefined);
     const draft: Draft = {
       kind: call.kind,
       syscall: call.name,
       // A memfd's name is not a path; `memfd:NAME` is how /proc and the exec records call it.
       ...(first && call.name === 'memfd_create' ? { path: `memfd:${first.text}` } : {}),
-      ...(call.name === 'memfd_create' ? {} : judgedPath(first?.text, opened?.text)),
-      ...(second ? { path2: second.text } : {}),
+      ...(call.name === 'memfd_create' ? {} : judgedPath(first?.text, opened?.text ?? through(first?.text))),
+      ...(second ? { path2: through(second.text) ?? second.text } : {}),
       ...(opened ? identity(raw) : {}),
       ...(call.kind === 'open' ? { access: openAccess(raw.flags) } : {}),
       ...carried(call, raw.flags),
@@ -210,6 +225,10 @@ export class EventNormaliser {
       ...(raw.code === CODE_IO_URING_OPEN ? {} : { result: raw.ret }),
       ...(truncated ? { truncated } : {}),
     };
+    if (opens && raw.ret >= 0 && raw.code !== CODE_IO_URING_OPEN)
+      files.set(raw.ret, opened?.text ?? '', (raw.flags & O_CLOEXEC) !== 0);
+    // A dup only teaches the descriptor table.
+    if (call.returnsFile) return null;
     return this.emit(raw.t, raw.pid, raw.ppid, raw.comm, draft);
   }
 
@@ -281,7 +300,13 @@ export class EventNormaliser {
   private state(pid: number, kernelPpid: number | undefined): ProcessState {
     let state = this.procs.get(pid);
     if (!state) {
-      state = { ppid: kernelPpid ?? 0, exe: undefined, forked: false, execed: false };
+      state = {
+        ppid: kernelPpid ?? 0,
+        exe: undefined,
+        forked: false,
+        execed: false,
+        files: new DescriptorTable(),
+      };
       this.procs.set(pid, state);
     }
     return state;
@@ -299,46 +324,6 @@ export class EventNormaliser {
       ...draft,
     };
   }
-}
-
-/** The inode and device of the file the kernel resolved, when the collector sent them. */
-function identity(raw: CallRecord): Pick<Draft, 'ino' | 'dev'> {
-  return raw.ino > 0 ? { ino: raw.ino, dev: userDev(raw.dev) } : {};
-}
-
-/**
- * The file an open's descriptor holds: its directory (the walk in SLOT_WALK2) and its name. An
- * empty name means the walk is the file itself (a bind-mounted file); a walk that ended before
- * its first step found a file outside the tree (a pipe, socket or memfd): no path.
- */
-function openedFile(
-  parts: ReadonlyMap<number, Buffer>,
-  dir: Text | undefined,
-  walk: number,
-): Text | undefined {
-  if (!dir || walk === WALK_INCOMPLETE) return undefined;
-  const name = joinChunks(parts, SLOT_RESOLVED_NAME, NAME_CHUNKS);
-  if (!name) return { text: '…', truncated: true };
-  if (name.text === '') return dir;
-  return { text: resolveAgainst(dir.text, name.text), truncated: dir.truncated || name.truncated };
-}
-
-const FD_PATH = /^\/(?:dev\/fd|proc\/(?:self|thread-self)\/fd)\/\d+(\/.*)?$/s;
-
-/**
- * What an exec through a descriptor ran: the descriptor's own file (its name sent) or the rest of
- * the written path (`/dev/fd/N/rest`, as the kernel names an execveat) in the descriptor's directory.
- */
-function execThrough(
-  parts: ReadonlyMap<number, Buffer>,
-  dir: Text,
-  walk: number,
-  written: string,
-): Text | undefined {
-  if (joinChunks(parts, SLOT_RESOLVED_NAME, NAME_CHUNKS)) return openedFile(parts, dir, walk);
-  const rest = FD_PATH.exec(written)?.[1];
-  if (rest === undefined || walk === WALK_INCOMPLETE) return undefined;
-  return { text: resolveAgainst(dir.text, rest.slice(1)), truncated: dir.truncated };
 }
 
 /** What a CALL's flags word carries for this call, as SysEvent fields (syscall-table.ts `carries`). */
@@ -364,7 +349,9 @@ function namespaces(bits: number, call: string): Pick<Draft, 'flags'> {
 }
 
 /** The table entry of a code, or the open-like shape of the i386 and io_uring opens. */
-function callOf(code: number): Pick<TracedCall, 'name' | 'kind' | 'path' | 'fdPath' | 'carries'> | undefined {
+function callOf(
+  code: number,
+): Pick<TracedCall, 'name' | 'kind' | 'path' | 'fdPath' | 'carries' | 'returnsFile'> | undefined {
   if (code === CODE_IA32_OPEN) return { name: 'ia32:open', kind: 'open', path: { field: '', resolve: true } };
   if (code === CODE_IO_URING_OPEN)
     return { name: 'io_uring:OPENAT', kind: 'open', path: { field: '', resolve: true } };

@@ -65,10 +65,10 @@ export const SLOT_WALK2 = 300;
 
 /**
  * Long paths travel in chunks of MAX_STRING_BYTES; a string still full after the last chunk is
- * truncated. The collector sends up to PATH_MAX (32 chunks); the bpftrace script, whose every
- * chunk costs stack, up to BPFTRACE_MAX_CHUNKS.
+ * truncated. The collector sends any path the kernel takes (33 chunks: 4191 bytes, over PATH_MAX);
+ * the bpftrace script, whose every chunk costs stack, up to BPFTRACE_MAX_CHUNKS.
  */
-export const MAX_CHUNKS = 32;
+export const MAX_CHUNKS = 33;
 export const BPFTRACE_MAX_CHUNKS = 6;
 /** A walk's component name up to NAME_MAX (255 bytes). */
 export const NAME_CHUNKS = 3;
