@@ -8,16 +8,19 @@ import { posix } from 'node:path';
  * The resolved path wins, and the written one is kept in `path_as_written`, unless the kernel gave
  * no path in the file tree (a pipe, socket or memfd: `pipe:[…]`, `/memfd:…`), or the written path is
  * the process's own procfs entry (`/proc/self/…` resolves to `/proc/<pid>/…`, which says less).
+ * `written` is the written path made absolute and normal; `literal`, the text itself.
  */
 export function judgedPath(
   written: string | undefined,
   resolved: string | undefined,
+  literal?: string,
 ): { path?: string; path_as_written?: string } {
   if (written === undefined) return resolved === undefined || !inTree(resolved) ? {} : { path: resolved };
   if (resolved === undefined || resolved === written || !inTree(resolved)) return { path: written };
   if (/^\/proc\/(?:self|thread-self)(?:\/|$)/.test(written) && /^\/proc\/\d+(?:\/|$)/.test(resolved))
     return { path: written };
-  return { path: resolved, path_as_written: written };
+  // An absolute path is kept letter for letter (`/tmp/l/../x`, whose lexical reading misleads).
+  return { path: resolved, path_as_written: literal?.startsWith('/') ? literal : written };
 }
 
 /** An absolute path of the file tree; not `/memfd:NAME` (strace's name for a memfd). */

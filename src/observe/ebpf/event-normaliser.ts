@@ -216,7 +216,13 @@ export class EventNormaliser {
       syscall: call.name,
       // A memfd's name is not a path; `memfd:NAME` is how /proc and the exec records call it.
       ...(first && call.name === 'memfd_create' ? { path: `memfd:${first.text}` } : {}),
-      ...(call.name === 'memfd_create' ? {} : judgedPath(first?.text, opened?.text ?? through(first?.text))),
+      ...(call.name === 'memfd_create'
+        ? {}
+        : judgedPath(
+            first?.text,
+            opened?.text ?? through(first?.text),
+            joinChunks(raw.parts, SLOT_PATH)?.text,
+          )),
       ...(second ? { path2: through(second.text) ?? second.text } : {}),
       ...(opened ? identity(raw) : {}),
       ...(call.kind === 'open' ? { access: openAccess(raw.flags) } : {}),
@@ -227,8 +233,10 @@ export class EventNormaliser {
     };
     if (opens && raw.ret >= 0 && raw.code !== CODE_IO_URING_OPEN)
       files.set(raw.ret, opened?.text ?? '', (raw.flags & O_CLOEXEC) !== 0);
-    // A dup only teaches the descriptor table.
+    // A dup only teaches the descriptor table; another call's new descriptor holds no file of the tree.
     if (call.returnsFile) return null;
+    if (raw.ret >= 0 && (call.name === 'memfd_create' || call.name === 'socket'))
+      files.set(raw.ret, '', false);
     return this.emit(raw.t, raw.pid, raw.ppid, raw.comm, draft);
   }
 

@@ -175,12 +175,13 @@ export class StraceParser {
     this.emit(proc, time, draft);
   }
 
-  /** Records the file a returned descriptor holds (opens and dups; `-y` names it). */
+  /** Records the file a returned descriptor holds (`-y` names it: an open's, a dup's, a memfd's, a socket's). */
   private heldFile(proc: ProcessState, call: ParsedCall): void {
     const fd = call.result.value;
-    if (fd === undefined || fd < 0 || !(OPEN_CALLS.has(call.name) || DUP_CALLS.has(call.name))) return;
     const held = call.result.fdPath;
-    if (held === undefined || memfdName(held) !== undefined) proc.files.set(fd, '', false);
+    if (fd === undefined || fd < 0 || held === undefined) return;
+    if (!(OPEN_CALLS.has(call.name) || DUP_CALLS.has(call.name)) || memfdName(held) !== undefined)
+      proc.files.set(fd, '', false);
     else
       proc.files.set(
         fd,

@@ -242,7 +242,8 @@ function openDraft(call: ParsedCall, cwd: string, base: Base): EventDraft {
   }
   const draft = withPaths({ ...base, kind: 'open', access }, target);
   // `-y` names the file the returned descriptor holds: what the kernel resolved the path to.
-  return { ...draft, ...judgedPath(draft.path, call.result.fdPath) };
+  const literal = parseQuoted(args[at ? 1 : 0])?.value;
+  return { ...draft, ...judgedPath(draft.path, call.result.fdPath, literal) };
 }
 
 /** O_CREAT wins over the access mode: a call that may create a file is a create. */
