@@ -286,6 +286,11 @@
 #else
 #define AG_NR_dup3 (-1)
 #endif
+#ifdef __NR_open_by_handle_at
+#define AG_NR_open_by_handle_at __NR_open_by_handle_at
+#else
+#define AG_NR_open_by_handle_at (-1)
+#endif
 
 static const struct traced_call {
   const char *name;
@@ -349,6 +354,7 @@ static const struct traced_call {
   {"dup", "dup", AG_NR_dup, {69, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 1}},
   {"dup2", "dup2", AG_NR_dup2, {70, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 1}},
   {"dup3", "dup3", AG_NR_dup3, {71, 0, -1, -2, -1, -2, FLAGS_INT_ARG, 2, 0, 1}},
+  {"open_by_handle_at", "open_by_handle_at", AG_NR_open_by_handle_at, {72, 0, -1, -2, -1, -2, FLAGS_INT_ARG, 2, 0, 1}},
 };
 
 #define TRACED_CALL_COUNT (sizeof(TRACED_CALLS) / sizeof(TRACED_CALLS[0]))

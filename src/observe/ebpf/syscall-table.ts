@@ -228,6 +228,8 @@ export const TRACED_CALLS: readonly TracedCall[] = [
   { name: 'dup', tracepoint: 'dup', kind: 'other', returnsFile: true },
   { name: 'dup2', tracepoint: 'dup2', kind: 'other', returnsFile: true },
   { name: 'dup3', tracepoint: 'dup3', kind: 'other', returnsFile: true, flags: 'args->flags' },
+  // An open by file handle (name_to_handle_at's): no path at all, only the file the kernel opened.
+  { name: 'open_by_handle_at', tracepoint: 'open_by_handle_at', kind: 'open', flags: 'args->flags' },
 ];
 
 /** The numeric code a call's records carry. */

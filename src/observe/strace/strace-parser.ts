@@ -12,6 +12,7 @@ import {
   DUP_CALLS,
   draftEvent,
   type EventDraft,
+  HANDLE_OPEN,
   memfdName,
   namespaceFlags,
   OPEN_CALLS,
@@ -180,8 +181,8 @@ export class StraceParser {
     const fd = call.result.value;
     const held = call.result.fdPath;
     if (fd === undefined || fd < 0 || held === undefined) return;
-    if (!(OPEN_CALLS.has(call.name) || DUP_CALLS.has(call.name)) || memfdName(held) !== undefined)
-      proc.files.set(fd, '', false);
+    const opens = OPEN_CALLS.has(call.name) || call.name === HANDLE_OPEN || DUP_CALLS.has(call.name);
+    if (!opens || memfdName(held) !== undefined) proc.files.set(fd, '', false);
     else
       proc.files.set(
         fd,

@@ -26,6 +26,9 @@ export const OPEN_CALLS = new Set(['open', 'creat', 'openat', 'openat2']);
 /** Calls that return a descriptor of a file another descriptor holds: the parser's descriptor table. */
 export const DUP_CALLS = new Set(['dup', 'dup2', 'dup3']);
 
+/** An open by file handle: no path argument, only the file `-y` names. */
+export const HANDLE_OPEN = 'open_by_handle_at';
+
 /**
  * Evasive mechanisms, recorded as `other` events for the evasion rules: io_uring runs opens and
  * reads without their system calls, memfd_create makes a file with no path, and socketcall is the
@@ -117,6 +120,7 @@ export const TRACED_SYSCALLS = [
   ...CLONE_CALLS,
   ...CWD_CALLS,
   ...OPEN_CALLS,
+  HANDLE_OPEN,
   ...DUP_CALLS,
   ...Object.keys(WRITE_META),
   'fchmod',
@@ -166,6 +170,10 @@ export function draftEvent(call: ParsedCall, cwd: string): EventDraft | null {
   const base = { syscall: name, ...(call.result.value === undefined ? {} : { result: call.result.value }) };
   if (name === 'execve' || name === 'execveat') return execDraft(call, cwd, base);
   if (OPEN_CALLS.has(name)) return openDraft(call, cwd, base);
+  if (name === HANDLE_OPEN) {
+    const access = openAccess(parseFlags(args[2]));
+    return { ...base, kind: 'open', access, ...judgedPath(undefined, call.result.fdPath) };
+  }
   if (name === 'symlink' || name === 'symlinkat') return symlinkDraft(call, cwd, base);
   const meta = WRITE_META[name];
   if (meta) {
