@@ -41,7 +41,8 @@ static __always_inline void enter_call(struct trace_event_raw_sys_enter *ctx, __
 		return;
 	struct args args;
 	copy_args(ctx, &args);
-	struct sc_state st = {.code = call->code, .npaths = call->npaths, .d1 = NO_WALK, .d2 = NO_WALK};
+	struct sc_state st = {
+		.code = call->code, .npaths = call->npaths, .opens = call->opens, .d1 = NO_WALK, .d2 = NO_WALK};
 	if (call->p1 >= 0) {
 		st.p1 = arg(&args, call->p1);
 		st.d1 = dirfd_of(&args, call->d1);
@@ -127,6 +128,13 @@ static __always_inline void call_exit(__u64 cgid, __s64 ret)
 	/* No path string, a descriptor: the walk of its own file (fchmod). */
 	if (st.npaths == 0 && st.d1 >= 0)
 		walk(cgid, tid, t, st.d1, SLOT_WALK1, &w1, &s1);
+	/* An open that succeeded: the file the kernel opened, whatever path reached it (walk2 is free). */
+	struct resolved res = {.walk = WALK_NONE};
+	if (st.opens && ret >= 0) {
+		walk_file(cgid, tid, t, fd_file(ret), &res, 1);
+		w2 = res.walk;
+		s2 = res.dir;
+	}
 	struct rec_call *r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
 	if (r) {
 		r->h.cgid = cgid;
@@ -142,6 +150,8 @@ static __always_inline void call_exit(__u64 cgid, __s64 ret)
 		r->v[8] = w2;
 		r->v[9] = s1;
 		r->v[10] = s2;
+		r->v[11] = res.ino;
+		r->v[12] = res.dev;
 		/* The first path's first chunk rides in the CALL itself (record-format.ts). */
 		if (st.npaths >= 1) {
 			if (bpf_probe_read_kernel_str(r->s, STRLEN, sb->path[0]) < 0)

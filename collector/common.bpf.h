@@ -66,6 +66,7 @@ struct sc_state {
 	__s64 d2;
 	__s64 fl;
 	__s64 npaths;
+	__s64 opens;
 };
 
 struct {
@@ -81,6 +82,12 @@ struct exec_state {
 	__u64 filename;
 	__s64 dirfd;
 	__s64 argc;
+	/* The file the kernel opened to run (security_bprm_creds_for_exec), sent at time `rt` (0: not). */
+	__u64 rt;
+	__s64 rwalk;
+	__s64 rdir;
+	__s64 rino;
+	__s64 rdev;
 };
 
 struct {
@@ -228,6 +235,8 @@ static __always_inline void once_per_process(__u64 cgid, __u32 key_nr, __s64 cod
 	r->v[8] = WALK_NONE;
 	r->v[9] = 0;
 	r->v[10] = 0;
+	r->v[11] = 0;
+	r->v[12] = 0;
 	bpf_get_current_comm(r->s, COMM_LEN);
 	bpf_ringbuf_submit(r, wake_flags());
 }

@@ -47,6 +47,8 @@ int io_uring_submit(struct trace_event_raw_io_uring_submit_req *ctx)
 	r->v[8] = WALK_NONE;
 	r->v[9] = s1;
 	r->v[10] = 0;
+	r->v[11] = 0;
+	r->v[12] = 0;
 	if (bpf_probe_read_kernel_str(r->s, STRLEN, sb->path[0]) < 0)
 		r->s[0] = 0;
 	bpf_ringbuf_submit(r, wake_flags());

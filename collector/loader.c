@@ -20,7 +20,7 @@
 #include "records.h"
 #include "syscalls.h"
 
-#define VERSION "3"
+#define VERSION "4"
 
 struct agentguard_bpf *skel;
 char missing[4096];

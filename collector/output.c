@@ -60,7 +60,7 @@ int write_record(FILE *out, const void *data, size_t size)
 		const struct rec_call *r = data;
 		if (size < sizeof(*r))
 			return -1;
-		put_numbers(out, REC_CALL, r->v, 11);
+		put_numbers(out, REC_CALL, r->v, CALL_NUMBERS);
 		fputc(',', out);
 		put_string(out, r->s, sizeof(r->s));
 		break;

@@ -44,7 +44,7 @@ int raw_enter(struct trace_event_raw_sys_enter *ctx)
 	struct args args;
 	copy_args(ctx, &args);
 	if (nr == I386_OPEN || nr == I386_CREAT || nr == I386_OPENAT) {
-		struct sc_state st = {.code = CODE_IA32_OPEN, .npaths = 1, .d2 = NO_WALK};
+		struct sc_state st = {.code = CODE_IA32_OPEN, .npaths = 1, .opens = 1, .d2 = NO_WALK};
 		if (nr == I386_OPENAT) {
 			st.p1 = args.a[1];
 			st.d1 = (__s32)args.a[0];

@@ -20,15 +20,21 @@
 #define SLOT_UNIX_PATH 3
 #define SLOT_UNIX_ABSTRACT 4
 #define SLOT_EXE_NAME 5
+/* The name of the file the kernel opened or executed; its directory is the walk in SLOT_WALK2. */
+#define SLOT_RESOLVED_NAME 6
 #define SLOT_ARGV 10
 #define SLOT_WALK1 40
-#define SLOT_WALK2 100
+#define SLOT_WALK2 300
 
-#define MAX_CHUNKS 6
+/* A path up to PATH_MAX: 33 * 127 = 4191 bytes, more than the 4095 the kernel takes. */
+#define MAX_CHUNKS 33
+/* A walk's component name up to NAME_MAX (255 bytes). */
+#define NAME_CHUNKS 3
 #define KEY_TID 65536ULL
-#define KEY_CHUNK 256
+#define KEY_CHUNK 1024
 #define MAX_ARGV 16
-#define MAX_WALK 48
+/* Steps of a walk (components and mount crossings): slots SLOT_WALK1.. and SLOT_WALK2.. must not meet. */
+#define MAX_WALK 240
 #define WALK_NONE (-1)
 #define WALK_INCOMPLETE 1000
 #define WALK_ANCESTOR 4096
@@ -102,6 +108,7 @@ struct call_desc {
 	int flags_kind;
 	int flags_arg;
 	long long flags_const;
+	int opens; /* returns a descriptor of a file (open, dup): the file is walked at exit */
 };
 
 struct rec_head {
@@ -118,10 +125,11 @@ struct rec_part {
 	char s[STRLEN];
 };
 
-/* CALL [2, tid, t, pid, ppid, code, ret, flags, walk1, walk2, dir1, dir2, head or comm] */
+/* CALL [2, tid, t, pid, ppid, code, ret, flags, walk1, walk2, dir1, dir2, ino, dev, head or comm] */
+#define CALL_NUMBERS 13
 struct rec_call {
 	struct rec_head h;
-	__s64 v[11];
+	__s64 v[CALL_NUMBERS];
 	char s[STRLEN];
 };
 

@@ -271,6 +271,26 @@
 #else
 #define AG_NR_process_vm_writev (-1)
 #endif
+#ifdef __NR_dup
+#define AG_NR_dup __NR_dup
+#else
+#define AG_NR_dup (-1)
+#endif
+#ifdef __NR_dup2
+#define AG_NR_dup2 __NR_dup2
+#else
+#define AG_NR_dup2 (-1)
+#endif
+#ifdef __NR_dup3
+#define AG_NR_dup3 __NR_dup3
+#else
+#define AG_NR_dup3 (-1)
+#endif
+#ifdef __NR_open_by_handle_at
+#define AG_NR_open_by_handle_at __NR_open_by_handle_at
+#else
+#define AG_NR_open_by_handle_at (-1)
+#endif
 
 static const struct traced_call {
   const char *name;
@@ -278,59 +298,63 @@ static const struct traced_call {
   int nr;
   struct call_desc desc;
 } TRACED_CALLS[] = {
-  {"open", "open", AG_NR_open, {16, 1, 0, -1, -1, -2, FLAGS_INT_ARG, 1, 0}},
-  {"creat", "creat", AG_NR_creat, {17, 1, 0, -1, -1, -2, FLAGS_CONST, -1, 577}},
-  {"openat", "openat", AG_NR_openat, {18, 1, 1, 0, -1, -2, FLAGS_INT_ARG, 2, 0}},
-  {"openat2", "openat2", AG_NR_openat2, {19, 1, 1, 0, -1, -2, FLAGS_OPEN_HOW, 2, 0}},
-  {"unlink", "unlink", AG_NR_unlink, {20, 1, 0, -1, -1, -2, FLAGS_NONE, -1, 0}},
-  {"unlinkat", "unlinkat", AG_NR_unlinkat, {21, 1, 1, 0, -1, -2, FLAGS_NONE, -1, 0}},
-  {"rename", "rename", AG_NR_rename, {22, 2, 0, -1, 1, -1, FLAGS_MOVES_DIRECTORIES, -1, 0}},
-  {"renameat", "renameat", AG_NR_renameat, {23, 2, 1, 0, 3, 2, FLAGS_MOVES_DIRECTORIES, -1, 0}},
-  {"renameat2", "renameat2", AG_NR_renameat2, {24, 2, 1, 0, 3, 2, FLAGS_MOVES_DIRECTORIES, -1, 0}},
-  {"mkdir", "mkdir", AG_NR_mkdir, {25, 1, 0, -1, -1, -2, FLAGS_NONE, -1, 0}},
-  {"mkdirat", "mkdirat", AG_NR_mkdirat, {26, 1, 1, 0, -1, -2, FLAGS_NONE, -1, 0}},
-  {"rmdir", "rmdir", AG_NR_rmdir, {27, 1, 0, -1, -1, -2, FLAGS_MOVES_DIRECTORIES, -1, 0}},
-  {"chmod", "chmod", AG_NR_chmod, {28, 1, 0, -1, -1, -2, FLAGS_INT_ARG, 1, 0}},
-  {"fchmodat", "fchmodat", AG_NR_fchmodat, {29, 1, 1, 0, -1, -2, FLAGS_INT_ARG, 2, 0}},
-  {"fchmodat2", "fchmodat2", AG_NR_fchmodat2, {30, 1, 1, 0, -1, -2, FLAGS_INT_ARG, 2, 0}},
-  {"chown", "chown", AG_NR_chown, {31, 1, 0, -1, -1, -2, FLAGS_NONE, -1, 0}},
-  {"fchownat", "fchownat", AG_NR_fchownat, {32, 1, 1, 0, -1, -2, FLAGS_NONE, -1, 0}},
-  {"lchown", "lchown", AG_NR_lchown, {33, 1, 0, -1, -1, -2, FLAGS_NONE, -1, 0}},
-  {"link", "link", AG_NR_link, {34, 2, 0, -1, 1, -1, FLAGS_NONE, -1, 0}},
-  {"linkat", "linkat", AG_NR_linkat, {35, 2, 1, 0, 3, 2, FLAGS_NONE, -1, 0}},
-  {"symlink", "symlink", AG_NR_symlink, {36, 2, 0, -2, 1, -1, FLAGS_NONE, -1, 0}},
-  {"symlinkat", "symlinkat", AG_NR_symlinkat, {37, 2, 0, -2, 2, 1, FLAGS_NONE, -1, 0}},
-  {"truncate", "truncate", AG_NR_truncate, {38, 1, 0, -1, -1, -2, FLAGS_NONE, -1, 0}},
-  {"setuid", "setuid", AG_NR_setuid, {39, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"setgid", "setgid", AG_NR_setgid, {40, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"setreuid", "setreuid", AG_NR_setreuid, {41, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"setregid", "setregid", AG_NR_setregid, {42, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"setresuid", "setresuid", AG_NR_setresuid, {43, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"setresgid", "setresgid", AG_NR_setresgid, {44, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"setgroups", "setgroups", AG_NR_setgroups, {45, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"capset", "capset", AG_NR_capset, {46, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"ptrace", "ptrace", AG_NR_ptrace, {47, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"mount", "mount", AG_NR_mount, {48, 1, 1, -1, -1, -2, FLAGS_MOVES_DIRECTORIES, -1, 0}},
-  {"umount2", "umount", AG_NR_umount2, {49, 1, 0, -1, -1, -2, FLAGS_MOVES_DIRECTORIES, -1, 0}},
-  {"move_mount", "move_mount", AG_NR_move_mount, {50, 2, 1, 0, 3, 2, FLAGS_MOVES_DIRECTORIES, -1, 0}},
-  {"fsmount", "fsmount", AG_NR_fsmount, {51, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"pivot_root", "pivot_root", AG_NR_pivot_root, {52, 2, 0, -1, 1, -1, FLAGS_MOVES_DIRECTORIES, -1, 0}},
-  {"chroot", "chroot", AG_NR_chroot, {53, 1, 0, -1, -1, -2, FLAGS_MOVES_DIRECTORIES, -1, 0}},
-  {"init_module", "init_module", AG_NR_init_module, {54, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"finit_module", "finit_module", AG_NR_finit_module, {55, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"delete_module", "delete_module", AG_NR_delete_module, {56, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"bpf", "bpf", AG_NR_bpf, {57, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"unshare", "unshare", AG_NR_unshare, {58, 0, -1, -2, -1, -2, FLAGS_INT_ARG, 0, 0}},
-  {"setns", "setns", AG_NR_setns, {59, 0, -1, -2, -1, -2, FLAGS_INT_ARG, 1, 0}},
-  {"memfd_create", "memfd_create", AG_NR_memfd_create, {60, 1, 0, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"io_uring_setup", "io_uring_setup", AG_NR_io_uring_setup, {61, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"io_uring_enter", "io_uring_enter", AG_NR_io_uring_enter, {62, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"io_uring_register", "io_uring_register", AG_NR_io_uring_register, {63, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"fchmod", "fchmod", AG_NR_fchmod, {64, 0, -1, 0, -1, -2, FLAGS_INT_ARG, 1, 0}},
-  {"socket", "socket", AG_NR_socket, {65, 0, -1, -2, -1, -2, FLAGS_SOCKET, -1, 0}},
-  {"userfaultfd", "userfaultfd", AG_NR_userfaultfd, {66, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"process_vm_readv", "process_vm_readv", AG_NR_process_vm_readv, {67, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
-  {"process_vm_writev", "process_vm_writev", AG_NR_process_vm_writev, {68, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0}},
+  {"open", "open", AG_NR_open, {16, 1, 0, -1, -1, -2, FLAGS_INT_ARG, 1, 0, 1}},
+  {"creat", "creat", AG_NR_creat, {17, 1, 0, -1, -1, -2, FLAGS_CONST, -1, 577, 1}},
+  {"openat", "openat", AG_NR_openat, {18, 1, 1, 0, -1, -2, FLAGS_INT_ARG, 2, 0, 1}},
+  {"openat2", "openat2", AG_NR_openat2, {19, 1, 1, 0, -1, -2, FLAGS_OPEN_HOW, 2, 0, 1}},
+  {"unlink", "unlink", AG_NR_unlink, {20, 1, 0, -1, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"unlinkat", "unlinkat", AG_NR_unlinkat, {21, 1, 1, 0, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"rename", "rename", AG_NR_rename, {22, 2, 0, -1, 1, -1, FLAGS_MOVES_DIRECTORIES, -1, 0, 0}},
+  {"renameat", "renameat", AG_NR_renameat, {23, 2, 1, 0, 3, 2, FLAGS_MOVES_DIRECTORIES, -1, 0, 0}},
+  {"renameat2", "renameat2", AG_NR_renameat2, {24, 2, 1, 0, 3, 2, FLAGS_MOVES_DIRECTORIES, -1, 0, 0}},
+  {"mkdir", "mkdir", AG_NR_mkdir, {25, 1, 0, -1, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"mkdirat", "mkdirat", AG_NR_mkdirat, {26, 1, 1, 0, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"rmdir", "rmdir", AG_NR_rmdir, {27, 1, 0, -1, -1, -2, FLAGS_MOVES_DIRECTORIES, -1, 0, 0}},
+  {"chmod", "chmod", AG_NR_chmod, {28, 1, 0, -1, -1, -2, FLAGS_INT_ARG, 1, 0, 0}},
+  {"fchmodat", "fchmodat", AG_NR_fchmodat, {29, 1, 1, 0, -1, -2, FLAGS_INT_ARG, 2, 0, 0}},
+  {"fchmodat2", "fchmodat2", AG_NR_fchmodat2, {30, 1, 1, 0, -1, -2, FLAGS_INT_ARG, 2, 0, 0}},
+  {"chown", "chown", AG_NR_chown, {31, 1, 0, -1, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"fchownat", "fchownat", AG_NR_fchownat, {32, 1, 1, 0, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"lchown", "lchown", AG_NR_lchown, {33, 1, 0, -1, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"link", "link", AG_NR_link, {34, 2, 0, -1, 1, -1, FLAGS_NONE, -1, 0, 0}},
+  {"linkat", "linkat", AG_NR_linkat, {35, 2, 1, 0, 3, 2, FLAGS_NONE, -1, 0, 0}},
+  {"symlink", "symlink", AG_NR_symlink, {36, 2, 0, -2, 1, -1, FLAGS_NONE, -1, 0, 0}},
+  {"symlinkat", "symlinkat", AG_NR_symlinkat, {37, 2, 0, -2, 2, 1, FLAGS_NONE, -1, 0, 0}},
+  {"truncate", "truncate", AG_NR_truncate, {38, 1, 0, -1, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"setuid", "setuid", AG_NR_setuid, {39, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"setgid", "setgid", AG_NR_setgid, {40, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"setreuid", "setreuid", AG_NR_setreuid, {41, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"setregid", "setregid", AG_NR_setregid, {42, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"setresuid", "setresuid", AG_NR_setresuid, {43, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"setresgid", "setresgid", AG_NR_setresgid, {44, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"setgroups", "setgroups", AG_NR_setgroups, {45, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"capset", "capset", AG_NR_capset, {46, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"ptrace", "ptrace", AG_NR_ptrace, {47, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"mount", "mount", AG_NR_mount, {48, 1, 1, -1, -1, -2, FLAGS_MOVES_DIRECTORIES, -1, 0, 0}},
+  {"umount2", "umount", AG_NR_umount2, {49, 1, 0, -1, -1, -2, FLAGS_MOVES_DIRECTORIES, -1, 0, 0}},
+  {"move_mount", "move_mount", AG_NR_move_mount, {50, 2, 1, 0, 3, 2, FLAGS_MOVES_DIRECTORIES, -1, 0, 0}},
+  {"fsmount", "fsmount", AG_NR_fsmount, {51, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"pivot_root", "pivot_root", AG_NR_pivot_root, {52, 2, 0, -1, 1, -1, FLAGS_MOVES_DIRECTORIES, -1, 0, 0}},
+  {"chroot", "chroot", AG_NR_chroot, {53, 1, 0, -1, -1, -2, FLAGS_MOVES_DIRECTORIES, -1, 0, 0}},
+  {"init_module", "init_module", AG_NR_init_module, {54, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"finit_module", "finit_module", AG_NR_finit_module, {55, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"delete_module", "delete_module", AG_NR_delete_module, {56, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"bpf", "bpf", AG_NR_bpf, {57, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"unshare", "unshare", AG_NR_unshare, {58, 0, -1, -2, -1, -2, FLAGS_INT_ARG, 0, 0, 0}},
+  {"setns", "setns", AG_NR_setns, {59, 0, -1, -2, -1, -2, FLAGS_INT_ARG, 1, 0, 0}},
+  {"memfd_create", "memfd_create", AG_NR_memfd_create, {60, 1, 0, -2, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"io_uring_setup", "io_uring_setup", AG_NR_io_uring_setup, {61, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"io_uring_enter", "io_uring_enter", AG_NR_io_uring_enter, {62, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"io_uring_register", "io_uring_register", AG_NR_io_uring_register, {63, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"fchmod", "fchmod", AG_NR_fchmod, {64, 0, -1, 0, -1, -2, FLAGS_INT_ARG, 1, 0, 0}},
+  {"socket", "socket", AG_NR_socket, {65, 0, -1, -2, -1, -2, FLAGS_SOCKET, -1, 0, 0}},
+  {"userfaultfd", "userfaultfd", AG_NR_userfaultfd, {66, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"process_vm_readv", "process_vm_readv", AG_NR_process_vm_readv, {67, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"process_vm_writev", "process_vm_writev", AG_NR_process_vm_writev, {68, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 0}},
+  {"dup", "dup", AG_NR_dup, {69, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 1}},
+  {"dup2", "dup2", AG_NR_dup2, {70, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 1}},
+  {"dup3", "dup3", AG_NR_dup3, {71, 0, -1, -2, -1, -2, FLAGS_INT_ARG, 2, 0, 1}},
+  {"open_by_handle_at", "open_by_handle_at", AG_NR_open_by_handle_at, {72, 0, -1, -2, -1, -2, FLAGS_INT_ARG, 2, 0, 1}},
 };
 
 #define TRACED_CALL_COUNT (sizeof(TRACED_CALLS) / sizeof(TRACED_CALLS[0]))

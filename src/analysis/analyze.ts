@@ -53,6 +53,7 @@ export function securityAlerts(bundle: EvidenceBundle, rules: RuleSet): Alert[] 
     workspace: bundle.workspace.repo_dir,
     home: bundle.canaries?.home ?? bundle.observation.sandbox.facts?.home_inside ?? '/root',
     canaryPaths: bundle.canaries?.canaries.map((c) => c.path) ?? [],
+    canaryFiles: bundle.canaries?.canaries ?? [],
     allow: bundle.config.network.allow,
     hostsMap: bundle.config.network.hosts,
     stateDirs: bundle.config.security.state_dirs,

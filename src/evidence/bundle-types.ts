@@ -45,7 +45,8 @@ export type AgentEvidence = {
 
 export type CanaryEvidence = {
   home: string;
-  canaries: { kind: string; path: string; token: string }[];
+  /** `dev` and `ino`: the planted file's identity (absent in runs before it was recorded). */
+  canaries: { kind: string; path: string; token: string; dev?: number; ino?: number }[];
 };
 
 /** Everything the analyse half may read. Loaded from a run directory by `readBundle`. */
@@ -107,6 +108,9 @@ export const SysEventSchema: z.ZodType<SysEvent> = z.looseObject({
   kind: z.enum(['exec', 'exit', 'fork', 'open', 'write-meta', 'connect', 'privilege', 'other']),
   syscall: str,
   path: str.optional(),
+  path_as_written: str.optional(),
+  ino: int.optional(),
+  dev: int.optional(),
   path2: str.optional(),
   access: z.enum(['read', 'write', 'create']).optional(),
   argv: z.array(str).optional(),
@@ -358,7 +362,9 @@ export type SetupEvidence = z.output<typeof SetupEvidenceSchema>;
 
 export const CanaryEvidenceSchema: z.ZodType<CanaryEvidence> = z.looseObject({
   home: str,
-  canaries: z.array(z.looseObject({ kind: str, path: str, token: str })),
+  canaries: z.array(
+    z.looseObject({ kind: str, path: str, token: str, dev: int.optional(), ino: int.optional() }),
+  ),
 });
 
 /** The stored config: a loaded config (paths absolute, commands as argv), checked as loading would. */

@@ -21,9 +21,16 @@ export type SysEvent = {
   path?: string;
   /**
    * The path as the process wrote it, when `path` differs: an alias such as
-   * `/proc/self/root/etc/shadow` or `/proc/self/fd/3` that the tracer or the rules made canonical.
+   * `/proc/self/root/etc/shadow`, `/proc/self/fd/3/id_rsa` or `/tmp/link/../x` whose file the
+   * kernel resolved (the tracer records that one in `path`), or that the rules made canonical.
    */
   path_as_written?: string;
+  /**
+   * The inode and device (as stat() gives them) of the file the kernel opened or ran, where the
+   * tracer can give them (the compiled eBPF collector): the file's identity, whatever path reached it.
+   */
+  ino?: number;
+  dev?: number;
   /** Second path of rename/link/symlink calls (the destination). */
   path2?: string;
   access?: 'read' | 'write' | 'create';

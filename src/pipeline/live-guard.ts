@@ -74,6 +74,7 @@ export class LiveGuard {
         workspace: opts.workspace,
         home: opts.home,
         canaryPaths: opts.canaries.map((c) => c.path),
+        canaryFiles: opts.canaries,
         allow: opts.cfg.network.allow,
         hostsMap: opts.cfg.network.hosts,
         stateDirs: opts.cfg.security.state_dirs,

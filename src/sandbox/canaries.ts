@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** A fake credential planted in the agent's HOME: reading or sending it is provable, and harmless. */
@@ -9,6 +9,12 @@ export type Canary = {
   path: string;
   /** A unique string inside the file; finding it in traffic or files proves a leak. */
   token: string;
+  /**
+   * The planted file's device and inode, as stat() gives them: an open of that inode is a read of
+   * the canary whatever path, link or bind reached it (where the tracer records identities).
+   */
+  dev?: number;
+  ino?: number;
 };
 
 function b64lines(text: string): string {
@@ -59,7 +65,8 @@ export function seedCanaryHome(hostHome: string): Canary[] {
     mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     writeFileSync(file, content, { mode });
     chmodSync(file, mode);
-    canaries.push(canary);
+    const { dev, ino } = statSync(file);
+    canaries.push({ ...canary, dev, ino });
   }
   writeFileSync(
     path.join(hostHome, '.ssh/known_hosts'),

@@ -630,7 +630,9 @@ async function underBoth(
               : [
                   event.kind,
                   event.syscall,
-                  event.path,
+                  // bpftrace records the paths of opens as written; the collector what the kernel
+                  // resolved. (A memfd exec is named alike by both, its descriptor as written.)
+                  event.kind === 'exec' ? event.path : (event.path_as_written ?? event.path),
                   event.path2,
                   event.addr,
                   event.result,

@@ -47,6 +47,12 @@ const connected = (e: Evidence, port: number, syscall: (s: string) => boolean) =
   e.events.some((x) => x.kind === 'connect' && x.addr?.port === port && syscall(x.syscall));
 const canaryAlert = (e: Evidence, suffix: string) =>
   e.report.alerts.some((a) => a.rule === 'secrets-canary-read' && a.path?.endsWith(suffix));
+const canaryThrough = (e: Evidence, suffix: string, written: string) =>
+  e.report.alerts.some(
+    (a) =>
+      a.rule === 'secrets-canary-read' && a.path?.endsWith(suffix) && a.path_as_written?.endsWith(written),
+  );
+const DEEP = `/tmp/ag-cov-deep/${Array.from({ length: 250 }, () => 'd').join('/')}`;
 const never = () => false;
 const is = (name: string) => (s: string) => s === name;
 const ia32 = (s: string) => s.startsWith('ia32:');
@@ -166,6 +172,63 @@ const ROWS: Record<string, Row> = {
     steps: ['(cd "$HOME/.aws" && head -c 1 /proc/self/cwd/credentials > /dev/null)'],
     recorded: (e) => canaryAlert(e, '/.aws/credentials'),
     mechanism: never,
+  },
+  'proc-fd-dir': {
+    steps: ['exec 3<"$HOME/.ssh"', 'head -c 1 /proc/self/fd/3/id_rsa > /dev/null', 'exec 3<&-'],
+    recorded: (e) => canaryThrough(e, '/.ssh/id_rsa', '/proc/self/fd/3/id_rsa'),
+    mechanism: never,
+  },
+  'dev-fd-dir': {
+    steps: ['exec 4<"$HOME/.aws"', 'head -c 1 /dev/fd/4/credentials > /dev/null', 'exec 4<&-'],
+    recorded: (e) => canaryThrough(e, '/.aws/credentials', '/dev/fd/4/credentials'),
+    mechanism: never,
+  },
+  'proc-pid-cwd': {
+    steps: [`(cd "$HOME" && sh -c 'head -c 1 /proc/$$/cwd/.env > /dev/null')`],
+    recorded: (e) => canaryThrough(e, '/.env', '/cwd/.env'),
+    mechanism: never,
+  },
+  'symlink-dotdot': {
+    steps: [
+      'mkdir -p "$HOME/.cache/a/b"',
+      'ln -sfn "$HOME/.cache/a/b" /tmp/ag-cov-link',
+      'head -c 1 /tmp/ag-cov-link/../../../.npmrc > /dev/null',
+    ],
+    recorded: (e) => canaryThrough(e, '/.npmrc', '/tmp/ag-cov-link/../../../.npmrc'),
+    mechanism: never,
+  },
+  'hard-link': {
+    steps: ['ln -f "$HOME/.ssh/id_rsa" "$HOME/.cache/k"', 'head -c 1 "$HOME/.cache/k" > /dev/null'],
+    // The read through the link, by the canary's inode; the link call itself names the canary.
+    recorded: (e) => canaryThrough(e, '/.ssh/id_rsa', '/.cache/k'),
+    mechanism: (e) =>
+      e.report.alerts.some((a) => a.rule === 'secrets-canary-read' && a.syscall.startsWith('link')),
+  },
+  'fd-dir-exec': {
+    steps: [
+      'mkdir -p dl && printf "#!/bin/sh\\ntrue\\n" > dl/cov-run.sh && chmod +x dl/cov-run.sh',
+      'exec 5<dl',
+      '/proc/self/fd/5/cov-run.sh',
+      'exec 5<&-',
+    ],
+    recorded: (e) =>
+      e.events.some(
+        (x) =>
+          x.kind === 'exec' &&
+          x.path?.endsWith('/dl/cov-run.sh') &&
+          x.path_as_written === '/proc/self/fd/5/cov-run.sh',
+      ),
+    mechanism: (e) => e.report.alerts.some((a) => a.rule === 'evasion-descriptor-path'),
+  },
+  'deep-path': {
+    // Made by absolute paths: no walk has seen its folders, so reading it walks all 251 levels.
+    steps: [
+      `python3 -c "import os; os.makedirs('${DEEP}', exist_ok=True)"`,
+      `(cd ${DEEP} && echo x > cov-deep.txt && cat cov-deep.txt > /dev/null)`,
+    ],
+    recorded: (e) =>
+      opened(e, 'cov-deep.txt', is('openat')) && e.events.some((x) => x.path === `${DEEP}/cov-deep.txt`),
+    mechanism: (e) => e.report.alerts.some((a) => a.rule === 'evasion-truncated-path'),
   },
 };
 

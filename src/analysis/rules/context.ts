@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import { DEFAULT_HARNESS_ENDPOINTS } from './compile.js';
+import { fileKey } from './file-identity.js';
 import type { RuleContext } from './types.js';
 
 /** What a run knows that the rule placeholders need; every field comes from the evidence bundle. */
@@ -10,6 +11,8 @@ export type ContextInput = {
   home: string;
   /** canaries.json `canaries[].path`, relative to home (absolute paths are kept). */
   canaryPaths?: readonly string[];
+  /** canaries.json `canaries[]` with their identity (dev, ino): paths as in canaryPaths. */
+  canaryFiles?: readonly { path: string; dev?: number; ino?: number }[];
   /** config.network.allow. */
   allow?: readonly string[];
   /** Keys of config.network.hosts (names mapped to local servers count as allowed). */
@@ -36,6 +39,11 @@ export function buildRuleContext(input: ContextInput): RuleContext {
     allowedHosts: [...(input.allow ?? []), ...Object.keys(input.hostsMap ?? {})],
     stateDirs: (input.stateDirs ?? []).map(abs),
   };
+  const identified = (input.canaryFiles ?? []).filter((c) => c.dev !== undefined && c.ino !== undefined);
+  if (identified.length > 0)
+    ctx.canaryFiles = new Map(
+      identified.map((c) => [fileKey(c.dev as number, c.ino as number), abs(c.path)]),
+    );
   if (input.harnessEndpoints)
     ctx.harnessEndpoints = [...new Set([...DEFAULT_HARNESS_ENDPOINTS, ...input.harnessEndpoints])];
   if (input.vendorHosts?.length) ctx.vendorHosts = [...input.vendorHosts];

@@ -506,6 +506,45 @@ const CASES: Record<string, Case> = {
         .exec(2, 1, `${WS}/modern`, ['./modern'])
         .event(2, { kind: 'open', syscall: 'open', path: `${WS}/data`, access: 'read', result: 3 }),
   },
+  'evasion-descriptor-path': {
+    fire: (t) =>
+      void t.exec(2, 1, '/usr/bin/head', ['head', '/proc/self/fd/3/notes.txt']).event(2, {
+        kind: 'open',
+        syscall: 'openat',
+        path: `${WS}/notes.txt`,
+        path_as_written: '/proc/self/fd/3/notes.txt',
+        access: 'read',
+        result: 4,
+      }),
+    // Process substitution names a descriptor itself (a pipe), no file under it.
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/diff', ['diff', '/dev/fd/63', 'b'])
+        .open(2, '/dev/fd/63')
+        .open(2, `${WS}/b`),
+  },
+  'evasion-truncated-path': {
+    fire: (t) =>
+      void t.exec(2, 1, '/usr/bin/cat', ['cat', 'f']).event(2, {
+        kind: 'open',
+        syscall: 'openat',
+        path: '…/d/d/f',
+        access: 'read',
+        result: 3,
+        truncated: true,
+      }),
+    // A long argv is cut too, and judged by the rules about execs, not as a cut path.
+    benign: (t) =>
+      void t.event(1, {
+        kind: 'exec',
+        syscall: 'execve',
+        path: '/usr/bin/true',
+        argv: ['true', ...Array.from({ length: 16 }, (_, i) => `a${i}`)],
+        cwd: WS,
+        result: 0,
+        truncated: true,
+      }),
+  },
   'evasion-secure-delete': {
     fire: (t) =>
       void t.exec(2, 1, '/usr/bin/shred', ['shred', '-u', 'notes.txt']).meta(2, 'unlink', `${WS}/notes.txt`),
@@ -625,6 +664,55 @@ describe('default rules on specific evasions', () => {
       ['secrets-system-credentials-read', '/etc/gshadow'],
       ['secrets-ssh-key-read', `${HOME}/.ssh/id_ed25519`],
       ['secrets-canary-read', `${HOME}/.aws/credentials`],
+    ]);
+  });
+
+  it('a file the kernel resolved is judged by its path and identity; the alert shows the path as written', () => {
+    const t = new Trace();
+    t.exec(2, 1, '/usr/bin/head', ['head']).event(2, {
+      kind: 'open',
+      syscall: 'openat',
+      path: `${HOME}/.ssh/id_rsa`,
+      path_as_written: '/tmp/l/../../.ssh/id_rsa',
+      access: 'read',
+      result: 3,
+    });
+    // A hard link (or a bind) of a canary: another path, the canary's inode.
+    t.exec(3, 1, '/usr/bin/head', ['head']).event(3, {
+      kind: 'open',
+      syscall: 'openat',
+      path: '/tmp/k',
+      access: 'read',
+      result: 3,
+      dev: 2049,
+      ino: 77,
+    });
+    const ctx = { ...CTX, canaryFiles: new Map([['2049:77', `${HOME}/.aws/credentials`]]) };
+    const alerts = evaluateRules({ syscalls: t.events, network: [] }, rules, ctx).filter(
+      (a) => a.rule === 'secrets-canary-read',
+    );
+    expect(alerts.map((a) => [a.path, a.path_as_written])).toEqual([
+      [`${HOME}/.ssh/id_rsa`, '/tmp/l/../../.ssh/id_rsa'],
+      [`${HOME}/.aws/credentials`, '/tmp/k'],
+    ]);
+    // Without the identity, /tmp/k is no canary.
+    expect(ids(t).filter((id) => id === 'secrets-canary-read')).toHaveLength(1);
+  });
+
+  it('/proc/self/** is scratch only for what resolved inside it', () => {
+    const t = new Trace();
+    t.exec(2, 1, '/usr/bin/sh', ['sh']).event(2, {
+      kind: 'open',
+      syscall: 'openat',
+      path: `${HOME}/.profile`,
+      path_as_written: '/proc/self/fd/6/.profile',
+      access: 'write',
+      result: 3,
+    });
+    t.open(2, '/proc/self/fd/1', 'write').open(2, '/proc/self/attr/current', 'write');
+    expect(run(t).map((a) => [a.rule, a.path])).toEqual([
+      ['evasion-descriptor-path', `${HOME}/.profile`],
+      ['integrity-protected-path', `${HOME}/.profile`],
     ]);
   });
 

@@ -3,6 +3,7 @@ import type { Expr } from './ast.js';
 import { BoundPorts } from './bound-ports.js';
 import { canonicalEvent } from './canonical-path.js';
 import { compileExpr, DEFAULT_HARNESS_ENDPOINTS, type Predicate, placeholderValues } from './compile.js';
+import { byIdentity } from './file-identity.js';
 import { FileState, type WriteRecord } from './file-state.js';
 import { Frame } from './frame.js';
 import { compileOutput, type Renderer } from './output.js';
@@ -103,7 +104,7 @@ export function createMatcher(
   const raise = (
     candidates: readonly Compiled[],
     base: { syscall: string; seq: number; ts: number },
-    where: () => { path?: string; host?: string; port?: number },
+    where: () => { path?: string; path_as_written?: string; host?: string; port?: number },
   ): Alert[] => {
     let out: Alert[] | undefined;
     for (const c of candidates) {
@@ -151,10 +152,14 @@ export function createMatcher(
     return out ?? none;
   };
 
-  const sysWhere = (): { path?: string; host?: string; port?: number } => {
+  const sysWhere = (): { path?: string; path_as_written?: string; host?: string; port?: number } => {
     const e = frame.sys;
     const target = frame.target;
-    if (target !== undefined) return { path: target };
+    const written = e?.path_as_written;
+    if (target !== undefined)
+      return written === undefined || written === target
+        ? { path: target }
+        : { path: target, path_as_written: written };
     if (e?.addr?.family === 'unix') return e.addr.path === undefined ? {} : { path: e.addr.path };
     const host = frame.host;
     const port = e?.addr?.port;
@@ -163,7 +168,10 @@ export function createMatcher(
 
   return {
     onEvent(raw) {
-      const e = canonicalEvent(raw, (pid) => procs.get(pid)?.cwd);
+      const e = byIdentity(
+        canonicalEvent(raw, (pid) => procs.get(pid)?.cwd),
+        ctx.canaryFiles,
+      );
       const proc = procs.observe(e, files);
       if (e.kind === 'connect') {
         const ep = endpointOf(e);

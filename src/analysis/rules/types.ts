@@ -31,6 +31,8 @@ export type Alert = {
   /** The system call (or `proxy-http`, `proxy-connect`, `proxy-socks`, `dns`, `diff`) that fired it. */
   syscall: string;
   path?: string;
+  /** The path as the process wrote it, when the kernel resolved it to `path` (an alias, a link, a descriptor). */
+  path_as_written?: string;
   host?: string;
   port?: number;
   /** Sequence number of the first matching event (-1 when no event is known, e.g. a diff finding). */
@@ -56,6 +58,8 @@ export type RuleContext = {
   home: string;
   /** `$CANARIES`: absolute paths of the planted fake credentials. */
   canaries: readonly string[];
+  /** The canaries by identity (`fileKey(dev, ino)` → their path in `canaries`), where recorded. */
+  canaryFiles?: ReadonlyMap<string, string>;
   /** `$ALLOWED_HOSTS`: the task's network allow list plus the hosts-map names (host[:port], *.domain, IP, *). */
   allowedHosts: readonly string[];
   /** `$STATE_DIRS`: files and folders the agent profile declares as its own state (e.g. CODEX_HOME). */

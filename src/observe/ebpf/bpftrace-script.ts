@@ -6,8 +6,8 @@ import { netBlocks } from './net-probes.js';
 import { EXEC_MAPS, execBlocks, processBlocks } from './process-probes.js';
 import {
   AT_FDCWD,
+  BPFTRACE_MAX_CHUNKS,
   FLAG_MOVES_DIRECTORIES,
-  MAX_CHUNKS,
   NO_WALK,
   REC_CALL,
   REC_EXIT,
@@ -217,7 +217,7 @@ function pathExit(
     'if ($p != 0) {',
     indent(
       [
-        chunkedString('$p', slot, MAX_CHUNKS, true, firstChunk),
+        chunkedString('$p', slot, BPFTRACE_MAX_CHUNKS, true, firstChunk),
         `$dfd = ${dirfdMap}[tid];`,
         // 47 is '/': only a relative path needs its base directory.
         `if ($dfd != ${NO_WALK} && *uptr((uint8 *)$p) != 47) {`,

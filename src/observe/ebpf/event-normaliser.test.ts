@@ -8,6 +8,7 @@ import {
   SLOT_EXE_NAME,
   SLOT_PATH,
   SLOT_PATH2,
+  SLOT_RESOLVED_NAME,
   SLOT_WALK1,
   SLOT_WALK2,
   WALK_ANCESTOR,
@@ -54,6 +55,8 @@ type CallFields = {
   dir2?: number;
   comm?: string;
   head?: Buffer;
+  ino?: number;
+  dev?: number;
 };
 const call = (fields: CallFields): BpfRecord => ({
   type: 'call',
@@ -65,6 +68,8 @@ const call = (fields: CallFields): BpfRecord => ({
   walk2: -1,
   dir1: 0,
   dir2: 0,
+  ino: 0,
+  dev: 0,
   comm: 'comm',
   parts: NO_PARTS,
   ...fields,
@@ -95,6 +100,51 @@ const rootExec = (t = START): BpfRecord[] => [
 ];
 
 describe('EventNormaliser', () => {
+  it('judges an open by the file its descriptor holds, keeping the path as written and its identity', () => {
+    const t = START + 1_000_000;
+    const [, open, chmod, exec] = normalise([
+      ...rootExec(),
+      // cat /proc/self/fd/3/id_rsa: the kernel opened /root/.ssh/id_rsa (kernel dev 8:1).
+      part(100, t, SLOT_PATH, '/proc/self/fd/3/id_rsa'),
+      part(100, t, SLOT_RESOLVED_NAME, 'id_rsa'),
+      ...walk(100, t, SLOT_WALK2, ['.ssh', 'root']),
+      call({ pid: 100, t, code: code('openat'), ret: 4, walk2: 2, dir2: 9, ino: 77, dev: 8 * 2 ** 20 + 1 }),
+      // chmod through the same descriptor: resolved from what fd 4's open held.
+      part(100, t + 1, SLOT_PATH, '/proc/self/fd/4'),
+      call({ pid: 100, t: t + 1, code: code('chmod'), flags: 0o755 }),
+      // exec /dev/fd/5/run.sh: the collector walked fd 5's directory at entry.
+      part(100, t + 2, SLOT_PATH, '/dev/fd/5/run.sh'),
+      ...walk(100, t + 2, SLOT_WALK2, ['dl', 'tmp']),
+      call({ pid: 100, t: t + 2, code: CODE_EXECVE, walk2: 2 }),
+    ]);
+    expect(open).toMatchObject({
+      path: '/root/.ssh/id_rsa',
+      path_as_written: '/proc/self/fd/3/id_rsa',
+      ino: 77,
+      dev: 0x801,
+    });
+    expect(open?.truncated).toBeUndefined();
+    expect(chmod).toMatchObject({ path: '/root/.ssh/id_rsa', path_as_written: '/proc/self/fd/4' });
+    expect(exec).toMatchObject({ kind: 'exec', path: '/tmp/dl/run.sh', path_as_written: '/dev/fd/5/run.sh' });
+  });
+
+  it('keeps the written path of a pipe, and marks a resolved path the walk cut as truncated', () => {
+    const t = START + 1_000_000;
+    const [, pipe, deep] = normalise([
+      ...rootExec(),
+      part(100, t, SLOT_PATH, '/dev/stdout'),
+      call({ pid: 100, t, code: code('openat'), ret: 1, flags: 1, walk2: WALK_INCOMPLETE }),
+      part(100, t + 1, SLOT_PATH, '/tmp/l/x'),
+      part(100, t + 1, SLOT_RESOLVED_NAME, 'x'),
+      ...walk(100, t + 1, SLOT_WALK2, ['d', 'c']),
+      call({ pid: 100, t: t + 1, code: code('openat'), ret: 3, walk2: WALK_INCOMPLETE + 2, ino: 5 }),
+    ]);
+    expect(pipe).toMatchObject({ path: '/dev/stdout' });
+    expect(pipe?.path_as_written).toBeUndefined();
+    expect(pipe?.truncated).toBeUndefined();
+    expect(deep).toMatchObject({ path: '/tmp/l/x', truncated: true });
+  });
+
   it('resolves a relative open against the walked cwd, across a mount crossing', () => {
     const t = START + 5_000_000;
     const [, open] = normalise([

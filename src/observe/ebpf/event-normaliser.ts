@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import { namespaceFlagNames, socketFlagNames } from '../../evidence/syscall-flags.js';
 import { compatSyscallName, I386_SYSCALL_NAMES } from '../../evidence/syscall-mechanism.js';
 import type { SocketAddress, SysEvent } from '../../evidence/types.js';
+import { DescriptorTable, judgedPath } from '../resolved-path.js';
 import type { RawEvent } from './event-assembler.js';
 import { joinChunks, resolveAgainst, type Text, walkedDirectory } from './path-parts.js';
 import {
@@ -22,8 +23,10 @@ import {
   WALK_INCOMPLETE,
 } from './record-format.js';
 import type { CallRecord, ForkRecord, NetRecord } from './record-parser.js';
+import { execThrough, identity, openedFile } from './resolved-file.js';
 import { ipv4FromWord, ipv6FromWords, portFromNetwork } from './socket-address.js';
 import {
+  CLONE_FILES,
   CODE_BIND,
   CODE_EXECVE,
   CODE_EXECVEAT,
@@ -35,6 +38,7 @@ import {
   CODE_SENDTO,
   callByCode,
   IO_URING_OPS,
+  O_CLOEXEC,
   O_CREAT,
   O_RDWR,
   O_TRUNC,
@@ -49,6 +53,8 @@ type ProcessState = {
   /** Created by a traced fork; false for a process that joined the cgroup (the launcher). */
   forked: boolean;
   execed: boolean;
+  /** What its descriptors hold, from the opens the kernel resolved (write-meta through one). */
+  files: DescriptorTable;
 };
 
 type Draft = Omit<SysEvent, 'seq' | 'ts' | 'pid' | 'ppid' | 'exe'>;
@@ -115,7 +121,14 @@ export class EventNormaliser {
     if (child <= 0) return this.emit(t, parent, undefined, comm, draft);
     const parentState = this.procs.get(parent);
     const exe = parentState?.exe ?? comm;
-    this.procs.set(child, { ppid: parent, exe, forked: true, execed: false });
+    const files = parentState?.files ?? new DescriptorTable();
+    this.procs.set(child, {
+      ppid: parent,
+      exe,
+      forked: true,
+      execed: false,
+      files: raw.cloneFlags & CLONE_FILES ? files : new DescriptorTable(files),
+    });
     return this.emit(t, child, parent, comm, draft);
   }
 
@@ -123,6 +136,7 @@ export class EventNormaliser {
     const state = this.state(raw.pid, raw.ppid);
     // Read even for an event that is dropped: later walks may refer to this one.
     const cwd = this.directory(raw.parts, SLOT_WALK1, raw.walk1, raw.dir1);
+    const through = raw.ret >= 0 ? this.directory(raw.parts, SLOT_WALK2, raw.walk2, raw.dir2) : undefined;
     // The launcher that moved itself into the cgroup searches PATH with failing execs before the
     // one that starts the traced command: those are not the command's doing.
     if (raw.ret < 0 && !state.forked && !state.execed) return null;
@@ -146,11 +160,19 @@ export class EventNormaliser {
     if (argc > MAX_ARGV) truncated = true;
     // A memfd's own name says more than the descriptor path it was run through ("3" as a name).
     const memfd = raw.ret >= 0 ? joinChunks(raw.parts, SLOT_EXE_NAME, 1) : undefined;
-    const written = memfd && memfd.text !== path ? path : undefined;
+    let written = memfd && memfd.text !== path ? path : undefined;
     if (memfd) path = memfd.text;
+    else if (through) {
+      const resolved = execThrough(raw.parts, through, raw.walk2, path);
+      if (resolved?.truncated) truncated = true;
+      const judged = judgedPath(path, resolved?.text);
+      path = judged.path ?? path;
+      written = judged.path_as_written;
+    }
     if (raw.ret >= 0) {
       state.exe = path;
       state.execed = true;
+      state.files.exec();
     }
     return this.emit(raw.t, raw.pid, raw.ppid, raw.comm, {
       kind: 'exec',
@@ -160,6 +182,7 @@ export class EventNormaliser {
       argv,
       ...(cwd ? { cwd: cwd.text } : {}),
       result: raw.ret,
+      ...identity(raw),
       ...(truncated ? { truncated } : {}),
     });
   }
@@ -175,19 +198,45 @@ export class EventNormaliser {
     // A symlink's target is stored verbatim and is relative to the link's own directory.
     const symlinkBase = call.path && !call.path.resolve && second ? posix.dirname(second.text) : undefined;
     const first = resolvedPath(raw.parts, SLOT_PATH, base1?.text ?? symlinkBase);
-    const truncated = Boolean(first?.truncated || second?.truncated || base1?.truncated || base2?.truncated);
+    // An open that succeeded: the file its descriptor holds (walk2 is the file's directory).
+    const opens = (call.kind === 'open' || call.returnsFile === true) && !second;
+    const opened = opens && raw.ret >= 0 ? openedFile(raw.parts, base2, raw.walk2) : undefined;
+    const truncated = Boolean(
+      first?.truncated ||
+        second?.truncated ||
+        base1?.truncated ||
+        (opens ? opened?.truncated : base2?.truncated),
+    );
+    const files = this.state(raw.pid, raw.ppid).files;
+    // A file change written through a descriptor: the file the descriptor's open resolved.
+    const through = (path: string | undefined) =>
+      path === undefined || call.kind !== 'write-meta' ? undefined : files.resolve(path, undefined);
     const draft: Draft = {
       kind: call.kind,
       syscall: call.name,
       // A memfd's name is not a path; `memfd:NAME` is how /proc and the exec records call it.
-      ...(first ? { path: call.name === 'memfd_create' ? `memfd:${first.text}` : first.text } : {}),
-      ...(second ? { path2: second.text } : {}),
+      ...(first && call.name === 'memfd_create' ? { path: `memfd:${first.text}` } : {}),
+      ...(call.name === 'memfd_create'
+        ? {}
+        : judgedPath(
+            first?.text,
+            opened?.text ?? through(first?.text),
+            joinChunks(raw.parts, SLOT_PATH)?.text,
+          )),
+      ...(second ? { path2: through(second.text) ?? second.text } : {}),
+      ...(opened ? identity(raw) : {}),
       ...(call.kind === 'open' ? { access: openAccess(raw.flags) } : {}),
       ...carried(call, raw.flags),
       // An io_uring open is recorded at submission, before it has a result.
       ...(raw.code === CODE_IO_URING_OPEN ? {} : { result: raw.ret }),
       ...(truncated ? { truncated } : {}),
     };
+    if (opens && raw.ret >= 0 && raw.code !== CODE_IO_URING_OPEN)
+      files.set(raw.ret, opened?.text ?? '', (raw.flags & O_CLOEXEC) !== 0);
+    // A dup only teaches the descriptor table; another call's new descriptor holds no file of the tree.
+    if (call.returnsFile) return null;
+    if (raw.ret >= 0 && (call.name === 'memfd_create' || call.name === 'socket'))
+      files.set(raw.ret, '', false);
     return this.emit(raw.t, raw.pid, raw.ppid, raw.comm, draft);
   }
 
@@ -259,7 +308,13 @@ export class EventNormaliser {
   private state(pid: number, kernelPpid: number | undefined): ProcessState {
     let state = this.procs.get(pid);
     if (!state) {
-      state = { ppid: kernelPpid ?? 0, exe: undefined, forked: false, execed: false };
+      state = {
+        ppid: kernelPpid ?? 0,
+        exe: undefined,
+        forked: false,
+        execed: false,
+        files: new DescriptorTable(),
+      };
       this.procs.set(pid, state);
     }
     return state;
@@ -302,7 +357,9 @@ function namespaces(bits: number, call: string): Pick<Draft, 'flags'> {
 }
 
 /** The table entry of a code, or the open-like shape of the i386 and io_uring opens. */
-function callOf(code: number): Pick<TracedCall, 'name' | 'kind' | 'path' | 'fdPath' | 'carries'> | undefined {
+function callOf(
+  code: number,
+): Pick<TracedCall, 'name' | 'kind' | 'path' | 'fdPath' | 'carries' | 'returnsFile'> | undefined {
   if (code === CODE_IA32_OPEN) return { name: 'ia32:open', kind: 'open', path: { field: '', resolve: true } };
   if (code === CODE_IO_URING_OPEN)
     return { name: 'io_uring:OPENAT', kind: 'open', path: { field: '', resolve: true } };

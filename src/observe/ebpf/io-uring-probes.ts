@@ -1,5 +1,5 @@
 import { chunkedString, indent, probe, walk } from './bpftrace-snippets.js';
-import { MAX_CHUNKS, REC_CALL, SLOT_PATH, SLOT_WALK1, WALK_NONE } from './record-format.js';
+import { BPFTRACE_MAX_CHUNKS, REC_CALL, SLOT_PATH, SLOT_WALK1, WALK_NONE } from './record-format.js';
 import {
   CODE_IO_URING_OP,
   CODE_IO_URING_OPEN,
@@ -31,7 +31,7 @@ $w1 = ${WALK_NONE};
 $s1 = 0;
 $p = (uint64)${open}->filename->name;
 if ($p != 0) {
-${indent(chunkedString('$p', SLOT_PATH, MAX_CHUNKS, false, false))}
+${indent(chunkedString('$p', SLOT_PATH, BPFTRACE_MAX_CHUNKS, false, false))}
   $dfd = (int64)${open}->dfd;
   if (*(uint8 *)$p != 47) {
 ${indent(walk('$dfd', SLOT_WALK1, '$w1', '$s1'), 4)}

@@ -3,6 +3,7 @@ import {
   KEY_CHUNK,
   MAX_CHUNKS,
   MAX_STRING_BYTES,
+  NAME_CHUNKS,
   WALK_ANCESTOR,
   WALK_INCOMPLETE,
   WALK_NONE,
@@ -66,7 +67,7 @@ export function walkedDirectory(
   }
   const names: string[] = [];
   for (let step = 0; step < steps; step++) {
-    const name = joinChunks(parts, slot + step, 2);
+    const name = joinChunks(parts, slot + step, NAME_CHUNKS);
     if (!name) truncated = true;
     else if (name.text !== '') names.push(name.text);
     if (name?.truncated) truncated = true;

@@ -1,11 +1,11 @@
 import { chunkedString, indent, partKey, probe, walk } from './bpftrace-snippets.js';
 import {
   AT_FDCWD,
+  BPFTRACE_MAX_CHUNKS,
   CLONE_THREAD,
   FORK_CALLS,
   KEY_TID,
   MAX_ARGV,
-  MAX_CHUNKS,
   REC_CALL,
   REC_EXIT,
   REC_FORK,
@@ -66,7 +66,7 @@ export function execBlocks(inCgroup: string, has: (name: string) => boolean): st
       'tracepoint:sched:sched_process_exec',
       inCgroup,
       `$t = nsecs;
-${chunkedString('args->filename', SLOT_PATH, MAX_CHUNKS, false)}
+${chunkedString('args->filename', SLOT_PATH, BPFTRACE_MAX_CHUNKS, false)}
 $argc = (int64)@exac[args->old_pid];
 $w1 = ${WALK_NONE};
 $s1 = 0;
@@ -89,7 +89,7 @@ ${EXEC_MAPS.map((map) => `delete(${map}[args->old_pid]);`).join('\n')}`,
       inCgroup,
       `if (@exsc[tid] != 0 && args->ret < 0) {
   $t = nsecs;
-${indent(chunkedString('@exfn[tid]', SLOT_PATH, MAX_CHUNKS))}
+${indent(chunkedString('@exfn[tid]', SLOT_PATH, BPFTRACE_MAX_CHUNKS))}
   $argc = (int64)@exac[tid];
   $w1 = ${WALK_NONE};
   $s1 = 0;

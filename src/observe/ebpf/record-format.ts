@@ -9,7 +9,7 @@
  *
  *   READY  [0, t]                                                      BEGIN: probes are attached
  *   PART   [1, key, t, string]          key = tid * 65536 + chunk * 256 + slot
- *   CALL   [2, tid, t, pid, ppid, code, ret, flags, walk1, walk2, dir1, dir2, head or comm]   open/write-meta/privilege/exec
+ *   CALL   [2, tid, t, pid, ppid, code, ret, flags, walk1, walk2, dir1, dir2, (ino, dev,) head or comm]   open/write-meta/privilege/exec
  *   NET    [3, tid, t, pid, ppid, code, ret, family, port, a0, a1, a2, a3, comm]
  *   FORK   [4, t, parent_pid, child_pid or -errno, fork_call, clone_flags, comm]
  *   EXIT   [5, t, pid, exit_status, comm]
@@ -22,6 +22,14 @@
  * file (fchmod) sends no path string: walk1 is the walk of that file itself, and a walk of
  * WALK_INCOMPLETE (no step) means it has no path (a pipe, socket or memfd). FORK's clone_flags are
  * clone's flags, clone3's `clone_args.flags`, 0 for fork and vfork.
+ *
+ * What the kernel resolved (the compiled collector only; bpftrace's CALL has no ino and dev, and its
+ * walk2 of an open or exec is -1): a successful open's walk2/dir2 is the directory of the file the
+ * returned descriptor holds, its name in SLOT_RESOLVED_NAME (empty: the walk is the file itself, a
+ * bind-mounted file), and ino/dev are that file's inode and device (the kernel's dev_t, 0: none).
+ * A successful exec through a descriptor (execveat's dirfd, `/dev/fd/N/…`, `/proc/self/fd/N/…`)
+ * does the same: with a name, walk2 is the descriptor's own file; without, the descriptor's
+ * directory, under the rest of the path.
  *
  * A walk field says how the base directory of a relative path was sent, as PARTs from its slot,
  * leaf first, one per step (an empty string for a mount crossing):
@@ -47,20 +55,31 @@ export const SLOT_UNIX_PATH = 3;
 export const SLOT_UNIX_ABSTRACT = 4;
 /** The name of a memfd an exec ran (`memfd:NAME`, the dentry of the new image's file). */
 export const SLOT_EXE_NAME = 5;
+/** The name of the file the kernel opened or executed; its directory is the walk in SLOT_WALK2. */
+export const SLOT_RESOLVED_NAME = 6;
 export const SLOT_ARGV = 10;
 /** Components of the base directory of the first path (for exec: the cwd). */
 export const SLOT_WALK1 = 40;
-/** Components of the base directory of the second path. */
-export const SLOT_WALK2 = 100;
+/** Components of the base directory of the second path, or of the resolved file. */
+export const SLOT_WALK2 = 300;
 
-/** Long paths travel in chunks of MAX_STRING_BYTES; a string still full after the last chunk is truncated. */
-export const MAX_CHUNKS = 6;
+/**
+ * Long paths travel in chunks of MAX_STRING_BYTES; a string still full after the last chunk is
+ * truncated. The collector sends any path the kernel takes (33 chunks: 4191 bytes, over PATH_MAX);
+ * the bpftrace script, whose every chunk costs stack, up to BPFTRACE_MAX_CHUNKS.
+ */
+export const MAX_CHUNKS = 33;
+export const BPFTRACE_MAX_CHUNKS = 6;
+/** A walk's component name up to NAME_MAX (255 bytes). */
+export const NAME_CHUNKS = 3;
 export const KEY_TID = 65536;
-export const KEY_CHUNK = 256;
+export const KEY_CHUNK = 1024;
 
 export const MAX_ARGV = 16;
-/** Loop bound of the directory walk (components plus mount crossings). */
+/** Loop bound of the bpftrace script's directory walk (components plus mount crossings). */
 export const MAX_WALK = 48;
+/** The collector's (records.h MAX_WALK): slots SLOT_WALK1.. and SLOT_WALK2.. never meet. */
+export const COLLECTOR_MAX_WALK = 240;
 export const WALK_NONE = -1;
 export const WALK_INCOMPLETE = 1000;
 export const WALK_ANCESTOR = 4096;

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { KEY_CHUNK, KEY_TID } from './record-format.js';
 import { bpftraceStringBytes, bytesToText, parseLine } from './record-parser.js';
 import { callCode, TRACED_CALLS } from './syscall-table.js';
 
 /** A PART line as bpftrace 0.17 prints it: `text` is the JSON string body, already escaped. */
 const partLine = (tid: number, slot: number, text: string, chunk = 0) =>
-  `{"type": "value", "data": [1,${tid * 65536 + chunk * 256 + slot},1000,"${text}"]}`;
+  `{"type": "value", "data": [1,${tid * KEY_TID + chunk * KEY_CHUNK + slot},1000,"${text}"]}`;
 
 function partText(line: string): string {
   const parsed = parseLine(line);
@@ -67,12 +68,22 @@ describe('parseLine', () => {
         walk2: -1,
         dir1: 4242,
         dir2: 0,
+        // bpftrace's CALL has no identity of the resolved file.
+        ino: 0,
+        dev: 0,
         // Code 18 (openat) takes a path: the last field is its first chunk, not the process name.
         comm: '',
         head: Buffer.from('out.txt'),
         parts: new Map(),
       },
     });
+    // The collector's CALL adds the inode and device of the file the kernel opened.
+    expect(
+      parseLine('{"type": "value", "data": [2,7880,1773,7880,7764,18,3,0,-1,5,0,77,1234,8388609,"/etc/x"]}'),
+    ).toMatchObject({ record: { type: 'call', ret: 3, walk2: 5, dir2: 77, ino: 1234, dev: 8388609 } });
+    expect(
+      parseLine('{"type": "value", "data": [2,7880,1773,7880,7764,18,3,0,-1,5,0,77,1234,"/etc/x"]}'),
+    ).toMatchObject({ kind: 'corrupt' });
     // A call without a path (setuid) still names its process.
     const setuid = callCode(TRACED_CALLS.findIndex((c) => c.name === 'setuid'));
     expect(parseLine(`{"type": "value", "data": [2,7,1,7,6,${setuid},0,0,-1,-1,0,0,"sudo"]}`)).toMatchObject({

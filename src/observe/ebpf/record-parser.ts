@@ -30,6 +30,9 @@ export type CallRecord = {
   comm: string;
   /** The first chunk of the first path, for path-taking calls (see record-format.ts). */
   head?: Buffer;
+  /** The inode and device (kernel dev_t) of the file the kernel resolved (collector only; 0: none). */
+  ino: number;
+  dev: number;
   parts: Parts;
 };
 export type NetRecord = {
@@ -139,7 +142,14 @@ function toRecord(data: unknown): BpfRecord | null {
       };
     }
     case REC_CALL: {
-      if (data.length !== 13 || !numbers(data, 1, 11) || typeof data[last] !== 'string') return null;
+      // 13 from bpftrace, 15 (with ino and dev) from the collector.
+      if (
+        (data.length !== 13 && data.length !== 15) ||
+        !numbers(data, 1, last - 1) ||
+        typeof data[last] !== 'string'
+      )
+        return null;
+      const identity = data.length === 15;
       const head = carriesPathHead(data[5]);
       return {
         type: 'call',
@@ -154,6 +164,8 @@ function toRecord(data: unknown): BpfRecord | null {
         walk2: data[9],
         dir1: data[10],
         dir2: data[11],
+        ino: identity ? data[12] : 0,
+        dev: identity ? data[13] : 0,
         comm: head ? '' : decodeText(data[last]),
         ...(head ? { head: bpftraceStringBytes(data[last]) } : {}),
         parts: NO_PARTS,

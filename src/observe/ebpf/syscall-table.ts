@@ -35,12 +35,20 @@ export type TracedCall = {
   fdPath?: string;
   /** Can change the path of an existing directory (renames, rmdir, mounts). */
   movesDirectories?: boolean;
+  /**
+   * Returns a new descriptor of a file another one holds (dup): the collector walks it as it walks
+   * an open's, for the descriptor table (resolved-path.ts); no event of its own.
+   */
+  returnsFile?: boolean;
 };
 
 export const O_WRONLY = 0o1;
 export const O_RDWR = 0o2;
 export const O_CREAT = 0o100;
 export const O_TRUNC = 0o1000;
+export const O_CLOEXEC = 0o2000000;
+/** clone: the child shares its parent's descriptor table. */
+export const CLONE_FILES = 0x400;
 
 /**
  * socket(family, type, protocol) in one flags word: family in bits 0-15, the type's low byte (its
@@ -216,6 +224,12 @@ export const TRACED_CALLS: readonly TracedCall[] = [
   // Another process's memory read or written without /proc/<pid>/mem or ptrace.
   { name: 'process_vm_readv', tracepoint: 'process_vm_readv', kind: 'privilege' },
   { name: 'process_vm_writev', tracepoint: 'process_vm_writev', kind: 'privilege' },
+  // A shell's `exec 5<dir` opens the lowest free descriptor and moves it to 5.
+  { name: 'dup', tracepoint: 'dup', kind: 'other', returnsFile: true },
+  { name: 'dup2', tracepoint: 'dup2', kind: 'other', returnsFile: true },
+  { name: 'dup3', tracepoint: 'dup3', kind: 'other', returnsFile: true, flags: 'args->flags' },
+  // An open by file handle (name_to_handle_at's): no path at all, only the file the kernel opened.
+  { name: 'open_by_handle_at', tracepoint: 'open_by_handle_at', kind: 'open', flags: 'args->flags' },
 ];
 
 /** The numeric code a call's records carry. */

@@ -7,6 +7,10 @@
  */
 export const X86_64_SYSCALL_NUMBERS: Readonly<Record<string, number>> = {
   open: 2,
+  dup: 32,
+  dup2: 33,
+  dup3: 292,
+  open_by_handle_at: 304,
   socket: 41,
   connect: 42,
   sendto: 44,

@@ -1,3 +1,5 @@
+import { DescriptorTable } from '../resolved-path.js';
+
 /**
  * The processes the parser has seen, keyed by thread id. Threads of one process share one record,
  * so events carry the process id (thread-group id), as the kernel's `pid` tracepoint field does.
@@ -12,6 +14,8 @@ export type ProcessState = {
   tids: Set<number>;
   /** Descriptors that memfd_create returned (`memfd:NAME`), inherited across fork, to name an exec of /proc/self/fd/N. */
   memfds: Map<number, string>;
+  /** What its descriptors hold, from the calls that returned them (shared under CLONE_FILES). */
+  files: DescriptorTable;
 };
 
 /** How a clone-family call created a thread id. */
@@ -33,6 +37,7 @@ export class ProcessTable {
       cwd: { path: cwd },
       tids: new Set([tid]),
       memfds: new Map(),
+      files: new DescriptorTable(),
     };
     this.byTid.set(tid, proc);
     return proc;
@@ -53,6 +58,7 @@ export class ProcessTable {
       cwd: flags.has('CLONE_FS') ? parent.cwd : { path: parent.cwd.path },
       tids: new Set([tid]),
       memfds: new Map(parent.memfds),
+      files: flags.has('CLONE_FILES') ? parent.files : new DescriptorTable(parent.files),
     };
     this.byTid.set(tid, proc);
     return proc;

@@ -1,5 +1,5 @@
 import { constants } from 'node:os';
-import { splitTopLevel } from './strace-syntax.js';
+import { decodeEscapes, splitTopLevel } from './strace-syntax.js';
 
 /**
  * One line of `strace -f -ttt -o FILE` output, classified. Calls interrupted by another process's
@@ -33,6 +33,8 @@ export type CallResult = {
   restart: boolean;
   /** A pid result translated into strace's pid namespace (`--decode-pids=pidns`). */
   hostPid?: number;
+  /** The file a returned descriptor holds, as `-y` names it: the path the kernel resolved. */
+  fdPath?: string;
 };
 
 // `-n` puts the call's number in brackets after the time (also before `+++` lines, where it means nothing).
@@ -122,6 +124,8 @@ export function parseResult(text: string): CallResult | null {
   if (errno !== undefined) result.errno = errno;
   if (hostPid !== undefined) result.hostPid = Number(hostPid);
   if (raw === '?') return result;
+  const held = /^<(.*)>(?:\(deleted\))?$/s.exec(rest.trim());
+  if (held) result.fdPath = decodeEscapes(held[1] as string);
   const value = raw.startsWith('0x') ? Number.parseInt(raw, 16) : Number(raw);
   result.value = value === -1 && errno !== undefined ? -errnoNumber(errno) : value;
   return result;

@@ -444,3 +444,31 @@ describe('evasive mechanisms', () => {
     expect(plain.events.some((e) => e.syscall === 'open')).toBe(true);
   });
 });
+
+describe('the path the kernel resolved', () => {
+  // `exec 3<~/.ssh`, moved to 5; reads and changes through it; a child inherits it; a handle open.
+  const LINES = `
+700  1.000001 openat(AT_FDCWD</ws>, "/root/.ssh", O_RDONLY) = 3</root/.ssh>
+700  1.000002 dup2(3</root/.ssh>, 5) = 5</root/.ssh>
+700  1.000003 openat(AT_FDCWD</ws>, "/proc/self/fd/5/id_rsa", O_RDONLY) = 4</root/.ssh/id_rsa>
+700  1.000004 openat(AT_FDCWD</ws>, "/tmp/l/../../.ssh/id_rsa", O_RDONLY) = 4</root/.ssh/id_rsa>
+700  1.000005 chmod("/proc/self/fd/5/config", 0600) = 0
+700  1.000006 clone(child_stack=NULL, flags=SIGCHLD) = 701
+701  1.000007 execve("/dev/fd/5/run.sh", ["run.sh"], 0x1 /* 1 var */) = 0
+701  1.000008 open_by_handle_at(6</root>, {handle_bytes=8, handle_type=1}, O_RDONLY) = 7</root/.env>
+701  1.000009 openat(AT_FDCWD</ws>, "/dev/stdout", O_WRONLY) = 1<pipe:[99]>
+`;
+  it('judges opens by -y, execs and changes through the descriptor table, and keeps the written path', () => {
+    const { events } = parseStraceLines(LINES, '/ws', { startMs: 1000 });
+    const paths = events.filter((e) => e.kind !== 'fork').map((e) => [e.syscall, e.path, e.path_as_written]);
+    expect(paths).toEqual([
+      ['openat', '/root/.ssh', undefined],
+      ['openat', '/root/.ssh/id_rsa', '/proc/self/fd/5/id_rsa'],
+      ['openat', '/root/.ssh/id_rsa', '/tmp/l/../../.ssh/id_rsa'],
+      ['chmod', '/root/.ssh/config', '/proc/self/fd/5/config'],
+      ['execve', '/root/.ssh/run.sh', '/dev/fd/5/run.sh'],
+      ['open_by_handle_at', '/root/.env', undefined],
+      ['openat', '/dev/stdout', undefined],
+    ]);
+  });
+});

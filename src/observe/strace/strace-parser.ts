@@ -1,4 +1,5 @@
 import type { SysEvent } from '../../evidence/types.js';
+import { judgedPath } from '../resolved-path.js';
 import { CallJoiner } from './call-joiner.js';
 import { type CloneIndex, type CloneRecord, cloneFlags } from './clone-index.js';
 import { compatPersonality, X86_64_SYSCALL_NUMBERS } from './native-syscalls.js';
@@ -8,9 +9,13 @@ import { parseFd, parseQuoted } from './strace-syntax.js';
 import {
   CLONE_CALLS,
   CWD_CALLS,
+  DUP_CALLS,
   draftEvent,
   type EventDraft,
+  HANDLE_OPEN,
+  memfdName,
   namespaceFlags,
+  OPEN_CALLS,
   resolvePath,
 } from './syscall-events.js';
 
@@ -157,15 +162,44 @@ export class StraceParser {
       call.result.value = 0;
     }
     const draft = draftEvent(call, proc.cwd.path);
+    if (draft?.kind === 'exec' || draft?.kind === 'write-meta') this.throughDescriptors(proc, draft);
+    this.heldFile(proc, call);
     if (!draft) return;
     if (name === 'memfd_create' && draft.path !== undefined && (draft.result ?? -1) >= 0)
       proc.memfds.set(draft.result as number, draft.path);
     if (draft.kind === 'exec' && draft.path !== undefined) this.nameFdExec(proc, draft);
+    if (draft.kind === 'exec' && draft.result === 0) proc.files.exec();
     if (draft.kind === 'exec' && draft.result === 0 && draft.path !== undefined) proc.exe = draft.path;
     const personality =
       nr === undefined || !this.native ? undefined : compatPersonality(name, nr, this.native);
     if (personality) draft.syscall = `${personality}:${draft.syscall}`;
     this.emit(proc, time, draft);
+  }
+
+  /** Records the file a returned descriptor holds (`-y` names it: an open's, a dup's, a memfd's, a socket's). */
+  private heldFile(proc: ProcessState, call: ParsedCall): void {
+    const fd = call.result.value;
+    const held = call.result.fdPath;
+    if (fd === undefined || fd < 0 || held === undefined) return;
+    const opens = OPEN_CALLS.has(call.name) || call.name === HANDLE_OPEN || DUP_CALLS.has(call.name);
+    if (!opens || memfdName(held) !== undefined) proc.files.set(fd, '', false);
+    else
+      proc.files.set(
+        fd,
+        held,
+        call.args.some((arg) => /\bO_CLOEXEC\b/.test(arg)),
+      );
+  }
+
+  /**
+   * An exec or file change written through a descriptor (`/proc/self/fd/3/run.sh`): strace prints
+   * no resolved path for those, so the descriptor's file as its open returned it stands in.
+   */
+  private throughDescriptors(proc: ProcessState, draft: EventDraft): void {
+    if (draft.path !== undefined && draft.path_as_written === undefined) {
+      Object.assign(draft, judgedPath(draft.path, proc.files.resolve(draft.path, proc.pid)));
+    }
+    if (draft.path2 !== undefined) draft.path2 = proc.files.resolve(draft.path2, proc.pid) ?? draft.path2;
   }
 
   /** An exec of /proc/self/fd/N or /dev/fd/N that names a memfd this process made: its name instead. */

@@ -101,7 +101,9 @@ describe('line classification', () => {
       errno: 'ENOENT',
       restart: false,
     });
-    expect(parseResult('3</tmp/x>')).toEqual({ value: 3, restart: false });
+    expect(parseResult('3</tmp/x>')).toEqual({ value: 3, restart: false, fdPath: '/tmp/x' });
+    expect(parseResult('4</memfd:x (deleted)>')).toMatchObject({ fdPath: '/memfd:x (deleted)' });
+    expect(parseResult('5</tmp/a\\x3eb>(deleted)')).toMatchObject({ value: 5, fdPath: '/tmp/a>b' });
     expect(parseResult("2 /* 6489 in strace's PID NS */")).toEqual({
       value: 2,
       hostPid: 6489,

@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import { isNamespaceFlag } from '../../evidence/syscall-flags.js';
 import type { SocketAddress, SysEvent } from '../../evidence/types.js';
+import { judgedPath } from '../resolved-path.js';
 import type { ParsedCall } from './strace-line.js';
 import {
   decodeEscapes,
@@ -20,7 +21,13 @@ type Resolved = { path?: string; truncated: boolean };
 export const CLONE_CALLS = new Set(['clone', 'clone3', 'fork', 'vfork']);
 export const CWD_CALLS = new Set(['chdir', 'fchdir']);
 
-const OPEN_CALLS = new Set(['open', 'creat', 'openat', 'openat2']);
+export const OPEN_CALLS = new Set(['open', 'creat', 'openat', 'openat2']);
+
+/** Calls that return a descriptor of a file another descriptor holds: the parser's descriptor table. */
+export const DUP_CALLS = new Set(['dup', 'dup2', 'dup3']);
+
+/** An open by file handle: no path argument, only the file `-y` names. */
+export const HANDLE_OPEN = 'open_by_handle_at';
 
 /**
  * Evasive mechanisms, recorded as `other` events for the evasion rules: io_uring runs opens and
@@ -87,6 +94,7 @@ const PRIVILEGE_CALLS = new Set([
 // Legacy calls absent on some architectures (arm64 has only the *at forms) and calls newer than
 // strace 6.1: a leading `?` tells strace not to fail when it does not know one.
 const OPTIONAL_CALLS = new Set([
+  'dup2',
   'fork',
   'vfork',
   'open',
@@ -112,6 +120,8 @@ export const TRACED_SYSCALLS = [
   ...CLONE_CALLS,
   ...CWD_CALLS,
   ...OPEN_CALLS,
+  HANDLE_OPEN,
+  ...DUP_CALLS,
   ...Object.keys(WRITE_META),
   'fchmod',
   'symlink',
@@ -160,6 +170,10 @@ export function draftEvent(call: ParsedCall, cwd: string): EventDraft | null {
   const base = { syscall: name, ...(call.result.value === undefined ? {} : { result: call.result.value }) };
   if (name === 'execve' || name === 'execveat') return execDraft(call, cwd, base);
   if (OPEN_CALLS.has(name)) return openDraft(call, cwd, base);
+  if (name === HANDLE_OPEN) {
+    const access = openAccess(parseFlags(args[2]));
+    return { ...base, kind: 'open', access, ...judgedPath(undefined, call.result.fdPath) };
+  }
   if (name === 'symlink' || name === 'symlinkat') return symlinkDraft(call, cwd, base);
   const meta = WRITE_META[name];
   if (meta) {
@@ -234,7 +248,10 @@ function openDraft(call: ParsedCall, cwd: string, base: Base): EventDraft {
     const flags = name === 'openat2' ? structFlags(args[2]) : parseFlags(args[at ? 2 : 1]);
     access = openAccess(flags);
   }
-  return withPaths({ ...base, kind: 'open', access }, target);
+  const draft = withPaths({ ...base, kind: 'open', access }, target);
+  // `-y` names the file the returned descriptor holds: what the kernel resolved the path to.
+  const literal = parseQuoted(args[at ? 1 : 0])?.value;
+  return { ...draft, ...judgedPath(draft.path, call.result.fdPath, literal) };
 }
 
 /** O_CREAT wins over the access mode: a call that may create a file is a create. */

@@ -226,9 +226,13 @@ describe.skipIf(skip)('the ebpf engines', () => {
       await runSpec(s.wrap(shell(script, ws)));
       return (await s.stop()).events.filter((e) => e.kind !== 'exit' && e.kind !== 'fork');
     };
+    // bpftrace records paths as written only (docs/coverage.md): the engines agree on those.
     const lines = (events: SysEvent[]) =>
       events
-        .map((e) => `${e.kind} ${e.syscall} ${e.path ?? ''} ${e.path2 ?? ''} ${e.access ?? ''} ${e.result}`)
+        .map(
+          (e) =>
+            `${e.kind} ${e.syscall} ${e.path_as_written ?? e.path ?? ''} ${e.path2 ?? ''} ${e.access ?? ''} ${e.result}`,
+        )
         .sort();
     const compiled = await observe(await session('same-collector'));
     const bpftrace = await observe(
@@ -239,6 +243,10 @@ describe.skipIf(skip)('the ebpf engines', () => {
       }),
     );
     expect(lines(compiled)).toEqual(lines(bpftrace));
+    // The collector also names the file the kernel opened, by path and identity.
+    const created = compiled.find((e) => e.kind === 'open' && e.path === join(ws, 'sub', 'out.txt'));
+    expect(created?.ino).toBeGreaterThan(0);
+    expect(bpftrace.some((e) => e.ino !== undefined)).toBe(false);
     // bpftrace reads argv at the exec's entry and sometimes gets nothing, or empty strings (a page
     // not yet in); the collector must have every argv bpftrace read whole, and read all its own.
     // (No argument of this workload is empty.)
