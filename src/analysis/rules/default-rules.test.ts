@@ -465,6 +465,10 @@ const CASES: Record<string, Case> = {
     fire: (t) => void t.open(1, `${WS}/.npmrc`, 'write'),
     benign: (t) => void t.open(1, `${WS}/package-lock.json`, 'write'),
   },
+  'persist-startup-hook': {
+    fire: (t) => void t.open(1, `${WS}/.venv/lib/python3.11/site-packages/zzz.pth`, 'create'),
+    benign: (t) => void t.open(1, `${WS}/tests/fixtures/zzz.pth`, 'create'),
+  },
   'persist-install-hook': {
     fire: (t) => {
       t.exec(2, 1, '/usr/bin/node', ['node', 'edit.js']).open(2, `${WS}/package.json`, 'write');

@@ -1,0 +1,87 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { packageRoot } from '../../package-root.js';
+import { evaluateRules } from './evaluate.js';
+import { loadRuleSet } from './load-rules.js';
+import { CTX, HOME, Trace, WS } from './test-events.js';
+
+/**
+ * Rules at ATT&CK level (issue 38): Python and git startup hooks as persistence, credential-file
+ * searches, kernel-module tools judged by what they do, hard links to protected files. Each block
+ * holds the spellings an attacker would try next and the everyday commands that must stay quiet.
+ */
+const rules = loadRuleSet({}, { rulesDir: path.join(packageRoot(), 'rules') });
+const ids = (t: Trace) =>
+  evaluateRules({ syscalls: t.events, network: t.records }, rules, CTX).map((a) => a.rule);
+
+describe('startup hooks', () => {
+  const write = (file: string, proc = '/usr/bin/python3', argv = ['python3', 'x.py']) => {
+    const t = new Trace();
+    t.exec(2, 1, proc, argv).open(2, file, 'create');
+    return ids(t);
+  };
+
+  it('a .pth or sitecustomize in a virtual environment of the workspace or /tmp is persistence', () => {
+    for (const file of [
+      `${WS}/.venv/lib/python3.11/site-packages/evil.pth`,
+      '/tmp/venv/lib/python3.12/site-packages/zz.pth',
+      '/tmp/venv/lib/python3.12/site-packages/sitecustomize.py',
+      `${WS}/.pythonrc.py`,
+    ])
+      expect(write(file), file).toEqual(['persist-startup-hook']);
+    // In the workspace, sitecustomize and usercustomize were already package configuration.
+    expect(write(`${WS}/.venv/lib/python3.11/site-packages/usercustomize.py`)).toEqual([
+      'persist-package-config',
+    ]);
+  });
+
+  it('outside the workspace they are protected paths, refused attempts included', () => {
+    for (const file of [
+      `${HOME}/.local/lib/python3.11/site-packages/evil.pth`,
+      `${HOME}/.local/share/uv/tools/ruff/lib/python3.12/site-packages/x.pth`,
+      `${HOME}/.pyenv/versions/3.11.7/lib/python3.11/site-packages/evil.pth`,
+      `${HOME}/.pyenv/versions/3.11.7/lib/python3.11/sitecustomize.py`,
+      '/usr/lib/python3/dist-packages/evil.pth',
+      '/usr/local/lib/python3.11/site-packages/usercustomize.py',
+      '/etc/python3.11/sitecustomize.py',
+      `${HOME}/.pythonrc`,
+      `${HOME}/.ipython/profile_default/startup/00-x.py`,
+      `${HOME}/.git-templates/hooks/post-checkout`,
+      '/usr/share/git-core/templates/hooks/pre-commit',
+      '/etc/gitconfig',
+    ])
+      expect(write(file), file).toEqual(['integrity-protected-path']);
+    const refused = new Trace();
+    refused.exec(2, 1, '/usr/bin/cp', ['cp']).open(2, '/usr/lib/python3/dist-packages/a.pth', 'create', -30);
+    expect(ids(refused)).toEqual(['integrity-protected-path']);
+  });
+
+  it('a .pth outside a site folder, reads of hooks and package installs are quiet', () => {
+    expect(write(`${WS}/tests/fixtures/paths.pth`)).toEqual([]);
+    expect(write(`${WS}/docs/site-packages.md`)).toEqual([]);
+    const t = new Trace();
+    t.exec(2, 1, '/usr/bin/python3', ['python3', '-c', 'import site'])
+      .open(2, '/usr/lib/python3/dist-packages/distutils-precedence.pth')
+      .open(2, `${HOME}/.pythonrc`);
+    // python -m venv: ensurepip runs pip from `python -c`, which writes setuptools' .pth.
+    t.exec(3, 1, '/usr/bin/python3', ['python3', '-m', 'venv', '.venv'])
+      .exec(4, 3, `${WS}/.venv/bin/python3`, ['python3', '-m', 'ensurepip', '--default-pip'])
+      .exec(5, 4, `${WS}/.venv/bin/python3`, ['python3', '-W', 'ignore', '-c', 'import runpy'])
+      .open(5, `${WS}/.venv/lib/python3.11/site-packages/distutils-precedence.pth`, 'create')
+      .exec(6, 1, `${WS}/.venv/bin/python3`, ['python3', '-m', 'pip', 'install', '-e', '.'])
+      .open(6, `${WS}/.venv/lib/python3.11/site-packages/__editable__.pkg-1.0.pth`, 'create')
+      .exec(7, 1, '/usr/bin/uv', ['uv', 'venv', '/tmp/venv'])
+      .open(7, '/tmp/venv/lib/python3.12/site-packages/_virtualenv.pth', 'create');
+    expect(ids(t)).toEqual([]);
+  });
+
+  it('git config init.templateDir in the workspace is a risky key', () => {
+    const t = new Trace();
+    t.exec(2, 1, '/usr/bin/git', ['git', 'config', 'init.templateDir', '/tmp/t']).open(
+      2,
+      `${WS}/.git/config`,
+      'write',
+    );
+    expect(ids(t)).toEqual(['persist-git-config']);
+  });
+});
