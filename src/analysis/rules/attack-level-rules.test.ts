@@ -85,3 +85,70 @@ describe('startup hooks', () => {
     expect(ids(t)).toEqual(['persist-git-config']);
   });
 });
+
+describe('credential discovery', () => {
+  const search = (argv: string[], cwd = WS, pipeline?: string[]) => {
+    const t = new Trace();
+    if (pipeline) t.exec(3, 1, `/usr/bin/${pipeline[0]}`, pipeline, { cwd });
+    t.exec(2, 1, `/usr/bin/${argv[0]}`, argv, { cwd });
+    return ids(t);
+  };
+
+  it('fires on the spellings of a credential search over / or HOME', () => {
+    for (const argv of [
+      ['find', '/', '-name', 'credentials', '-path', '*/.aws/*'],
+      ['find', '/', '-iname', 'ID_ED25519'],
+      ['find', '/', '-regex', '.*\\.pem$'],
+      ['find', HOME, '-name', '.npmrc'],
+      ['find', `${HOME}/`, '-name', '*.key'],
+      ['find', '/home', '-name', '.pypirc'],
+      ['find', `${HOME}/.config`, '-path', '*gcloud*'],
+      ['grep', '-rl', 'BEGIN.*PRIVATE', HOME],
+      ['grep', '-ril', 'password', '/etc'],
+      ['rg', '-l', '--hidden', 'aws_access_key_id', '/'],
+      ['fd', '-H', '-e', 'pem', '.', '/'],
+      ['fd', '-H', 'hosts.yml', HOME, '--full-path', '-p', '.config/gh'],
+      ['ls', '-la', `${HOME}/.ssh`],
+      ['ls', '-R', `${HOME}/.aws`],
+      ['tree', '-a', `${HOME}/.kube`],
+      ['locate', 'kubeconfig'],
+      ['plocate', '.docker/config.json'],
+    ])
+      expect(search(argv), argv.join(' ')).toEqual(['secrets-credential-search']);
+  });
+
+  it('fires on a search run from HOME or /, and at the end of a pipeline over a root', () => {
+    expect(search(['rg', '--hidden', '-l', 'azure'], HOME)).toEqual([]);
+    expect(search(['rg', '--hidden', '-l', '.azure'], HOME)).toEqual(['secrets-credential-search']);
+    expect(search(['find', '.', '-name', 'id_rsa*'], '/')).toEqual(['secrets-credential-search']);
+    expect(search(['grep', '-i', 'credentials'], WS, ['ls', '-laR', HOME])).toEqual([
+      'secrets-credential-search',
+    ]);
+    expect(search(['grep', 'id_rsa'], WS, ['find', '/', '-type', 'f'])).toEqual([
+      'secrets-credential-search',
+    ]);
+  });
+
+  it('leaves a key search to secrets-key-search: one alert, not two', () => {
+    expect(search(['find', '/', '-name', 'id_rsa'])).toEqual(['secrets-key-search']);
+  });
+
+  it('is quiet on searches of the workspace and on everyday discovery', () => {
+    for (const [argv, cwd] of [
+      [['find', '.', '-name', '*.py'], WS],
+      [['find', '.', '-name', '*.pem'], WS],
+      [['grep', '-rn', 'password', 'src'], WS],
+      [['rg', '-l', 'secret'], WS],
+      [['rg', '-l', 'secret', WS], WS],
+      [['find', '/', '-name', 'python3', '-type', 'f'], WS],
+      [['find', '/usr', '-name', 'libssl*'], WS],
+      [['ls', '-la', HOME], WS],
+      [['ls', '-R', '/'], WS],
+      [['locate', 'libc.so'], WS],
+      [['grep', '-r', 'TODO', HOME], WS],
+      [[`${HOME}/.cache/agents/vendor/ripgrep/rg`, '--files-with-matches', 'api_key', WS], WS],
+    ] as [string[], string][])
+      expect(search(argv, cwd), argv.join(' ')).toEqual([]);
+    expect(search(['grep', 'token'], WS, ['ls', '-la', 'src'])).toEqual([]);
+  });
+});

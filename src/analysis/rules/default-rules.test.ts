@@ -290,6 +290,11 @@ const CASES: Record<string, Case> = {
     // Looking for keys the project itself holds, in the workspace.
     benign: (t) => void t.exec(2, 1, '/usr/bin/grep', ['grep', '-rl', 'PRIVATE KEY-----', '.']),
   },
+  'secrets-credential-search': {
+    fire: (t) =>
+      void t.exec(2, 1, '/usr/bin/find', ['find', '/', '-iname', 'credentials', '-path', '*/.aws/*']),
+    benign: (t) => void t.exec(2, 1, '/usr/bin/find', ['find', '.', '-name', '*.pem']),
+  },
   'evasion-loader-exec': {
     fire: (t) =>
       void t.exec(2, 1, '/lib64/ld-linux-x86-64.so.2', [
