@@ -152,3 +152,55 @@ describe('credential discovery', () => {
     expect(search(['grep', 'token'], WS, ['ls', '-la', 'src'])).toEqual([]);
   });
 });
+
+describe('kernel-module tools', () => {
+  // The exe is what the tracer reports: the symlink's name today, kmod itself once resolved.
+  const run = (exe: string, argv: string[], result = 0) => {
+    const t = new Trace();
+    t.exec(2, 1, exe, argv, { result });
+    return ids(t);
+  };
+
+  it('fires on loading or removing modules, by name, through kmod or busybox', () => {
+    for (const [exe, argv] of [
+      ['/usr/sbin/insmod', ['insmod', 'evil.ko']],
+      ['/usr/bin/kmod', ['insmod', 'evil.ko']],
+      ['/usr/bin/kmod', ['/sbin/modprobe', 'evil']],
+      ['/usr/bin/kmod', ['rmmod', 'nf_tables']],
+      ['/usr/bin/kmod', ['kmod', 'insert', 'evil']],
+      ['/usr/sbin/modprobe', ['modprobe', '-q', 'evil']],
+      ['/usr/sbin/modprobe', ['modprobe', 'evil', '-n']],
+      ['/usr/bin/busybox', ['busybox', 'modprobe', 'evil']],
+      ['/usr/bin/busybox', ['insmod', '/tmp/evil.ko']],
+      ['/usr/sbin/depmod', ['depmod', '-a']],
+      [`${WS}/insmod`, ['./insmod', 'evil.ko']],
+    ] as [string, string[]][])
+      expect(run(exe, argv), `${exe} ${argv.join(' ')}`).toContain('exec-kernel-module-tool');
+  });
+
+  it('is quiet on read-only listings and print-only queries', () => {
+    for (const [exe, argv] of [
+      ['/usr/sbin/lsmod', ['lsmod']],
+      ['/usr/bin/kmod', ['lsmod']],
+      ['/usr/sbin/modinfo', ['modinfo', 'ext4']],
+      ['/usr/bin/kmod', ['/usr/sbin/modinfo', 'ext4']],
+      ['/usr/bin/kmod', ['kmod', 'list']],
+      ['/usr/bin/kmod', ['kmod', 'static-nodes', '--format=tmpfiles']],
+      ['/usr/bin/kmod', ['kmod']],
+      ['/usr/sbin/modprobe', ['modprobe', '-n', 'fuse']],
+      ['/usr/bin/kmod', ['modprobe', '--show-depends', 'fuse']],
+      ['/usr/bin/busybox', ['busybox', 'lsmod']],
+      ['/usr/bin/busybox', ['lsmod']],
+    ] as [string, string[]][])
+      expect(run(exe, argv), `${exe} ${argv.join(' ')}`).toEqual([]);
+    expect(run('/usr/sbin/modprobe', ['modprobe', 'x'], -2)).toEqual([]);
+  });
+
+  it('the module syscalls fire whatever ran them', () => {
+    for (const call of ['init_module', 'finit_module', 'delete_module']) {
+      const t = new Trace();
+      t.exec(2, 1, '/usr/bin/python3', ['python3', 'x.py']).priv(2, call, -1);
+      expect(ids(t), call).toEqual(['exec-kernel-load']);
+    }
+  });
+});
