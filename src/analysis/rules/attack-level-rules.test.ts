@@ -204,3 +204,38 @@ describe('kernel-module tools', () => {
     }
   });
 });
+
+describe('hard links to protected files', () => {
+  const link = (from: string, to: string, result = 0, syscall = 'linkat') => {
+    const t = new Trace();
+    t.exec(2, 1, '/usr/bin/ln', ['ln', from, to]).meta(2, syscall, from, to, result);
+    return ids(t);
+  };
+
+  it('a refused link of /etc/shadow, a key or a canary is flagged (EXDEV, EPERM)', () => {
+    expect(link('/etc/shadow', '/tmp/shadow', -18)).toEqual(['integrity-protected-hardlink']);
+    expect(link('/etc/shadow', `${WS}/s`, -1, 'link')).toEqual(['integrity-protected-hardlink']);
+    expect(link(`${HOME}/.ssh/id_ed25519`, '/tmp/k', -18)).toEqual(['integrity-protected-hardlink']);
+    expect(link(`${HOME}/.env`, '/tmp/e', -13)).toEqual(['integrity-protected-hardlink']);
+  });
+
+  it('a successful link of a secret is its secrets rule, once', () => {
+    expect(link('/etc/shadow', '/tmp/shadow')).toEqual(['secrets-system-credentials-read']);
+    expect(link(`${HOME}/.aws/credentials`, `${WS}/c`)).toEqual(['secrets-canary-read']);
+  });
+
+  it('a link to a protected file or a git hook, which a write through it would change, is flagged', () => {
+    expect(link('/etc/passwd', `${WS}/p`)).toEqual(['integrity-protected-hardlink']);
+    expect(link(`${HOME}/.bashrc`, `${WS}/notes.txt`)).toEqual(['integrity-protected-hardlink']);
+    expect(link(`${WS}/.git/hooks/pre-commit`, `${WS}/scripts/lint.sh`)).toEqual([
+      'integrity-protected-hardlink',
+    ]);
+  });
+
+  it('is quiet on links of ordinary files, hook samples and links that found nothing', () => {
+    expect(link(`${WS}/README.md`, `${WS}/README.link`)).toEqual([]);
+    expect(link(`${WS}/.git/objects/ab/cdef`, `${WS}/clone/.git/objects/ab/cdef`)).toEqual([]);
+    expect(link(`${WS}/.git/hooks/pre-commit.sample`, `${WS}/copy/.git/hooks/pre-commit.sample`)).toEqual([]);
+    expect(link(`${HOME}/.ssh/id_rsa`, '/tmp/k', -2)).toEqual([]);
+  });
+});

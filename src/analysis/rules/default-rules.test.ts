@@ -114,6 +114,12 @@ const CASES: Record<string, Case> = {
         .open(2, `${HOME}/.bashrc`)
         .open(2, '/tmp/.bashrc', 'create'),
   },
+  'integrity-protected-hardlink': {
+    fire: (t) =>
+      void t.exec(2, 1, '/usr/bin/ln', ['ln']).meta(2, 'linkat', '/etc/shadow', '/tmp/shadow', -18),
+    benign: (t) =>
+      void t.exec(2, 1, '/usr/bin/ln', ['ln']).meta(2, 'linkat', `${WS}/README.md`, `${WS}/README.link`),
+  },
   'exec-untrusted-dir': {
     fire: (t) =>
       void t.open(1, '/tmp/x.sh', 'create').exec(2, 1, '/usr/bin/sh', ['sh', 'x.sh'], { cwd: '/tmp' }),
