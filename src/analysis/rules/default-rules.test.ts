@@ -114,6 +114,12 @@ const CASES: Record<string, Case> = {
         .open(2, `${HOME}/.bashrc`)
         .open(2, '/tmp/.bashrc', 'create'),
   },
+  'integrity-protected-hardlink': {
+    fire: (t) =>
+      void t.exec(2, 1, '/usr/bin/ln', ['ln']).meta(2, 'linkat', '/etc/shadow', '/tmp/shadow', -18),
+    benign: (t) =>
+      void t.exec(2, 1, '/usr/bin/ln', ['ln']).meta(2, 'linkat', `${WS}/README.md`, `${WS}/README.link`),
+  },
   'exec-untrusted-dir': {
     fire: (t) =>
       void t.open(1, '/tmp/x.sh', 'create').exec(2, 1, '/usr/bin/sh', ['sh', 'x.sh'], { cwd: '/tmp' }),
@@ -290,6 +296,11 @@ const CASES: Record<string, Case> = {
     // Looking for keys the project itself holds, in the workspace.
     benign: (t) => void t.exec(2, 1, '/usr/bin/grep', ['grep', '-rl', 'PRIVATE KEY-----', '.']),
   },
+  'secrets-credential-search': {
+    fire: (t) =>
+      void t.exec(2, 1, '/usr/bin/find', ['find', '/', '-iname', 'credentials', '-path', '*/.aws/*']),
+    benign: (t) => void t.exec(2, 1, '/usr/bin/find', ['find', '.', '-name', '*.pem']),
+  },
   'evasion-loader-exec': {
     fire: (t) =>
       void t.exec(2, 1, '/lib64/ld-linux-x86-64.so.2', [
@@ -464,6 +475,10 @@ const CASES: Record<string, Case> = {
   'persist-package-config': {
     fire: (t) => void t.open(1, `${WS}/.npmrc`, 'write'),
     benign: (t) => void t.open(1, `${WS}/package-lock.json`, 'write'),
+  },
+  'persist-startup-hook': {
+    fire: (t) => void t.open(1, `${WS}/.venv/lib/python3.11/site-packages/zzz.pth`, 'create'),
+    benign: (t) => void t.open(1, `${WS}/tests/fixtures/zzz.pth`, 'create'),
   },
   'persist-install-hook': {
     fire: (t) => {
