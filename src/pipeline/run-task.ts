@@ -22,6 +22,7 @@ import { safeTimeout } from '../exec/safe-timer.js';
 import { signalExitCode } from '../exec/shutdown.js';
 import { checkHistory } from '../history/db.js';
 import { packageRoot } from '../package-root.js';
+import { chownTree, claimRunUserFor } from '../sandbox/run-user.js';
 import type { SandboxPlaces } from '../sandbox/types.js';
 import { collectDiff } from '../workspace/diff.js';
 import { prepareWorkspace, rebaseline } from '../workspace/prepare.js';
@@ -151,6 +152,11 @@ async function collectAndAnalyse(
     const harnessHosts =
       model && plan.model_endpoint ? { [plan.model_endpoint.host]: `127.0.0.1:${model.port}` } : {};
     throwIfStopped(signal);
+    const user = claimRunUserFor(sandboxChoice.sandbox, disposer);
+    // The workspace and HOME are the run user's (what the harness wrote there since, too).
+    const handOver = () => {
+      if (user) for (const dir of [repoDir, hostHome]) chownTree(dir, user);
+    };
     // Where the run's sandbox sessions find their folders: the agent's, and setup's own.
     const places: SandboxPlaces = {
       runId,
@@ -159,6 +165,7 @@ async function collectAndAnalyse(
       hostHome,
       agentHome,
       visible: [...visibleFolders(cfg, plan), path.dirname(taskFile)],
+      ...(user ? { user } : {}),
     };
     const window = await ObservationWindow.open({
       cfg,
@@ -181,6 +188,7 @@ async function collectAndAnalyse(
       signal,
       ...(ctx.fault ? { fault: ctx.fault } : {}),
     });
+    handOver();
     throwIfStopped(signal);
     agentStarting = true;
     // The version probe runs in the sandbox (a real agent may write its HOME even for --version),
@@ -214,6 +222,7 @@ async function collectAndAnalyse(
             timeline,
           });
           workspace = await rebaseline(workspace);
+          handOver();
           saveWorkspace();
           timeline.add('prepare', 'baseline', workspace.baseline_sha);
           throwIfStopped(signal);
@@ -274,6 +283,7 @@ async function collectAndAnalyse(
       throwIfStopped(signal);
 
       const testEnv = { ...plan.spec.env };
+      handOver();
       ctx.fault?.('tests');
       const tests = await runTests({
         cfg,

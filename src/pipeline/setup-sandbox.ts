@@ -94,9 +94,11 @@ export async function openSetupSandbox(
     network: note,
     wrap(spec) {
       if (!proxy) return session.wrap(spec);
-      const bridged = bridgeSpawn(spec, { proxySocket: `${SANDBOX_PROXY_DIR}/${PROXY_SOCKET_NAME}` });
-      // Every request goes through the proxy, a mirror on a loopback address included.
-      return session.wrap({ ...bridged, env: { ...bridged.env, NO_PROXY: '', no_proxy: '' } });
+      return session.wrap(spec, (command) => {
+        const bridged = bridgeSpawn(command, { proxySocket: `${SANDBOX_PROXY_DIR}/${PROXY_SOCKET_NAME}` });
+        // Every request goes through the proxy, a mirror on a loopback address included.
+        return { ...bridged, env: { ...bridged.env, NO_PROXY: '', no_proxy: '' } };
+      });
     },
     async stop() {
       await held.release();
