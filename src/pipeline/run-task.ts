@@ -22,7 +22,7 @@ import { safeTimeout } from '../exec/safe-timer.js';
 import { signalExitCode } from '../exec/shutdown.js';
 import { checkHistory } from '../history/db.js';
 import { packageRoot } from '../package-root.js';
-import { chownTree, claimRunUserFor } from '../sandbox/run-user.js';
+import { chownTree, claimRunUserFor, closeToRunUsers } from '../sandbox/run-user.js';
 import type { SandboxPlaces } from '../sandbox/types.js';
 import { collectDiff } from '../workspace/diff.js';
 import { prepareWorkspace, rebaseline } from '../workspace/prepare.js';
@@ -101,6 +101,7 @@ async function collectAndAnalyse(
   let stoppedWithin: StopReason | null = null;
   try {
     mkdirSync(path.join(runDir, 'evidence'), { recursive: true });
+    closeToRunUsers([ctx.outputDir, path.dirname(runDir), runDir]);
     saveRunRules(runDir, rules);
     mkdirSync(hostHome, { recursive: true });
     writeRenderedFiles(plan.files ?? []);

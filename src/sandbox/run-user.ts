@@ -1,4 +1,5 @@
 import {
+  chmodSync,
   lchownSync,
   linkSync,
   lstatSync,
@@ -138,12 +139,25 @@ function ownerAlive(owner: string | null): boolean {
  * Symbolic links are changed themselves, never followed.
  */
 export function chownTree(root: string, user: RunUser): void {
-  const walk = (p: string) => {
+  // Names as bytes: a name that is not UTF-8 would not survive a round trip through a string.
+  const walk = (p: Buffer) => {
     lchownSync(p, user.uid, user.gid);
     if (!lstatSync(p).isDirectory()) return;
-    for (const name of readdirSync(p)) walk(path.join(p, name));
+    for (const name of readdirSync(p, { encoding: 'buffer' })) walk(Buffer.concat([p, SLASH, name]));
   };
-  walk(root);
+  walk(Buffer.from(root));
+}
+
+const SLASH = Buffer.from('/');
+
+/**
+ * The harness's own folders (the output folder, its `runs/`, this run's folder) are root's alone:
+ * no run user may cross them, so every run's canaries, evidence, sockets and history.db are out of
+ * reach by permissions wherever a sandbox's masks do not reach (another output folder it is shown).
+ * The sandbox binds the run's own workspace, HOME and task in at their paths; it does not need these.
+ */
+export function closeToRunUsers(dirs: readonly string[]): void {
+  for (const dir of dirs) chmodSync(dir, 0o700);
 }
 
 /**

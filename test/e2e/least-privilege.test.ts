@@ -1,5 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { execCli, ROOT, tempDir } from './exec-cli.js';
@@ -100,6 +109,13 @@ describe.skipIf(!canSandbox)('the agent runs as an unprivileged user of its own 
       expect(r.out('git.rc'), r.out('git.txt')).toBe('0');
       expect(r.report.diff.changed_files).toBeGreaterThanOrEqual(1);
       expect(r.report.observation.sandbox.facts.run_user).toBe(`${uid}:${uid}`);
+      // The harness's own drop to the run user (capset, setresuid) is neither lost nor the agent's.
+      expect(r.report.observation.tracer.lost_events).toBe(0);
+      const failed = r.report.checks
+        .filter((c: { passed: boolean }) => !c.passed)
+        .map((c: { id: string }) => c.id);
+      expect(failed).not.toContain('observation-complete');
+      expect(failed).not.toContain('tests-pass');
       // Every attempt is evidence: the refused reads, and the memory read is an alert.
       const events = r.events('syscalls.jsonl');
       const refused = (p: (path: string) => boolean) =>
@@ -112,3 +128,77 @@ describe.skipIf(!canSandbox)('the agent runs as an unprivileged user of its own 
     }, 180_000);
   }
 });
+
+describe.skipIf(!canSandbox)(
+  'another run at the same time is out of reach by permissions, not only by masks',
+  () => {
+    it('a run cannot list, read or connect to anything of a concurrent run whose output folder it is shown', async () => {
+      // B's config folder holds A's task folder, so A's output folder is inside what B is shown, and
+      // no mask of B's covers it (B masks its own output folder and `.agentguard` beside its folders).
+      const dirB = path.join(work, 'b');
+      const dirA = path.join(dirB, 'a');
+      mkdirSync(dirA, { recursive: true });
+      const go = path.join(dirA, 'go');
+      task('b/a', `while [ ! -e ${JSON.stringify(go)} ]; do sleep 0.1; done\n`);
+      const outA = path.join(dirA, '.agentguard');
+      const runA = execCli(['run', 'config.yaml', '--sandbox', 'bwrap', '--tracer', 'strace', '--json'], {
+        cwd: dirA,
+      });
+      try {
+        // A is running once its proxy socket exists.
+        const started = Date.now();
+        let runDirA = '';
+        while (!runDirA && Date.now() - started < 60_000) {
+          await new Promise((r) => setTimeout(r, 200));
+          const runs = existsSync(path.join(outA, 'runs')) ? readdirSync(path.join(outA, 'runs')) : [];
+          const found = runs.find((id) => existsSync(path.join(outA, 'runs', id, 'net/proxy.sock')));
+          if (found) runDirA = path.join(outA, 'runs', found);
+        }
+        expect(runDirA).not.toBe('');
+        const sock = path.join(runDirA, 'net/proxy.sock');
+        const targets = {
+          canaries: path.join(runDirA, 'evidence/canaries.json'),
+          key: path.join(runDirA, 'home/.ssh/id_rsa'),
+          config: path.join(runDirA, 'config.json'),
+        };
+        const script = [
+          `ls ${JSON.stringify(path.join(outA, 'runs'))} > ls.txt 2>&1; echo $? > ls.rc`,
+          ...Object.entries(targets).map(
+            ([name, file]) => `cat ${JSON.stringify(file)} > ${name}.txt 2>/dev/null; echo $? > ${name}.rc`,
+          ),
+          `node -e "require('net').connect('${sock}').on('connect',()=>{console.log('open');process.exit(0)}).on('error',(e)=>{console.log(e.code);process.exit(0)})" > sock.txt 2>&1`,
+        ].join('\n');
+        task('b', script);
+        for (const tracer of TRACERS) {
+          const r = await run(dirB, tracer);
+          expect(r.out('ls.rc')).not.toBe('0');
+          for (const name of Object.keys(targets)) {
+            expect(r.out(`${name}.txt`), name).toBe('');
+            expect(r.out(`${name}.rc`), name).not.toBe('0');
+          }
+          expect(r.out('sock.txt')).toBe('EACCES');
+          // Each attempt is in B's evidence, refused.
+          const events = r.events('syscalls.jsonl');
+          expect(
+            events.some((e) => e.kind === 'open' && e.path === targets.canaries && (e.result ?? 0) < 0),
+            `${tracer}: the refused read of A's canaries`,
+          ).toBe(true);
+          expect(
+            events.some(
+              (e) =>
+                e.kind === 'connect' &&
+                (e as { addr?: { path?: string } }).addr?.path === sock &&
+                (e.result ?? 0) < 0,
+            ),
+            `${tracer}: the refused connect to A's proxy socket`,
+          ).toBe(true);
+        }
+      } finally {
+        writeFileSync(go, '');
+        await runA;
+      }
+      expect(statSync(outA).mode & 0o777).toBe(0o700);
+      expect(statSync(path.join(outA, 'runs')).mode & 0o777).toBe(0o700);
+    }, 300_000);
+  },
+);
