@@ -300,7 +300,7 @@ export const bwrapSandbox: Sandbox = {
         `bubblewrap ${version}: read-only host root, writable workspace and run HOME, private /tmp, ` +
         `root-only host files and agentguard's output folders hidden, own PID namespace, ` +
         `${ctx.user ? `run as uid ${ctx.user.uid} with no capabilities and no_new_privs` : 'no capabilities'}, ` +
-        `${files.seccompFile ? 'io_uring and non-native syscalls blocked' : 'no seccomp filter'}, ${pids}, ${net}${ctx.proxyDir ? ' except the harness proxy' : ''}`,
+        `${files.seccompFile ? SECCOMP_FACT : 'no seccomp filter'}, ${pids}, ${net}${ctx.proxyDir ? ' except the harness proxy' : ''}`,
       facts: {
         home_inside: ctx.agentHome,
         pids_limit: pids,

@@ -86,6 +86,9 @@ describe.skipIf(!canSandbox)('the agent runs as an unprivileged user of its own 
         'cat /proc/$PPID/environ > environ.txt 2>/dev/null; echo $? > environ.rc',
         `node -e "require('net').connect(9229,'127.0.0.1').on('connect',()=>{console.log('open');process.exit(0)}).on('error',()=>{console.log('refused');process.exit(0)})" > inspector.txt`,
         'git status --porcelain > git.txt 2>&1; echo $? > git.rc',
+        // A value in the user keyring would outlive the run: refused, whichever tracer watches.
+        `python3 -c "import ctypes; l = ctypes.CDLL(None, use_errno=True); print(l.syscall(248, b'user', b'agentguard-covert', b'v', 1, -4), ctypes.get_errno())" > keyring.txt`,
+        'unshare -Ur true 2>/dev/null; echo $? > userns.rc',
         'echo changed >> README.md',
       ].join('\n');
       task(`uid-${tracer}`, script);
@@ -123,6 +126,14 @@ describe.skipIf(!canSandbox)('the agent runs as an unprivileged user of its own 
       expect(refused((p) => p === secret)).toBe(true);
       expect(refused((p) => /^\/proc\/\d+\/mem$/.test(p))).toBe(true);
       expect(r.alerts.map((a) => a.rule)).toContain('secrets-process-memory-read');
+      // The keyring and a new user namespace are refused, recorded and alerted.
+      expect(r.out('keyring.txt')).toMatch(tracer === 'strace' ? /^-1 1$/ : /^-1 38$/);
+      expect(r.out('userns.rc')).not.toBe('0');
+      expect(
+        events.some((e) => e.kind === 'privilege' && e.syscall === 'add_key' && (e.result ?? 0) < 0),
+      ).toBe(true);
+      expect(r.alerts.map((a) => a.rule)).toContain('exec-keyring');
+      expect(r.alerts.map((a) => a.rule)).toContain('exec-namespace-change');
       // The lease of the run's uid is given back.
       expect(existsSync(`/run/agentguard/run-users/${uid}`)).toBe(false);
     }, 180_000);
