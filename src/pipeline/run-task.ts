@@ -101,7 +101,9 @@ async function collectAndAnalyse(
   let stoppedWithin: StopReason | null = null;
   try {
     mkdirSync(path.join(runDir, 'evidence'), { recursive: true });
-    closeToRunUsers([ctx.outputDir, path.dirname(runDir), runDir]);
+    // The output folder itself only when it is agentguard's own: `--output-dir /tmp` must stay as it is.
+    const own = path.basename(ctx.outputDir) === '.agentguard' ? [ctx.outputDir] : [];
+    closeToRunUsers([...own, path.dirname(runDir), runDir]);
     saveRunRules(runDir, rules);
     mkdirSync(hostHome, { recursive: true });
     writeRenderedFiles(plan.files ?? []);

@@ -210,6 +210,7 @@ describe.skipIf(!canSandbox)(
       }
       expect(statSync(outA).mode & 0o777).toBe(0o700);
       expect(statSync(path.join(outA, 'runs')).mode & 0o777).toBe(0o700);
+    expect(statSync(path.join(outA, 'history.db')).mode & 0o777).toBe(0o600);
     }, 300_000);
   },
 );
