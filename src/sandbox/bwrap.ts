@@ -66,11 +66,12 @@ export type BwrapFiles = {
 };
 
 /**
- * What the sandbox's root keeps until the command drops to the run user: setpriv needs these three,
- * and loses them (and the bounding set) at the drop. The harness's wrappers (the proxy bridge) keep
- * them, at a uid the run user cannot signal, trace or read.
+ * What the sandbox's root keeps until the command drops to the run user: setpriv needs the first
+ * three; the proxy bridge needs CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH to read which of the run
+ * user's processes opened a connection (its 0500 /proc/PID/fd, socket-owner.ts). The command loses them all (and the bounding set) at
+ * the drop; the harness's wrappers keep them, at a uid the run user cannot signal, trace or read.
  */
-const DROP_CAPS = ['CAP_SETUID', 'CAP_SETGID', 'CAP_SETPCAP'];
+const DROP_CAPS = ['CAP_SETUID', 'CAP_SETGID', 'CAP_SETPCAP', 'CAP_SYS_PTRACE', 'CAP_DAC_READ_SEARCH'];
 
 /**
  * The command run as the run user: real, effective and saved ids changed, no supplementary groups,
