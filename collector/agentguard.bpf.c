@@ -21,3 +21,4 @@ char LICENSE[] SEC("license") = "GPL";
 #include "process.bpf.h"
 #include "raw.bpf.h"
 #include "io_uring.bpf.h"
+#include "refused.bpf.h"

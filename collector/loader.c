@@ -20,7 +20,7 @@
 #include "records.h"
 #include "syscalls.h"
 
-#define VERSION "4"
+#define VERSION "5"
 
 struct agentguard_bpf *skel;
 char missing[4096];
@@ -195,6 +195,7 @@ void load(uint64_t ring_bytes)
 		{skel->progs.raw_exit, "raw_syscalls", "sys_exit", "raw_syscalls"},
 		{skel->progs.io_uring_submit, "io_uring", "io_uring_submit_req", "io_uring_submit_req"},
 		{skel->progs.enter_bind, "syscalls", "sys_enter_bind", "bind"},
+		{skel->progs.seccomp_refused, "raw_syscalls", "sys_exit", NULL},
 	};
 	enum { FIXED_BIND = 16 };
 	const size_t nfixed = sizeof(fixed) / sizeof(fixed[0]);
@@ -202,7 +203,8 @@ void load(uint64_t ring_bytes)
 	for (size_t i = 0; i < nfixed; i++) {
 		enabled[i] = has_tracepoint(events, fixed[i].category, fixed[i].name);
 #ifndef __x86_64__
-		if (fixed[i].prog == skel->progs.raw_enter || fixed[i].prog == skel->progs.raw_exit)
+		if (fixed[i].prog == skel->progs.raw_enter || fixed[i].prog == skel->progs.raw_exit ||
+		    fixed[i].prog == skel->progs.seccomp_refused)
 			enabled[i] = false; /* the compat probes know only x86's TS_COMPAT and i386 numbers */
 #endif
 	}

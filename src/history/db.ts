@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { AgentGuardError, errorMessage, InputError, InternalError, SetupError } from '../errors.js';
@@ -134,11 +134,26 @@ export function openHistory(dbPath: string): History {
     db.pragma(`busy_timeout = ${HISTORY_BUSY_TIMEOUT_MS}`);
     db.pragma('journal_mode = WAL');
     migrate(db, dbPath);
+    keepToOwner(dbPath);
   } catch (err) {
     db.close();
     throw translate(err, dbPath);
   }
   return historyOn(db, dbPath);
+}
+
+/**
+ * Every run's history is its owner's alone, whatever folder holds it: no sandboxed run user may read
+ * it. A file of another user's (a shared index opened by someone else) is left as it is.
+ */
+function keepToOwner(dbPath: string): void {
+  for (const file of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`]) {
+    try {
+      if (existsSync(file)) chmodSync(file, 0o600);
+    } catch {
+      // not ours to change
+    }
+  }
 }
 
 /**

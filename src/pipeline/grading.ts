@@ -36,9 +36,11 @@ export function gradingOf(
   cfg: ResolvedConfig,
   ws: PreparedWorkspace,
   baseline?: { cacheDir: string; runIn: (dir: string) => Promise<TestEvidence> },
+  /** Gives a folder the harness made for the tests to the user they run as (the run user). */
+  own: (dir: string) => void = () => {},
 ): GradingSteps {
-  const copy = (dest: string, agentRev?: string) =>
-    buildGradingCopy({
+  const copy = (dest: string, agentRev?: string) => {
+    const made = buildGradingCopy({
       harnessGitDir: ws.harness_git_dir,
       baselineSha: ws.baseline_sha,
       ...(agentRev ? { agentRev } : {}),
@@ -48,8 +50,15 @@ export function gradingOf(
       graderDir: ws.grader_dir,
       ignored: ws.ignored_hashes,
     });
+    own(dest);
+    return made;
+  };
   return {
-    placeGraderFiles: (dest) => placeGraderFiles(ws.grader_dir, dest),
+    placeGraderFiles: (dest) => {
+      const placed = placeGraderFiles(ws.grader_dir, dest);
+      own(dest);
+      return placed;
+    },
     copy: (dest) => copy(dest),
     ...(baseline
       ? {

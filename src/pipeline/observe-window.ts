@@ -24,8 +24,9 @@ import { startTracer, type TracerPlan } from '../observe/select-tracer.js';
 import type { TracerSession } from '../observe/types.js';
 import { SANDBOX_PROXY_DIR } from '../sandbox/bwrap.js';
 import { seedCanaryHome } from '../sandbox/canaries.js';
+import type { RunUser } from '../sandbox/run-user.js';
 import type { SandboxChoice } from '../sandbox/select-sandbox.js';
-import type { SandboxSession } from '../sandbox/types.js';
+import type { HarnessWrapper, SandboxSession } from '../sandbox/types.js';
 import type { SetupStep } from './faults.js';
 import { type GuardMode, LiveGuard } from './live-guard.js';
 import type { Timeline } from './timeline.js';
@@ -38,6 +39,8 @@ export type WindowRequest = {
   hostHome: string;
   agentHome: string;
   visible: string[];
+  /** The run's own user, when the sandbox runs commands as one (SandboxContext.user). */
+  user?: RunUser;
   /** The sandbox and tracer chosen when the run was planned (planRun), with their fallbacks. */
   sandboxChoice: SandboxChoice;
   tracer: TracerPlan;
@@ -221,6 +224,7 @@ export class ObservationWindow {
       hostHome: req.hostHome,
       agentHome,
       visible: req.visible,
+      ...(req.user ? { user: req.user } : {}),
       network: cfg.network,
       ...(proxyDir ? { proxyDir } : {}),
       ...(cfg.container ? { container: cfg.container } : {}),
@@ -304,23 +308,27 @@ export class ObservationWindow {
   /** The agent's command as it must be spawned: through the bridge, inside the sandbox, under the tracer. */
   wrapAgent(spec: SpawnSpec): SpawnSpec {
     this.guard?.watch(spec.argv);
-    let inner = spec;
     if (this.proxy?.address?.unixPath) {
-      inner = bridgeSpawn(spec, {
-        proxySocket: `${SANDBOX_PROXY_DIR}/${PROXY_SOCKET_NAME}`,
-        ...(this.dns ? { dnsSocket: `${SANDBOX_PROXY_DIR}/${DNS_SOCKET_NAME}` } : {}),
-      });
-    } else if (this.proxy?.address?.tcpPort) {
-      inner = { ...spec, env: { ...spec.env, ...proxyEnv(this.proxy.address.tcpPort) } };
+      const dnsSocket = this.dns ? { dnsSocket: `${SANDBOX_PROXY_DIR}/${DNS_SOCKET_NAME}` } : {};
+      const bridge: HarnessWrapper = (command) =>
+        bridgeSpawn(command, { proxySocket: `${SANDBOX_PROXY_DIR}/${PROXY_SOCKET_NAME}`, ...dnsSocket });
+      return this.sandboxAndTrace(spec, bridge);
     }
-    return this.sandboxAndTrace(inner);
+    if (this.proxy?.address?.tcpPort)
+      return this.sandboxAndTrace({ ...spec, env: { ...spec.env, ...proxyEnv(this.proxy.address.tcpPort) } });
+    return this.sandboxAndTrace(spec);
   }
 
-  /** Inside the sandbox, under the tracer; a sandbox with its own kernel runs the tracer inside it. */
-  private sandboxAndTrace(spec: SpawnSpec): SpawnSpec {
-    if (this.req.sandboxChoice.sandbox.capabilities.tracesInGuest)
-      return this.sandbox.wrap(this.tracer ? this.tracer.wrap(spec) : spec);
-    const sandboxed = this.sandbox.wrap(spec);
+  /**
+   * Inside the sandbox (under the harness's wrapper, which the sandbox keeps at the harness's uid),
+   * under the tracer; a sandbox with its own kernel runs the tracer inside it, around the wrapper.
+   */
+  private sandboxAndTrace(spec: SpawnSpec, harness?: HarnessWrapper): SpawnSpec {
+    if (this.req.sandboxChoice.sandbox.capabilities.tracesInGuest) {
+      const inner = harness ? harness(spec) : spec;
+      return this.sandbox.wrap(this.tracer ? this.tracer.wrap(inner) : inner);
+    }
+    const sandboxed = this.sandbox.wrap(spec, harness);
     return this.tracer ? this.tracer.wrap(sandboxed) : sandboxed;
   }
 

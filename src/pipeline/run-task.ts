@@ -23,6 +23,7 @@ import { safeTimeout } from '../exec/safe-timer.js';
 import { signalExitCode } from '../exec/shutdown.js';
 import { checkHistory } from '../history/db.js';
 import { packageRoot } from '../package-root.js';
+import { chownTree, claimRunUserFor, closeToRunUsers } from '../sandbox/run-user.js';
 import type { SandboxPlaces } from '../sandbox/types.js';
 import { collectDiff } from '../workspace/diff.js';
 import { prepareWorkspace, rebaseline, workspaceEvidence } from '../workspace/prepare.js';
@@ -105,6 +106,9 @@ async function collectAndAnalyse(
   let stoppedWithin: StopReason | null = null;
   try {
     mkdirSync(path.join(runDir, 'evidence'), { recursive: true });
+    // The output folder itself only when it is agentguard's own: `--output-dir /tmp` must stay as it is.
+    const own = path.basename(ctx.outputDir) === '.agentguard' ? [ctx.outputDir] : [];
+    closeToRunUsers([...own, path.dirname(runDir), runDir]);
     saveRunRules(runDir, rules);
     mkdirSync(hostHome, { recursive: true });
     writeRenderedFiles(plan.files ?? []);
@@ -157,6 +161,11 @@ async function collectAndAnalyse(
     const harnessHosts =
       model && plan.model_endpoint ? { [plan.model_endpoint.host]: `127.0.0.1:${model.port}` } : {};
     throwIfStopped(signal);
+    const user = claimRunUserFor(sandboxChoice.sandbox, disposer);
+    // The workspace and HOME are the run user's (what the harness wrote there since, too).
+    const handOver = () => {
+      if (user) for (const dir of [repoDir, hostHome]) chownTree(dir, user);
+    };
     // Where the run's sandbox sessions find their folders: the agent's, and setup's own.
     const places: SandboxPlaces = {
       runId,
@@ -165,6 +174,7 @@ async function collectAndAnalyse(
       hostHome,
       agentHome,
       visible: [...visibleFolders(cfg, plan), path.dirname(taskFile)],
+      ...(user ? { user } : {}),
     };
     const window = await ObservationWindow.open({
       cfg,
@@ -187,6 +197,7 @@ async function collectAndAnalyse(
       signal,
       ...(ctx.fault ? { fault: ctx.fault } : {}),
     });
+    handOver();
     throwIfStopped(signal);
     agentStarting = true;
     // The version probe runs in the sandbox (a real agent may write its HOME even for --version),
@@ -221,6 +232,7 @@ async function collectAndAnalyse(
             timeline,
           });
           workspace = await rebaseline(workspace);
+          handOver();
           saveWorkspace();
           timeline.add('prepare', 'baseline', workspace.baseline_sha);
           throwIfStopped(signal);
@@ -283,19 +295,27 @@ async function collectAndAnalyse(
       throwIfStopped(signal);
 
       const testEnv = { ...plan.spec.env };
+      handOver();
       ctx.fault?.('tests');
       const phase = { cfg, repoDir, env: testEnv, commands, timeline, reportFile };
       const tests = await runTests({
         ...phase,
         wrap: (spec) => window.wrapTests(spec),
-        grading: gradingOf(cfg, workspace, {
-          cacheDir: path.join(ctx.outputDir, 'cache', 'test-baseline'),
-          // In the sandbox, not under the tracer: learning the task's tests is setup, not behaviour.
-          runIn: (dir) =>
-            inFolderAt(dir, repoDir, () =>
-              runTestCommand({ ...phase, wrap: (spec) => window.sandbox.wrap(spec) }, 'baseline-tests'),
-            ),
-        }),
+        grading: gradingOf(
+          cfg,
+          workspace,
+          {
+            cacheDir: path.join(ctx.outputDir, 'cache', 'test-baseline'),
+            // In the sandbox, not under the tracer: learning the task's tests is setup, not behaviour.
+            runIn: (dir) =>
+              inFolderAt(dir, repoDir, () =>
+                runTestCommand({ ...phase, wrap: (spec) => window.sandbox.wrap(spec) }, 'baseline-tests'),
+              ),
+          },
+          (dir) => {
+            if (user) chownTree(dir, user);
+          },
+        ),
       });
       writeJson(runPath(runDir, 'tests'), tests);
     } finally {

@@ -111,13 +111,15 @@ export async function openSetupSandbox(
     network: note,
     wrap(spec) {
       if (!proxy) return session.wrap(spec);
-      const bridged = bridgeSpawn(spec, { proxySocket: `${SANDBOX_PROXY_DIR}/${PROXY_SOCKET_NAME}` });
-      // Every request goes through the proxy, a mirror on a loopback address included. Yarn 2+
-      // reads no *_PROXY variable, only its own settings.
-      const env: Record<string, string> = { ...bridged.env, NO_PROXY: '', no_proxy: '' };
-      if (env.HTTP_PROXY) env.YARN_HTTP_PROXY = env.HTTP_PROXY;
-      if (env.HTTPS_PROXY) env.YARN_HTTPS_PROXY = env.HTTPS_PROXY;
-      return session.wrap({ ...bridged, env });
+      return session.wrap(spec, (command) => {
+        const bridged = bridgeSpawn(command, { proxySocket: `${SANDBOX_PROXY_DIR}/${PROXY_SOCKET_NAME}` });
+        // Every request goes through the proxy, a mirror on a loopback address included. Yarn 2+
+        // reads no *_PROXY variable, only its own settings.
+        const env: Record<string, string> = { ...bridged.env, NO_PROXY: '', no_proxy: '' };
+        if (env.HTTP_PROXY) env.YARN_HTTP_PROXY = env.HTTP_PROXY;
+        if (env.HTTPS_PROXY) env.YARN_HTTPS_PROXY = env.HTTPS_PROXY;
+        return { ...bridged, env };
+      });
     },
     async stop() {
       await held.release();

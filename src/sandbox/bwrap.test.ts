@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../exec/run-command.js';
+import type { SpawnSpec } from '../exec/types.js';
 import { bwrapAvailability, bwrapSandbox } from './bwrap.js';
 import { readPids } from './pids-limit.js';
+import { chownTree } from './run-user.js';
 import type { SandboxSession } from './types.js';
 
 const available = bwrapAvailability();
@@ -118,5 +120,64 @@ describe.skipIf(!available.ok)('bwrap sandbox', () => {
     expect(Number(left.stdout.trim())).toBe(0);
     if (s.facts.pids_limit?.startsWith('at most'))
       expect(readPids(`/sys/fs/cgroup/pids/agentguard/test-${process.pid}-${n}`)).toEqual([]);
+  });
+});
+
+describe.skipIf(!available.ok || !isRoot)('bwrap sandbox with a run user', () => {
+  it('runs the command as the run user, the harness wrapper before it as root, both inside', async () => {
+    const runDir = path.join(base, `user${n++}`);
+    const repo = path.join(runDir, 'repo');
+    const home = path.join(runDir, 'home');
+    mkdirSync(repo, { recursive: true });
+    mkdirSync(home, { recursive: true });
+    const user = { uid: 2 ** 31 - 3, gid: 2 ** 31 - 3 };
+    chownTree(repo, user);
+    chownTree(home, user);
+    const s = await bwrapSandbox.start({
+      runId: `test-${process.pid}-user`,
+      runDir,
+      repoDir: repo,
+      hostHome: home,
+      agentHome: '/root',
+      visible: [],
+      user,
+      network: { mode: 'none', allow: [], hosts: {} },
+    });
+    try {
+      // The wrapper records its own uid, then execs the command it was given.
+      const harness = (command: SpawnSpec): SpawnSpec => ({
+        ...command,
+        argv: [
+          'sh',
+          '-c',
+          'id -u > /tmp/wrapper-uid; cat /tmp/wrapper-uid; exec "$@"',
+          'wrapper',
+          ...command.argv,
+        ],
+      });
+      const r = await runCommand({
+        spec: s.wrap(
+          {
+            argv: [
+              'sh',
+              '-c',
+              'id -u; whoami; echo w > ~/w.txt; echo r > r.txt; kill -0 1 2>/dev/null || echo no-signal',
+            ],
+            cwd: repo,
+            env: { PATH: '/usr/bin:/bin', HOME: '/root' },
+          },
+          harness,
+        ),
+        timeoutMs: 10_000,
+        maxOutputBytes: 64 * 1024,
+        killGraceMs: 200,
+      });
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toBe(`0\n${user.uid}\nagent\nno-signal\n`);
+      expect(readFileSync(path.join(home, 'w.txt'), 'utf8')).toBe('w\n');
+      expect(s.facts.run_user).toBe(`${user.uid}:${user.gid}`);
+    } finally {
+      await s.stop();
+    }
   });
 });

@@ -4,13 +4,21 @@ import path from 'node:path';
 import type { SpawnSpec } from '../exec/types.js';
 import { describeMasks, type HostMask, hostSecretMasks, outputMasks } from './host-masks.js';
 import { createPidsLimit, removePidsLimit, wrapInPidsLimit } from './pids-limit.js';
+import { type RunUser, userDatabase } from './run-user.js';
 import { SECCOMP_FACT, seccompBytes, seccompSupported } from './seccomp.js';
-import type { Sandbox, SandboxAvailability, SandboxContext, SandboxSession } from './types.js';
+import type {
+  HarnessWrapper,
+  Sandbox,
+  SandboxAvailability,
+  SandboxContext,
+  SandboxSession,
+} from './types.js';
 
 /** Where the proxy's Unix sockets appear inside the sandbox. */
 export const SANDBOX_PROXY_DIR = '/run/agentguard';
 
 const FIX = 'apt-get install -y bubblewrap';
+const SETPRIV_FIX = 'apt-get install -y util-linux (it ships setpriv)';
 const MAX_PIDS = 1024;
 
 export function bwrapAvailability(): SandboxAvailability {
@@ -41,6 +49,9 @@ export function bwrapAvailability(): SandboxAvailability {
       fix: 'sysctl -w kernel.unprivileged_userns_clone=1, or run agentguard as root',
     };
   }
+  // As root the sandbox drops each command to the run's user with setpriv.
+  if (process.getuid?.() === 0 && spawnSync('setpriv', ['--version']).error)
+    return { ok: false, reason: 'setpriv (util-linux) is not installed', fix: SETPRIV_FIX };
   return { ok: true, version: version.stdout.trim().replace(/^bubblewrap\s*/, '') };
 }
 
@@ -50,7 +61,36 @@ export type BwrapFiles = {
   emptyFile: string;
   /** The seccomp program (seccomp.ts), or null where it cannot apply (not x86_64). */
   seccompFile: string | null;
+  /** With a run user: files holding the host's /etc/passwd and /etc/group with it added, shown over the host's. */
+  userDb?: { passwd: string; group: string };
 };
+
+/**
+ * What the sandbox's root keeps until the command drops to the run user: setpriv needs the first
+ * three; the proxy bridge needs CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH to read which of the run
+ * user's processes opened a connection (its 0500 /proc/PID/fd, socket-owner.ts). The command loses them all (and the bounding set) at
+ * the drop; the harness's wrappers keep them, at a uid the run user cannot signal, trace or read.
+ */
+const DROP_CAPS = ['CAP_SETUID', 'CAP_SETGID', 'CAP_SETPCAP', 'CAP_SYS_PTRACE', 'CAP_DAC_READ_SEARCH'];
+
+/**
+ * The command run as the run user: real, effective and saved ids changed, no supplementary groups,
+ * no capabilities in any set, no_new_privs (a setuid binary or file capability grants nothing).
+ */
+export function asRunUser(user: RunUser, spec: SpawnSpec): SpawnSpec {
+  const drop = [
+    'setpriv',
+    `--reuid=${user.uid}`,
+    `--regid=${user.gid}`,
+    '--clear-groups',
+    '--inh-caps=-all',
+    '--ambient-caps=-all',
+    '--bounding-set=-all',
+    '--no-new-privs',
+    '--',
+  ];
+  return { ...spec, argv: [...drop, ...spec.argv] };
+}
 
 /** What the mounts hide, in the order they are applied. */
 export function bwrapMasks(ctx: SandboxContext): HostMask[] {
@@ -78,6 +118,7 @@ export function bwrapArgs(ctx: SandboxContext, cwd: string, files: BwrapFiles): 
     '--unshare-cgroup-try',
     '--cap-drop',
     'ALL',
+    ...(ctx.user ? DROP_CAPS.flatMap((cap) => ['--cap-add', cap]) : []),
     '--hostname',
     'agentguard',
   ];
@@ -88,7 +129,8 @@ export function bwrapArgs(ctx: SandboxContext, cwd: string, files: BwrapFiles): 
   // depth, and at equal depth mask, then show a folder the run asked for (it needs it whole), then
   // bind the run's own writable folders.
   const mounts: Mount[] = [
-    { dest: '/tmp', rank: 0, args: ['--tmpfs', '/tmp'] },
+    // Sticky and open to all, as on a host: the run user writes its own files there.
+    { dest: '/tmp', rank: 0, args: ['--perms', '1777', '--tmpfs', '/tmp'] },
     { dest: '/run', rank: 0, args: ['--tmpfs', '/run'] },
   ];
   if (existsSync('/home')) mounts.push({ dest: '/home', rank: 0, args: ['--tmpfs', '/home'] });
@@ -102,6 +144,7 @@ export function bwrapArgs(ctx: SandboxContext, cwd: string, files: BwrapFiles): 
   }
   mounts.push({ dest: ctx.agentHome, rank: 2, args: ['--bind', ctx.hostHome, ctx.agentHome] });
   mounts.push({ dest: ctx.repoDir, rank: 2, args: ['--bind', ctx.repoDir, ctx.repoDir] });
+  if (ctx.user) mounts.push(...openParents(mounts));
   const depth = (p: string) => path.resolve(p).split('/').filter(Boolean).length;
   mounts.sort((a, b) => depth(a.dest) - depth(b.dest) || a.rank - b.rank);
   for (const m of mounts) args.push(...m.args);
@@ -118,8 +161,33 @@ export function bwrapArgs(ctx: SandboxContext, cwd: string, files: BwrapFiles): 
     const resolv = path.join(ctx.proxyDir, 'resolv.conf');
     if (existsSync(resolv)) args.push('--ro-bind', resolv, '/etc/resolv.conf');
   }
+  if (files.userDb) {
+    args.push('--ro-bind', files.userDb.passwd, '/etc/passwd', '--ro-bind', files.userDb.group, '/etc/group');
+  }
   args.push('--chdir', cwd);
   return args;
+}
+
+/**
+ * bwrap makes the folders between a private tmpfs and a folder bound inside it mode 0700, which only
+ * root may cross: the run user could not reach its own workspace. Each such folder is made first,
+ * 0755 (it is empty: nothing but the way to what is bound below it).
+ */
+function openParents(mounts: Mount[]): Mount[] {
+  const dests = new Set(mounts.map((m) => path.resolve(m.dest)));
+  const tmpfs = new Set(mounts.filter((m) => m.args.includes('--tmpfs')).map((m) => path.resolve(m.dest)));
+  const made = new Set<string>();
+  for (const m of mounts) {
+    if (m.args.includes('--tmpfs')) continue;
+    for (let dir = path.dirname(path.resolve(m.dest)); dir !== '/'; dir = path.dirname(dir)) {
+      if (dests.has(dir)) break;
+      // The nearest mount above this folder is a tmpfs of the sandbox's own: bwrap would make it.
+      let above = path.dirname(dir);
+      while (above !== '/' && !dests.has(above)) above = path.dirname(above);
+      if (tmpfs.has(above)) made.add(dir);
+    }
+  }
+  return [...made].map((dir) => ({ dest: dir, rank: 0, args: ['--perms', '0755', '--dir', dir] }));
 }
 
 /** bwrap reads the seccomp program from an inherited descriptor; this one is opened by a shell redirect. */
@@ -141,14 +209,20 @@ export function bwrapArgv(ctx: SandboxContext, spec: SpawnSpec, files: BwrapFile
  * and try the program once: a kernel without seccomp, or a bwrap that refuses it, means the sandbox
  * runs without the filter and says why, rather than failing every command.
  */
-export function prepareFiles(runDir: string): BwrapFiles & { seccompNote: string } {
+export function prepareFiles(
+  runDir: string,
+  user?: { user: RunUser; home: string },
+): BwrapFiles & { seccompNote: string } {
   const dir = path.join(runDir, 'sandbox');
   mkdirSync(dir, { recursive: true });
   const emptyFile = path.join(dir, 'empty');
   writeFileSync(emptyFile, '', { mode: 0o444 });
+  const userDb = user ? writeUserDb(dir, user.user, user.home) : undefined;
+  const withUser = userDb ? { userDb } : {};
   if (!seccompSupported()) {
     return {
       emptyFile,
+      ...withUser,
       seccompFile: null,
       seccompNote: `none: the filter is written for x86_64 and this host is ${process.arch}`,
     };
@@ -159,10 +233,32 @@ export function prepareFiles(runDir: string): BwrapFiles & { seccompNote: string
   if (refused)
     return {
       emptyFile,
+      ...withUser,
       seccompFile: null,
       seccompNote: `none: bwrap could not load the filter (${refused})`,
     };
-  return { emptyFile, seccompFile, seccompNote: SECCOMP_FACT };
+  return { emptyFile, ...withUser, seccompFile, seccompNote: SECCOMP_FACT };
+}
+
+/**
+ * bwrap creates, as root, the folders a shown host folder is mounted on. Under the run HOME they are
+ * made here first, so that the harness gives them to the run user with the rest of the HOME and the
+ * agent can still write beside them (~/.cache beside a shown ~/.cache/agentguard).
+ */
+function makeMountPoints(ctx: SandboxContext): void {
+  for (const dir of ctx.visible) {
+    const rel = path.relative(ctx.agentHome, dir);
+    if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) continue;
+    mkdirSync(path.join(ctx.hostHome, rel), { recursive: true });
+  }
+}
+
+function writeUserDb(dir: string, user: RunUser, home: string): { passwd: string; group: string } {
+  const db = userDatabase(user, home);
+  const files = { passwd: path.join(dir, 'passwd'), group: path.join(dir, 'group') };
+  writeFileSync(files.passwd, db.passwd, { mode: 0o444 });
+  writeFileSync(files.group, db.group, { mode: 0o444 });
+  return files;
 }
 
 /** Why bwrap cannot run a command under this seccomp program, or null when it can. */
@@ -184,6 +280,7 @@ export const bwrapSandbox: Sandbox = {
     hidesHome: true,
     wrapsCommands: true,
     onHost: false,
+    runsAsRunUser: true,
   },
   async available() {
     return bwrapAvailability();
@@ -192,8 +289,9 @@ export const bwrapSandbox: Sandbox = {
     const availability = bwrapAvailability();
     const version = availability.ok ? availability.version : 'unknown';
     const net = ctx.network.mode === 'host' ? 'the host network' : 'no network of its own';
+    if (ctx.user) makeMountPoints(ctx);
     const limit = createPidsLimit(ctx.runId, MAX_PIDS);
-    const files = prepareFiles(ctx.runDir);
+    const files = prepareFiles(ctx.runDir, ctx.user ? { user: ctx.user, home: ctx.agentHome } : undefined);
     const pids = 'error' in limit ? `no process limit (${limit.error})` : `at most ${MAX_PIDS} processes`;
     return {
       kind: 'bwrap',
@@ -201,16 +299,21 @@ export const bwrapSandbox: Sandbox = {
       version,
       detail:
         `bubblewrap ${version}: read-only host root, writable workspace and run HOME, private /tmp, ` +
-        `root-only host files and agentguard's output folders hidden, own PID namespace, no capabilities, ` +
-        `${files.seccompFile ? 'io_uring and non-native syscalls blocked' : 'no seccomp filter'}, ${pids}, ${net}${ctx.proxyDir ? ' except the harness proxy' : ''}`,
+        `root-only host files and agentguard's output folders hidden, own PID namespace, ` +
+        `${ctx.user ? `run as uid ${ctx.user.uid} with no capabilities and no_new_privs` : 'no capabilities'}, ` +
+        `${files.seccompFile ? SECCOMP_FACT : 'no seccomp filter'}, ${pids}, ${net}${ctx.proxyDir ? ' except the harness proxy' : ''}`,
       facts: {
         home_inside: ctx.agentHome,
         pids_limit: pids,
         hidden: describeMasks(bwrapMasks(ctx)),
         seccomp: files.seccompNote,
+        ...(ctx.user ? { run_user: `${ctx.user.uid}:${ctx.user.gid}` } : {}),
       },
-      wrap(spec: SpawnSpec): SpawnSpec {
-        const sandboxed = { ...spec, argv: bwrapArgv(ctx, spec, files) };
+      wrap(spec: SpawnSpec, harness?: HarnessWrapper): SpawnSpec {
+        // The run user is taken on last, right before the command: the harness's wrapper stays root.
+        const command = ctx.user ? asRunUser(ctx.user, spec) : spec;
+        const inside = harness ? harness(command) : command;
+        const sandboxed = { ...inside, argv: bwrapArgv(ctx, inside, files) };
         return 'error' in limit ? sandboxed : wrapInPidsLimit(sandboxed, limit);
       },
       async stop() {

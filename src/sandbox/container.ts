@@ -23,7 +23,13 @@ import {
 } from './container-engine.js';
 import { chooseRuntime, inspectImage, planMounts } from './container-setup.js';
 import { describeMasks } from './host-masks.js';
-import type { Sandbox, SandboxAvailability, SandboxContext, SandboxSession } from './types.js';
+import type {
+  HarnessWrapper,
+  Sandbox,
+  SandboxAvailability,
+  SandboxContext,
+  SandboxSession,
+} from './types.js';
 
 export const TEST_IMAGE = 'localhost/agentguard-test:latest';
 const PIDS_LIMIT = 1024;
@@ -109,7 +115,8 @@ async function startContainerSession(ctx: SandboxContext): Promise<SandboxSessio
   const started: string[] = [];
   let stopped = false;
 
-  const wrap = (spec: SpawnSpec): SpawnSpec => {
+  const wrap = (command: SpawnSpec, harness?: HarnessWrapper): SpawnSpec => {
+    const spec = harness ? harness(command) : command;
     if (stopped) throw new InternalError(`container session ${prefix} was already stopped`);
     const name = `${prefix}-${started.length + 1}`;
     const env = splitEnv(spec.env, ctx.agentHome);

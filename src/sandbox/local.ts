@@ -20,7 +20,7 @@ export const localSandbox: Sandbox = {
       version: 'host',
       detail: 'no isolation: the agent ran directly on the host with the harness user',
       facts: {},
-      wrap: (spec) => spec,
+      wrap: (spec, harness) => (harness ? harness(spec) : spec),
       stop: async () => {},
     };
   },

@@ -1,9 +1,25 @@
 /**
- * A classic-BPF seccomp program for the bwrap sandbox (`bwrap --seccomp FD` reads it raw). It closes
- * two ways of doing file and system work that the syscall tracers' 64-bit tracepoints do not see:
- * io_uring (IORING_OP_OPENAT/READ open and read files with no openat call) and syscalls made through
- * another ABI (`int $0x80` i386 calls, x32 calls). Everything else is allowed: the sandbox's mounts,
- * not this filter, decide what the agent may touch.
+ * A classic-BPF seccomp program for the bwrap sandbox (`bwrap --seccomp FD` reads it raw), modelled
+ * on Docker's default profile. It refuses:
+ * - ways of doing file and system work the syscall tracers' 64-bit tracepoints do not see: io_uring
+ *   (IORING_OP_OPENAT/READ open and read files with no openat call) and syscalls made through another
+ *   ABI (`int $0x80` i386 calls, x32 calls);
+ * - what an unprivileged user may still do that reaches past its run: the kernel keyring (a value
+ *   left there outlives the run and is read by a later one or the host), new namespaces (a user
+ *   namespace gives back every capability inside it: mounts, raw sockets), perf_event_open, unusual
+ *   personalities, and the host-wide calls of Docker's list (kexec, swap, reboot, clocks, acct,
+ *   quotactl, iopl/ioperm, open_by_handle_at, lookup_dcookie, syslog, old module calls).
+ * mount, pivot_root, module loading and bpf are refused by the kernel itself (the run user has no
+ * capability): left to it so that their syscall tracepoints still fire. ptrace is refused here: a
+ * process that traces its own child could let that child's refused calls through (below).
+ *
+ * The refused calls return SECCOMP_RET_TRACE, not an errno, so that the refusal is evidence under
+ * both tracers: strace (which filters with --seccomp-bpf, whose TRACE an ERRNO would outrank, so it
+ * would never stop) gets the call and refuses it with EPERM (`-e inject`, strace-command.ts); with
+ * no ptrace tracer the kernel skips the call with ENOSYS, and the compiled collector records that
+ * at raw_syscalls:sys_exit (collector/refused.bpf.h; seccomp runs before the sys_enter tracepoints).
+ * io_uring and the other ABIs keep an errno (EPERM, ENOSYS; ENOSYS for clone3, so that libc falls
+ * back to clone, whose flags the filter can read).
  */
 
 // linux/audit.h: EM_X86_64 | __AUDIT_ARCH_64BIT | __AUDIT_ARCH_LE. i386 `int $0x80` calls arrive as
@@ -28,6 +44,7 @@ const BPF_JMP_JSET_K = 0x45; // BPF_JMP | BPF_JSET | BPF_K
 const BPF_RET_K = 0x06; // BPF_RET | BPF_K
 const SECCOMP_RET_ALLOW = 0x7fff0000;
 const SECCOMP_RET_ERRNO = 0x00050000;
+const SECCOMP_RET_TRACE = 0x7ff00000;
 // struct seccomp_data: int nr; __u32 arch; __u64 instruction_pointer; __u64 args[6];
 const OFFSET_NR = 0;
 const OFFSET_ARCH = 4;
@@ -38,24 +55,103 @@ const ld = (offset: number): Insn => ({ code: BPF_LD_W_ABS, jt: 0, jf: 0, k: off
 const ret = (k: number): Insn => ({ code: BPF_RET_K, jt: 0, jf: 0, k });
 
 /** What the filter does, for observation.json. */
-export const SECCOMP_FACT = 'io_uring and non-native syscalls blocked';
+export const SECCOMP_FACT =
+  "io_uring, non-native syscalls, the kernel keyring, new namespaces and the host-wide calls of Docker's profile refused";
+
+/** x86_64 numbers of the calls refused whatever their arguments, as evidence (asm/unistd_64.h). */
+export const REFUSED_SYSCALLS = {
+  acct: 163,
+  settimeofday: 164,
+  swapon: 167,
+  swapoff: 168,
+  reboot: 169,
+  iopl: 172,
+  ioperm: 173,
+  create_module: 174,
+  get_kernel_syms: 177,
+  query_module: 178,
+  quotactl: 179,
+  nfsservctl: 180,
+  lookup_dcookie: 212,
+  clock_settime: 227,
+  kexec_load: 246,
+  add_key: 248,
+  request_key: 249,
+  keyctl: 250,
+  perf_event_open: 298,
+  ptrace: 101,
+  open_by_handle_at: 304,
+  setns: 308,
+  kexec_file_load: 320,
+  syslog: 103,
+  uselib: 134,
+  ustat: 136,
+  sysfs: 139,
+  _sysctl: 156,
+  vhangup: 153,
+} as const;
+
+/**
+ * Calls refused as evidence when their first argument asks for a new namespace (CLONE_NEW*). strace
+ * cannot refuse by argument: under it a refused clone goes on (recorded and alerted); unshare is
+ * refused whatever its flags.
+ */
+export const NAMESPACE_SYSCALLS = { clone: 56, unshare: 272 } as const;
+
+/** The namespace calls by number. */
+export const NAMESPACE_SYSCALL_NAMES: Readonly<Record<number, string>> = Object.fromEntries(
+  Object.entries(NAMESPACE_SYSCALLS).map(([name, nr]) => [nr, name]),
+);
+
+/** Each call the filter refuses as evidence (RET_TRACE), by number: how a tracer that sees only the number names it. */
+export const SECCOMP_REFUSED_NAMES: Readonly<Record<number, string>> = Object.fromEntries(
+  Object.entries({ ...REFUSED_SYSCALLS, ...NAMESPACE_SYSCALLS }).map(([name, nr]) => [nr, name]),
+);
+const CLONE3 = 435;
+const PERSONALITY = 135;
+// CLONE_NEWTIME | CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER |
+// CLONE_NEWPID | CLONE_NEWNET
+const CLONE_NEW_MASK =
+  0x00000080 | 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000;
+/** The personalities Docker allows: PER_LINUX, PER_LINUX32, UNAME26, UNAME26|PER_LINUX32 and the query. */
+const ALLOWED_PERSONALITIES = [0x0, 0x8, 0x20000, 0x20008, 0xffffffff];
+// The low 32 bits of args[0] (little-endian).
+const OFFSET_ARG0 = 16;
+
+const jeq = (k: number, jt: number, jf: number): Insn => ({ code: BPF_JMP_JEQ_K, jt, jf, k });
 
 /** The filter as instructions; the jump offsets count instructions skipped after the jump. */
 export function seccompProgram(): Insn[] {
   const { io_uring_setup: setup, io_uring_enter: enter, io_uring_register: register } = IO_URING_SYSCALLS;
-  return [
+  const program: Insn[] = [
     ld(OFFSET_ARCH),
-    { code: BPF_JMP_JEQ_K, jt: 1, jf: 0, k: AUDIT_ARCH_X86_64 },
+    jeq(AUDIT_ARCH_X86_64, 1, 0),
     ret(SECCOMP_RET_ERRNO | ENOSYS),
     ld(OFFSET_NR),
     { code: BPF_JMP_JSET_K, jt: 0, jf: 1, k: X32_SYSCALL_BIT },
     ret(SECCOMP_RET_ERRNO | ENOSYS),
-    { code: BPF_JMP_JEQ_K, jt: 2, jf: 0, k: setup },
-    { code: BPF_JMP_JEQ_K, jt: 1, jf: 0, k: enter },
-    { code: BPF_JMP_JEQ_K, jt: 0, jf: 1, k: register },
-    ret(SECCOMP_RET_ERRNO | EPERM),
-    ret(SECCOMP_RET_ALLOW),
   ];
+  for (const nr of [setup, enter, register]) program.push(jeq(nr, 0, 1), ret(SECCOMP_RET_ERRNO | EPERM));
+  for (const nr of Object.values(REFUSED_SYSCALLS)) program.push(jeq(nr, 0, 1), ret(SECCOMP_RET_TRACE));
+  program.push(jeq(CLONE3, 0, 1), ret(SECCOMP_RET_ERRNO | ENOSYS));
+  // Each argument test ends in a return: the accumulator no longer holds the number after it.
+  for (const nr of Object.values(NAMESPACE_SYSCALLS)) {
+    program.push(
+      jeq(nr, 0, 4),
+      ld(OFFSET_ARG0),
+      { code: BPF_JMP_JSET_K, jt: 0, jf: 1, k: CLONE_NEW_MASK },
+      ret(SECCOMP_RET_TRACE),
+      ret(SECCOMP_RET_ALLOW),
+    );
+  }
+  const n = ALLOWED_PERSONALITIES.length;
+  program.push(jeq(PERSONALITY, 0, n + 2), ld(OFFSET_ARG0));
+  ALLOWED_PERSONALITIES.forEach((k, i) => {
+    program.push(jeq(k, n - i, 0));
+  });
+  program.push(ret(SECCOMP_RET_ERRNO | EPERM), ret(SECCOMP_RET_ALLOW));
+  program.push(ret(SECCOMP_RET_ALLOW));
+  return program;
 }
 
 /** The raw `struct sock_filter` array (u16 code, u8 jt, u8 jf, u32 k; host byte order, little-endian here). */

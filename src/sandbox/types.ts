@@ -2,6 +2,7 @@ import type { ContainerConfig, MicrovmConfig, NetworkConfig, ResolvedConfig } fr
 import type { SandboxKind } from '../evidence/kinds.js';
 import type { SpawnSpec } from '../exec/types.js';
 import type { Tracer } from '../observe/types.js';
+import type { RunUser } from './run-user.js';
 
 export type SandboxContext = {
   runId: string;
@@ -18,6 +19,11 @@ export type SandboxContext = {
    * that hide parts of the host (home folders, /tmp) bind these back read-only at the same path.
    */
   visible: string[];
+  /**
+   * The run's own unprivileged user (run-user.ts), for a sandbox that `runsAsRunUser`: every command
+   * runs as it, and the workspace and HOME are given to it. Absent: commands run as the harness's user.
+   */
+  user?: RunUser;
   network: NetworkConfig;
   /** Host folder holding the egress proxy's Unix sockets, bound into the sandbox when allowlisting. */
   proxyDir?: string;
@@ -28,8 +34,14 @@ export type SandboxContext = {
 /** The folders and id a sandbox session is laid out from (the rest of SandboxContext is policy). */
 export type SandboxPlaces = Pick<
   SandboxContext,
-  'runId' | 'runDir' | 'repoDir' | 'hostHome' | 'agentHome' | 'visible'
+  'runId' | 'runDir' | 'repoDir' | 'hostHome' | 'agentHome' | 'visible' | 'user'
 >;
+
+/**
+ * A wrapper of the harness's own (the proxy bridge) that runs inside the sandbox before a command and
+ * starts it: the sandbox keeps it at the harness's uid and runs only the command as the run's user.
+ */
+export type HarnessWrapper = (command: SpawnSpec) => SpawnSpec;
 
 export type SandboxAvailability = { ok: true; version: string } | { ok: false; reason: string; fix: string };
 
@@ -42,7 +54,8 @@ export interface SandboxSession {
   readonly detail: string;
   /** Facts for observation.json, e.g. the container image id actually used. */
   readonly facts: Record<string, string>;
-  wrap(spec: SpawnSpec): SpawnSpec;
+  /** The command as it must be spawned to run inside the sandbox, under `harness` when given. */
+  wrap(spec: SpawnSpec, harness?: HarnessWrapper): SpawnSpec;
   stop(): Promise<void>;
 }
 
@@ -72,6 +85,11 @@ export type SandboxCapabilities = {
    * that wraps the command can observe: strace, or the sandbox's own `guestTracer` for ebpf.
    */
   tracesInGuest?: boolean;
+  /**
+   * Runs every command as the run's own unprivileged user (SandboxContext.user) with no capabilities
+   * and no_new_privs; the harness claims one per run when it is root.
+   */
+  runsAsRunUser?: boolean;
   /** Used only when asked for by name (it costs seconds per command): never the automatic choice. */
   onlyByName?: boolean;
   /**

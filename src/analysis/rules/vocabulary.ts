@@ -107,6 +107,11 @@ export const SYSCALL_KIND: Readonly<Record<string, Kind>> = {
       'userfaultfd',
       'process_vm_readv',
       'process_vm_writev',
+      'add_key',
+      'request_key',
+      'keyctl',
+      'perf_event_open',
+      'open_by_handle_at',
     ].map((s) => [s, 'privilege']),
   ),
 };

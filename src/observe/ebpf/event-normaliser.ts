@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import { namespaceFlagNames, socketFlagNames } from '../../evidence/syscall-flags.js';
 import { compatSyscallName, I386_SYSCALL_NAMES } from '../../evidence/syscall-mechanism.js';
 import type { SocketAddress, SysEvent } from '../../evidence/types.js';
+import { NAMESPACE_SYSCALL_NAMES, SECCOMP_REFUSED_NAMES } from '../../sandbox/seccomp.js';
 import { DescriptorTable, judgedPath } from '../resolved-path.js';
 import type { RawEvent } from './event-assembler.js';
 import { joinChunks, resolveAgainst, type Text, walkedDirectory } from './path-parts.js';
@@ -35,6 +36,7 @@ import {
   CODE_IA32_OTHER,
   CODE_IO_URING_OP,
   CODE_IO_URING_OPEN,
+  CODE_SECCOMP_REFUSED,
   CODE_SENDTO,
   callByCode,
   IO_URING_OPS,
@@ -99,6 +101,14 @@ export class EventNormaliser {
             return this.emit(raw.t, raw.pid, raw.ppid, raw.comm, {
               kind: 'other',
               syscall: compatSyscallName('ia32', raw.flags, I386_SYSCALL_NAMES),
+              result: raw.ret,
+            });
+          case CODE_SECCOMP_REFUSED:
+            // clone and unshare are refused only when they ask for a new namespace, which one unknown.
+            return this.emit(raw.t, raw.pid, raw.ppid, raw.comm, {
+              kind: 'privilege',
+              syscall: SECCOMP_REFUSED_NAMES[raw.flags] ?? `syscall_${raw.flags}`,
+              ...(raw.flags in NAMESPACE_SYSCALL_NAMES ? { flags: ['CLONE_NEW*'] } : {}),
               result: raw.ret,
             });
           case CODE_IO_URING_OP:

@@ -86,7 +86,12 @@ export const CODE_IO_URING_OPEN = 8;
 export const CODE_IO_URING_OP = 9;
 /** A bind, a NET record: the local address a socket takes. */
 export const CODE_BIND = 10;
-/** Codes 11..15 are kept free for the next probes of their own. */
+/**
+ * A call the sandbox's seccomp filter refused (collector/refused.bpf.h), once per process and call
+ * number; flags carry the number. Its sys_enter tracepoint never fired.
+ */
+export const CODE_SECCOMP_REFUSED = 11;
+/** Codes 12..15 are kept free for the next probes of their own. */
 const FIRST_TABLE_CODE = 16;
 
 export const TRACED_CALLS: readonly TracedCall[] = [

@@ -1,3 +1,5 @@
+import { REFUSED_SYSCALLS } from '../../sandbox/seccomp.js';
+
 /**
  * x86_64 numbers of the calls strace traces (asm/unistd_64.h). strace runs with `-n` and prints
  * each call's number; a traced name whose number is not its x86_64 number was made through the
@@ -10,7 +12,6 @@ export const X86_64_SYSCALL_NUMBERS: Readonly<Record<string, number>> = {
   dup: 32,
   dup2: 33,
   dup3: 292,
-  open_by_handle_at: 304,
   socket: 41,
   connect: 42,
   sendto: 44,
@@ -33,7 +34,6 @@ export const X86_64_SYSCALL_NUMBERS: Readonly<Record<string, number>> = {
   fchmod: 91,
   chown: 92,
   lchown: 94,
-  ptrace: 101,
   setuid: 105,
   setgid: 106,
   setreuid: 113,
@@ -55,10 +55,10 @@ export const X86_64_SYSCALL_NUMBERS: Readonly<Record<string, number>> = {
   symlinkat: 266,
   fchmodat: 268,
   unshare: 272,
-  setns: 308,
   finit_module: 313,
   renameat2: 316,
   memfd_create: 319,
+  ...REFUSED_SYSCALLS,
   bpf: 321,
   process_vm_readv: 310,
   process_vm_writev: 311,

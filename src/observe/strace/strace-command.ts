@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
+import { REFUSED_SYSCALLS } from '../../sandbox/seccomp.js';
 import type { TracerAvailability } from '../types.js';
 import { TRACED_SYSCALLS } from './syscall-events.js';
 
@@ -19,6 +20,12 @@ export const INSTALL_FIX = 'apt-get install -y strace';
  *   host pid that the line prefixes use.
  * - one `-o` file, not `-ff`: a single file keeps the global order, which cwd and parent tracking need.
  */
+/**
+ * What strace refuses (sandbox/seccomp.ts hands these to it): every call of the filter's list, and
+ * unshare and setns whatever their flags (strace cannot tell by argument; clone must go on).
+ */
+const STRACE_REFUSED = [...Object.keys(REFUSED_SYSCALLS), 'unshare'];
+
 export function straceOptions(logPath: string, stringLimit: number): string[] {
   return [
     '-f',
@@ -34,6 +41,9 @@ export function straceOptions(logPath: string, stringLimit: number): string[] {
     'signal=!SIGCHLD,SIGWINCH,SIGURG,SIGCONT',
     '-e',
     `trace=${TRACED_SYSCALLS.join(',')}`,
+    // The calls a sandbox's seccomp filter hands to the tracer (RET_TRACE) are refused here.
+    '-e',
+    `inject=${STRACE_REFUSED.join(',')}:error=EPERM`,
     '-o',
     logPath,
     '--',

@@ -29,6 +29,12 @@ describe('argument syntax', () => {
       end: text.length - 3,
     });
     expect(splitTopLevel('vfork() = 1', 6)).toEqual({ parts: [], end: 6 });
+    // capset's bit sets are shifts, not a descriptor's <path>.
+    const caps = 'capset({pid=0}, {effective=1<<CAP_SETGID|1<<CAP_SETUID, inheritable=0}) = 0';
+    expect(splitTopLevel(caps, 7)).toEqual({
+      parts: ['{pid=0}', '{effective=1<<CAP_SETGID|1<<CAP_SETUID, inheritable=0}'],
+      end: caps.length - 5,
+    });
     expect(splitTopLevel('openat(AT_FDCWD, "cut', 7)).toBeNull();
   });
 

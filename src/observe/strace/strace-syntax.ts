@@ -109,10 +109,13 @@ export function splitTopLevel(text: string, start: number): { parts: string[]; e
       const next = skipQuoted(text, i);
       if (next < 0) return null;
       i = next - 1;
-    } else if (ch === '<' && /[0-9A-Z]/.test(text[i - 1] ?? '')) {
+    } else if (ch === '<' && text[i + 1] !== '<' && /[0-9A-Z]/.test(text[i - 1] ?? '')) {
+      // `3</path>` is a descriptor's path; `1<<CAP_SETUID` (capset's sets) is a shift, skipped whole.
       const next = skipAngle(text, i);
       if (next < 0) return null;
       i = next - 1;
+    } else if (ch === '<' && text[i + 1] === '<') {
+      i++;
     } else if (ch === '/' && text[i + 1] === '*') {
       const close = text.indexOf('*/', i + 2);
       if (close < 0) return null;

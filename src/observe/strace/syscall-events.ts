@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import { isNamespaceFlag } from '../../evidence/syscall-flags.js';
 import type { SocketAddress, SysEvent } from '../../evidence/types.js';
+import { REFUSED_SYSCALLS } from '../../sandbox/seccomp.js';
 import { judgedPath } from '../resolved-path.js';
 import type { ParsedCall } from './strace-line.js';
 import {
@@ -89,6 +90,9 @@ const PRIVILEGE_CALLS = new Set([
   // Another process's memory read or written without /proc/<pid>/mem or ptrace.
   'process_vm_readv',
   'process_vm_writev',
+  // The calls the bwrap sandbox's seccomp filter hands to the tracer (src/sandbox/seccomp.ts), which
+  // strace refuses with EPERM (strace-command.ts): each refused attempt is an event.
+  ...Object.keys(REFUSED_SYSCALLS),
 ]);
 
 // Legacy calls absent on some architectures (arm64 has only the *at forms) and calls newer than

@@ -7,7 +7,13 @@ import { InternalError, SetupError } from '../../errors.js';
 import type { SpawnSpec } from '../../exec/types.js';
 import { bwrapArgv, bwrapAvailability, bwrapMasks, prepareFiles } from '../bwrap.js';
 import { describeMasks } from '../host-masks.js';
-import type { Sandbox, SandboxAvailability, SandboxContext, SandboxSession } from '../types.js';
+import type {
+  HarnessWrapper,
+  Sandbox,
+  SandboxAvailability,
+  SandboxContext,
+  SandboxSession,
+} from '../types.js';
 import { chooseAccel, hostTscKhz } from './accel.js';
 import { microvmFindings } from './doctor.js';
 import { GUEST_NET_DIR } from './guest-protocol.js';
@@ -103,7 +109,8 @@ async function startMicrovm(ctx: SandboxContext): Promise<SandboxSession> {
   let launches = 0;
   let stopped = false;
 
-  const wrap = (spec: SpawnSpec): SpawnSpec => {
+  const wrap = (given: SpawnSpec, harness?: HarnessWrapper): SpawnSpec => {
+    const spec = harness ? harness(given) : given;
     if (stopped) throw new InternalError('microvm session was already stopped');
     launches += 1;
     const { trace, collector, traceFile, command } = splitTracer(spec.argv);

@@ -1,0 +1,46 @@
+/*
+ * Calls the bwrap sandbox's seccomp filter refuses (src/sandbox/seccomp.ts: REFUSED_SYSCALLS and
+ * NAMESPACE_SYSCALLS) with SECCOMP_RET_TRACE: with no ptrace tracer the kernel skips them with
+ * -ENOSYS. seccomp runs before the sys_enter tracepoints, so a refused call never reaches the probes
+ * of calls.bpf.h; raw_syscalls:sys_exit still fires. These calls exist on every kernel the collector
+ * runs on, so ENOSYS from one of them is the filter's. One CALL
+ * record per process and call number (CODE_SECCOMP_REFUSED, the number in the flags word), enough
+ * for the rules. test/collector/refused-calls.test.ts keeps this list equal to seccomp.ts's.
+ * Included by agentguard.bpf.c.
+ */
+#ifndef AGENTGUARD_REFUSED_BPF_H
+#define AGENTGUARD_REFUSED_BPF_H
+
+#define CODE_SECCOMP_REFUSED 11
+#define ENOSYS_VALUE 38
+/* Kept apart from the i386 (bit 31) and io_uring keys of `seen`. */
+#define REFUSED_KEY_BIT 0x40000000u
+
+static __always_inline int seccomp_refused_call(long nr)
+{
+	switch (nr) {
+	/* REFUSED_SYSCALLS */
+	case 101: case 103: case 134: case 136: case 139: case 153: case 156: case 163: case 164:
+	case 167: case 168: case 169: case 172: case 173: case 174: case 177: case 178: case 179:
+	case 180: case 212: case 227: case 246: case 248: case 249: case 250: case 298: case 304:
+	case 308: case 320:
+	/* NAMESPACE_SYSCALLS: refused only with a CLONE_NEW* flag */
+	case 56: case 272:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+SEC("tp/raw_syscalls/sys_exit")
+int seccomp_refused(struct trace_event_raw_sys_exit *ctx)
+{
+	__u64 cgid;
+	long nr = ctx->id;
+	if (ctx->ret != -ENOSYS_VALUE || !seccomp_refused_call(nr) || compat_call() || !traced(&cgid))
+		return 0;
+	once_per_process(cgid, (__u32)nr | REFUSED_KEY_BIT, CODE_SECCOMP_REFUSED, ctx->ret, nr);
+	return 0;
+}
+
+#endif

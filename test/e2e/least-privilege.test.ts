@@ -1,0 +1,216 @@
+import { spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { execCli, ROOT, tempDir } from './exec-cli.js';
+
+const isRoot = process.getuid?.() === 0;
+const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
+const canSandbox = isRoot && has('bwrap') && has('setpriv') && has('strace');
+if (!canSandbox)
+  console.warn('least-privilege e2e tests skipped: they need root, bwrap, setpriv and strace (CI has them)');
+const collectorBuilt = existsSync(path.join(ROOT, 'collector/build/agentguard-collector'));
+if (!collectorBuilt)
+  console.warn('least-privilege e2e: the eBPF collector is not built; its runs are skipped');
+const TRACERS = ['strace', ...(collectorBuilt ? ['ebpf'] : [])];
+
+const RUN_UID_FIRST = 2 ** 31 - 2 ** 16;
+
+const work = tempDir('ag-leastpriv-');
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** A task folder with its config and agent script; its output goes to `<task>/.agentguard`. */
+function task(name: string, script: string, extra: string[] = []): string {
+  const dir = path.join(work, name);
+  mkdirSync(path.join(dir, 'repo'), { recursive: true });
+  writeFileSync(path.join(dir, 'repo/README.md'), 'task\n');
+  writeFileSync(path.join(dir, 'agent.sh'), script);
+  writeFileSync(
+    path.join(dir, 'config.yaml'),
+    [
+      `name: ${name}`,
+      'task: {prompt: do the task}',
+      'repo: repo',
+      "test_command: [sh, -c, 'id -u > test-uid.txt']",
+      `agent_command: [sh, ${JSON.stringify(path.join(dir, 'agent.sh'))}]`,
+      ...extra,
+    ].join('\n'),
+  );
+  return dir;
+}
+
+type Alert = { rule: string; message: string };
+type Event = { kind: string; syscall: string; path?: string; result?: number };
+
+async function run(dir: string, tracer: string) {
+  const r = await execCli(['run', 'config.yaml', '--sandbox', 'bwrap', '--tracer', tracer, '--json'], {
+    cwd: dir,
+  });
+  expect(r.stdout.startsWith('{'), r.stderr).toBe(true);
+  const report = JSON.parse(r.stdout);
+  const events = (file: string): Event[] =>
+    readFileSync(path.join(report.run_dir, 'evidence', file), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+  const out = (name: string) => readFileSync(path.join(report.run_dir, 'repo', name), 'utf8').trim();
+  return { ...r, report, events, out, alerts: report.alerts as Alert[] };
+}
+
+describe.skipIf(!canSandbox)('the agent runs as an unprivileged user of its own run', () => {
+  for (const tracer of TRACERS) {
+    it(`under ${tracer}: not root, no capabilities, no root-only file, no harness process to signal, trace or attach to`, async () => {
+      const dir = path.join(work, `uid-${tracer}`);
+      mkdirSync(dir, { recursive: true });
+      // A root-only file in a folder the agent is shown (the config's), on no mask list.
+      const secret = path.join(dir, 'root-only.txt');
+      writeFileSync(secret, 'root-only-content\n');
+      chmodSync(secret, 0o600);
+      const script = [
+        'id -u > uid.txt',
+        'grep -E "^(CapEff|CapBnd|NoNewPrivs)" /proc/self/status > status.txt',
+        `cat ${JSON.stringify(secret)} > secret.txt 2>/dev/null; echo $? > secret.rc`,
+        // The parent is the harness's proxy bridge, a Node process: SIGUSR1 would open its inspector.
+        'kill -USR1 $PPID 2>/dev/null; echo $? > usr1.rc',
+        'kill -KILL 1 2>/dev/null; echo $? > kill1.rc',
+        'dd if=/proc/$PPID/mem of=/dev/null bs=1 count=1 2>/dev/null; echo $? > mem.rc',
+        'cat /proc/$PPID/environ > environ.txt 2>/dev/null; echo $? > environ.rc',
+        `node -e "require('net').connect(9229,'127.0.0.1').on('connect',()=>{console.log('open');process.exit(0)}).on('error',()=>{console.log('refused');process.exit(0)})" > inspector.txt`,
+        'git status --porcelain > git.txt 2>&1; echo $? > git.rc',
+        // A value in the user keyring would outlive the run: refused, whichever tracer watches.
+        `python3 -c "import ctypes; l = ctypes.CDLL(None, use_errno=True); print(l.syscall(248, b'user', b'agentguard-covert', b'v', 1, -4), ctypes.get_errno())" > keyring.txt`,
+        'unshare -Ur true 2>/dev/null; echo $? > userns.rc',
+        'echo changed >> README.md',
+      ].join('\n');
+      task(`uid-${tracer}`, script);
+      const r = await run(dir, tracer);
+      const uid = Number(r.out('uid.txt'));
+      expect(uid).toBeGreaterThanOrEqual(RUN_UID_FIRST);
+      expect(uid).toBeLessThan(2 ** 31);
+      expect(Number(r.out('test-uid.txt'))).toBe(uid);
+      expect(r.out('status.txt')).toMatch(/CapEff:\s+0+\n/);
+      expect(r.out('status.txt')).toMatch(/CapBnd:\s+0+\n/);
+      expect(r.out('status.txt')).toMatch(/NoNewPrivs:\s+1/);
+      expect(r.out('secret.txt')).toBe('');
+      expect(r.out('secret.rc')).not.toBe('0');
+      expect(r.out('usr1.rc')).not.toBe('0');
+      expect(r.out('kill1.rc')).not.toBe('0');
+      expect(r.out('mem.rc')).not.toBe('0');
+      expect(r.out('environ.rc')).not.toBe('0');
+      expect(r.out('environ.txt')).toBe('');
+      expect(r.out('inspector.txt')).toBe('refused');
+      // git works on the run user's own workspace (no "dubious ownership").
+      expect(r.out('git.rc'), r.out('git.txt')).toBe('0');
+      expect(r.report.diff.changed_files).toBeGreaterThanOrEqual(1);
+      expect(r.report.observation.sandbox.facts.run_user).toBe(`${uid}:${uid}`);
+      // The harness's own drop to the run user (capset, setresuid) is neither lost nor the agent's.
+      expect(r.report.observation.tracer.lost_events).toBe(0);
+      const failed = r.report.checks
+        .filter((c: { passed: boolean }) => !c.passed)
+        .map((c: { id: string }) => c.id);
+      expect(failed).not.toContain('observation-complete');
+      expect(failed).not.toContain('tests-pass');
+      // Every attempt is evidence: the refused reads, and the memory read is an alert.
+      const events = r.events('syscalls.jsonl');
+      const refused = (p: (path: string) => boolean) =>
+        events.some((e) => e.kind === 'open' && e.path !== undefined && p(e.path) && (e.result ?? 0) < 0);
+      expect(refused((p) => p === secret)).toBe(true);
+      expect(refused((p) => /^\/proc\/\d+\/mem$/.test(p))).toBe(true);
+      expect(r.alerts.map((a) => a.rule)).toContain('secrets-process-memory-read');
+      // The keyring and a new user namespace are refused, recorded and alerted.
+      expect(r.out('keyring.txt')).toMatch(tracer === 'strace' ? /^-1 1$/ : /^-1 38$/);
+      expect(r.out('userns.rc')).not.toBe('0');
+      expect(
+        events.some((e) => e.kind === 'privilege' && e.syscall === 'add_key' && (e.result ?? 0) < 0),
+      ).toBe(true);
+      expect(r.alerts.map((a) => a.rule)).toContain('exec-keyring');
+      expect(r.alerts.map((a) => a.rule)).toContain('exec-namespace-change');
+      // The lease of the run's uid is given back.
+      expect(existsSync(`/run/agentguard/run-users/${uid}`)).toBe(false);
+    }, 180_000);
+  }
+});
+
+describe.skipIf(!canSandbox)(
+  'another run at the same time is out of reach by permissions, not only by masks',
+  () => {
+    it('a run cannot list, read or connect to anything of a concurrent run whose output folder it is shown', async () => {
+      // B's config folder holds A's task folder, so A's output folder is inside what B is shown, and
+      // no mask of B's covers it (B masks its own output folder and `.agentguard` beside its folders).
+      const dirB = path.join(work, 'b');
+      const dirA = path.join(dirB, 'a');
+      mkdirSync(dirA, { recursive: true });
+      const go = path.join(dirA, 'go');
+      task('b/a', `while [ ! -e ${JSON.stringify(go)} ]; do sleep 0.1; done\n`);
+      const outA = path.join(dirA, '.agentguard');
+      const runA = execCli(['run', 'config.yaml', '--sandbox', 'bwrap', '--tracer', 'strace', '--json'], {
+        cwd: dirA,
+      });
+      try {
+        // A is running once its proxy socket exists.
+        const started = Date.now();
+        let runDirA = '';
+        while (!runDirA && Date.now() - started < 60_000) {
+          await new Promise((r) => setTimeout(r, 200));
+          const runs = existsSync(path.join(outA, 'runs')) ? readdirSync(path.join(outA, 'runs')) : [];
+          const found = runs.find((id) => existsSync(path.join(outA, 'runs', id, 'net/proxy.sock')));
+          if (found) runDirA = path.join(outA, 'runs', found);
+        }
+        expect(runDirA).not.toBe('');
+        const sock = path.join(runDirA, 'net/proxy.sock');
+        const targets = {
+          canaries: path.join(runDirA, 'evidence/canaries.json'),
+          key: path.join(runDirA, 'home/.ssh/id_rsa'),
+          config: path.join(runDirA, 'config.json'),
+        };
+        const script = [
+          `ls ${JSON.stringify(path.join(outA, 'runs'))} > ls.txt 2>&1; echo $? > ls.rc`,
+          ...Object.entries(targets).map(
+            ([name, file]) => `cat ${JSON.stringify(file)} > ${name}.txt 2>/dev/null; echo $? > ${name}.rc`,
+          ),
+          `node -e "require('net').connect('${sock}').on('connect',()=>{console.log('open');process.exit(0)}).on('error',(e)=>{console.log(e.code);process.exit(0)})" > sock.txt 2>&1`,
+        ].join('\n');
+        task('b', script);
+        for (const tracer of TRACERS) {
+          const r = await run(dirB, tracer);
+          expect(r.out('ls.rc')).not.toBe('0');
+          for (const name of Object.keys(targets)) {
+            expect(r.out(`${name}.txt`), name).toBe('');
+            expect(r.out(`${name}.rc`), name).not.toBe('0');
+          }
+          expect(r.out('sock.txt')).toBe('EACCES');
+          // Each attempt is in B's evidence, refused.
+          const events = r.events('syscalls.jsonl');
+          expect(
+            events.some((e) => e.kind === 'open' && e.path === targets.canaries && (e.result ?? 0) < 0),
+            `${tracer}: the refused read of A's canaries`,
+          ).toBe(true);
+          expect(
+            events.some(
+              (e) =>
+                e.kind === 'connect' &&
+                (e as { addr?: { path?: string } }).addr?.path === sock &&
+                (e.result ?? 0) < 0,
+            ),
+            `${tracer}: the refused connect to A's proxy socket`,
+          ).toBe(true);
+        }
+      } finally {
+        writeFileSync(go, '');
+        await runA;
+      }
+      expect(statSync(outA).mode & 0o777).toBe(0o700);
+      expect(statSync(path.join(outA, 'runs')).mode & 0o777).toBe(0o700);
+      expect(statSync(path.join(outA, 'history.db')).mode & 0o777).toBe(0o600);
+    }, 300_000);
+  },
+);
