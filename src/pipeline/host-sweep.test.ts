@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { OWNER_ENV, processStart } from '../exec/owner-registry.js';
 import { findCgroup2Mount } from '../observe/ebpf/mounts.js';
+import { claimRunUser, RUN_UID_FIRST } from '../sandbox/run-user.js';
 import { describeSweep, sweepStale } from './host-sweep.js';
 
 const root = process.getuid?.() === 0;
@@ -56,7 +57,7 @@ describe.skipIf(!root)('sweepStale (root: real processes and cgroups)', () => {
     deadOwner.kill('SIGKILL');
     await gone(deadOwner);
 
-    const result = await sweepStale(dir);
+    const result = await sweepStale(dir, path.join(dir, 'no-leases'));
     await Promise.all([gone(group), gone(helper), gone(inCgroup)]);
     expect(result.owners).toBe(1);
     expect(result.processes).toBeGreaterThanOrEqual(3);
@@ -70,8 +71,38 @@ describe.skipIf(!root)('sweepStale (root: real processes and cgroups)', () => {
 
   it('is silent when there is nothing to clean', async () => {
     const empty = mkdtempSync(path.join(tmpdir(), 'ag-sweep-empty-'));
-    const result = await sweepStale(empty);
+    const result = await sweepStale(empty, empty);
     rmSync(empty, { recursive: true });
     expect(describeSweep(result)).toBeNull();
+  });
+});
+
+describe('sweepStale: run-user leases', () => {
+  it('gives back the lease of a holder killed with SIGKILL, and its half-made files, never a live one', async () => {
+    const owners = mkdtempSync(path.join(tmpdir(), 'ag-sweep-owners-'));
+    const leases = mkdtempSync(path.join(tmpdir(), 'ag-sweep-leases-'));
+    const holder = sleeper();
+    const deadLease = `${holder.pid}:${processStart(holder.pid as number)}`;
+    const deadPid = holder.pid as number;
+    holder.kill('SIGKILL');
+    await gone(holder);
+    const live = claimRunUser(leases, () => 1);
+    writeFileSync(path.join(leases, String(RUN_UID_FIRST + 2)), deadLease);
+    writeFileSync(path.join(leases, `${RUN_UID_FIRST + 3}.${deadPid}.new`), deadLease);
+    writeFileSync(path.join(leases, `${RUN_UID_FIRST + 4}.${process.pid}.new`), 'mine, being made');
+    try {
+      const result = await sweepStale(owners, leases);
+      expect(result.leases).toBe(1);
+      expect(readdirSync(leases).sort()).toEqual([
+        String(live.uid),
+        `${RUN_UID_FIRST + 4}.${process.pid}.new`,
+      ]);
+      expect(describeSweep(result)).toMatch(/freed 1 run user/);
+      expect((await sweepStale(owners, leases)).leases).toBe(0);
+    } finally {
+      live.release();
+      rmSync(owners, { recursive: true, force: true });
+      rmSync(leases, { recursive: true, force: true });
+    }
   });
 });

@@ -3,20 +3,21 @@ import path from 'node:path';
 import { OWNER_ENV, ownersDir, processStart } from '../exec/owner-registry.js';
 import { findCgroup2Mount, readMounts } from '../observe/ebpf/mounts.js';
 import { CGROUP_PARENT, killCgroup, removeCgroup } from '../observe/ebpf/run-cgroup.js';
+import { RUN_USERS_DIR, sweepDeadLeases } from '../sandbox/run-user.js';
 
-export type SweepResult = { processes: number; cgroups: number; owners: number };
+export type SweepResult = { processes: number; cgroups: number; owners: number; leases: number };
 
 type DeadOwner = { file: string; runs: Set<string>; groups: { pgid: number; start: string }[] };
 
 /**
  * What agentguard processes that died without cleaning up (SIGKILL, a crash, a power cut of the
  * host's session) left behind: their process groups (agent, tests, strace), helpers that carry
- * their owner mark (bpftrace), and their runs' cgroups. Live owners — another run going on at the
+ * their owner mark (bpftrace), their runs' cgroups and run-user leases. Live owners — another run going on at the
  * same time — are never touched. Cheap when there is nothing to do.
  */
-export async function sweepStale(dir = ownersDir()): Promise<SweepResult> {
+export async function sweepStale(dir = ownersDir(), leasesDir = RUN_USERS_DIR): Promise<SweepResult> {
   const dead = deadOwners(dir);
-  const result: SweepResult = { processes: 0, cgroups: 0, owners: dead.length };
+  const result: SweepResult = { processes: 0, cgroups: 0, owners: dead.length, leases: 0 };
   for (const owner of dead) {
     for (const { pgid, start } of owner.groups) {
       // The leader still running with the same start time, or gone while its group lives on.
@@ -52,6 +53,8 @@ export async function sweepStale(dir = ownersDir()): Promise<SweepResult> {
       }
     }
   }
+  // After the processes: a lease is given back only once nothing of its dead holder runs as its uid.
+  result.leases = sweepDeadLeases(leasesDir);
   for (const owner of dead) {
     try {
       unlinkSync(owner.file);
@@ -64,10 +67,10 @@ export async function sweepStale(dir = ownersDir()): Promise<SweepResult> {
 
 /** One line for the user, or null when there was nothing to clean. */
 export function describeSweep(r: SweepResult): string | null {
-  if (r.processes === 0 && r.cgroups === 0) return null;
+  if (r.processes === 0 && r.cgroups === 0 && r.leases === 0) return null;
   return (
     `agentguard: cleaned up after ${r.owners || 'an'} earlier agentguard process(es) that ended without cleaning up: ` +
-    `killed ${r.processes} leftover process(es), removed ${r.cgroups} cgroup(s)`
+    `killed ${r.processes} leftover process(es), removed ${r.cgroups} cgroup(s), freed ${r.leases} run user(s)`
   );
 }
 

@@ -120,6 +120,38 @@ function reclaimDead(file: string): boolean {
   return true;
 }
 
+/**
+ * Give back the leases of holders that died without releasing them (a harness killed with SIGKILL),
+ * and the half-made lease files such a holder left: a dead holder's uid is free again, and the
+ * folder does not grow with every crash. A live holder's lease is never touched. Returns how many
+ * leases were given back.
+ */
+export function sweepDeadLeases(dir = RUN_USERS_DIR): number {
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  let freed = 0;
+  for (const name of names) {
+    const file = path.join(dir, name);
+    if (/^\d+$/.test(name)) {
+      if (reclaimDead(file)) freed++;
+      continue;
+    }
+    // `<uid>.<pid>.new` / `.reclaim`: a claim or a take-back cut short by its holder's death.
+    const temp = /^\d+\.(\d+)\.(new|reclaim)$/.exec(name);
+    if (!temp || processStart(Number(temp[1])) !== null) continue;
+    try {
+      unlinkSync(file);
+    } catch {
+      // gone already
+    }
+  }
+  return freed;
+}
+
 function readOrNull(file: string): string | null {
   try {
     return readFileSync(file, 'utf8');
