@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { execCli, tempDir } from './exec-cli.js';
 
 /*
@@ -105,7 +106,11 @@ describe('agentguard init, then run without editing the file', () => {
         const testsPass = report.checks.find((c: { id: string }) => c.id === 'tests-pass');
         expect(testsPass.passed).toBe(false);
         const tests = report.commands.find((c: { role: string }) => c.role === 'tests');
-        expect(tests.argv).toEqual(repo.command);
+        // What ran is the config's command, with the flag that makes the runner name its tests.
+        expect(parse(readFileSync(path.join(dir, 'agentguard.yaml'), 'utf8')).test_command).toEqual(
+          repo.command,
+        );
+        expect(tests.argv.filter((a: string) => repo.command.includes(a))).toEqual(repo.command);
         expect(tests.exit_code).not.toBe(0);
         // The repository was judged in place: its output folder is not in the agent's workspace.
         expect(report.run_dir.startsWith(path.join(dir, '.agentguard', 'runs'))).toBe(true);
@@ -139,8 +144,15 @@ describe('agentguard init, then run without editing the file', () => {
       expect(readFileSync(path.join(dir, '.github/workflows/agentguard.yml'), 'utf8')).toContain(
         'uses: acme/agentguard@v1',
       );
+      // The policy is committed first (CI judges a change by the policy of the commit it starts
+      // from); the workflow stays the working tree's change.
+      const git = (...args: string[]) =>
+        spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: dir });
+      expect(git('add', '.agentguard.yaml').status).toBe(0);
+      expect(git('commit', '-qm', 'agentguard policy').status).toBe(0);
       const ci = await execCli(['ci', '--json'], { cwd: dir });
-      expect(ci.stderr).not.toMatch(/^agentguard: /m);
+      // Only the note that says which policy judged the working tree.
+      expect(ci.stderr).not.toMatch(/^agentguard: (?!note: judging the working tree)/m);
       expect(ci.code).toBe(1);
       const report = JSON.parse(ci.stdout);
       expect(report.checks.find((c: { id: string }) => c.id === 'tests-pass').passed).toBe(false);

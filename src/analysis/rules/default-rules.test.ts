@@ -184,6 +184,11 @@ const CASES: Record<string, Case> = {
     fire: (t) => void t.exec(2, 1, '/usr/bin/unshare', ['unshare', '-Ur', 'sh']).priv(2, 'unshare', -1),
     benign: (t) => void t.exec(2, 1, '/usr/bin/lsns', ['lsns']).open(2, '/proc/self/ns/mnt'),
   },
+  'exec-keyring': {
+    fire: (t) =>
+      void t.exec(2, 1, '/usr/bin/keyctl', ['keyctl', 'add', 'user', 'k', 'v', '@u']).priv(2, 'add_key', -1),
+    benign: (t) => void t.exec(2, 1, '/usr/bin/keyctl', ['keyctl', '--version']).open(2, '/etc/ld.so.cache'),
+  },
   'exec-kernel-module-tool': {
     fire: (t) => void t.exec(2, 1, '/usr/sbin/modprobe', ['modprobe', 'evil']),
     benign: (t) => void t.exec(2, 1, '/usr/sbin/modprobe', ['modprobe', 'x'], { result: -2 }),
@@ -523,20 +528,36 @@ const CASES: Record<string, Case> = {
   },
   'evasion-descriptor-path': {
     fire: (t) =>
-      void t.exec(2, 1, '/usr/bin/head', ['head', '/proc/self/fd/3/notes.txt']).event(2, {
+      void t.exec(2, 1, '/usr/bin/head', ['head', '/proc/self/fd/3/hostname']).event(2, {
         kind: 'open',
         syscall: 'openat',
-        path: `${WS}/notes.txt`,
-        path_as_written: '/proc/self/fd/3/notes.txt',
+        path: '/etc/hostname',
+        path_as_written: '/proc/self/fd/3/hostname',
         access: 'read',
         result: 4,
       }),
-    // Process substitution names a descriptor itself (a pipe), no file under it.
+    // Process substitution names a descriptor itself (a pipe), no file under it; a runtime (Bun)
+    // makes its own folders under /tmp and workspace files through the alias.
     benign: (t) =>
       void t
         .exec(2, 1, '/usr/bin/diff', ['diff', '/dev/fd/63', 'b'])
         .open(2, '/dev/fd/63')
-        .open(2, `${WS}/b`),
+        .open(2, `${WS}/b`)
+        .event(2, {
+          kind: 'write-meta',
+          syscall: 'mkdir',
+          path: '/tmp/claude-1/tasks',
+          path_as_written: '/proc/self/fd/12/tasks',
+          result: 0,
+        })
+        .event(2, {
+          kind: 'open',
+          syscall: 'openat',
+          path: `${WS}/notes.txt`,
+          path_as_written: '/proc/self/fd/3/notes.txt',
+          access: 'read',
+          result: 4,
+        }),
   },
   'evasion-truncated-path': {
     fire: (t) =>
