@@ -163,8 +163,6 @@ export function bwrapArgs(ctx: SandboxContext, cwd: string, files: BwrapFiles): 
   const depth = (p: string) => path.resolve(p).split('/').filter(Boolean).length;
   mounts.sort((a, b) => depth(a.dest) - depth(b.dest) || a.rank - b.rank);
   for (const m of mounts) args.push(...m.args);
-  // The root is bwrap's own tmpfs: nothing may be made at the top level beside what is shown.
-  args.push('--remount-ro', '/');
   // A mask stays empty: nothing the agent writes there could pass for the harness's files. The
   // remount does not reach the run's folders bound inside it.
   // (A mask some other mount sits exactly on top of is not one any more.)
