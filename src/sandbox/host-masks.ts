@@ -6,9 +6,9 @@ import type { SandboxContext } from './types.js';
 export type HostMask = { path: string; how: 'empty file' | 'empty folder' };
 
 /**
- * Root-only files in the host's /etc, which the sandbox shows read-only: password hashes, sudo
- * policy, SSH host and TLS private keys. Only paths that exist are masked (a mount point cannot be
- * created on the read-only host). (Root's own home is not shown at all: system-view.ts.)
+ * Root-only host files that a read-only view of the host would otherwise show to an agent running as
+ * uid 0: password hashes, sudo policy, SSH host and TLS private keys, and root's own home. Only paths that exist
+ * are masked (a mount point cannot be created on the read-only host).
  */
 export function hostSecretMasks(root = '/'): HostMask[] {
   const files = ['etc/shadow', 'etc/shadow-', 'etc/gshadow', 'etc/gshadow-', 'etc/sudoers'];
@@ -26,7 +26,7 @@ export function hostSecretMasks(root = '/'): HostMask[] {
     const p = path.join(root, rel);
     if (kindOf(p) === 'file') masks.push({ path: p, how: 'empty file' });
   }
-  for (const rel of ['etc/sudoers.d', 'etc/ssl/private']) {
+  for (const rel of ['etc/sudoers.d', 'etc/ssl/private', 'root']) {
     const p = path.join(root, rel);
     if (kindOf(p) === 'dir') masks.push({ path: p, how: 'empty folder' });
   }
