@@ -1,4 +1,5 @@
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { GradingCopyEvidence } from '../evidence/types.js';
 import { dirnameBytes, displayPath, joinBytes, pathKey, splitZBytes } from './byte-paths.js';
 import { WORKSPACE_REF } from './diff.js';
@@ -52,6 +53,10 @@ export function buildGradingCopy(opts: GradingCopyOptions): GradingCopyEvidence 
     else files.delete(key);
   }
   writeTree(opts.harnessGitDir, opts.dest, [...files.values()]);
+  // An empty repository of its own, as a checkout has: tests that ask git find one, and what code
+  // under test writes into .git (a hook, an alias) lands in this throwaway copy, where the rules
+  // still see it, never in the agent's repository or the harness's.
+  git(['init', '-q'], { gitDir: path.join(opts.dest, '.git'), workTree: opts.dest });
   const graderFiles = placeGraderFiles(opts.graderDir, opts.dest);
   const deps = copyDependencies(opts.agentRepo, opts.dest, opts.ignored);
   return {
