@@ -144,9 +144,13 @@ describe.skipIf(!canRun)('diagnostics mutations through the CLI', () => {
     // What no data-only change can reach is named as a finding rather than hidden.
     expect(report.summary.uncovered).toEqual({
       checks: ['skill-coverage', 'observation-complete'],
-      rules: collectorBuilt
-        ? ['evasion-io-uring', 'net-vendor-host']
-        : ['evasion-io-uring', 'evasion-compat-syscall', 'net-vendor-host'],
+      rules: [
+        'evasion-io-uring',
+        ...(collectorBuilt ? [] : ['evasion-compat-syscall']),
+        'evasion-descriptor-path',
+        'evasion-truncated-path',
+        'net-vendor-host',
+      ],
     });
     expect(report.findings).toContain('no entry detects check(s): skill-coverage, observation-complete');
     expect(report.summary.checks.filter((c) => c.detections.length > 0)).toHaveLength(12);
