@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BENCHMARKS, execCli, tempDir } from './exec-cli.js';
@@ -13,6 +13,9 @@ import { BENCHMARKS, execCli, tempDir } from './exec-cli.js';
 
 const work = tempDir('ag-pack-rt-');
 const imported = mkdtempSync('/var/tmp/ag-pack-rt-');
+// The agents run as the run's own unprivileged user: the imported tasks' folders must be reachable
+// by others, as the shipped ones are (mkdtemp makes its folder 0700).
+chmodSync(imported, 0o755);
 afterAll(() => {
   rmSync(work, { recursive: true, force: true });
   rmSync(imported, { recursive: true, force: true });
