@@ -23,7 +23,7 @@ import { safeTimeout } from '../exec/safe-timer.js';
 import { signalExitCode } from '../exec/shutdown.js';
 import { checkHistory } from '../history/db.js';
 import { packageRoot } from '../package-root.js';
-import { chownTree, claimRunUserFor, closeToRunUsers } from '../sandbox/run-user.js';
+import { chownTree, claimRunUserFor, closeToRunUsers, unreachableByOthers } from '../sandbox/run-user.js';
 import type { SandboxPlaces } from '../sandbox/types.js';
 import { collectDiff } from '../workspace/diff.js';
 import { prepareWorkspace, rebaseline, workspaceEvidence } from '../workspace/prepare.js';
@@ -161,7 +161,19 @@ async function collectAndAnalyse(
     const harnessHosts =
       model && plan.model_endpoint ? { [plan.model_endpoint.host]: `127.0.0.1:${model.port}` } : {};
     throwIfStopped(signal);
-    const user = claimRunUserFor(sandboxChoice.sandbox, disposer);
+    const shown = visibleFolders(cfg, plan);
+    const visible = [...shown, path.dirname(taskFile)];
+    // A host folder the run must show that others cannot enter (its own mode or one above it)
+    // would fail the agent with EACCES: the run then keeps the harness's user, and says so. (The
+    // task's folder is the run's own, which the harness opens to the run user itself.)
+    const blocked = unreachableByOthers(shown);
+    if (blocked.length > 0) {
+      ctx.log(
+        `warning: the agent runs as the harness's user, not a run user of its own: ${blocked.join(', ')} ` +
+          'cannot be entered by other users. Fix: chmod o+x on those folders (and the folders above them)',
+      );
+    }
+    const user = blocked.length > 0 ? null : claimRunUserFor(sandboxChoice.sandbox, disposer);
     // The workspace and HOME are the run user's (what the harness wrote there since, too).
     const handOver = () => {
       if (user) for (const dir of [repoDir, hostHome]) chownTree(dir, user);
@@ -173,7 +185,7 @@ async function collectAndAnalyse(
       repoDir,
       hostHome,
       agentHome,
-      visible: [...visibleFolders(cfg, plan), path.dirname(taskFile)],
+      visible,
       ...(user ? { user } : {}),
     };
     const window = await ObservationWindow.open({

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,7 +36,11 @@ export function execCli(
 }
 
 export function tempDir(prefix = 'ag-e2e-'): string {
-  return mkdtempSync(path.join(tmpdir(), prefix));
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  // Enterable by others, as a user's project folder is: the agent runs as the run's own user only
+  // where it can reach the folders the run shows it (else it keeps the harness's, with a warning).
+  chmodSync(dir, 0o755);
+  return dir;
 }
 
 /** `agentguard run config.yaml --sandbox bwrap --tracer strace --json` in `dir`: its result and the parsed report. */
