@@ -59,25 +59,58 @@ export function killActiveGroups(signal: NodeJS.Signals = 'SIGKILL'): void {
   activeGroups.clear();
 }
 
-/** Keeps the first `limit` bytes of a stream and counts the rest. */
-class BoundedBuffer {
-  private chunks: Buffer[] = [];
+/**
+ * Keeps the first part of a stream and its last `limit / 4` bytes (where a program says why it
+ * failed: a test summary, an error), and counts the rest. A cut leaves one line in between saying
+ * how many bytes were left out there.
+ */
+export class BoundedBuffer {
+  private head: Buffer[] = [];
   private kept = 0;
+  private tail: Buffer[] = [];
+  private tailBytes = 0;
+  private readonly headLimit: number;
+  private readonly tailLimit: number;
   total = 0;
-  constructor(private readonly limit: number) {}
+  constructor(limit: number) {
+    this.tailLimit = Math.floor(limit / 4);
+    this.headLimit = limit - this.tailLimit;
+  }
   push(chunk: Buffer): void {
     this.total += chunk.length;
-    const room = this.limit - this.kept;
-    if (room <= 0) return;
-    const piece = chunk.length <= room ? chunk : chunk.subarray(0, room);
-    this.chunks.push(piece);
-    this.kept += piece.length;
+    const room = this.headLimit - this.kept;
+    if (room > 0) {
+      const piece = chunk.length <= room ? chunk : chunk.subarray(0, room);
+      this.head.push(piece);
+      this.kept += piece.length;
+      if (piece.length === chunk.length) return;
+      chunk = chunk.subarray(piece.length);
+    }
+    if (this.tailLimit === 0) return;
+    this.tail.push(chunk.length > this.tailLimit ? chunk.subarray(chunk.length - this.tailLimit) : chunk);
+    this.tailBytes += Math.min(chunk.length, this.tailLimit);
+    while (this.tail.length > 1 && this.tailBytes - (this.tail[0]?.length ?? 0) >= this.tailLimit) {
+      this.tailBytes -= this.tail.shift()?.length ?? 0;
+    }
   }
   get truncated(): boolean {
-    return this.total > this.kept;
+    return this.total > this.kept + Math.min(this.tailBytes, this.tailLimit);
   }
+  /** At most `limit` bytes, the line saying what was cut included. */
   text(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
+    const head = Buffer.concat(this.head);
+    if (this.tailBytes === 0) return head.toString('utf8');
+    const whole = Buffer.concat(this.tail);
+    const tail = whole.subarray(Math.max(0, whole.length - this.tailLimit));
+    if (this.total === head.length + tail.length) return Buffer.concat([head, tail]).toString('utf8');
+    // The marker takes its room from the head; its length depends on the number it carries.
+    let keep = head.length;
+    let marker = '';
+    for (let i = 0; i < 3; i += 1) {
+      marker = `\n[agentguard: ${this.total - keep - tail.length} bytes left out here]\n`;
+      keep = Math.max(0, head.length - Buffer.byteLength(marker));
+    }
+    return `${head.subarray(0, keep).toString('utf8')}${marker}${tail.toString('utf8')}`;
   }
 }
 

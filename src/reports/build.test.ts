@@ -35,8 +35,17 @@ describe('buildRunReport', () => {
     expect(report.commands[0]?.argv).toEqual(['sh', '-c', 'grep -r TODO src | wc -l', '<prompt>']);
     expect(report.commands[0]).not.toHaveProperty('stdout');
     expect(report.commands[0]).not.toHaveProperty('display_argv');
-    const text = JSON.stringify(report);
+    // Command output reaches the report only as the last lines of a failing command, under `why`.
+    const { why, ...rest } = report;
+    const text = JSON.stringify(rest);
     for (const secret of [FIXTURE_PROMPT, ...OUTPUT_MARKERS]) expect(text).not.toContain(secret);
+    expect(JSON.stringify(why)).not.toContain(FIXTURE_PROMPT);
+    expect(why?.output.map((t) => [t.role, t.stream])).toEqual([
+      ['agent', 'stderr'],
+      ['agent', 'stdout'],
+      ['tests', 'stderr'],
+      ['tests', 'stdout'],
+    ]);
   });
 
   it('gives nulls for absent benchmark metadata and leaves optional task fields out', () => {

@@ -9,6 +9,7 @@ import { SANDBOXES } from '../sandbox/index.js';
 import { summariseActivity } from './activity.js';
 import { REPORT_FILES } from './reporters.js';
 import { type ReportCommand, type ReportDiff, RUN_REPORT_SCHEMA_VERSION, type RunReport } from './types.js';
+import { explainVerdict } from './why.js';
 
 export type BuildRunReportOptions = {
   /**
@@ -72,6 +73,14 @@ function reportOf(
       tags: [...config.tags],
     },
     isolation_warning: isolationWarning(bundle.observation),
+    why: explainVerdict({
+      result: analysis.score.result,
+      checks: analysis.checks,
+      alerts,
+      tests: bundle.tests,
+      commands: bundle.commands,
+      prompt: config.prompt,
+    }),
     failed_checks: analysis.checks.filter((check) => !check.passed).map((check) => check.id),
     alerts,
     deductions: analysis.score.deductions,

@@ -86,8 +86,16 @@ describe('renderMarkdown', () => {
     ]);
   });
 
-  it('never includes command output, the patch or the raw prompt', () => {
-    for (const secret of [FIXTURE_PROMPT, ...OUTPUT_MARKERS]) expect(markdown).not.toContain(secret);
+  it('never includes the patch or the raw prompt; command output only under "Why it failed"', () => {
+    for (const secret of [FIXTURE_PROMPT, ...OUTPUT_MARKERS.filter((m) => m.startsWith('PATCH'))])
+      expect(markdown).not.toContain(secret);
+    const why = markdown.slice(
+      markdown.indexOf('## Why it failed'),
+      markdown.indexOf('\n## ', markdown.indexOf('## Why it failed') + 1),
+    );
+    expect(why).toContain('STDOUT-MARKER-1');
+    const rest = markdown.replace(why, '');
+    for (const marker of OUTPUT_MARKERS) expect(rest).not.toContain(marker);
   });
 
   it('bounds the diff table and says how many files it left out', () => {

@@ -2,8 +2,9 @@ import { code, md, moreLine, table } from './markdown-text.js';
 import type { Block, Cell, Headline, Inline, ListItem, ReportView, Section } from './view/types.js';
 
 /**
- * `report.md`: the page a reviewer reads, rendered from the report view. Never contains command
- * output or the patch; every value that came from the agent's world is escaped by `md`.
+ * `report.md`: the page a reviewer reads, rendered from the report view. Never contains the patch,
+ * and command output only as the bounded last lines under "Why it failed"; every value that came
+ * from the agent's world is escaped by `md` or fenced.
  */
 export function renderMarkdown(view: ReportView): string {
   const parts = [headline(view.headline), ...view.sections.map(section)];
@@ -63,11 +64,24 @@ function block(b: Block): string[] {
       ];
     case 'figure':
       return [];
+    case 'output':
+      return outputBlock(b.lines, b.omitted);
     case 'subsection': {
       const icon = b.tone === undefined ? '' : `${TONE_ICON[b.tone]} `;
       return [`### ${icon}${inline(b.title)}`, '', ...blocks(b.blocks)];
     }
   }
+}
+
+/** A fenced block longer than any run of backticks in the lines, so nothing inside can close it. */
+function outputBlock(lines: readonly string[], omitted: number): string[] {
+  const longest = Math.max(
+    0,
+    ...lines.map((l) => Math.max(0, ...(l.match(/`+/g) ?? []).map((r) => r.length))),
+  );
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  const cut = omitted > 0 ? [`… ${omitted} earlier line${omitted === 1 ? '' : 's'} left out`] : [];
+  return [`${fence}text`, ...cut, ...lines, fence];
 }
 
 function listItem(item: ListItem): string[] {

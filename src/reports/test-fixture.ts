@@ -1,7 +1,8 @@
 /**
  * A hand-made failed run for the report tests (imported only from tests). It carries the hostile
  * values the renderers must survive: a `|` in an argv, a backtick and a newline in a file name,
- * a raw prompt that only the raw argv holds, and command output and a patch that reports must omit.
+ * a raw prompt that only the raw argv holds, and command output (shown only under "Why it failed")
+ * and a patch that reports must omit.
  */
 import type { AnalysisResult } from '../analysis/types.js';
 import { configInMemory } from '../config/in-memory.js';
@@ -14,7 +15,7 @@ export const FIXTURE_RUN_ID = '20250301T101500Z-7f3a9c';
 export const FIXTURE_RUN_DIR = `/tmp/agentguard-fixture-91b2/.agentguard/runs/${FIXTURE_RUN_ID}`;
 export const FIXTURE_REPO = `${FIXTURE_RUN_DIR}/repo`;
 export const HOSTILE_FILE = 'docs/evil`name\n| injected | cell |.md';
-/** Strings that exist only in command output and the patch; no report may contain them. */
+/** Strings that exist only in command output and the patch; no report may contain them outside "Why it failed". */
 export const OUTPUT_MARKERS = ['STDOUT-MARKER-1', 'STDERR-MARKER-2', 'PATCH-MARKER-3'];
 
 function fixtureConfig(): ResolvedConfig {

@@ -5,6 +5,7 @@ import type { RunUsage } from '../analysis/usage.js';
 import type { CheckId } from '../config/schema.js';
 import type { AgentEvidence, SetupEvidence } from '../evidence/bundle-types.js';
 import type { CommandRecord, DiffFile, Observation, TestEvidence, TimelineEvent } from '../evidence/types.js';
+import type { ReportWhy } from './why.js';
 
 export const RUN_REPORT_SCHEMA_VERSION = 1;
 
@@ -44,6 +45,8 @@ export type RunReport = {
   observation: Observation;
   /** Set when the agent ran without isolation; every report says so. */
   isolation_warning: string | null;
+  /** Why the run did not pass, most decisive first, with the failing commands' last lines (null: it passed). */
+  why: ReportWhy | null;
   activity: ActivitySummary;
   /** Tokens the model read and wrote, and their cost at the config's prices (null: no scripted model). */
   usage: RunUsage | null;
@@ -161,6 +164,7 @@ export const RUN_REPORT_KEY_ORDER = [
   'agent',
   'benchmark',
   'isolation_warning',
+  'why',
   'failed_checks',
   'alerts',
   'deductions',

@@ -12,6 +12,7 @@ import { beginRunSession } from '../../pipeline/run-session.js';
 import { type RunOptions, runTask } from '../../pipeline/run-task.js';
 import { renderJson } from '../../reports/json.js';
 import type { RunReport } from '../../reports/types.js';
+import { whyLine } from '../../reports/why.js';
 import { type CliIO, type GlobalOptions, oneLine, outputDir, runContext } from '../io.js';
 import { checkRepoOutsideOutput } from '../output-dir.js';
 import { renderComparison } from './compare.js';
@@ -81,12 +82,22 @@ export async function runCommand(io: CliIO, configFile: string, opts: RunCommand
 }
 
 /** The console summary of a run. Messages name files and commands the agent chose: each stays on its line. */
+const CONSOLE_TAILS = 2;
+const CONSOLE_TAIL_LINES = 6;
+
 export function summarise(report: RunReport, reportMd: string): string {
   const lines = [`${report.result}  score ${report.score}  ${report.task.name} · ${report.agent.name}`];
+  const why = report.why === null ? null : whyLine(report.why);
+  if (why !== null) lines.push(`  why: ${why}`);
   for (const c of report.checks.filter((c) => !c.passed))
     lines.push(`  ✗ ${c.id} (${c.severity}): ${c.message}`);
   for (const a of report.alerts) lines.push(`  ! alert ${a.rule} (${a.severity}, ${a.class}): ${a.message}`);
   if (report.isolation_warning) lines.push(`  ! ${report.isolation_warning}`);
+  // The first screen shows what the failing commands said last; the report has the rest.
+  for (const tail of report.why?.output.slice(0, CONSOLE_TAILS) ?? []) {
+    lines.push(`  last lines of ${tail.program} (${tail.role}, ${tail.stream}):`);
+    for (const line of tail.lines.slice(-CONSOLE_TAIL_LINES)) lines.push(`    ${line}`);
+  }
   lines.push(`  report: ${reportMd}`);
   return lines.map(oneLine).join('\n');
 }

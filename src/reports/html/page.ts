@@ -36,6 +36,8 @@ tr.passed td:first-child { color: var(--pass); }
 .sev-critical, .sev-error { color: var(--fail); font-weight: 600; }
 .sev-warning { color: var(--warn); font-weight: 600; }
 .sev-pass { color: var(--pass); }
+pre.output { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; background: #f6f8fa;
+  padding: 8px 12px; overflow-x: auto; white-space: pre; border-left: 3px solid #d0d7de; }
 .alert { border-left: 4px solid var(--fail); padding: 4px 12px; margin: 10px 0; background: #fdf3f2; }
 .alert.alert-warning, .alert.alert-info { border-left-color: var(--warn); background: #fffbea; }
 .chain { margin: 4px 0; padding-left: 20px; }

@@ -30,6 +30,10 @@ function blockHtml(b: Block, figures: Figures): string {
     }
     case 'figure':
       return figures[b.figure]();
+    case 'output': {
+      const cut = b.omitted > 0 ? `… ${b.omitted} earlier line${b.omitted === 1 ? '' : 's'} left out\n` : '';
+      return `<pre class="output">${esc(cut)}${b.lines.map((line) => esc(line)).join('\n')}</pre>`;
+    }
     case 'subsection': {
       const body = b.blocks.map((inner) => blockHtml(inner, figures));
       if (b.tone === undefined) return [`<h3>${inlineHtml(b.title)}</h3>`, ...body].join('\n');

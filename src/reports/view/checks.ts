@@ -38,7 +38,8 @@ export function checksSection(checks: readonly CheckResult[]): Section {
         rows: ordered.map((check) => [
           { mark: check.passed ? 'passed' : 'failed' },
           { name: check.id },
-          { severity: check.severity },
+          // A passing check's severity is what it would have cost, not an alarm: shown plain.
+          check.passed ? check.severity : { severity: check.severity },
           { text: check.message },
         ]),
         rowTone: ordered.map((check) => (check.passed ? 'passed' : 'failed')),

@@ -11,6 +11,7 @@ import { headline } from './headline.js';
 import { setupSection } from './setup-section.js';
 import { trajectorySection } from './trajectory-section.js';
 import type { ReportView, Section } from './types.js';
+import { whySection } from './why-section.js';
 
 /**
  * The report.md and report.html content of one run, in reading order. Pure; built once per
@@ -18,6 +19,7 @@ import type { ReportView, Section } from './types.js';
  */
 export function reportView(report: RunReport): ReportView {
   const sections: (Section | null)[] = [
+    whySection(report),
     checksSection(report.checks),
     evidenceSection(report.checks),
     alertsSection(report.alerts),

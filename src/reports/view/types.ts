@@ -45,6 +45,8 @@ export type Block =
     }
   /** A picture only a graphical format can show; text formats leave it out. */
   | { kind: 'figure'; figure: 'star-graph' }
+  /** Lines a program printed (untrusted, already bounded): a preformatted block, escaped by each renderer. */
+  | { kind: 'output'; lines: string[]; omitted: number }
   | { kind: 'subsection'; title: Inline[]; tone?: Severity | 'failed'; blocks: Block[] };
 
 /** A table cell: one piece of text or several. */
