@@ -1,31 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { Alert } from '../analysis/rules/types.js';
 import type { CheckResult } from '../analysis/types.js';
+import { recordWithoutOutput } from '../evidence/command-record.js';
 import type { CommandRecord, TestEvidence } from '../evidence/types.js';
 import { explainVerdict, WHY_LIMITS, whyLine } from './why.js';
 
 const PROMPT = 'Make `mean([])` return 0 instead of throwing.\nDo not change the tests.';
 
 function command(over: Partial<CommandRecord> & Pick<CommandRecord, 'id' | 'role'>): CommandRecord {
-  return {
-    argv: ['prog'],
-    display_argv: ['prog'],
-    cwd: '/w',
-    started_ms: 0,
-    duration_ms: 1,
-    exit_code: 0,
-    signal: null,
-    timed_out: false,
-    blocked: false,
-    stdout: '',
-    stderr: '',
-    stdout_truncated: false,
-    stderr_truncated: false,
-    stdout_bytes: 0,
-    stderr_bytes: 0,
-    policy_matches: [],
-    ...over,
-  };
+  return recordWithoutOutput({ argv: ['prog'], cwd: '/w', exit_code: 0, ...over });
 }
 
 const check = (id: CheckResult['id'], passed: boolean, severity: CheckResult['severity'], message: string) =>
