@@ -106,6 +106,41 @@ describe('agentguard run on the built-in tasks', () => {
 });
 
 describe('agentguard run --dry-run', () => {
+  it('warns, before anything starts, that a real agent has none of its API keys', async () => {
+    const dir = tempDir('ag-dry-key-');
+    try {
+      // A profile of its own (a program that is always there), so no agent needs installing.
+      writeFileSync(
+        path.join(dir, 'keyed.yaml'),
+        'schema_version: 1\nname: keyed\nbin: /bin/true\ncommand: ["{task_prompt}"]\nendpoint: chat\n' +
+          'skills_dir: "~/.keyed/skills"\nenv_pass: [KEYED_API_KEY, KEYED_TOKEN]\n',
+      );
+      writeFileSync(
+        path.join(dir, 'config.yaml'),
+        [
+          'name: dry-key',
+          'task: {prompt: "fix it"}',
+          `repo: ${path.join(BENCHMARKS, 'js-slugify/repo')}`,
+          'test_command: [node, --test, test/]',
+          'agent_profile: ./keyed.yaml',
+        ].join('\n'),
+      );
+      // execCli passes only PATH and HOME on: neither key is set.
+      const argv = ['run', 'config.yaml', '--agent', 'agent-profile', '--dry-run'];
+      const r = await execCli(argv, { cwd: dir });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain(
+        'warning: KEYED_API_KEY or KEYED_TOKEN is not set: agent keyed has no API key',
+      );
+      expect(r.stderr).toContain('Fix: export KEYED_API_KEY=');
+      const withKey = await execCli(argv, { cwd: dir, env: { KEYED_TOKEN: 'sk-dry-run-test' } });
+      expect(withKey.code, withKey.stderr).toBe(0);
+      expect(withKey.stderr).not.toContain('API key');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('checks the config and prints the sanitised plan without writing anything', async () => {
     const dir = tempDir('ag-dry-');
     try {

@@ -29,6 +29,8 @@ export type DryRun = {
   rules: { count: number; files: string[] };
   test_command: string[];
   run_dir: string;
+  /** What would make the run fail or prove less than asked, said before anything starts. */
+  warnings: string[];
 };
 
 /**
@@ -84,9 +86,34 @@ export async function dryRunCommand(
     rules: { count: p.rules.ruleset.rules.length, files: [...p.rules.ruleset.files] },
     test_command: cfg.test_command,
     run_dir: p.runDir,
+    warnings: [],
   });
+  plan.warnings = dryRunWarnings(plan);
   io.out(json ? JSON.stringify(plan, null, 2) : formatDryRun(plan));
+  for (const warning of plan.warnings) io.err(`agentguard: warning: ${warning}`);
   return 0;
+}
+
+/** The plan's problems a user would otherwise learn of only from a failed run. */
+export function dryRunWarnings(plan: Pick<DryRun, 'agent' | 'sandbox' | 'tracer'>): string[] {
+  const warnings: string[] = [];
+  if ('profile' in plan.agent && plan.agent.model_server === 'real') {
+    const keys = plan.agent.env.filter((e) => e.source === 'pass');
+    if (keys.length > 0 && !keys.some((e) => e.present)) {
+      const names = keys.map((e) => e.name).join(' or ');
+      warnings.push(
+        `${names} is not set: agent ${plan.agent.profile} has no API key and will stop at its first model call. ` +
+          `Fix: export ${keys[0]?.name}=…, or give the config a model_script to run it against a scripted model`,
+      );
+    }
+  }
+  if (plan.sandbox.fallback !== null)
+    warnings.push(`the sandbox falls back to ${plan.sandbox.kind}: ${plan.sandbox.fallback}`);
+  if (plan.tracer.kind === 'off')
+    warnings.push(
+      `no system-call tracer will run (${plan.tracer.reason}): the security rules will see no file or process evidence`,
+    );
+  return warnings;
 }
 
 function formatDryRun(plan: DryRun): string {
