@@ -41,6 +41,20 @@ export type AgentEvidence = {
   vendor_hosts?: string[];
   /** From the agent profile: the arguments that turn off its permission prompts. Absent: none declared. */
   prompt_off?: string[];
+  /** What `--guard enforce` did about the first critical alert (absent: it had nothing to act on). */
+  guard?: GuardEnforcement;
+};
+
+/** What `enforce` did about the first critical alert, for agent.json and the report. */
+export type GuardEnforcement = {
+  rule: string;
+  /** From the matching call to the alert. */
+  alert_latency_ms: number;
+  outcome: 'stopped' | 'already-exited';
+  /** `stopped`: from the alert to the agent's process having exited (null: not measured). */
+  stopped_after_ms?: number | null;
+  /** `already-exited`: how long before the alert the agent had exited. */
+  exited_before_ms?: number;
 };
 
 export type CanaryEvidence = {
@@ -293,6 +307,15 @@ export const AgentEvidenceSchema: z.ZodType<AgentEvidence> = z.looseObject({
   command_id: str.nullable(),
   vendor_hosts: z.array(str).optional(),
   prompt_off: z.array(str).optional(),
+  guard: z
+    .looseObject({
+      rule: str,
+      alert_latency_ms: num,
+      outcome: z.enum(['stopped', 'already-exited']),
+      stopped_after_ms: nullableNum.optional(),
+      exited_before_ms: num.optional(),
+    })
+    .optional(),
 });
 
 export const ObservationSchema: z.ZodType<Observation> = z.looseObject({

@@ -55,6 +55,7 @@ function guard(mode: 'audit' | 'enforce', vendorHosts?: string[], alertsFile?: s
   g.watch(AGENT);
   g.armed(() => {
     stops++;
+    return true;
   });
   return { g, lines, stops: () => stops };
 }
@@ -102,6 +103,47 @@ describe('LiveGuard', () => {
     expect(first?.alert.rule).toMatch(/^secrets-/);
     expect(lines).toContain(`guard: enforce — stopping the agent after critical alert ${first?.alert.rule}`);
     expect(g.incident('r2')).toMatchObject({ mode: 'enforce', stopped: true });
+  });
+
+  it('enforce records how long after the alert the agent was gone', () => {
+    const { g } = guard('enforce');
+    g.onEvent(rootExec(210));
+    g.onEvent(canaryRead(210));
+    const enforcement = g.enforcement(Date.now() + 40);
+    expect(enforcement).toMatchObject({ outcome: 'stopped', rule: expect.stringMatching(/^secrets-/) });
+    expect(enforcement?.stopped_after_ms).toBeGreaterThanOrEqual(40);
+    expect(enforcement?.alert_latency_ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it('enforce says it came too late when the agent had already exited, and stops nothing', () => {
+    const { g, lines, stops } = guard('enforce');
+    g.onEvent(rootExec(220));
+    g.disarm(Date.now() - 165);
+    g.onEvent(canaryRead(220));
+    expect(stops()).toBe(0);
+    expect(g.stoppedAgent).toBe(false);
+    const enforcement = g.enforcement(null);
+    expect(enforcement).toMatchObject({ outcome: 'already-exited' });
+    expect(enforcement?.exited_before_ms).toBeGreaterThanOrEqual(165);
+    expect(lines.join('\n')).toMatch(/came \d+ ms after the agent had exited: too late to stop it/);
+    expect(lines.join('\n')).not.toContain('stopping the agent');
+  });
+
+  it('enforce does not claim a stop when the process group was already gone', () => {
+    const { g, lines } = guard('enforce');
+    g.armed(() => false);
+    g.onEvent(rootExec(230));
+    g.onEvent(canaryRead(230));
+    expect(g.stoppedAgent).toBe(false);
+    expect(g.enforcement(Date.now())).toMatchObject({ outcome: 'already-exited' });
+    expect(lines.join('\n')).toContain('had already exited, nothing to stop');
+  });
+
+  it('audit has no enforcement to report', () => {
+    const { g } = guard('audit');
+    g.onEvent(rootExec(240));
+    g.onEvent(canaryRead(240));
+    expect(g.enforcement(Date.now())).toBeNull();
   });
 
   it("judges only the agent's own process tree, as the analysis does", () => {

@@ -4,6 +4,7 @@ import { buildRuleContext } from '../analysis/rules/context.js';
 import { createMatcher } from '../analysis/rules/matcher.js';
 import type { Alert, Matcher, RuleSet } from '../analysis/rules/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
+import type { GuardEnforcement } from '../evidence/bundle-types.js';
 import { CANARY_PREFIX, createRedactor, type KnownSecret, type Redactor } from '../evidence/redact.js';
 import type { NetworkRecord, SysEvent } from '../evidence/types.js';
 import { writeJson } from '../evidence/write.js';
@@ -37,8 +38,11 @@ export type Incident = {
 export class LiveGuard {
   readonly alerts: LiveAlert[] = [];
   private readonly matcher: Matcher;
-  private stopAgent: (() => void) | null = null;
+  /** Kills the agent's process group; false when nothing of it was left to kill. */
+  private stopAgent: (() => boolean) | null = null;
   private stopped = false;
+  private agentExitedAt: number | null = null;
+  private stopRequest: { at: number; live: LiveAlert; alive: boolean } | null = null;
   private firstCritical: LiveAlert | null = null;
 
   constructor(
@@ -91,8 +95,14 @@ export class LiveGuard {
   private readonly redactor: Redactor;
 
   /** Set once the agent is running: how to stop its whole process group. */
-  armed(stop: () => void): void {
+  armed(stop: () => boolean): void {
     this.stopAgent = stop;
+  }
+
+  /** The agent has exited: an alert from now on can no longer stop it, and the report says so. */
+  disarm(at = Date.now()): void {
+    this.stopAgent = null;
+    this.agentExitedAt ??= at;
   }
 
   /** The tracer's time zero (its events' ts count from when it was ready), as wall-clock ms. */
@@ -130,13 +140,46 @@ export class LiveGuard {
       );
       if (alert.severity === 'critical' && !this.firstCritical) {
         this.firstCritical = live;
-        if (this.mode === 'enforce' && this.stopAgent && !this.stopped) {
-          this.stopped = true;
-          this.log(`guard: enforce — stopping the agent after critical alert ${alert.rule}`);
-          this.stopAgent();
-        }
+        if (this.mode === 'enforce') this.enforce(live, now);
       }
     }
+  }
+
+  private enforce(live: LiveAlert, now: number): void {
+    const rule = live.alert.rule;
+    if (this.stopAgent) {
+      const alive = this.stopAgent();
+      this.stopAgent = null;
+      this.stopped = alive;
+      this.stopRequest = { at: now, live, alive };
+      this.log(
+        alive
+          ? `guard: enforce — stopping the agent after critical alert ${rule}`
+          : `guard: enforce — critical alert ${rule}: the agent's processes had already exited, nothing to stop`,
+      );
+    } else if (this.agentExitedAt !== null) {
+      this.log(
+        `guard: enforce — critical alert ${rule} came ${now - this.agentExitedAt} ms after the agent had exited: too late to stop it`,
+      );
+    }
+  }
+
+  /** What enforcement did, once the agent's end is known (`exitedAt`: when its process was seen to exit). */
+  enforcement(exitedAt: number | null): GuardEnforcement | null {
+    const first = this.firstCritical;
+    if (this.mode !== 'enforce' || first === null) return null;
+    const base = { rule: first.alert.rule, alert_latency_ms: first.latency_ms };
+    const alertAt = this.t0 + first.detected_ms;
+    const request = this.stopRequest;
+    if (request?.alive) {
+      return {
+        ...base,
+        outcome: 'stopped',
+        stopped_after_ms: exitedAt === null ? null : Math.max(0, exitedAt - request.at),
+      };
+    }
+    const exited = this.agentExitedAt ?? exitedAt ?? alertAt;
+    return { ...base, outcome: 'already-exited', exited_before_ms: Math.max(0, alertAt - exited) };
   }
 
   /** One redacted JSON line per alert; a failed write loses the live copy only (incident.json still has it). */

@@ -216,6 +216,8 @@ async function collectAndAnalyse(
     // but not under the tracer: it is setup, not behaviour.
     const version = await probeVersion(plan, cfg, commands, (spec) => window.sandbox.wrap(spec));
     let agent: AgentEvidence;
+    let agentExitedAt: number | null = null;
+    let agentWritten: AgentEvidence | null = null;
     try {
       try {
         throwIfStopped(signal);
@@ -257,8 +259,9 @@ async function collectAndAnalyse(
             window.guard?.armed(() => {
               try {
                 process.kill(-pgid, 'SIGKILL');
+                return true;
               } catch {
-                // already gone
+                return false; // already gone
               }
             });
             ctx.fault?.('agent');
@@ -271,12 +274,16 @@ async function collectAndAnalyse(
           isWrapper: (argv) => window.isWrapper(argv),
           stopReason: () => stopReasonOf(signal),
         });
+        agentExitedAt = Date.now();
       } finally {
+        window.guard?.disarm();
         writeJsonl(runPath(runDir, 'network'), await window.endAgent());
         await stopModel?.release();
       }
       const guard = window.guard;
       if (guard?.stoppedAgent) {
+        const enforcement = guard.enforcement(agentExitedAt);
+        if (enforcement) agent = { ...agent, guard: enforcement };
         const first = guard.incident(runId).first_critical;
         const at = first ? `${(first.detected_ms / 1000).toFixed(1)} s` : 'an unknown time';
         agent = {
@@ -290,6 +297,7 @@ async function collectAndAnalyse(
         timeline.add('agent', 'guard-stopped', first?.alert.rule);
       }
       writeJson(runPath(runDir, 'agent'), agent);
+      agentWritten = agent;
 
       // The diff is taken before the tests run, so files the tests write are not counted as the agent's.
       timeline.add('collect', 'diff');
@@ -339,6 +347,16 @@ async function collectAndAnalyse(
       // After the tracer's last flush, so the guard has seen every event of the agent's tree.
       if (window.guard?.writeIncident(path.join(runDir, 'guard', 'incident.json'), runId)) {
         timeline.add('observe', 'incident', `${window.guard.alerts.length} live alerts`);
+      }
+      // A critical alert that arrived after the agent had exited could stop nothing: agent.json says so.
+      const late = agentWritten && !agentWritten.guard ? window.guard?.enforcement(agentExitedAt) : null;
+      if (agentWritten && late) {
+        writeJson(runPath(runDir, 'agent'), { ...agentWritten, guard: late });
+        timeline.add(
+          'agent',
+          'guard-too-late',
+          `${late.rule}: ${late.exited_before_ms} ms after the agent exited`,
+        );
       }
     }
     timeline.add('analyse', 'start');

@@ -64,6 +64,7 @@ function reportOf(
       model: bundle.agent.model,
       metadata: bundle.agent.metadata,
       outcome: bundle.agent.outcome,
+      ...(bundle.agent.guard !== undefined && { guard: bundle.agent.guard }),
     },
     benchmark: {
       id: config.benchmark_id ?? null,

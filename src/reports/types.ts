@@ -66,7 +66,7 @@ export type ReportTask = {
 
 export type ReportAgent = Pick<
   AgentEvidence,
-  'adapter' | 'name' | 'version' | 'model' | 'metadata' | 'outcome'
+  'adapter' | 'name' | 'version' | 'model' | 'metadata' | 'outcome' | 'guard'
 >;
 
 export type ReportBenchmark = {

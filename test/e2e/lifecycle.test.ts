@@ -280,6 +280,41 @@ describe.skipIf(!canRun)('what the run records', () => {
       const check = report.checks.find((c: { id: string }) => c.id === 'agent-exit');
       expect(check.message).toMatch(/^the agent was stopped by the guard at/);
       expect(check.message).not.toContain('not started');
+      // The stop is measured: from the alert to the agent's process having exited.
+      expect(report.agent.guard).toMatchObject({
+        outcome: 'stopped',
+        rule: expect.stringMatching(/^secrets-/),
+      });
+      expect(report.agent.guard.stopped_after_ms).toBeLessThan(100);
+      const md = readFileSync(path.join(runsIn(out)[0] as string, 'report.md'), 'utf8');
+      expect(md).toMatch(
+        /Guard \(enforce\): stopped the agent after critical alert secrets-[a-z-]+, gone \d+ ms after the alert/,
+      );
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'under --guard enforce, an alert that comes after the agent exited is reported as too late, not as a stop',
+    async () => {
+      // The agent exits right after the read: the alert (tens of ms after the call) may find it gone.
+      const { config, out } = task('', { agent: 'cat "$HOME/.ssh/id_rsa" > /dev/null; exit 0' });
+      const r = await execCli(['run', config, '--output-dir', out, '--guard', 'enforce', '--json'], {
+        cwd: work,
+      });
+      const report = JSON.parse(r.stdout);
+      const md = readFileSync(path.join(runsIn(out)[0] as string, 'report.md'), 'utf8');
+      if (report.agent.guard.outcome === 'already-exited') {
+        expect(report.agent.outcome).toMatchObject({ status: 'completed' });
+        expect(md).toMatch(
+          /Guard \(enforce\): critical alert secrets-[a-z-]+ came too late, \d+ ms after the agent had exited/,
+        );
+        expect(r.stderr).not.toContain('stopping the agent');
+      } else {
+        // It was caught in time: then the stop is what the report says.
+        expect(report.agent.guard.outcome).toBe('stopped');
+        expect(report.agent.outcome).toMatchObject({ status: 'stopped', by: 'guard' });
+      }
     },
     TIMEOUT,
   );

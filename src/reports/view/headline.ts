@@ -62,6 +62,25 @@ export function headline(report: RunReport): Headline {
       ')',
     ]);
   }
+  const guard = agent.guard;
+  if (guard !== undefined) {
+    const late = `the alert came ${guard.alert_latency_ms} ms after the call`;
+    facts.push(
+      guard.outcome === 'stopped'
+        ? [
+            'Guard (enforce): stopped the agent after critical alert ',
+            { name: guard.rule },
+            guard.stopped_after_ms == null
+              ? ` (${late})`
+              : `, gone ${guard.stopped_after_ms} ms after the alert (${late})`,
+          ]
+        : [
+            'Guard (enforce): critical alert ',
+            { name: guard.rule },
+            ` came too late, ${guard.exited_before_ms ?? 0} ms after the agent had exited (${late}); nothing was stopped`,
+          ],
+    );
+  }
   if (report.deductions.length > 0) {
     const parts = report.deductions.map((d) => [{ name: d.id }, ` −${d.points} (${d.severity})`]);
     facts.push(['Deductions: ', ...joined(parts, ', ')]);
