@@ -6,7 +6,13 @@ export type StopReason =
    * A setup step failed (`setup_command`, or an install of `setup.dependencies`, named in `step`):
    * the agent never started, and the run is ERROR.
    */
-  | { kind: 'setup-failed'; step: string; detail: string };
+  | {
+      kind: 'setup-failed';
+      step: string;
+      detail: string;
+      /** agentguard's own machinery failed (the sandbox bridge), proven, not the config's setup: exit 2. */
+      harness?: boolean;
+    };
 
 /** The agent outcome's `by` for a run ended this way. */
 export function stoppedBy(reason: StopReason): 'interrupt' | 'run-timeout' | 'setup-failed' {

@@ -2,7 +2,8 @@ import os from 'node:os';
 import type { AgentPlan } from '../agents/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { AgentEvidence, AgentOutcome } from '../evidence/bundle-types.js';
-import { describeStop, type StopReason, stoppedBy } from '../exec/interrupt.js';
+import { describeStop, RunStopped, type StopReason, stoppedBy } from '../exec/interrupt.js';
+import { BRIDGE_SETUP_FAILED, bridgeSetupFailure } from '../observe/proxy/bridge-protocol.js';
 import type { CommandLog } from './commands.js';
 import { matchUnsafe } from './preflight.js';
 import type { Timeline } from './timeline.js';
@@ -49,6 +50,8 @@ export type AgentPhaseInput = {
   isWrapper?: (argv: string[]) => boolean;
   /** Why the run was ended, once it has been (the agent's outcome then says so). */
   stopReason?: () => StopReason | null;
+  /** The sandbox bridge's setup token: a failure line quoting it is the harness's failure. */
+  bridgeToken?: string;
 };
 
 /** What the agent's profile says about it that the analysis judges by: kept with its identity. */
@@ -113,6 +116,19 @@ export async function runAgent(input: AgentPhaseInput): Promise<AgentEvidence> {
   if (record.timed_out) {
     timeline.add('agent', 'timed-out', `after ${cfg.timeout_seconds}s; process group killed`);
     return evidence({ status: 'timed-out', timeout_seconds: cfg.timeout_seconds }, record.id);
+  }
+  const bridgeFailed =
+    record.exit_code === BRIDGE_SETUP_FAILED && input.bridgeToken
+      ? bridgeSetupFailure(record.stderr, input.bridgeToken)
+      : null;
+  if (bridgeFailed !== null) {
+    timeline.add('agent', 'not-started', `the sandbox bridge could not start: ${bridgeFailed}`);
+    throw new RunStopped({
+      kind: 'setup-failed',
+      step: 'the sandbox bridge',
+      detail: `${bridgeFailed}; the agent never started. Fix: run 'agentguard doctor' as the same user; the bridge needs root (or run with network.mode: none)`,
+      harness: true,
+    });
   }
   timeline.add('agent', 'exited', `exit ${record.exit_code ?? record.signal}`);
   if (outcome?.stragglers_killed)

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -305,13 +306,20 @@ export class ObservationWindow {
     return this.proxy?.address?.unixPath !== undefined && (argv[1] ?? '').endsWith('sandbox-bridge.js');
   }
 
+  /** What the bridge quotes when it cannot start: its failure is then the harness's, not the agent's. */
+  readonly bridgeToken = randomBytes(16).toString('hex');
+
   /** The agent's command as it must be spawned: through the bridge, inside the sandbox, under the tracer. */
   wrapAgent(spec: SpawnSpec): SpawnSpec {
     this.guard?.watch(spec.argv);
     if (this.proxy?.address?.unixPath) {
       const dnsSocket = this.dns ? { dnsSocket: `${SANDBOX_PROXY_DIR}/${DNS_SOCKET_NAME}` } : {};
       const bridge: HarnessWrapper = (command) =>
-        bridgeSpawn(command, { proxySocket: `${SANDBOX_PROXY_DIR}/${PROXY_SOCKET_NAME}`, ...dnsSocket });
+        bridgeSpawn(command, {
+          proxySocket: `${SANDBOX_PROXY_DIR}/${PROXY_SOCKET_NAME}`,
+          setupToken: this.bridgeToken,
+          ...dnsSocket,
+        });
       return this.sandboxAndTrace(spec, bridge);
     }
     if (this.proxy?.address?.tcpPort)

@@ -273,6 +273,7 @@ async function collectAndAnalyse(
           version,
           isWrapper: (argv) => window.isWrapper(argv),
           stopReason: () => stopReasonOf(signal),
+          bridgeToken: window.bridgeToken,
         });
         agentExitedAt = Date.now();
       } finally {
@@ -384,9 +385,14 @@ async function collectAndAnalyse(
   return { ...analysed, runDir, exitCode: exitCodeOf(analysed.report.result, stop) };
 }
 
-/** 0 pass, 1 failed or ended by its time limit, 128+N when a signal N ended it (130 INT, 143 TERM). */
+/**
+ * 0 pass, 1 failed or ended by its time limit, 2 when the harness's own machinery failed, 128+N when
+ * a signal N ended it (130 INT, 143 TERM).
+ */
 function exitCodeOf(result: string, stop: StopReason | null): number {
   if (stop?.kind === 'signal') return signalExitCode(stop.signal);
+  // agentguard's own machinery failed: like bad input, nothing was learnt about the agent.
+  if (stop?.kind === 'setup-failed' && stop.harness) return 2;
   return result === 'PASS' ? 0 : 1;
 }
 

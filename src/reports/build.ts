@@ -81,6 +81,8 @@ function reportOf(
       tests: bundle.tests,
       commands: bundle.commands,
       prompt: config.prompt,
+      ...(bundle.agent.outcome.status === 'stopped' &&
+        bundle.agent.outcome.by !== 'guard' && { stopped: bundle.agent.outcome.reason }),
     }),
     failed_checks: analysis.checks.filter((check) => !check.passed).map((check) => check.id),
     alerts,

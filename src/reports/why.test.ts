@@ -169,6 +169,26 @@ describe('explainVerdict', () => {
     );
   });
 
+  it("puts why the run was ended first: the harness's own failure is not the agent's", () => {
+    const why = explainVerdict({
+      result: 'ERROR',
+      checks: [check('agent-exit', false, 'error', 'the agent was not started')],
+      alerts: [],
+      tests: tests({ ran: false }),
+      commands: [],
+      prompt: PROMPT,
+      stopped:
+        'the sandbox bridge failed (cannot listen inside the sandbox: EACCES 127.0.0.1:53; the agent never started)',
+    });
+    expect(why?.reasons[0]).toEqual({
+      kind: 'stopped',
+      reason: expect.stringContaining('the sandbox bridge failed'),
+    });
+    expect(why && whyLine(why)).toMatch(
+      /^the sandbox bridge failed \(cannot listen inside the sandbox: EACCES/,
+    );
+  });
+
   it('keeps the last lines, bounded and without control characters, and cuts an echoed prompt', () => {
     const lines = Array.from({ length: 40 }, (_, i) => `line ${i}`);
     lines.push(

@@ -20,6 +20,8 @@ export type ReportWhy = {
 };
 
 export type WhyReason =
+  /** The run was ended before it finished (a setup step or the harness failed, a signal, the run's time limit). */
+  | { kind: 'stopped'; reason: string }
   | {
       kind: 'alert';
       rule: string;
@@ -60,6 +62,8 @@ type WhyInput = {
   alerts: readonly Alert[];
   tests: TestEvidence;
   commands: readonly CommandRecord[];
+  /** Why the run was ended from outside the agent (its outcome's reason), when it was. */
+  stopped?: string;
   /** The task prompt is private (the report holds its hash): an agent echoing it has it cut from its lines. */
   prompt: string;
 };
@@ -77,6 +81,7 @@ export function explainVerdict(input: WhyInput): ReportWhy | null {
     ? input.commands.find((c) => c.id === input.tests.command_id)
     : undefined;
   const reasons: WhyReason[] = [
+    ...(input.stopped === undefined ? [] : [{ kind: 'stopped' as const, reason: input.stopped }]),
     ...blockingAlerts.slice(0, WHY_LIMITS.alerts).map(alertReason),
     ...failedTests.slice(0, WHY_LIMITS.tests),
     ...failedChecks.map((check): WhyReason => {
@@ -119,6 +124,8 @@ export function whyLine(why: ReportWhy): string | null {
   const first = why.reasons[0];
   if (first === undefined) return null;
   switch (first.kind) {
+    case 'stopped':
+      return first.reason;
     case 'alert':
       return `alert ${first.rule} (${first.severity}): ${first.message}${first.chain.length > 0 ? ` — by ${first.chain.join(' ← ')}` : ''}`;
     case 'test':

@@ -119,3 +119,19 @@ export function readPreamble(socket: Socket): Promise<{ preamble: Preamble; rest
     socket.resume();
   });
 }
+
+/** Exit code when the bridge itself cannot start (like `env` and container runtimes use 125). */
+export const BRIDGE_SETUP_FAILED = 125;
+
+/** The environment variable that hands the bridge its setup token (see sandbox-bridge.ts `fail`). */
+export const SETUP_TOKEN_VARIABLE = 'AGENTGUARD_BRIDGE_SETUP_TOKEN';
+
+/** The bridge's own setup failure in an agent command's stderr, proven by the token; null if none. */
+export function bridgeSetupFailure(stderr: string, token: string): string | null {
+  const mark = ` [setup ${token}]`;
+  for (const line of stderr.split('\n')) {
+    if (line.startsWith('agentguard-bridge: ') && line.endsWith(mark))
+      return line.slice('agentguard-bridge: '.length, line.length - mark.length);
+  }
+  return null;
+}

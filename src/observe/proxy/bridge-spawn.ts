@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SpawnSpec } from '../../exec/types.js';
+import { SETUP_TOKEN_VARIABLE } from './bridge-protocol.js';
 
 /** Where the host's bridge directory appears inside the sandbox. */
 export const SANDBOX_BRIDGE_DIR = '/run/agentguard';
@@ -21,6 +22,8 @@ export type BridgeSpawnOptions = {
   bridgeScript?: string;
   /** Node binary visible inside the sandbox. Default: the harness's own. */
   node?: string;
+  /** A secret the bridge quotes when it cannot start, so the harness can tell its failure from the agent's. */
+  setupToken?: string;
 };
 
 /** The compiled bridge next to this module; under dist/ that is dist/observe/proxy/sandbox-bridge.js. */
@@ -56,7 +59,9 @@ export function bridgeSpawn(spec: SpawnSpec, options: BridgeSpawnOptions = {}): 
   argv.push('--tcp', `${port}:${proxySocket}`);
   if (options.dnsSocket !== undefined) argv.push('--dns', options.dnsSocket);
   argv.push('--', ...spec.argv);
-  return { argv, cwd: spec.cwd, env: { ...spec.env, ...proxyEnv(port) } };
+  const token: Record<string, string> =
+    options.setupToken === undefined ? {} : { [SETUP_TOKEN_VARIABLE]: options.setupToken };
+  return { argv, cwd: spec.cwd, env: { ...spec.env, ...proxyEnv(port), ...token } };
 }
 
 /**

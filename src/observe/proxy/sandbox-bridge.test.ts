@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BRIDGE_SETUP_FAILED, bridgeSetupFailure } from './bridge-protocol.js';
 import { bridgeBwrapArgs, bridgeSpawn } from './bridge-spawn.js';
 import { DnsResponder } from './dns-responder.js';
 import { EgressProxy } from './egress-proxy.js';
@@ -133,6 +134,41 @@ describe('sandbox bridge as a launcher (no sandbox)', () => {
     expect(outcome.code).toBe(125);
     expect(outcome.stdout).toBe('');
     expect(outcome.stderr).toMatch(/^agentguard-bridge: cannot listen inside the sandbox: .*EADDRINUSE/);
+  });
+
+  it("proves its own setup failure with the harness's token, which no agent inherits or can forge", async () => {
+    const token = 'c0ffee'.repeat(5);
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const address = blocker.address();
+    const busy = typeof address === 'object' && address !== null ? address.port : 0;
+    const agent = (argv: string[], port: number) =>
+      bridgeSpawn(
+        { argv, cwd: dir, env: { PATH: process.env.PATH ?? '' } },
+        { proxyPort: port, proxySocket: join(dir, 'unused.sock'), bridgeScript: bridge, setupToken: token },
+      );
+    const failed = agent(['sh', '-c', 'echo agent-ran'], busy);
+    const outcome = await spawnCollect(failed.argv, failed.env);
+    blocker.close();
+    expect(outcome.code).toBe(BRIDGE_SETUP_FAILED);
+    expect(bridgeSetupFailure(outcome.stderr, token)).toMatch(
+      /^cannot listen inside the sandbox: .*EADDRINUSE/,
+    );
+
+    // A started agent sees no token, so a line it prints in the bridge's words proves nothing.
+    const forger = agent(
+      [
+        'sh',
+        '-c',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, not a template
+        'echo "agentguard-bridge: cannot listen inside the sandbox: EACCES [setup ${AGENTGUARD_BRIDGE_SETUP_TOKEN:-none}]" >&2; exit 125',
+      ],
+      await freePort(),
+    );
+    const forged = await spawnCollect(forger.argv, forger.env);
+    expect(forged.code).toBe(125);
+    expect(forged.stderr).toContain('[setup none]');
+    expect(bridgeSetupFailure(forged.stderr, token)).toBeNull();
   });
 });
 

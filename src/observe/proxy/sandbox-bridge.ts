@@ -14,7 +14,13 @@ import { readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { constants, networkInterfaces } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { clientLine, helloLine, keyFileFor } from './bridge-protocol.js';
+import {
+  BRIDGE_SETUP_FAILED,
+  clientLine,
+  helloLine,
+  keyFileFor,
+  SETUP_TOKEN_VARIABLE,
+} from './bridge-protocol.js';
 import { type ClientIdentity, identifyClient } from './socket-owner.js';
 
 export type BridgeArgs = {
@@ -23,8 +29,7 @@ export type BridgeArgs = {
   argv: string[];
 };
 
-/** Exit code when the bridge itself cannot start (like `env` and container runtimes use 125). */
-export const BRIDGE_SETUP_FAILED = 125;
+export { BRIDGE_SETUP_FAILED };
 
 const USAGE =
   'usage: sandbox-bridge --tcp PORT:SOCKET [--tcp ...] [--dns SOCKET] [--dns-port N] -- COMMAND [ARGS...]';
@@ -203,8 +208,17 @@ async function withPrivilegedRetry<T>(port: number, bind: () => Promise<T>): Pro
   }
 }
 
+/**
+ * The harness's token for this bridge (`SETUP_TOKEN_VARIABLE`), taken out of the environment at
+ * once so no child inherits it. A setup failure quotes it: a failure line carrying the token came
+ * from the bridge, not from an agent printing the same words (the agent is never started then, and
+ * as another uid it cannot read the bridge's environment).
+ */
+let setupToken: string | undefined;
+
 function fail(message: string): never {
-  process.stderr.write(`agentguard-bridge: ${message}\n`);
+  const proof = setupToken === undefined ? '' : ` [setup ${setupToken}]`;
+  process.stderr.write(`agentguard-bridge: ${message}${proof}\n`);
   process.exit(BRIDGE_SETUP_FAILED);
 }
 
@@ -218,6 +232,8 @@ function dieBy(signal: NodeJS.Signals): void {
 }
 
 async function main(): Promise<void> {
+  setupToken = process.env[SETUP_TOKEN_VARIABLE];
+  delete process.env[SETUP_TOKEN_VARIABLE];
   const args = parseBridgeArgs(process.argv.slice(2));
   if (typeof args === 'string') fail(args);
   // Handlers go in first: a signal that lands between spawn() and their registration would kill
@@ -257,6 +273,7 @@ async function main(): Promise<void> {
   if (pending !== undefined) return dieBy(pending);
   const [command, ...rest] = args.argv;
   if (command === undefined) fail('no command');
+  setupToken = undefined;
   child = spawn(command, rest, { stdio: 'inherit' });
   child.on('error', (err) => {
     process.stderr.write(`agentguard-bridge: cannot start ${command}: ${err.message}\n`);

@@ -31,6 +31,8 @@ export function whySection(report: RunReport): Section | null {
 
 function reasonItem(reason: WhyReason): ListItem {
   switch (reason.kind) {
+    case 'stopped':
+      return { content: [{ strong: ['Stopped:'] }, ' ', { text: reason.reason }] };
     case 'alert':
       return {
         content: [
