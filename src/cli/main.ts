@@ -37,7 +37,7 @@ import { registerWorker } from './commands/worker.js';
 import { type CliIO, processIO } from './io.js';
 import { DEFAULT_SANDBOX, SANDBOX_OPTION, TRACER_OPTION } from './kind-help.js';
 import { checkOutputDirFor } from './output-dir.js';
-import { UsageError } from './usage-error.js';
+import { notACommand, UsageError } from './usage-error.js';
 
 /** Parse argv, run one command, and return the exit code: 0 pass, 1 evaluated and failed, 2 usage/config/setup. */
 export async function main(argv: string[], io: CliIO = processIO, stop?: Promise<unknown>): Promise<number> {
@@ -122,9 +122,13 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
         if (action === 'install' && names.length > 0) return agentsInstall(io, names, opts);
         if (action === 'list') return agentsList(io, opts);
         if (action === 'verify' && names.length === 1) return agentsVerify(io, names[0] as string, opts);
-        throw new UsageError(
-          `'agents ${[action, ...names].join(' ')}' is not a command. Fix: use 'agents install NAME', 'agents list' or 'agents verify NAME'.`,
-        );
+        throw notACommand({
+          command: 'agents',
+          typed: action,
+          rest: names,
+          known: ['install', 'list', 'verify'],
+          fix: "use 'agents install NAME', 'agents list' or 'agents verify NAME'.",
+        });
       }),
     );
 
@@ -138,7 +142,12 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
     .action((action: string, opts) =>
       start(() => {
         if (action === 'coverage') return rulesCoverage(io, opts);
-        throw new UsageError(`'rules ${action}' is not a command. Fix: use 'rules coverage'.`);
+        throw notACommand({
+          command: 'rules',
+          typed: action,
+          known: ['coverage'],
+          fix: "use 'rules coverage'.",
+        });
       }),
     );
 
@@ -175,9 +184,12 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
         if (action === 'site') return reportsSite(io, runId, opts);
         if (action === 'show' && runId) return reportsShow(io, runId, opts);
         if (action === 'batches') return reportsBatches(io, opts);
-        throw new UsageError(
-          `'reports ${action}' is not a command. Fix: use 'reports list', 'reports show RUN_ID', 'reports batches', 'reports export', 'reports trends', 'reports incidents' or 'reports site OUT_DIR'.`,
-        );
+        throw notACommand({
+          command: 'reports',
+          typed: action,
+          known: ['list', 'show', 'batches', 'export', 'trends', 'incidents', 'site'],
+          fix: "use 'reports list', 'reports show RUN_ID', 'reports batches', 'reports export', 'reports trends', 'reports incidents' or 'reports site OUT_DIR'.",
+        });
       }),
     );
 
@@ -203,9 +215,12 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
         if (action === 'show') return traceShow(io, runDir, opts);
         if (action === 'replayability') return traceReplayability(io, runDir, opts);
         if (action === 'replay') return traceReplay(io, runDir, opts);
-        throw new UsageError(
-          `'trace ${action}' is not a command. Fix: use 'trace verify|show|replayability|replay RUN_DIR'.`,
-        );
+        throw notACommand({
+          command: 'trace',
+          typed: action,
+          known: ['verify', 'show', 'replayability', 'replay'],
+          fix: "use 'trace verify|show|replayability|replay RUN_DIR'.",
+        });
       }),
     );
 
@@ -224,7 +239,11 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
     if (!cli.matchedCommand) {
       if (cli.options.help || cli.options.version) return 0;
       if (cli.args.length > 0)
-        throw new UsageError(`'${cli.args[0]}' is not a command. Fix: see 'agentguard --help'.`);
+        throw notACommand({
+          typed: String(cli.args[0]),
+          known: cli.commands.map((c) => c.name),
+          fix: "see 'agentguard --help'.",
+        });
       cli.outputHelp();
       return 2;
     }

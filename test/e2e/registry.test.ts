@@ -38,8 +38,14 @@ describe('agentguard registry', () => {
 
   it('refuses an unknown action, an unknown family and a missing registry with exit 2', async () => {
     const unknown = await execCli(['registry', 'lsit'], { cwd: work });
-    expect(unknown.stderr).toMatch(/'registry lsit' is not a command/);
+    expect(unknown.stderr).toMatch(/'registry lsit' is not a command\. Did you mean 'registry list'\?/);
     expect(unknown.code).toBe(2);
+    // A mistyped command gets the same help, with exit 2.
+    const typo = await execCli(['registyr', 'list'], { cwd: work });
+    expect(typo.stderr).toContain(
+      "'registyr' is not a command. Did you mean 'registry'? Fix: see 'agentguard --help'.",
+    );
+    expect(typo.code).toBe(2);
     const family = await execCli(['registry', 'list', '--family', 'nope'], { cwd: work });
     expect(family.stderr).toMatch(/has no family 'nope'/);
     expect(family.code).toBe(2);

@@ -15,7 +15,7 @@ import { validateRegistry } from '../../registry/validate-registry.js';
 import { renderRunAuditMarkdown, renderStaticAuditMarkdown } from '../../reports/audit-markdown.js';
 import { type CliIO, type GlobalOptions, oneLine, outputDir, runContext } from '../io.js';
 import { checkOutputDir, checkRepoOutsideOutput } from '../output-dir.js';
-import { UsageError } from '../usage-error.js';
+import { notACommand, UsageError } from '../usage-error.js';
 import { type BatchFlags, batchOptions, countFlag, quietProgress } from './batch-run.js';
 import { registryFile, selectFamilies } from './registry.js';
 
@@ -53,7 +53,12 @@ export function registerAudit(cli: CAC, io: CliIO, start: (p: () => Promise<numb
       start(async () => {
         if (action === 'static') return auditStatic(io, opts);
         if (action === 'run') return auditRun(io, opts);
-        throw new UsageError(`'audit ${action}' is not a command. Fix: use 'audit static' or 'audit run'.`);
+        throw notACommand({
+          command: 'audit',
+          typed: action,
+          known: ['static', 'run'],
+          fix: "use 'audit static' or 'audit run'.",
+        });
       }),
     );
 }

@@ -4,6 +4,7 @@ import { runFuzz } from '../../fuzz/run-fuzz.js';
 import { type Dimension, FUZZ_DIMENSIONS } from '../../fuzz/types.js';
 import { type CliIO, outputDir } from '../io.js';
 import { checkOutputDir } from '../output-dir.js';
+import { notACommand } from '../usage-error.js';
 
 /** Beyond this a run takes hours (each variant is a git repository); split it into several seeds. */
 export const MAX_FUZZ_COUNT = 5000;
@@ -30,9 +31,12 @@ export function registerBenchmarks(cli: CAC, io: CliIO, start: (p: () => Promise
     .action((action: string, flags: FuzzFlags) =>
       start(() => {
         if (action === 'fuzz') return fuzzCommand(io, flags);
-        throw new ConfigError(
-          `'benchmarks ${action}' is not a command. Fix: use 'benchmarks fuzz --seed N'.`,
-        );
+        throw notACommand({
+          command: 'benchmarks',
+          typed: action,
+          known: ['fuzz'],
+          fix: "use 'benchmarks fuzz --seed N'.",
+        });
       }),
     );
 }

@@ -8,7 +8,7 @@ import { addSignature, readSigningKey, signRoot } from '../../pack/signing.js';
 import { defaultSignatureFile, verifyPack } from '../../pack/verify-pack.js';
 import { loadRegistry } from '../../registry/registry-file.js';
 import type { CliIO } from '../io.js';
-import { UsageError } from '../usage-error.js';
+import { notACommand, UsageError } from '../usage-error.js';
 import { indexInstall, indexVerify, keysGenerate } from './pack-index.js';
 import {
   type PackOptions,
@@ -60,9 +60,12 @@ export function registerPack(cli: CAC, io: CliIO, start: (p: () => Promise<numbe
         if (action === 'verify') return packVerify(io, file as string, opts);
         if (action === 'import') return packImport(io, file as string, opts);
         if (action === 'sign') return packSign(io, file as string, opts);
-        throw new UsageError(
-          `'pack ${action}' is not a command. Fix: use 'pack build', 'pack verify', 'pack import' or 'pack sign'.`,
-        );
+        throw notACommand({
+          command: 'pack',
+          typed: action,
+          known: ['build', 'verify', 'import', 'sign'],
+          fix: "use 'pack build', 'pack verify', 'pack import' or 'pack sign'.",
+        });
       }),
     );
 
@@ -74,7 +77,12 @@ export function registerPack(cli: CAC, io: CliIO, start: (p: () => Promise<numbe
     .action((action: string, opts: { out?: string; name?: string; hmac?: boolean }) =>
       start(async () => {
         if (action !== 'generate')
-          throw new UsageError(`'keys ${action}' is not a command. Fix: use 'keys generate --out DIR'.`);
+          throw notACommand({
+            command: 'keys',
+            typed: action,
+            known: ['generate'],
+            fix: "use 'keys generate --out DIR'.",
+          });
         return keysGenerate(io, opts);
       }),
     );
@@ -101,9 +109,12 @@ export function registerPack(cli: CAC, io: CliIO, start: (p: () => Promise<numbe
             );
           return indexInstall(io, index, spec, opts);
         }
-        throw new UsageError(
-          `'index ${action}' is not a command. Fix: use 'index verify' or 'index install'.`,
-        );
+        throw notACommand({
+          command: 'index',
+          typed: action,
+          known: ['verify', 'install'],
+          fix: "use 'index verify' or 'index install'.",
+        });
       }),
     );
 }

@@ -13,7 +13,7 @@ import {
 import { validateRegistry } from '../../registry/validate-registry.js';
 import { renderTable } from '../../reports/table.js';
 import type { CliIO } from '../io.js';
-import { UsageError } from '../usage-error.js';
+import { notACommand, UsageError } from '../usage-error.js';
 
 type Filter = { family?: string | string[]; category?: string; difficulty?: string; tag?: string };
 type RegistryOptions = Filter & { registry?: string; json?: boolean; out?: string };
@@ -37,9 +37,12 @@ export function registerRegistry(cli: CAC, io: CliIO, start: (p: () => Promise<n
         if (action === 'list') return registryList(io, opts);
         if (action === 'validate') return registryValidate(io, opts);
         if (action === 'suite') return registrySuite(io, opts);
-        throw new UsageError(
-          `'registry ${action}' is not a command. Fix: use 'registry list', 'registry validate' or 'registry suite -o FILE'.`,
-        );
+        throw notACommand({
+          command: 'registry',
+          typed: action,
+          known: ['list', 'validate', 'suite'],
+          fix: "use 'registry list', 'registry validate' or 'registry suite -o FILE'.",
+        });
       }),
     );
 }
