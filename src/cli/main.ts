@@ -37,6 +37,7 @@ import { registerWorker } from './commands/worker.js';
 import { type CliIO, processIO } from './io.js';
 import { DEFAULT_SANDBOX, SANDBOX_OPTION, TRACER_OPTION } from './kind-help.js';
 import { checkOutputDirFor } from './output-dir.js';
+import { runFolderArg } from './run-folder-arg.js';
 import { notACommand, UsageError } from './usage-error.js';
 
 /** Parse argv, run one command, and return the exit code: 0 pass, 1 evaluated and failed, 2 usage/config/setup. */
@@ -88,7 +89,15 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
       '--html <file>',
       'also write the comparison as a self-contained HTML page (heat map, graphs side by side)',
     )
-    .action((first: string, more: string[], opts) => start(() => compareCommand(io, [first, ...more], opts)));
+    .action((first: string, more: string[], opts) =>
+      start(() =>
+        compareCommand(
+          io,
+          [first, ...more].map((run) => runFolderArg(run, opts)),
+          opts,
+        ),
+      ),
+    );
 
   registerCi(cli, (opts) => start(() => ciCommand(io, opts)));
   registerRegistry(cli, io, start);
@@ -104,7 +113,7 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
     .command('analyze <runDir>', 're-derive checks, score and reports from a run directory, running nothing')
     .option('--config <file>', 'judge the stored evidence under the policy of another config')
     .option('--json', 'print exactly report.json on stdout')
-    .action((runDir: string, opts) => start(() => analyzeCommand(io, runDir, opts)));
+    .action((runDir: string, opts) => start(() => analyzeCommand(io, runFolderArg(runDir, opts), opts)));
 
   cli
     .command('demo', 'run the built-in benchmark tasks with every mock agent and print a summary')
@@ -209,8 +218,9 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
     )
     .option('--config <file>', 'replay: judge the verified evidence under the policy of another config')
     .option('--json', 'machine-readable output')
-    .action((action: string, runDir: string, opts) =>
+    .action((action: string, runArg: string, opts) =>
       start(() => {
+        const runDir = runFolderArg(runArg, opts);
         if (action === 'verify') return traceVerify(io, runDir, opts);
         if (action === 'show') return traceShow(io, runDir, opts);
         if (action === 'replayability') return traceReplayability(io, runDir, opts);
