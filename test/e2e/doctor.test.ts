@@ -25,4 +25,24 @@ describe('agentguard doctor', () => {
     expect(none?.works).toBe(bwrap?.works);
     if (bwrap?.works) expect(none?.detail).toMatch(/bwrap/);
   }, 60_000);
+
+  it('prints a one-line summary, then every finding within 100 columns, each fix under its problem', async () => {
+    const json = JSON.parse((await execCli(['doctor', '--json'], { cwd: work })).stdout) as Finding[];
+    const r = await execCli(['doctor'], { cwd: work });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    const broken = json.filter((f) => !f.works);
+    expect(lines[0]).toMatch(
+      broken.length === 0
+        ? /^agentguard doctor: all \d+ checks work here\.$/
+        : new RegExp(`^agentguard doctor: ${json.length - broken.length} of ${json.length} work; not here: `),
+    );
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(100);
+    for (const f of broken) expect(r.stdout).toContain(`  NO  ${f.name}`);
+    expect(r.stdout.match(/^ {8}fix: /gm)?.length ?? 0).toBe(broken.filter((f) => f.fix).length);
+    // A network mode's detail names each sandbox that enforces it once.
+    const none = json.find((f) => f.component === 'network' && f.name === 'none');
+    const kinds = none?.detail.match(/by the (.*) sandbox/)?.[1]?.split(', ') ?? [];
+    expect(new Set(kinds).size).toBe(kinds.length);
+  }, 60_000);
 });

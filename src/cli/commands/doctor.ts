@@ -4,11 +4,10 @@ import { checkAvailability } from '../../observe/ebpf/availability.js';
 import { BPFTRACE_ENGINE, COLLECTOR_ENGINE, collectorAvailability } from '../../observe/ebpf/engine.js';
 import { WAKEUP_EVENTS, wakeupBatching } from '../../observe/ebpf/wakeup-batching.js';
 import { TRACERS } from '../../observe/index.js';
-import { renderTable } from '../../reports/table.js';
 import { SANDBOXES } from '../../sandbox/index.js';
 import type { CliIO } from '../io.js';
 
-type Finding = { component: string; name: string; works: boolean; detail: string; fix: string };
+export type Finding = { component: string; name: string; works: boolean; detail: string; fix: string };
 
 /** What can run on this host, and for each thing that cannot, the exact command that would fix it. */
 export async function doctorCommand(io: CliIO, opts: { json?: boolean }): Promise<number> {
@@ -44,8 +43,8 @@ export async function doctorCommand(io: CliIO, opts: { json?: boolean }): Promis
       const onHost = sandbox.capabilities.onHost && availability.ok;
       add('sandbox', name, onHost ? { ok: true, version: 'always available; no isolation' } : availability);
       if (!sandbox.capabilities.isolatesNetwork || !sandbox.capabilities.bridgesProxy) continue;
-      if (availability.ok) isolating.push(sandbox.kind);
-      else isolationFix ||= availability.fix;
+      if (!availability.ok) isolationFix ||= availability.fix;
+      else if (!isolating.includes(sandbox.kind)) isolating.push(sandbox.kind);
     }
   }
 
@@ -110,15 +109,55 @@ export async function doctorCommand(io: CliIO, opts: { json?: boolean }): Promis
     );
   }
 
-  if (opts.json) {
-    io.out(JSON.stringify(findings, null, 2));
-  } else {
-    io.out(
-      renderTable(
-        ['component', 'name', 'works', 'detail', 'fix'],
-        findings.map((f) => [f.component, f.name, f.works ? 'yes' : 'NO', f.detail, f.fix || '-']),
-      ),
-    );
-  }
+  if (opts.json) io.out(JSON.stringify(findings, null, 2));
+  else io.out(renderDoctor(findings));
   return 0;
+}
+
+/** Doctor's page width: a terminal's usual 100 columns, whatever a detail's length. */
+const WIDTH = 100;
+
+/** A summary line first, then each component's findings, long details wrapped, each fix under its problem. */
+export function renderDoctor(findings: readonly Finding[]): string {
+  const broken = findings.filter((f) => !f.works);
+  const summary =
+    broken.length === 0
+      ? `agentguard doctor: all ${findings.length} checks work here.`
+      : `agentguard doctor: ${findings.length - broken.length} of ${findings.length} work; ` +
+        `not here: ${broken.map((f) => f.name).join(', ')} (each fix below).`;
+  const lines = wrap(summary, '', '  ');
+  const nameWidth = 24;
+  for (const component of [...new Set(findings.map((f) => f.component))]) {
+    lines.push('', component);
+    for (const f of findings.filter((x) => x.component === component)) {
+      const mark = `  ${f.works ? 'ok' : 'NO'}  `;
+      if (f.name.length > nameWidth) {
+        lines.push(`${mark}${f.name}`);
+        lines.push(
+          ...wrap(f.detail, ' '.repeat(mark.length + nameWidth + 2), ' '.repeat(mark.length + nameWidth + 2)),
+        );
+      } else {
+        const head = `${mark}${f.name.padEnd(nameWidth)}  `;
+        lines.push(...wrap(f.detail, head, ' '.repeat(head.length)));
+      }
+      if (!f.works && f.fix) lines.push(...wrap(f.fix, '        fix: ', '             '));
+    }
+  }
+  return lines.join('\n');
+}
+
+/** `text` word-wrapped to WIDTH after `first` (then `rest`) on each line; a word longer than a line stays whole. */
+function wrap(text: string, first: string, rest: string): string[] {
+  const lines: string[] = [];
+  let line = first;
+  let empty = true;
+  for (const word of text.split(/\s+/).filter((w) => w !== '')) {
+    if (!empty && line.length + 1 + word.length > WIDTH) {
+      lines.push(line);
+      line = `${rest}${word}`;
+    } else line = empty ? `${line}${word}` : `${line} ${word}`;
+    empty = false;
+  }
+  lines.push(line);
+  return lines;
 }
