@@ -164,7 +164,16 @@ describe('init: dependencies', () => {
       'pyproject.toml':
         '[tool.poetry.dependencies]\npython = "^3.9"\n\n[tool.uv]\ndev-dependencies = ["pytest"]\n[tool.pytest.ini_options]\n',
     });
-    expect(detect(legacy, { PATH: bin('python3') }).entries).toMatchObject([{ groups: ['dev'] }]);
+    expect(detect(legacy, { PATH: bin('python3') })).toMatchObject({
+      entries: [{ groups: ['dev'] }],
+      notes: [],
+    });
+    const noRunner = repo({
+      'pyproject.toml': '[project]\ndependencies = ["requests"]\n[tool.pytest.ini_options]\n',
+    });
+    expect(detect(noRunner, { PATH: bin('python3') }).notes).toEqual([
+      'pytest is not among the dependencies pyproject.toml declares, so .venv will not have it: add it to a dev or test group',
+    ]);
     const nothing = repo({
       'pyproject.toml': '[project]\nname = "a"\ndependencies = []\n[tool.pytest.ini_options]\n',
       'uv.lock': '',

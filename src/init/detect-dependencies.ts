@@ -61,7 +61,7 @@ function node(dir: string, facts: ProjectFacts, pathVar: string | undefined, out
   if (!found) {
     if (facts.entries.has('bun.lock') || facts.entries.has('bun.lockb'))
       out.notes.push(
-        'bun.lock: setup does not install with bun yet; install node_modules in a setup_command, or commit a package-lock.json',
+        'bun.lock: setup does not install with bun yet (setup_command has no network); commit a package-lock.json (`npm install --package-lock-only`) and run init again to install it with npm',
       );
     else if (hasDependencies(dir))
       out.notes.push(

@@ -170,6 +170,12 @@ export function python(
     if (lockfile) out.notes.push(`${lockfile}: setup installs its locked versions with pip into .venv`);
     interpreter = '.venv/bin/python';
     srcOnPath = false; // the install makes the project importable, as an editable install does
+    // The venv holds only what is declared: a test runner installed by hand elsewhere is not in it.
+    const runner = cmd[2];
+    if (runner === 'pytest' && !/["']pytest\b|^\s*pytest\s*=/m.test(pyproject ?? ''))
+      out.notes.push(
+        'pytest is not among the dependencies pyproject.toml declares, so .venv will not have it: add it to a dev or test group',
+      );
   } else {
     for (const [lock, fix] of Object.entries(LOCK_FIX))
       if (facts.entries.has(lock) && !venv)

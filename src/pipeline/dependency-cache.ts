@@ -3,6 +3,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeF
 import path from 'node:path';
 import { type DependencyEntry, manifestOf } from '../config/setup-schema.js';
 import { sha256File } from '../provenance/digest.js';
+import { PYPROJECT_INSTALL } from './pyproject-script.js';
 import { relocateVenv } from './venv-relocate.js';
 
 /** Where corepack keeps the clients it fetched, inside a HOME (COREPACK_HOME unset). */
@@ -62,6 +63,10 @@ function pipFacts(
     editable: dep.editable !== false,
     target: dep.target,
     python: runtime,
+    // What reads the pyproject: a change to it may install something else from the same files.
+    ...(dep.pyproject !== undefined
+      ? { installer: createHash('sha256').update(PYPROJECT_INSTALL).digest('hex') }
+      : {}),
   };
 }
 
