@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PYPROJECT_INSTALL } from './pyproject-script.js';
 
 const PY = '/usr/bin/python3';
-const ok = spawnSync(PY, ['-c', 'import venv, pip._vendor.packaging']).status === 0;
-if (!ok) console.warn('pyproject-script tests skipped: /usr/bin/python3 has no venv module or pip');
+const ok = spawnSync(PY, ['-c', 'import venv, ensurepip']).status === 0;
+if (!ok)
+  console.warn('pyproject-script tests skipped: /usr/bin/python3 has no venv module (Debian: python3-venv)');
 
 const root = mkdtempSync(path.join(tmpdir(), 'ag-pyproject-script-'));
 const venv = path.join(root, 'venv');
@@ -51,9 +52,9 @@ function install(pyproject: string, opts: { lock?: string; groups?: string[] } =
 describe.skipIf(!ok)('the pyproject install program', () => {
   beforeAll(() => {
     mkdirSync(empty);
-    // pip's own packaging and TOML parser from the system, the venv's prefix for what it writes.
-    execFileSync(PY, ['-m', 'venv', '--without-pip', '--system-site-packages', venv]);
-  });
+    // A venv as setup makes one: its pip brings the packaging and TOML parser the program uses.
+    execFileSync(PY, ['-m', 'venv', venv]);
+  }, 120_000);
 
   it('refuses what is not a plain requirement: a direct URL, an option, a poetry git source, a lockfile name that is not one, a missing group', () => {
     const url = install('[project]\ndependencies = ["evil @ https://evil.example/evil.whl"]\n');
