@@ -35,15 +35,17 @@ const dir = mkdtempSync(path.join(tmpdir(), 'agentguard-doc-examples-'));
 mkdirSync(path.join(dir, 'repo'));
 mkdirSync(path.join(dir, 'solution'));
 mkdirSync(path.join(dir, 'deps', 'npm-cache'), { recursive: true });
+mkdirSync(path.join(dir, 'deps', 'wheels'), { recursive: true });
 
 /** The lockfiles and requirements files an example installs from, made in the template. */
 function makeManifests(value: Record<string, unknown>): void {
   const deps = (value.setup as { dependencies?: Record<string, unknown>[] } | undefined)?.dependencies ?? [];
   for (const dep of deps) {
-    const rel = dep.lockfile ?? dep.requirements;
-    if (typeof rel !== 'string') continue;
-    mkdirSync(path.dirname(path.join(dir, 'repo', rel)), { recursive: true });
-    writeFileSync(path.join(dir, 'repo', rel), '{}\n');
+    for (const rel of [dep.lockfile, dep.requirements, dep.pyproject]) {
+      if (typeof rel !== 'string') continue;
+      mkdirSync(path.dirname(path.join(dir, 'repo', rel)), { recursive: true });
+      writeFileSync(path.join(dir, 'repo', rel), '{}\n');
+    }
   }
 }
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

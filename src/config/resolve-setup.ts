@@ -26,15 +26,24 @@ export function resolveSetup(
   },
   issue: Issue,
 ): SetupConfig {
-  const dependencies = setup.dependencies.map((dep, index) => {
+  const dependencies = setup.dependencies.map((given, index) => {
     const field = `setup.dependencies[${index}]`;
+    // A pip entry that names no pyproject installs requirements.txt.
+    const dep =
+      given.manager === 'pip' && given.pyproject === undefined && given.requirements === undefined
+        ? { ...given, requirements: 'requirements.txt' }
+        : given;
     const manifest = manifestOf(dep);
-    if (where.repo !== null && !isKind(path.join(where.repo, manifest.rel), 'file'))
-      issue(
-        `${field}.${manifest.key}`,
-        `${manifest.rel} is not a file in the template ${where.repo}`,
-        `commit the ${dep.manager === 'pip' ? 'requirements file' : manifest.rel.split('/').at(-1)} into the task repository, or correct the path (relative to the workspace)`,
-      );
+    const files: { key: string; rel: string }[] = [manifest];
+    if (dep.manager === 'pip' && dep.lockfile !== undefined)
+      files.push({ key: 'lockfile', rel: dep.lockfile });
+    for (const file of files)
+      if (where.repo !== null && !isKind(path.join(where.repo, file.rel), 'file'))
+        issue(
+          `${field}.${file.key}`,
+          `${file.rel} is not a file in the template ${where.repo}`,
+          `commit the ${file.key === 'requirements' ? 'requirements file' : file.rel.split('/').at(-1)} into the task repository, or correct the path (relative to the workspace)`,
+        );
     if (dep.cache === undefined) return dep;
     const cache = path.resolve(where.configDir, dep.cache);
     if (!isKind(cache, 'folder'))
@@ -43,7 +52,7 @@ export function resolveSetup(
         `folder ${cache} does not exist`,
         dep.manager !== 'pip'
           ? `fill it with \`npm cache add <package> --cache ${cache}\`, or correct the path (relative to the config)`
-          : `put the wheels there (\`pip download -d ${cache} -r ${dep.requirements}\`), or correct the path (relative to the config)`,
+          : `put the wheels there (\`pip download -d ${cache} ${dep.pyproject ? '.' : `-r ${manifest.rel}`}\`), or correct the path (relative to the config)`,
       );
     return { ...dep, cache };
   });

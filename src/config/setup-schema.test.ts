@@ -111,6 +111,61 @@ describe('setup.dependencies', () => {
     ]);
   });
 
+  it("pip over a pyproject: the lockfile's pins and groups with it only, each file in the template", () => {
+    writeFileSync(path.join(dir, 'repo/pyproject.toml'), '[project]\ndependencies = ["tinywheel"]\n');
+    writeFileSync(path.join(dir, 'repo/uv.lock'), 'version = 1\n');
+    const result = load(
+      '    - {manager: pip, pyproject: pyproject.toml, lockfile: uv.lock, groups: [dev, test], cache: wheels}\n',
+    );
+    expect(result.ok && result.value.setup?.dependencies).toEqual([
+      {
+        manager: 'pip',
+        pyproject: 'pyproject.toml',
+        lockfile: 'uv.lock',
+        groups: ['dev', 'test'],
+        target: '.venv',
+        cache: path.join(dir, 'wheels'),
+        scripts: false,
+      },
+    ]);
+    expect(
+      issues(
+        '    - {manager: pip, pyproject: pyproject.toml, requirements: requirements.txt, cache: wheels}\n',
+      ),
+    ).toEqual([
+      {
+        field: 'setup.dependencies[0].pyproject',
+        message: 'gives both requirements and pyproject; a pip entry installs one of them',
+        fix: 'keep one, or write a second entry for the other',
+      },
+    ]);
+    expect(
+      issues('    - {manager: pip, lockfile: uv.lock, groups: [dev], cache: wheels}\n').map((i) => i.field),
+    ).toEqual(['setup.dependencies[0].lockfile', 'setup.dependencies[0].groups']);
+    expect(
+      issues('    - {manager: pip, pyproject: pyproject.toml, lockfile: Pipfile.lock, cache: wheels}\n')[0],
+    ).toMatchObject({
+      field: 'setup.dependencies[0].lockfile',
+      message: 'must name a uv.lock, poetry.lock, pdm.lock',
+    });
+    expect(
+      issues(
+        '    - {manager: pip, pyproject: pyproject.toml, groups: ["--index-url=x"], cache: wheels}\n',
+      )[0],
+    ).toMatchObject({
+      field: 'setup.dependencies[0].groups[0]',
+    });
+    expect(
+      issues('    - {manager: pip, pyproject: pyproject.toml, lockfile: poetry.lock, cache: wheels}\n'),
+    ).toEqual([
+      {
+        field: 'setup.dependencies[0].lockfile',
+        message: `poetry.lock is not a file in the template ${path.join(dir, 'repo')}`,
+        fix: 'commit the poetry.lock into the task repository, or correct the path (relative to the workspace)',
+      },
+    ]);
+  });
+
   it('suggests the key a typo meant, per manager', () => {
     const result = load('    - {manager: pip, cache: wheels, requirments: requirements.txt}\n');
     expect(result.ok).toBe(false);

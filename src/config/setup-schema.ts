@@ -75,14 +75,68 @@ const NpmDependencySchema = jsDependency('npm');
 const PnpmDependencySchema = jsDependency('pnpm');
 const YarnDependencySchema = jsDependency('yarn');
 
+/** The lockfiles whose pins a pyproject install takes as pip constraints (`[[package]]` name and version). */
+export const PYTHON_LOCKFILES = ['uv.lock', 'poetry.lock', 'pdm.lock'] as const;
+
+/** An extra or dependency group's name, as PEP 685 normalises it (no option, no path). */
+const groupName = nonEmpty.regex(/^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/, {
+  message: 'is not an extra or dependency-group name (letters, digits, ., _ and -)',
+});
+
 const PipDependencySchema = z.strictObject({
   manager: z.literal('pip'),
-  /** Workspace-relative requirements file (pinned, as a lock). */
-  requirements: workspacePath.default('requirements.txt'),
+  /** Workspace-relative requirements file (pinned, as a lock); `requirements.txt` when no pyproject is named. */
+  requirements: workspacePath.optional(),
+  /**
+   * Workspace-relative pyproject.toml whose declared dependencies are installed instead
+   * (`[project].dependencies`, or poetry's `[tool.poetry.dependencies]`).
+   */
+  pyproject: workspacePath
+    .refine((p) => p.split('/').at(-1) === 'pyproject.toml', {
+      message: 'must name a pyproject.toml',
+      params: { fix: 'point it at the pyproject.toml that declares the dependencies' },
+    })
+    .optional(),
+  /** With pyproject: a uv.lock, poetry.lock or pdm.lock whose pinned versions are the ones installed. */
+  lockfile: workspacePath
+    .refine((p) => (PYTHON_LOCKFILES as readonly string[]).includes(p.split('/').at(-1) ?? ''), {
+      message: `must name a ${PYTHON_LOCKFILES.join(', ')}`,
+      params: { fix: 'point it at the lockfile beside the pyproject.toml, or leave lockfile out' },
+    })
+    .optional(),
+  /** With pyproject: the extras, dependency groups (PEP 735), poetry groups to install too (`dev` takes uv's dev-dependencies). */
+  groups: z.array(groupName).optional(),
+  /** With pyproject: the project itself importable from the venv, as an editable install makes it (default true). */
+  editable: z.boolean().optional(),
   /** Workspace-relative folder of the virtual environment the packages go into. */
   target: workspacePath.default('.venv'),
   ...source,
 });
+export type PipDependency = z.output<typeof PipDependencySchema>;
+
+/** A pip entry installs one manifest; the pyproject-only keys need the pyproject. */
+function pipProblems(dep: PipDependency, ctx: z.RefinementCtx): void {
+  if (dep.pyproject !== undefined && dep.requirements !== undefined)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['pyproject'],
+      message: 'gives both requirements and pyproject; a pip entry installs one of them',
+      params: { fix: 'keep one, or write a second entry for the other' },
+    });
+  if (dep.pyproject !== undefined) return;
+  const only = [
+    ...(dep.lockfile !== undefined ? ['lockfile'] : []),
+    ...(dep.groups !== undefined ? ['groups'] : []),
+    ...(dep.editable !== undefined ? ['editable'] : []),
+  ];
+  for (const key of only)
+    ctx.addIssue({
+      code: 'custom',
+      path: [key],
+      message: `is read with pyproject only; a requirements file pins its own versions`,
+      params: { fix: `add pyproject: pyproject.toml, or remove ${key}` },
+    });
+}
 
 /** One lockfile install, from a local cache folder or a mirror (exactly one of the two). */
 export const DependencySchema = z
@@ -93,6 +147,7 @@ export const DependencySchema = z
     PipDependencySchema,
   ])
   .superRefine((dep, ctx) => {
+    if (dep.manager === 'pip') pipProblems(dep, ctx);
     if ((dep.manager === 'pnpm' || dep.manager === 'yarn') && dep.cache !== undefined) {
       ctx.addIssue({
         code: 'custom',
@@ -117,10 +172,13 @@ export const DependencySchema = z
 export type DependencyEntry = z.output<typeof DependencySchema>;
 
 /** The workspace file an entry installs from, and the key that names it. */
-export function manifestOf(dep: DependencyEntry): { key: 'lockfile' | 'requirements'; rel: string } {
-  return dep.manager === 'pip'
-    ? { key: 'requirements', rel: dep.requirements }
-    : { key: 'lockfile', rel: dep.lockfile };
+export function manifestOf(dep: DependencyEntry): {
+  key: 'lockfile' | 'requirements' | 'pyproject';
+  rel: string;
+} {
+  if (dep.manager !== 'pip') return { key: 'lockfile', rel: dep.lockfile };
+  if (dep.pyproject !== undefined) return { key: 'pyproject', rel: dep.pyproject };
+  return { key: 'requirements', rel: dep.requirements ?? 'requirements.txt' };
 }
 
 export const DEPENDENCY_MANAGERS = ['npm', 'pnpm', 'yarn', 'pip'] as const;

@@ -110,10 +110,78 @@ describe('init: dependencies', () => {
     symlinkSync('python', path.join(dir, '.venv/bin/python3'));
     const found = detect(dir, { PATH: bin('python3'), HOME: path.join(root, 'home') });
     expect(found.entries).toEqual([]);
-    expect(found.notes[0]).toMatch(
-      /^uv\.lock: setup installs requirements files; export one with `uv export/,
-    );
+    expect(found.notes).toEqual([]);
     expect(found.test_command).toEqual(['.venv/bin/python', '-m', 'pytest']);
     expect(found.toolchains).toEqual([base]);
+  });
+
+  it("pyproject-only dependencies (uv, poetry, PEP 621): a pip entry over the pyproject at the lockfile's versions, with the test groups, no PYTHONPATH", () => {
+    const uv = repo({
+      'pyproject.toml':
+        '[project]\nname = "a"\ndependencies = [\n  "tinywheel>=1",\n]\n\n[project.optional-dependencies]\ndocs = ["x"]\ntest = ["pytest"]\n\n[dependency-groups]\ndev = ["pytest"]\n',
+      'uv.lock': 'version = 1\n',
+      'src/a/__init__.py': '',
+      'tests/test_a.py': '',
+    });
+    const found = detect(uv, { PATH: bin('python3'), PIP_INDEX_URL: 'http://127.0.0.1:9/simple/' });
+    expect(found.entries).toEqual([
+      {
+        manager: 'pip',
+        pyproject: 'pyproject.toml',
+        lockfile: 'uv.lock',
+        groups: ['dev', 'test'],
+        target: '.venv',
+        mirror: 'http://127.0.0.1:9/simple/',
+      },
+    ]);
+    expect(found.test_command).toEqual(['.venv/bin/python', '-m', 'pytest']);
+    expect(found.notes).toEqual(['uv.lock: setup installs its locked versions with pip into .venv']);
+
+    const poetry = repo({
+      'pyproject.toml':
+        '[tool.poetry]\nname = "a"\n\n[tool.poetry.dependencies]\npython = "^3.9"\nrequests = "^2"\n\n[tool.poetry.group.test.dependencies]\npytest = "*"\n\n[tool.pytest.ini_options]\n',
+      'poetry.lock': '',
+    });
+    expect(
+      detect(poetry, { PATH: bin('python3'), PIP_INDEX_URL: 'https://u:p@mirror.example/' }),
+    ).toMatchObject({
+      entries: [
+        {
+          pyproject: 'pyproject.toml',
+          lockfile: 'poetry.lock',
+          groups: ['test'],
+          mirror: 'https://pypi.org/simple/',
+        },
+      ],
+      notes: [
+        expect.stringMatching(/^PIP_INDEX_URL is not a plain/),
+        expect.stringMatching(/^poetry\.lock: /),
+      ],
+    });
+
+    // Only python pinned, and uv's legacy dev list: the dev group alone is what there is to install.
+    const legacy = repo({
+      'pyproject.toml':
+        '[tool.poetry.dependencies]\npython = "^3.9"\n\n[tool.uv]\ndev-dependencies = ["pytest"]\n[tool.pytest.ini_options]\n',
+    });
+    expect(detect(legacy, { PATH: bin('python3') })).toMatchObject({
+      entries: [{ groups: ['dev'] }],
+      notes: [],
+    });
+    const noRunner = repo({
+      'pyproject.toml': '[project]\ndependencies = ["requests"]\n[tool.pytest.ini_options]\n',
+    });
+    expect(detect(noRunner, { PATH: bin('python3') }).notes).toEqual([
+      'pytest is not among the dependencies pyproject.toml declares, so .venv will not have it: add it to a dev or test group',
+    ]);
+    const nothing = repo({
+      'pyproject.toml': '[project]\nname = "a"\ndependencies = []\n[tool.pytest.ini_options]\n',
+      'uv.lock': '',
+    });
+    const none = detect(nothing, { PATH: bin('python3') });
+    expect(none.entries).toEqual([]);
+    expect(none.notes[0]).toMatch(
+      /^uv\.lock: pyproject\.toml declares no dependencies for setup to install; export one/,
+    );
   });
 });

@@ -1,19 +1,18 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { JS_LOCKFILES } from '../config/setup-schema.js';
 import { JS_CLIENT_INSTALL, jsClient } from '../pipeline/js-install.js';
 import { resolveProgram } from '../pipeline/preflight.js';
 import type { ProjectFacts } from './detect-project.js';
+import { python } from './detect-python.js';
 
-/** The registries init names as setup's mirrors; the user replaces them with their own. */
+/** The registry init names as setup's mirror; the user replaces it with their own. */
 export const NPM_REGISTRY = 'https://registry.npmjs.org/';
-export const PYPI_INDEX = 'https://pypi.org/simple/';
 
 /** What init writes so that the dependencies are installed and the tests find them. */
 export type DependencySetup = {
   /** `setup.dependencies` entries, as objects the YAML writer quotes. */
-  entries: Record<string, string>[];
+  entries: Record<string, string | string[]>[];
   /** The test command, changed to run where setup installs (a venv, corepack's client, `src/`). */
   test_command: string[] | null;
   /** What is missing or left to the user, each with how to get it: written as comments and printed. */
@@ -62,7 +61,7 @@ function node(dir: string, facts: ProjectFacts, pathVar: string | undefined, out
   if (!found) {
     if (facts.entries.has('bun.lock') || facts.entries.has('bun.lockb'))
       out.notes.push(
-        'bun.lock: setup does not install with bun yet; install node_modules in a setup_command, or commit a package-lock.json',
+        'bun.lock: setup does not install with bun yet (setup_command has no network); commit a package-lock.json (`npm install --package-lock-only`) and run init again to install it with npm',
       );
     else if (hasDependencies(dir))
       out.notes.push(
@@ -82,146 +81,12 @@ function node(dir: string, facts: ProjectFacts, pathVar: string | undefined, out
   if (client[0] === 'corepack' && cmd?.[0] === found.manager) out.test_command = [...client, ...cmd.slice(1)];
 }
 
-/** `requirements.txt`, `requirements-dev.txt`, `requirements/test.txt`: the pinned lists pip installs. */
-function requirementsFiles(dir: string, entries: Set<string>): string[] {
-  const top = [...entries].filter((n) => /^requirements([-_.][\w.-]+)?\.txt$/.test(n)).sort();
-  let nested: string[] = [];
-  if (entries.has('requirements')) {
-    try {
-      nested = readdirSync(path.join(dir, 'requirements'))
-        .filter((n) => n.endsWith('.txt'))
-        .sort()
-        .map((n) => `requirements/${n}`);
-    } catch {
-      nested = [];
-    }
-  }
-  return [...top, ...nested];
-}
-
-/** The package folder of a `src/` layout: `src/<name>/__init__.py`. */
-function srcLayout(dir: string): boolean {
-  try {
-    return readdirSync(path.join(dir, 'src')).some((n) =>
-      existsSync(path.join(dir, 'src', n, '__init__.py')),
-    );
-  } catch {
-    return false;
-  }
-}
-
-/** The project's own virtual environment, if it has one at the top (`.venv`, `venv`, `env`). */
-export function projectVenv(dir: string): string | null {
-  for (const name of ['.venv', 'venv', 'env']) {
-    const python = path.join(dir, name, 'bin', 'python');
-    try {
-      if (statSync(python).isFile()) return name;
-    } catch {
-      // not this one
-    }
-  }
-  return null;
-}
-
-function importable(python: string, module: string, cwd: string): boolean {
-  const r = spawnSync(python, ['-c', `import ${module}`], { cwd, stdio: 'ignore', timeout: 20_000 });
-  return r.status === 0;
-}
-
-const inside = (dir: string, root: string | undefined) =>
-  root !== undefined && root !== '/' && (dir === root || dir.startsWith(`${root}/`));
-
-/** Where the sandbox shows nothing of the host: users' homes, root's, and this user's HOME. */
-const hidden = (p: string, home: string | undefined) =>
-  inside(p, home) || inside(p, '/root') || inside(p, '/home');
-
-/**
- * The interpreter a command should name when the one on PATH lives where the sandbox hides it (a
- * pyenv shim under a HOME): the real executable, and the toolchain folder
- * to show. Null when the interpreter is the system's.
- */
-function realInterpreter(
-  host: string,
-  home: string | undefined,
-  cwd: string,
-): { exe: string; prefix: string } | null {
-  if (!hidden(host, home)) return null;
-  const r = spawnSync(host, ['-c', 'import sys; print(sys.executable); print(sys.base_prefix)'], {
-    cwd,
-    encoding: 'utf8',
-    timeout: 20_000,
-  });
-  const [exe, prefix] = (r.stdout ?? '').trim().split('\n');
-  return r.status === 0 && exe && prefix ? { exe, prefix } : null;
-}
-
-/** The folder a project venv's interpreter comes from (`home =` in pyvenv.cfg), when under HOME. */
-function venvBase(dir: string, venv: string, home: string | undefined): string | null {
-  try {
-    const cfg = readFileSync(path.join(dir, venv, 'pyvenv.cfg'), 'utf8');
-    const bin = /^home\s*=\s*(.+)$/m.exec(cfg)?.[1]?.trim();
-    return bin && hidden(bin, home) ? path.dirname(bin) : null;
-  } catch {
-    return null;
-  }
-}
-
-function python(
-  dir: string,
-  facts: ProjectFacts,
-  env: Record<string, string | undefined>,
-  out: DependencySetup,
-): void {
-  const pathVar = env.PATH;
-  const cmd = out.test_command;
-  const runsPython = cmd !== null && /^python3?$/.test(cmd[0] ?? '') && cmd[1] === '-m';
-  if (!facts.languages.includes('python') || !runsPython || cmd === null) return;
-  const files = requirementsFiles(dir, facts.entries);
-  let interpreter = cmd[0] as string;
-  if (files.length > 0) {
-    for (const requirements of files)
-      out.entries.push({ manager: 'pip', requirements, target: '.venv', mirror: PYPI_INDEX });
-    interpreter = '.venv/bin/python';
-  } else {
-    if (facts.entries.has('uv.lock'))
-      out.notes.push(
-        'uv.lock: setup installs requirements files; export one with `uv export --frozen --no-hashes --format requirements-txt -o requirements.txt` and commit it',
-      );
-    else if (facts.entries.has('poetry.lock'))
-      out.notes.push(
-        'poetry.lock: setup installs requirements files; export one with `poetry export -f requirements.txt -o requirements.txt` and commit it',
-      );
-    const venv = projectVenv(dir);
-    const module = cmd[2];
-    let host = resolveProgram(interpreter, dir, pathVar);
-    if (venv) {
-      // The project's venv is copied with the repository; the interpreter it links to is shown.
-      interpreter = `${venv}/bin/python`;
-      host = path.join(dir, interpreter);
-      const base = venvBase(dir, venv, env.HOME);
-      if (base) out.toolchains.push(base);
-    } else if (host) {
-      const real = realInterpreter(host, env.HOME, dir);
-      if (real) {
-        interpreter = real.exe;
-        host = real.exe;
-        out.toolchains.push(real.prefix);
-      }
-    }
-    if (module && host && !importable(host, module, dir))
-      out.notes.push(
-        `${module} is not installed for ${host}: add it to a requirements.txt (setup installs it into .venv), or \`${interpreter} -m pip install ${module}\``,
-      );
-  }
-  const argv = [interpreter, ...cmd.slice(1)];
-  // A src/ layout's package is importable once src is on the path; no install of the project needed.
-  out.test_command = srcLayout(dir) ? ['env', 'PYTHONPATH=src', ...argv] : argv;
-}
-
 /**
  * How `init`'s config installs the project's dependencies before the agent, and the test command
- * that uses them: the lockfile's client from the npm registry, requirements files from PyPI into a
- * workspace venv, `PYTHONPATH=src` for a `src/` layout; notes for what setup cannot do.
+ * that uses them: the lockfile's client from the npm registry; requirements files, or else the
+ * dependencies pyproject.toml declares (at a uv or poetry lockfile's versions), from PyPI into a
+ * workspace venv; the project's own venv when it has one; `PYTHONPATH=src` for a `src/` layout that
+ * setup does not install; notes for what setup cannot do.
  */
 export function detectDependencies(
   dir: string,

@@ -1,3 +1,4 @@
+import { execFileSync, spawnSync } from 'node:child_process';
 import {
   lstatSync,
   mkdirSync,
@@ -11,11 +12,14 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DependencySchema } from '../config/setup-schema.js';
+import { DependencySchema, type PipDependency } from '../config/setup-schema.js';
 import { dependencyCacheKey, restoreDependencies, saveDependencies } from './dependency-cache.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'agentguard-dep-cache-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const venvWorks = spawnSync('/usr/bin/python3', ['-c', 'import venv']).status === 0;
+if (!venvWorks) console.warn('the venv cache test is skipped: /usr/bin/python3 has no venv module');
 
 const pnpm = DependencySchema.parse({ manager: 'pnpm', mirror: 'https://registry.npmjs.org/' });
 const CLIENT = ['corepack', 'pnpm'];
@@ -42,9 +46,88 @@ describe('the dependency cache', () => {
     expect(dependencyCacheKey(pnpm, a.repoDir, ['pnpm'])).not.toBe(key);
     expect(dependencyCacheKey({ ...pnpm, scripts: true }, a.repoDir, CLIENT)).not.toBe(key);
     expect(dependencyCacheKey({ ...pnpm, mirror: 'https://r.example/' }, a.repoDir, CLIENT)).not.toBe(key);
-    const pip = DependencySchema.parse({ manager: 'pip', mirror: 'https://pypi.org/simple/' });
-    expect(dependencyCacheKey(pip, a.repoDir, ['python3'])).toBeNull();
   });
+
+  it("keys a venv by its manifests (and the files a requirements file pulls in), groups and interpreter; none without the interpreter's name", () => {
+    const a = workspace('pip-a');
+    writeFileSync(path.join(a.repoDir, 'requirements.txt'), '-r requirements/base.txt\npytest==8.0\n');
+    mkdirSync(path.join(a.repoDir, 'requirements'));
+    writeFileSync(path.join(a.repoDir, 'requirements/base.txt'), 'tinywheel==1.0\n');
+    writeFileSync(path.join(a.repoDir, 'pyproject.toml'), '[project]\ndependencies = ["x"]\n');
+    writeFileSync(path.join(a.repoDir, 'uv.lock'), 'version = 1\n');
+    const PY = '/usr/bin/python3.11\n3.11.2';
+    const reqs = DependencySchema.parse({
+      manager: 'pip',
+      requirements: 'requirements.txt',
+      mirror: 'https://pypi.org/simple/',
+    });
+    const key = dependencyCacheKey(reqs, a.repoDir, ['python3'], PY);
+    expect(key).toMatch(/^[0-9a-f]{64}$/);
+    expect(dependencyCacheKey(reqs, a.repoDir, ['python3'], null)).toBeNull();
+    expect(dependencyCacheKey(reqs, a.repoDir, ['python3'], '/usr/bin/python3.12\n3.12.1')).not.toBe(key);
+    writeFileSync(path.join(a.repoDir, 'requirements/base.txt'), 'tinywheel==2.0\n');
+    expect(dependencyCacheKey(reqs, a.repoDir, ['python3'], PY)).not.toBe(key);
+    const pyproject = DependencySchema.parse({
+      manager: 'pip',
+      pyproject: 'pyproject.toml',
+      lockfile: 'uv.lock',
+      groups: ['dev'],
+      mirror: 'https://pypi.org/simple/',
+    }) as PipDependency;
+    const pkey = dependencyCacheKey(pyproject, a.repoDir, ['python3'], PY);
+    expect(dependencyCacheKey({ ...pyproject, groups: [] }, a.repoDir, ['python3'], PY)).not.toBe(pkey);
+    expect(dependencyCacheKey({ ...pyproject, editable: false }, a.repoDir, ['python3'], PY)).not.toBe(pkey);
+    writeFileSync(path.join(a.repoDir, 'uv.lock'), 'version = 2\n');
+    expect(dependencyCacheKey(pyproject, a.repoDir, ['python3'], PY)).not.toBe(pkey);
+  });
+
+  it.skipIf(!venvWorks)(
+    'restores a venv moved to the new workspace: its scripts and editable paths name the new one, none the run that made it',
+    () => {
+      const pip = DependencySchema.parse({
+        manager: 'pip',
+        pyproject: 'pyproject.toml',
+        mirror: 'https://pypi.org/simple/',
+      });
+      const first = workspace('venv-first');
+      const venv = path.join(first.repoDir, '.venv');
+      execFileSync('/usr/bin/python3', ['-m', 'venv', '--without-pip', venv]);
+      mkdirSync(path.join(first.repoDir, 'src/mine'), { recursive: true });
+      writeFileSync(path.join(first.repoDir, 'src/mine/__init__.py'), 'WHERE = __file__\n');
+      const site = execFileSync(
+        path.join(venv, 'bin/python'),
+        ['-c', 'import sysconfig; print(sysconfig.get_paths()["purelib"])'],
+        { encoding: 'utf8' },
+      ).trim();
+      writeFileSync(path.join(site, '__editable__.mine-1.0.pth'), `${first.repoDir}/src\n`);
+      writeFileSync(
+        path.join(venv, 'bin/where'),
+        `#!${venv}/bin/python\nimport sys, mine\nprint(sys.prefix)\nprint(mine.WHERE)\n`,
+        { mode: 0o755 },
+      );
+      const cacheDir = path.join(root, 'cache', 'venv');
+      saveDependencies(cacheDir, pip, first, ['python3']);
+      rmSync(path.join(root, 'venv-first'), { recursive: true, force: true });
+
+      const second = workspace('venv-second');
+      mkdirSync(path.join(second.repoDir, 'src/mine'), { recursive: true });
+      writeFileSync(path.join(second.repoDir, 'src/mine/__init__.py'), 'WHERE = __file__\n');
+      expect(restoreDependencies(cacheDir, pip, second, ['python3'])).toBe(true);
+      const moved = path.join(second.repoDir, '.venv');
+      expect(execFileSync(path.join(moved, 'bin/where'), { encoding: 'utf8' }).trim().split('\n')).toEqual([
+        moved,
+        path.join(second.repoDir, 'src/mine/__init__.py'),
+      ]);
+      expect(lstatSync(path.join(moved, 'bin/python')).isSymbolicLink()).toBe(true);
+      // The copy is the run's own: a change to it does not reach the cache.
+      writeFileSync(path.join(moved, 'bin/where'), '#!/bin/sh\necho poisoned\n');
+      const third = workspace('venv-third');
+      restoreDependencies(cacheDir, pip, third, ['python3']);
+      expect(readFileSync(path.join(third.repoDir, '.venv/bin/where'), 'utf8')).toContain(
+        `#!${third.repoDir}/.venv/bin/python`,
+      );
+    },
+  );
 
   it('saves node_modules and corepack, and restores copies: links stay links, files are not shared', () => {
     const first = workspace('first');

@@ -1,24 +1,27 @@
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { DependencyEntry } from '../config/setup-schema.js';
+import { type DependencyEntry, manifestOf } from '../config/setup-schema.js';
 import { sha256File } from '../provenance/digest.js';
+import { PYPROJECT_INSTALL } from './pyproject-script.js';
+import { relocateVenv } from './venv-relocate.js';
 
 /** Where corepack keeps the clients it fetched, inside a HOME (COREPACK_HOME unset). */
 const COREPACK_HOME = '.cache/node/corepack';
 
-/** What one JavaScript install leaves behind that a later run can reuse. */
-type Installed = { nodeModules: string; corepack: string | null };
+/** What one install leaves behind that a later run can reuse. */
+type Installed =
+  | { kind: 'node'; nodeModules: string; corepack: string | null }
+  | { kind: 'venv'; venv: string; repoDir: string };
 
-function installed(
-  dep: DependencyEntry,
-  repoDir: string,
-  hostHome: string,
-  client: string[],
-): Installed | null {
-  if (dep.manager === 'pip') return null; // a venv records its own path: it does not move
+function installed(dep: DependencyEntry, repoDir: string, hostHome: string, client: string[]): Installed {
+  if (dep.manager === 'pip') return { kind: 'venv', venv: path.join(repoDir, dep.target), repoDir };
   const nodeModules = path.join(repoDir, path.dirname(dep.lockfile), 'node_modules');
-  return { nodeModules, corepack: client[0] === 'corepack' ? path.join(hostHome, COREPACK_HOME) : null };
+  return {
+    kind: 'node',
+    nodeModules,
+    corepack: client[0] === 'corepack' ? path.join(hostHome, COREPACK_HOME) : null,
+  };
 }
 
 const fileSha = (file: string) => {
@@ -29,27 +32,79 @@ const fileSha = (file: string) => {
   }
 };
 
+/** The files a requirements file pulls in (`-r`, `-c`), each hashed with it: a change to one is a change. */
+function includedFiles(file: string, seen = new Set<string>()): string[] {
+  if (seen.has(file)) return [];
+  seen.add(file);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return [file];
+  }
+  const more = [...text.matchAll(/^\s*(?:-[rc]|--requirement|--constraint)[=\s]\s*(\S+)/gm)].map((m) =>
+    path.resolve(path.dirname(file), m[1] as string),
+  );
+  return [file, ...more.flatMap((f) => includedFiles(f, seen))];
+}
+
+/** What decides a pip install beyond its source: the manifests' bytes, the groups, the interpreter. */
+function pipFacts(
+  dep: Extract<DependencyEntry, { manager: 'pip' }>,
+  repoDir: string,
+  runtime: string | null,
+) {
+  const manifest = path.join(repoDir, manifestOf(dep).rel);
+  const files = dep.pyproject === undefined ? includedFiles(manifest) : [manifest];
+  if (dep.lockfile) files.push(path.join(repoDir, dep.lockfile));
+  return {
+    files: files.map((f) => [path.relative(repoDir, f), fileSha(f)]),
+    groups: dep.groups ?? [],
+    editable: dep.editable !== false,
+    target: dep.target,
+    python: runtime,
+    // What reads the pyproject: a change to it may install something else from the same files.
+    ...(dep.pyproject !== undefined
+      ? { installer: createHash('sha256').update(PYPROJECT_INSTALL).digest('hex') }
+      : {}),
+  };
+}
+
 /**
  * The key of an install: everything that decides what it writes (the lockfile and package.json
- * bytes, the client, where packages come from, whether scripts ran, the Node.js version). Null for
- * installs that cannot be reused (pip's venv holds its own absolute path).
+ * bytes, the requirements or pyproject and lockfile, the client, where packages come from, whether
+ * scripts ran, the Node.js version or the interpreter a venv is made from). Null when a venv's
+ * interpreter cannot be named (`runtime` null).
  */
-export function dependencyCacheKey(dep: DependencyEntry, repoDir: string, client: string[]): string | null {
-  if (dep.manager === 'pip') return null;
-  const dir = path.join(repoDir, path.dirname(dep.lockfile));
+export function dependencyCacheKey(
+  dep: DependencyEntry,
+  repoDir: string,
+  client: string[],
+  runtime: string | null = process.version,
+): string | null {
+  if (dep.manager === 'pip' && runtime === null) return null;
+  const dir = path.join(repoDir, path.dirname(manifestOf(dep).rel));
   const facts = {
-    v: 1,
+    v: 2,
     manager: dep.manager,
-    lockfile: dep.lockfile,
-    lock: fileSha(path.join(repoDir, dep.lockfile)),
-    package: fileSha(path.join(dir, 'package.json')),
+    ...(dep.manager === 'pip'
+      ? pipFacts(dep, repoDir, runtime)
+      : {
+          lockfile: dep.lockfile,
+          lock: fileSha(path.join(repoDir, dep.lockfile)),
+          package: fileSha(path.join(dir, 'package.json')),
+          node: runtime,
+        }),
     client,
     from: dep.cache ?? dep.mirror,
     scripts: dep.scripts,
-    node: process.version,
   };
   return createHash('sha256').update(JSON.stringify(facts)).digest('hex');
 }
+
+const copy = (from: string, to: string) =>
+  // Timestamps kept: Python trusts a cached .pyc only while its source's mtime matches.
+  cpSync(from, to, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
 
 /**
  * Copies a cached install into the workspace (and corepack's client into the run's HOME). Copies,
@@ -63,17 +118,25 @@ export function restoreDependencies(
   client: string[],
 ): boolean {
   const into = installed(dep, places.repoDir, places.hostHome, client);
-  if (!into || !existsSync(path.join(cacheDir, 'node_modules'))) return false;
-  cpSync(path.join(cacheDir, 'node_modules'), into.nodeModules, { recursive: true, verbatimSymlinks: true });
+  if (into.kind === 'venv') {
+    const origin = path.join(cacheDir, 'origin');
+    if (!existsSync(path.join(cacheDir, 'venv')) || !existsSync(origin)) return false;
+    copy(path.join(cacheDir, 'venv'), into.venv);
+    relocateVenv(into.venv, readFileSync(origin, 'utf8'), into.repoDir);
+    return true;
+  }
+  if (!existsSync(path.join(cacheDir, 'node_modules'))) return false;
+  copy(path.join(cacheDir, 'node_modules'), into.nodeModules);
   if (into.corepack && existsSync(path.join(cacheDir, 'corepack')))
-    cpSync(path.join(cacheDir, 'corepack'), into.corepack, { recursive: true, verbatimSymlinks: true });
+    copy(path.join(cacheDir, 'corepack'), into.corepack);
   return true;
 }
 
 /**
  * Keeps what an install wrote for the next run with the same key: written to a folder of its own
  * and renamed into place, so a reader never sees half a copy. The cache lives in agentguard's
- * output folder, which the sandbox hides from the agent.
+ * output folder, which the sandbox hides from the agent. A venv is kept with the workspace folder it
+ * was made in, which a restore replaces in the files that name it.
  */
 export function saveDependencies(
   cacheDir: string,
@@ -82,14 +145,19 @@ export function saveDependencies(
   client: string[],
 ): void {
   const from = installed(dep, places.repoDir, places.hostHome, client);
-  if (!from || !existsSync(from.nodeModules) || existsSync(cacheDir)) return;
+  const made = from.kind === 'venv' ? from.venv : from.nodeModules;
+  if (!existsSync(made) || existsSync(cacheDir)) return;
   const staging = `${cacheDir}.${process.pid}.tmp`;
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
   try {
-    cpSync(from.nodeModules, path.join(staging, 'node_modules'), { recursive: true, verbatimSymlinks: true });
-    if (from.corepack && existsSync(from.corepack))
-      cpSync(from.corepack, path.join(staging, 'corepack'), { recursive: true, verbatimSymlinks: true });
+    if (from.kind === 'venv') {
+      copy(from.venv, path.join(staging, 'venv'));
+      writeFileSync(path.join(staging, 'origin'), from.repoDir);
+    } else {
+      copy(from.nodeModules, path.join(staging, 'node_modules'));
+      if (from.corepack && existsSync(from.corepack)) copy(from.corepack, path.join(staging, 'corepack'));
+    }
     try {
       renameSync(staging, cacheDir);
     } catch (err) {

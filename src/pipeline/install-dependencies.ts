@@ -13,10 +13,12 @@ import type { SandboxPlaces } from '../sandbox/types.js';
 import type { CommandLog } from './commands.js';
 import { dependencyCacheKey, restoreDependencies, saveDependencies } from './dependency-cache.js';
 import { type InstallStep, JS_CLIENT_INSTALL, jsClient, jsInstall } from './js-install.js';
+import { pipInstall } from './pip-install.js';
 import { resolveProgram } from './preflight.js';
 import { setupFailure, setupStopped } from './setup-phase.js';
 import { mirrorRefusal, openSetupSandbox } from './setup-sandbox.js';
 import type { Timeline } from './timeline.js';
+import { pythonIdentity } from './venv-relocate.js';
 
 /** The program npm and pip entries need on the host (and in the sandbox, which shows the host's root). */
 const PROGRAM: Record<'npm' | 'pip', { name: string; install: string }> = {
@@ -52,9 +54,8 @@ function entryName(index: number, dep: DependencyEntry): string {
 /**
  * The commands one entry runs, in order. npm: `npm ci` in the lockfile's folder, offline from the
  * cache or from the mirror. pnpm, yarn: a frozen install by `client` (see jsInstall). pip: a virtual
- * environment in the workspace, then its pip from the wheel folder (no index) or the mirror. Without
- * `scripts`, no dependency code runs: the JavaScript clients skip lifecycle scripts and pip takes
- * wheels only (building an sdist runs its setup code).
+ * environment in the workspace and its pip (see pipInstall). Without `scripts`, no dependency code
+ * runs: the JavaScript clients skip lifecycle scripts and pip takes wheels only.
  */
 export function installCommands(dep: DependencyEntry, repoDir: string, client: string[] = []): InstallStep[] {
   if (dep.manager === 'pnpm' || dep.manager === 'yarn') return [jsInstall(dep, repoDir, client)];
@@ -66,16 +67,20 @@ export function installCommands(dep: DependencyEntry, repoDir: string, client: s
     if (!dep.scripts) argv.push('--ignore-scripts');
     return [{ argv, cwd: path.join(repoDir, path.dirname(dep.lockfile)) }];
   }
-  const venv = path.join(repoDir, dep.target);
-  const source = dep.cache ? ['--no-index', '--find-links', dep.cache] : ['--index-url', dep.mirror ?? ''];
-  const pip = [path.join(venv, 'bin', 'python'), '-m', 'pip', 'install', '--disable-pip-version-check'];
-  pip.push('--no-input', '--no-cache-dir', ...source);
-  if (!dep.scripts) pip.push('--only-binary', ':all:');
-  pip.push('-r', path.join(repoDir, dep.requirements));
-  return [
-    { argv: ['python3', '-m', 'venv', venv], cwd: repoDir },
-    { argv: pip, cwd: repoDir },
-  ];
+  return pipInstall(dep, repoDir);
+}
+
+/**
+ * Whether setup makes `program` (workspace-relative): an interpreter or script in a pip entry's venv,
+ * or a JavaScript client's `node_modules/.bin`. The test command may name it before it exists.
+ */
+export function setupMakes(cfg: ResolvedConfig, program: string): boolean {
+  if (program.startsWith('/') || program.split('/').includes('..')) return false;
+  return (cfg.setup?.dependencies ?? []).some((dep) => {
+    const made =
+      dep.manager === 'pip' ? dep.target : path.join(path.dirname(dep.lockfile), 'node_modules', '.bin');
+    return path.normalize(program).startsWith(`${path.normalize(made)}/`);
+  });
 }
 
 /**
@@ -159,7 +164,9 @@ export async function installDependencies(
       timeline.add('prepare', 'dependencies-started', name);
       const started = Date.now();
       const client = clientOf(dep, repoDir, opts.env.PATH) ?? [];
-      const key = opts.cacheRoot ? dependencyCacheKey(dep, repoDir, client) : null;
+      const runtime =
+        dep.manager === 'pip' ? pythonIdentity('python3', repoDir, opts.env.PATH) : process.version;
+      const key = opts.cacheRoot ? dependencyCacheKey(dep, repoDir, client, runtime) : null;
       const cached = key && opts.cacheRoot ? path.join(opts.cacheRoot, key) : null;
       const record: InstalledDependency = {
         entry: `setup.dependencies[${index}]`,
@@ -195,7 +202,7 @@ export async function installDependencies(
           role: 'setup',
           spec: sandbox.wrap({ argv: step.argv, cwd: step.cwd, env: { ...opts.env, ...step.env } }),
           argv: step.argv,
-          display_argv: step.argv,
+          display_argv: step.display ?? step.argv,
           cwd: step.cwd,
           timeoutMs: cfg.setup_timeout_seconds * 1000,
           maxOutputBytes: cfg.max_output_bytes,

@@ -4,7 +4,13 @@ import type { DependencyEntry } from '../config/setup-schema.js';
 import { resolveProgram } from './preflight.js';
 
 type JsEntry = Extract<DependencyEntry, { manager: 'npm' | 'pnpm' | 'yarn' }>;
-export type InstallStep = { argv: string[]; cwd: string; env?: Record<string, string> };
+export type InstallStep = {
+  argv: string[];
+  cwd: string;
+  env?: Record<string, string>;
+  /** How the evidence shows argv, when it carries a program too long to repeat. */
+  display?: string[];
+};
 
 /** package.json's `packageManager` (`pnpm@9.15.9+sha512…`): the client and version a project pins. */
 export function pinnedManager(pkgDir: string): { name: string; version: string } | null {

@@ -16,7 +16,7 @@ import { SANDBOXES } from '../sandbox/index.js';
 import { type SandboxChoice, selectSandbox } from '../sandbox/select-sandbox.js';
 import type { Sandbox } from '../sandbox/types.js';
 import type { RunContext } from './context.js';
-import { checkDependencies } from './install-dependencies.js';
+import { checkDependencies, setupMakes } from './install-dependencies.js';
 import type { GuardMode } from './live-guard.js';
 import { resolveProgram } from './preflight.js';
 import { type LoadedRules, loadRunRules } from './rules.js';
@@ -120,9 +120,9 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
     );
   }
   const testProgram = cfg.test_command[0] ?? '';
-  if (!resolveProgram(testProgram, cfg.repo, ctx.env.PATH)) {
+  if (!resolveProgram(testProgram, cfg.repo, ctx.env.PATH) && !setupMakes(cfg, testProgram)) {
     throw new ConfigError(
-      `${cfg.config_path}: field 'test_command': the program '${testProgram}' was not found in the template or on PATH. ` +
+      `${cfg.config_path}: field 'test_command': the program '${testProgram}' was not found in the template, on PATH or in what setup.dependencies installs. ` +
         'Fix: install it or correct the command.',
     );
   }

@@ -10,6 +10,7 @@ import {
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
 import { displayPath, joinBytes } from './byte-paths.js';
+import { isVenvInterpreterLink } from './venv-link.js';
 
 /** True when `target` is `root` or lies under it (both absolute, normalised). */
 export function isInside(root: string, target: string): boolean {
@@ -19,8 +20,8 @@ export function isInside(root: string, target: string): boolean {
 
 /**
  * Copy a task template into a fresh workspace. Symlinks are copied as links, but only when they
- * stay inside the template: a hostile template must not smuggle a link to the host into the
- * agent's workspace. Sockets, fifos and devices are refused. Any `.git` folder is skipped
+ * stay inside the template (or are a venv's link to its interpreter program): a hostile template
+ * must not smuggle a link to the host into the agent's workspace. Sockets, fifos and devices are refused. Any `.git` folder is skipped
  * because the harness creates the baseline repository itself, and so is `skip` (agentguard's
  * output folder, when it is the template's `.agentguard`), which holds this very workspace.
  */
@@ -56,7 +57,10 @@ export function copyTemplate(
           path.dirname(path.join(root, displayPath(childRel))),
           displayPath(target),
         );
-        if (!isInside(root, resolved)) {
+        if (
+          !isInside(root, resolved) &&
+          !isVenvInterpreterLink(path.join(root, displayPath(childRel)), resolved)
+        ) {
           throw new ConfigError(
             `${configPath}: field 'repo': the template's symlink ${displayPath(childRel)} points outside ` +
               `the template (to ${displayPath(target)}). Fix: replace it with a regular file or a link inside the template.`,

@@ -9,6 +9,12 @@ import { isSchemaKind, jsonSchema, SCHEMA_KINDS } from '../../schemas/json-schem
 import { type CliIO, type GlobalOptions, outputDir } from '../io.js';
 import { checkWrittenConfig } from './init-check.js';
 
+/** `pnpm-lock.yaml`, `requirements.txt`, `pyproject.toml at uv.lock's versions`. */
+const installed = (e: Record<string, string | string[]>) =>
+  e.pyproject
+    ? `${e.pyproject}${e.lockfile ? ` at ${e.lockfile}'s versions` : ''}`
+    : (e.lockfile ?? e.requirements);
+
 export type InitCommandOptions = GlobalOptions & {
   force?: boolean;
   ci?: boolean;
@@ -44,7 +50,7 @@ export async function initCommand(
   );
   if (!opts.ci)
     for (const e of dependencies.entries)
-      io.out(`setup installs: ${e.manager} ${e.lockfile ?? e.requirements} from ${e.mirror}`);
+      io.out(`setup installs: ${e.manager} ${installed(e)} from ${e.mirror}`);
   for (const note of dependencies.notes) io.out(`note: ${note}`);
   for (const file of result.written) io.out(`wrote ${path.relative(process.cwd(), file) || file}`);
   const rel = path.relative(process.cwd(), config) || config;

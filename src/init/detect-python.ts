@@ -1,0 +1,207 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { PYTHON_LOCKFILES } from '../config/setup-schema.js';
+import { resolveProgram } from '../pipeline/preflight.js';
+import type { DependencySetup } from './detect-dependencies.js';
+import type { ProjectFacts } from './detect-project.js';
+import { pyprojectDependencies } from './detect-pyproject.js';
+
+/** The index init names as setup's mirror when this machine sets none; the user replaces it with their own. */
+export const PYPI_INDEX = 'https://pypi.org/simple/';
+
+/** `requirements.txt`, `requirements-dev.txt`, `requirements/test.txt`: the pinned lists pip installs. */
+function requirementsFiles(dir: string, entries: Set<string>): string[] {
+  const top = [...entries].filter((n) => /^requirements([-_.][\w.-]+)?\.txt$/.test(n)).sort();
+  let nested: string[] = [];
+  if (entries.has('requirements')) {
+    try {
+      nested = readdirSync(path.join(dir, 'requirements'))
+        .filter((n) => n.endsWith('.txt'))
+        .sort()
+        .map((n) => `requirements/${n}`);
+    } catch {
+      nested = [];
+    }
+  }
+  return [...top, ...nested];
+}
+
+/** The package folder of a `src/` layout: `src/<name>/__init__.py`. */
+function srcLayout(dir: string): boolean {
+  try {
+    return readdirSync(path.join(dir, 'src')).some((n) =>
+      existsSync(path.join(dir, 'src', n, '__init__.py')),
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** The project's own virtual environment, if it has one at the top (`.venv`, `venv`, `env`). */
+export function projectVenv(dir: string): string | null {
+  for (const name of ['.venv', 'venv', 'env']) {
+    const python = path.join(dir, name, 'bin', 'python');
+    try {
+      if (statSync(python).isFile()) return name;
+    } catch {
+      // not this one
+    }
+  }
+  return null;
+}
+
+function importable(python: string, module: string, cwd: string): boolean {
+  const r = spawnSync(python, ['-c', `import ${module}`], { cwd, stdio: 'ignore', timeout: 20_000 });
+  return r.status === 0;
+}
+
+const inside = (dir: string, root: string | undefined) =>
+  root !== undefined && root !== '/' && (dir === root || dir.startsWith(`${root}/`));
+
+/** Where the sandbox shows nothing of the host: users' homes, root's, and this user's HOME. */
+const hidden = (p: string, home: string | undefined) =>
+  inside(p, home) || inside(p, '/root') || inside(p, '/home');
+
+/**
+ * The interpreter a command should name when the one on PATH lives where the sandbox hides it (a
+ * pyenv shim under a HOME): the real executable, and the toolchain folder
+ * to show. Null when the interpreter is the system's.
+ */
+function realInterpreter(
+  host: string,
+  home: string | undefined,
+  cwd: string,
+): { exe: string; prefix: string } | null {
+  if (!hidden(host, home)) return null;
+  const r = spawnSync(host, ['-c', 'import sys; print(sys.executable); print(sys.base_prefix)'], {
+    cwd,
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  const [exe, prefix] = (r.stdout ?? '').trim().split('\n');
+  return r.status === 0 && exe && prefix ? { exe, prefix } : null;
+}
+
+/** The folder a project venv's interpreter comes from (`home =` in pyvenv.cfg), when under HOME. */
+function venvBase(dir: string, venv: string, home: string | undefined): string | null {
+  try {
+    const cfg = readFileSync(path.join(dir, venv, 'pyvenv.cfg'), 'utf8');
+    const bin = /^home\s*=\s*(.+)$/m.exec(cfg)?.[1]?.trim();
+    return bin && hidden(bin, home) ? path.dirname(bin) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A lockfile's project whose pyproject declares nothing to install: how to give setup a list. */
+const LOCK_FIX: Record<string, string> = {
+  'uv.lock':
+    'export one with `uv export --frozen --no-hashes --format requirements-txt -o requirements.txt` and commit it, or make .venv yourself (`uv sync`)',
+  'poetry.lock':
+    'export one with `poetry export -f requirements.txt -o requirements.txt` and commit it, or make .venv yourself (`poetry install`)',
+};
+
+function readPyproject(dir: string): string | null {
+  try {
+    return readFileSync(path.join(dir, 'pyproject.toml'), 'utf8').slice(0, 1 << 20);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The package index setup installs from: pip's own setting on this machine (PIP_INDEX_URL) when it
+ * is a plain http(s) address, else PyPI.
+ */
+function pipMirror(env: Record<string, string | undefined>, out: DependencySetup): string {
+  const given = env.PIP_INDEX_URL;
+  if (!given) return PYPI_INDEX;
+  try {
+    const url = new URL(given);
+    if ((url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password)
+      return given;
+  } catch {
+    // not a URL: PyPI, with the note below
+  }
+  out.notes.push(
+    'PIP_INDEX_URL is not a plain http(s) address without credentials: the config names PyPI; give your mirror as mirror:',
+  );
+  return PYPI_INDEX;
+}
+
+/**
+ * A Python project's install and test interpreter: requirements files, or else the dependencies
+ * pyproject.toml declares, into a workspace venv; else the project's own venv, or the user's
+ * interpreter shown where the sandbox would hide it.
+ */
+export function python(
+  dir: string,
+  facts: ProjectFacts,
+  env: Record<string, string | undefined>,
+  out: DependencySetup,
+): void {
+  const pathVar = env.PATH;
+  const cmd = out.test_command;
+  const runsPython = cmd !== null && /^python3?$/.test(cmd[0] ?? '') && cmd[1] === '-m';
+  if (!facts.languages.includes('python') || !runsPython || cmd === null) return;
+  const files = requirementsFiles(dir, facts.entries);
+  let interpreter = cmd[0] as string;
+  const mirror = pipMirror(env, out);
+  const venv = projectVenv(dir);
+  const pyproject = facts.entries.has('pyproject.toml') ? readPyproject(dir) : null;
+  const declared = files.length === 0 && !venv && pyproject ? pyprojectDependencies(pyproject) : null;
+  let srcOnPath = srcLayout(dir);
+  if (files.length > 0) {
+    for (const requirements of files)
+      out.entries.push({ manager: 'pip', requirements, target: '.venv', mirror });
+    interpreter = '.venv/bin/python';
+  } else if (declared?.declares) {
+    // uv and poetry projects too: their lockfile's versions are installed by pip, no uv or poetry needed.
+    const lockfile = PYTHON_LOCKFILES.find((l) => facts.entries.has(l));
+    out.entries.push({
+      manager: 'pip',
+      pyproject: 'pyproject.toml',
+      ...(lockfile ? { lockfile } : {}),
+      ...(declared.groups.length > 0 ? { groups: declared.groups } : {}),
+      target: '.venv',
+      mirror,
+    });
+    if (lockfile) out.notes.push(`${lockfile}: setup installs its locked versions with pip into .venv`);
+    interpreter = '.venv/bin/python';
+    srcOnPath = false; // the install makes the project importable, as an editable install does
+    // The venv holds only what is declared: a test runner installed by hand elsewhere is not in it.
+    const runner = cmd[2];
+    if (runner === 'pytest' && !/["']pytest\b|^\s*pytest\s*=/m.test(pyproject ?? ''))
+      out.notes.push(
+        'pytest is not among the dependencies pyproject.toml declares, so .venv will not have it: add it to a dev or test group',
+      );
+  } else {
+    for (const [lock, fix] of Object.entries(LOCK_FIX))
+      if (facts.entries.has(lock) && !venv)
+        out.notes.push(`${lock}: pyproject.toml declares no dependencies for setup to install; ${fix}`);
+    const module = cmd[2];
+    let host = resolveProgram(interpreter, dir, pathVar);
+    if (venv) {
+      // The project's venv is copied with the repository; the interpreter it links to is shown.
+      interpreter = `${venv}/bin/python`;
+      host = path.join(dir, interpreter);
+      const base = venvBase(dir, venv, env.HOME);
+      if (base) out.toolchains.push(base);
+    } else if (host) {
+      const real = realInterpreter(host, env.HOME, dir);
+      if (real) {
+        interpreter = real.exe;
+        host = real.exe;
+        out.toolchains.push(real.prefix);
+      }
+    }
+    if (module && host && !importable(host, module, dir))
+      out.notes.push(
+        `${module} is not installed for ${host}: add it to a requirements.txt (setup installs it into .venv), or \`${interpreter} -m pip install ${module}\``,
+      );
+  }
+  const argv = [interpreter, ...cmd.slice(1)];
+  // A src/ layout's package is importable once src is on the path; no install of the project needed.
+  out.test_command = srcOnPath ? ['env', 'PYTHONPATH=src', ...argv] : argv;
+}
