@@ -97,6 +97,13 @@ const BAD: [kind: string, entry: string, reason: RegExp][] = [
     'registry.yaml',
     /is named 'registrx\.yaml' in its local header but 'registry\.yaml' in the central directory/,
   ],
+  ...(['smuggled-head', 'smuggled-middle', 'smuggled-tail'] as const).map(
+    (kind): [string, string, RegExp] => [
+      kind,
+      'repos/py-inventory/evil.py',
+      /has a local header at byte \d+ but no entry in the central directory, so a streaming unzipper would unpack/,
+    ],
+  ),
   [
     'unicode-path',
     'notes-b.txt',
@@ -171,6 +178,16 @@ describe('a crafted bad pack', () => {
     expect(v.code).toBe(2);
     expect(v.stderr).toMatch(/is not a readable zip archive/);
   });
+
+  it('bytes between two entries that belong to no entry: refused, nothing imported', async () => {
+    const bad = craft('stray-bytes');
+    const v = await cli(['pack', 'verify', bad]);
+    expect(v.code).toBe(2);
+    expect(v.stderr).toMatch(/has 64 bytes at byte \d+ that belong to no entry/);
+    const i = await cli(['pack', 'import', bad, '--into', path.join(work, 'stray')]);
+    expect(i.code).toBe(2);
+    expect(i.stderr).toMatch(/nothing was written/);
+  }, 60_000);
 });
 
 describe('importing', () => {
