@@ -110,7 +110,7 @@ export async function queueCoordinator(
     const r = checked.result;
     let runDir: string | null;
     try {
-      runDir = await receiveEvidence(ctx.outputDir, redis, r, {
+      runDir = await receiveEvidence(batchDir(ctx, batchId), redis, r, {
         batchId,
         attempt: attempt.index,
         nonce: data.nonce,

@@ -158,7 +158,8 @@ async function expectRefused(name: string, agent: string, reason: RegExp) {
   expect(r.row?.result).toBe('ERROR');
   expect(r.row?.run_id).toBeNull();
   // Nothing unpacked: no run folder took the hostile evidence, not even half of one.
-  expect(existsSync(path.join(r.out, 'runs')) ? readdirSync(path.join(r.out, 'runs')) : []).toEqual([]);
+  for (const runs of [path.join(r.out, 'runs'), path.join(r.batch, 'runs')])
+    expect(existsSync(runs) ? readdirSync(runs) : []).toEqual([]);
   const gate = await execCli(['gate', r.batch, '--min-pass-rate', '1'], { cwd: work });
   expect(gate.code).toBe(1);
   return r;
@@ -354,7 +355,7 @@ describe.skipIf(!hasRedis)('a worker keeps its environment from its jobs', () =>
     );
     expect(ok.row?.run_id, ok.stderr).toMatch(/^\d{8}-/);
     const diff = readFileSync(
-      path.join(ok.out, 'runs', ok.row?.run_id as string, 'evidence', 'diff.patch'),
+      path.join(ok.batch, 'runs', ok.row?.run_id as string, 'evidence', 'diff.patch'),
       'utf8',
     );
     expect(diff).toContain('+PUBLIC_SETTING=ok');
@@ -392,7 +393,7 @@ describe.skipIf(!hasRedis)('a worker keeps its environment from its jobs', () =>
     expect(r.row?.run_id).toMatch(/^\d{8}-/);
     // The agent ran, in its sandbox at the floor, and wrote what it was given: nothing.
     const diff = readFileSync(
-      path.join(r.out, 'runs', r.row?.run_id as string, 'evidence', 'diff.patch'),
+      path.join(r.batch, 'runs', r.row?.run_id as string, 'evidence', 'diff.patch'),
       'utf8',
     );
     expect(diff).toContain('+pw=');

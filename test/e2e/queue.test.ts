@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasRedisServer, type RedisServer, startRedis } from '../../src/queue/local-redis.js';
@@ -107,7 +107,7 @@ describe.skipIf(!hasRedis)('matrix --queue with agentguard workers', () => {
     expect(res.code).toBe(1); // mock-noop and the cheaters FAIL, as locally
     const rows = JSON.parse(res.stdout).rows as Row[];
     expect(rows.map((r) => r.index)).toEqual([...Array(12).keys()]);
-    expect(rows.every((r) => r.result !== 'ERROR')).toBe(true);
+    expect(rows.filter((r) => r.result === 'ERROR').map((r) => r.reason)).toEqual([]);
     expect(verdicts(rows)).toEqual(verdicts(localRows));
 
     const batch = onlyBatch(out);
@@ -123,15 +123,18 @@ describe.skipIf(!hasRedis)('matrix --queue with agentguard workers', () => {
     expect(w1.log()).not.toMatch(new RegExp(`job ${killedJob.replaceAll('.', '\\.')}: (PASS|FAIL)`));
     expect(results.find((r) => r.index === killedIndex).worker.pid).toBe(w2.child.pid);
     expect(w2.log()).toContain(`job ${killedJob}: attempt ${killedIndex}`);
-    // The evidence came home: every row's run folder is here, with its report and seal.
+    // The evidence came home, into this batch's own folder: every row's run folder is there, with
+    // its report and seal, and nothing landed among the output folder's local runs.
     for (const r of rows) {
-      expect(readJson(path.join(out, 'runs', r.run_id as string, 'report.json')).result).toBe(r.result);
+      expect(r.run_dir).toBe(path.join(batch, 'runs', r.run_id as string));
+      expect(readJson(path.join(batch, 'runs', r.run_id as string, 'report.json')).result).toBe(r.result);
     }
+    expect(existsSync(path.join(out, 'runs')) ? readdirSync(path.join(out, 'runs')) : []).toEqual([]);
     expect(readJson(path.join(batch, 'manifest.json')).runs).toHaveLength(12);
     expect(res.stderr).not.toMatch(/internal error/);
     // The seal made on the worker still holds here: the evidence travelled unchanged.
     const verify = await execCli(
-      ['trace', 'verify', path.join(out, 'runs', rows[killedIndex]?.run_id as string)],
+      ['trace', 'verify', path.join(batch, 'runs', rows[killedIndex]?.run_id as string)],
       {
         cwd: work,
       },
@@ -196,7 +199,7 @@ describe.skipIf(!hasRedis)('matrix --queue with agentguard workers', () => {
     w.child.kill('SIGTERM');
     const rows = JSON.parse(res.stdout).rows as Row[];
     expect(rows.map((r) => r.index)).toEqual([0, 1, 2, 3, 4, 5]);
-    expect(rows.every((r) => r.result !== 'ERROR')).toBe(true);
+    expect(rows.filter((r) => r.result === 'ERROR').map((r) => r.reason)).toEqual([]);
     const lines = readFileSync(path.join(batch, 'checkpoint.jsonl'), 'utf8').trim().split('\n');
     expect(lines).toHaveLength(6);
     // Each job ran once on the worker: the resumed coordinator found them, it did not enqueue again.
