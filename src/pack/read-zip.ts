@@ -37,7 +37,7 @@ export const DEFAULT_LIMITS: PackLimits = {
 };
 
 /** The manifest and a symlink's target are read into memory; both are small by nature. */
-const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
+export const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
 const MAX_LINK_BYTES = 4096;
 
 export type PackProblem = { entry?: string; reason: string };

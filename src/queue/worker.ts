@@ -1,10 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { attemptConfig, attemptOutcome, runOverrides } from '../batch/run-batch.js';
 import { AgentGuardError, errorMessage } from '../errors.js';
+import { READ_LIMITS, readEvidenceBytes } from '../evidence/read.js';
 import type { RunContext } from '../pipeline/context.js';
 import { runTask } from '../pipeline/run-task.js';
 import { NOT_ARTIFACTS } from '../provenance/artifacts.js';
@@ -168,7 +169,10 @@ async function runJob(
   if (ctx.signal?.aborted) return null;
   const { run_dir: _local, ...outcome } = attemptOutcome(run);
   const evidence = bundleRun(run.runDir);
-  const manifestText = readFileSync(path.join(run.runDir, MANIFEST_FILE));
+  // Read as from any run folder: a regular file, no link followed, bounded.
+  const fromRun = (file: string) =>
+    readEvidenceBytes(file, { within: run.runDir, maxBytes: READ_LIMITS.json });
+  const manifestText = fromRun(path.join(run.runDir, MANIFEST_FILE));
   let stored: AttemptResult['evidence'] = null;
   if (evidence.bytes.length <= (wopts.evidenceLimit ?? EVIDENCE_LIMIT)) {
     await redis.set(evidenceKey(evidence.sha256), evidence.bytes, 'EX', EVIDENCE_TTL_S);
@@ -181,7 +185,7 @@ async function runJob(
     worker: { host: os.hostname(), pid: process.pid },
     outcome: { ...outcome, run_id: run.report.run_id },
     remote_run_dir: run.runDir,
-    report_sha256: sha256Of(readFileSync(reportPath(run.runDir, 'json'))),
+    report_sha256: sha256Of(fromRun(reportPath(run.runDir, 'json'))),
     manifest_sha256: sha256Of(manifestText),
     evidence: stored,
     // Evidence that stays here: its manifest goes back instead, so the coordinator still checks what the run was.

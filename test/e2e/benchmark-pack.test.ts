@@ -329,6 +329,22 @@ describe('signing and trust', () => {
     expect(imported.code, imported.stderr).toBe(0);
   }, 120_000);
 
+  it('a signature file that is a fifo, or a link to /dev/zero, beside the pack: refused at once, not waited on or read forever', async () => {
+    for (const [name, make] of [
+      ['fifo', (f: string) => spawnSync('mkfifo', [f])],
+      ['zero', (f: string) => symlinkSync('/dev/zero', f)],
+    ] as const) {
+      const copy = path.join(work, `sig-${name}.zip`);
+      writeFileSync(copy, readFileSync(good));
+      make(`${copy}.sig`);
+      const started = Date.now();
+      const v = await cli(['pack', 'verify', copy, '--trust', policy]);
+      expect(v.code).toBe(2);
+      expect(v.stderr).toMatch(/\.sig: is not a readable signature file \(is a (FIFO|character device)/);
+      expect(Date.now() - started).toBeLessThan(30_000);
+    }
+  }, 90_000);
+
   it('does not count a signature by an untrusted key, a forged one, or one over another digest', async () => {
     const mallory = await cli(['keys', 'generate', '--out', path.join(work, 'mkeys'), '--name', 'mallory']);
     expect(mallory.code).toBe(0);

@@ -141,6 +141,9 @@ describe.skipIf(!hasRedis)('matrix --queue with agentguard workers', () => {
     );
     expect(verify.code).toBe(0);
     expect(verify.stdout).toMatch(/^intact/);
+    // And the batch's seal, which names those runs by their own seals from under its folder.
+    const batchVerify = await execCli(['trace', 'verify', batch], { cwd: work });
+    expect(batchVerify.stdout).toMatch(/^intact: batch files \(\d+\) and 12 runs match/);
     // A worker runs until stopped: SIGTERM ends it cleanly, with the signal's exit code.
     const exited = new Promise<number | null>((resolve) => w2.child.once('exit', (code) => resolve(code)));
     w2.child.kill('SIGTERM');
