@@ -4,7 +4,6 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
-  readFileSync,
   readlinkSync,
   realpathSync,
   renameSync,
@@ -18,7 +17,9 @@ import semver from 'semver';
 import YAML from 'yaml';
 import { IMPORTED_MARK, type ImportedMark } from '../config/pack-provenance.js';
 import { InputError } from '../errors.js';
+import { READ_LIMITS, readEvidenceBytes } from '../evidence/read.js';
 import { MANIFEST_PATH, PACK_REGISTRY, rootDigest } from './manifest.js';
+import { MAX_MANIFEST_BYTES } from './read-zip.js';
 import { type PackVerdict, type VerifyOptions, verifyPack } from './verify-pack.js';
 
 /*
@@ -91,8 +92,17 @@ export async function importPack(file: string, opts: ImportOptions): Promise<Imp
 }
 
 /** The provenance mark: which pack, by its root digest, from which archive. */
+/** A file of the extracted pack: a regular file inside it, no link followed, bounded. */
+function extracted(dir: string, name: string, maxBytes: number): Buffer {
+  return readEvidenceBytes(path.join(dir, name), {
+    within: dir,
+    maxBytes,
+    fix: 'import the pack again from a verified archive',
+  });
+}
+
 function markText(dir: string, archive: string): string {
-  const bytes = readFileSync(path.join(dir, MANIFEST_PATH));
+  const bytes = extracted(dir, MANIFEST_PATH, MAX_MANIFEST_BYTES);
   const manifest = JSON.parse(bytes.toString('utf8')) as { name: string; version: string };
   const mark: ImportedMark = {
     pack: manifest.name,
@@ -109,7 +119,7 @@ function resolveTarget(into: string): string {
 }
 
 function readManifestNames(dir: string): string[] {
-  const manifest = JSON.parse(readFileSync(path.join(dir, MANIFEST_PATH), 'utf8')) as {
+  const manifest = JSON.parse(extracted(dir, MANIFEST_PATH, MAX_MANIFEST_BYTES).toString('utf8')) as {
     files: { path: string }[];
   };
   return manifest.files.map((f) => f.path);
@@ -184,7 +194,7 @@ function copyEntry(dir: string, into: string, name: string): void {
 type RawRegistry = { families: { contract?: string; versions: { version: string; configs: string[] }[] }[] };
 
 function readRawRegistry(dir: string): RawRegistry {
-  return YAML.parse(readFileSync(path.join(dir, PACK_REGISTRY), 'utf8')) as RawRegistry;
+  return YAML.parse(extracted(dir, PACK_REGISTRY, READ_LIMITS.json).toString('utf8')) as RawRegistry;
 }
 
 /** The pack's registry with its paths made relative to `out`'s folder. */

@@ -1,8 +1,9 @@
-import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, statSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import type { ResolvedConfig } from '../config/schema.js';
 import { ConfigError, type ConfigIssue, InputError } from '../errors.js';
+import { READ_LIMITS, readEvidenceText } from '../evidence/read.js';
 import { isAttackExpectationFile } from '../registry/attack-expectation.js';
 import type { Registry, RegistryFamily } from '../registry/registry-file.js';
 import { validateRegistry } from '../registry/validate-registry.js';
@@ -168,7 +169,7 @@ function pathWords(argv: string[]): string[] {
 
 /** The config's text with only the value of `repo:` replaced, so every other byte stays as written. */
 function rewriteRepo(configFile: string, repoRel: string): Buffer {
-  const text = readFileSync(configFile, 'utf8');
+  const text = readEvidenceText(configFile, { maxBytes: READ_LIMITS.json, fix: 'check the config file' });
   const doc = YAML.parseDocument(text);
   const node = doc.get('repo', true);
   const range = YAML.isScalar(node) ? node.range : undefined;
@@ -184,7 +185,9 @@ function packRegistry(
   configs: Map<string, string>,
   contracts: Map<string, string>,
 ): Buffer {
-  const raw = YAML.parse(readFileSync(registry.file, 'utf8')) as {
+  const raw = YAML.parse(
+    readEvidenceText(registry.file, { maxBytes: READ_LIMITS.json, fix: 'check the registry file' }),
+  ) as {
     families: { id: string; contract?: string; versions: { version: string; configs: string[] }[] }[];
   };
   const wanted = new Map(families.map((f) => [f.id, f]));

@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import { IMPORTED_MARK } from '../config/pack-provenance.js';
 import { checkEntryName, collisionKey } from './entry-names.js';
-import { localNameProblem } from './local-header.js';
+import { type EntrySpan, entrySpan, localNameProblem, unlistedBytes } from './local-header.js';
 import { MANIFEST_PATH } from './manifest.js';
 
 /*
@@ -37,7 +37,7 @@ export const DEFAULT_LIMITS: PackLimits = {
 };
 
 /** The manifest and a symlink's target are read into memory; both are small by nature. */
-const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
+export const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
 const MAX_LINK_BYTES = 4096;
 
 export type PackProblem = { entry?: string; reason: string };
@@ -131,6 +131,7 @@ async function scanEntries(zip: yauzl.ZipFile, fd: number, limits: PackLimits): 
   const problems: PackProblem[] = [];
   const entries: ZipEntry[] = [];
   const seen = new Map<string, string>();
+  const spans: EntrySpan[] = [];
   let manifest: Buffer | null = null;
   let total = 0;
   if (zip.entryCount > limits.maxEntries)
@@ -170,6 +171,12 @@ async function scanEntries(zip: yauzl.ZipFile, fd: number, limits: PackLimits): 
         refuse(twoNames);
         continue;
       }
+      const span = entrySpan(fd, e, name);
+      if (typeof span === 'string') {
+        refuse(span);
+        continue;
+      }
+      spans.push(span);
       seen.set(key, bare);
       const type = entryType(e, name);
       if (typeof type === 'object') {
@@ -238,6 +245,11 @@ async function scanEntries(zip: yauzl.ZipFile, fd: number, limits: PackLimits): 
           executable: ((e.externalFileAttributes >>> 16) & 0o111) !== 0,
           sha256: read.sha256,
         });
+    }
+    // Only once every entry is known: what the central directory does not account for is hidden.
+    if (problems.length === 0) {
+      const hidden = unlistedBytes(fd, spans);
+      if (hidden !== null) problems.push(hidden);
     }
   } catch (err) {
     problems.push({ reason: `is not a well-formed zip archive (${(err as Error).message})` });

@@ -9,10 +9,11 @@ import {
   timingSafeEqual,
   verify,
 } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../errors.js';
+import { readTextFile } from '../evidence/read.js';
 import { sha256Hex } from './manifest.js';
 
 /*
@@ -110,14 +111,15 @@ export function readPublicKey(file: string): KeyObject {
   return key;
 }
 
+/** A key is a few hundred bytes; a signature file a few kilobytes. Either bounded, and a regular file only. */
+const KEY_FILE_MAX = 64 * 1024;
+const SIGNATURE_FILE_MAX = 1024 * 1024;
+
 function readKeyText(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new InputError(
-      `${file}: cannot read the key file (${(err as NodeJS.ErrnoException).code}). Fix: check the path.`,
-    );
-  }
+  const read = readTextFile(file, KEY_FILE_MAX);
+  if (!read.ok)
+    throw new InputError(`${file}: cannot read the key file (${read.error.detail}). Fix: check the path.`);
+  return read.text;
 }
 
 export type SigningKey =
@@ -160,7 +162,9 @@ export function signatureValid(root: string, signature: string, key: VerifyKey):
 export function readSignatureFile(file: string): SignatureFile {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    const read = readTextFile(file, SIGNATURE_FILE_MAX);
+    if (!read.ok) throw new Error(read.error.detail);
+    raw = JSON.parse(read.text);
   } catch (err) {
     throw new InputError(`${file}: is not a readable signature file (${(err as Error).message}).`);
   }

@@ -1,6 +1,7 @@
-import { createWriteStream, readFileSync, renameSync, rmSync } from 'node:fs';
+import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { ZipFile } from 'yazl';
+import { readEvidenceBytes } from '../evidence/read.js';
 import {
   compareNames,
   MANIFEST_PATH,
@@ -9,6 +10,7 @@ import {
   type PackManifest,
   sha256Hex,
 } from './manifest.js';
+import { DEFAULT_LIMITS } from './read-zip.js';
 import type { PackSource } from './walk-folder.js';
 
 /*
@@ -34,7 +36,13 @@ export function packManifest(
       contents.set(name, bytes);
       entries.push({ path: name, type: 'symlink', target: src.target, sha256: sha256Hex(bytes) });
     } else {
-      const bytes = 'bytes' in src ? src.bytes : readFileSync(src.from);
+      const bytes =
+        'bytes' in src
+          ? src.bytes
+          : readEvidenceBytes(src.from, {
+              maxBytes: DEFAULT_LIMITS.maxEntryBytes,
+              fix: 'leave the folder alone while it is packed',
+            });
       contents.set(name, bytes);
       entries.push({
         path: name,

@@ -20,6 +20,12 @@ export const NOT_ARTIFACTS = new Set([
   'manifest.json',
 ]);
 
+/** A queue batch's folder for the runs its workers sent back: each sealed on its own, named in the batch's manifest by its manifest's digest. */
+export const BATCH_RUNS = 'runs';
+
+/** Top-level entries of a batch folder that are not the batch's own artifacts. */
+export const NOT_BATCH_ARTIFACTS: ReadonlySet<string> = new Set([...NOT_ARTIFACTS, BATCH_RUNS]);
+
 export type ArtifactEntry = { path: string; sha256: string; bytes: number };
 
 /** What a walk of the run folder found: regular files, and anything a run never writes there. */
@@ -29,14 +35,14 @@ export type ArtifactWalk = {
   strange: { path: string; what: string }[];
 };
 
-/** Every artifact of a run folder with its sha256, in sorted order; symlinks are never followed. */
-export function walkArtifacts(runDir: string): ArtifactWalk {
+/** Every artifact of a run folder (or, with NOT_BATCH_ARTIFACTS, a batch folder) with its sha256, in sorted order; symlinks are never followed. */
+export function walkArtifacts(runDir: string, skip: ReadonlySet<string> = NOT_ARTIFACTS): ArtifactWalk {
   const files: ArtifactEntry[] = [];
   const strange: ArtifactWalk['strange'] = [];
   const walk = (rel: string) => {
     for (const name of readdirSync(path.join(runDir, rel)).sort()) {
       const child = rel ? `${rel}/${name}` : name;
-      if (!rel && NOT_ARTIFACTS.has(name)) continue;
+      if (!rel && skip.has(name)) continue;
       if (name.endsWith('.tmp')) continue;
       const abs = path.join(runDir, child);
       const st = lstatSync(abs);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../evidence/write.js';
 import { agentguardVersion } from '../version.js';
-import { walkArtifacts } from './artifacts.js';
+import { NOT_BATCH_ARTIFACTS, walkArtifacts } from './artifacts.js';
 import { sha256File } from './digest.js';
 import { ArtifactSchema, MANIFEST_FILE, MANIFEST_SCHEMA_VERSION } from './manifest-schema.js';
 
@@ -45,7 +45,7 @@ export function sealBatch(
   rows: readonly ChildRow[],
   now: Date,
 ): string {
-  const { files } = walkArtifacts(batchDir);
+  const { files } = walkArtifacts(batchDir, NOT_BATCH_ARTIFACTS);
   const runs = rows
     .filter(
       (r): r is ChildRow & { run_id: string; run_dir: string } => r.run_id !== null && r.run_dir !== null,

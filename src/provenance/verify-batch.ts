@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { NOT_BATCH_ARTIFACTS } from './artifacts.js';
 import { BatchManifestSchema } from './batch-manifest.js';
 import { sha256File } from './digest.js';
 import { MANIFEST_FILE } from './manifest-schema.js';
@@ -29,7 +30,7 @@ export function verifyBatch(batchDir: string): BatchVerification {
   );
   if (!('value' in read)) return read;
   const manifest = read.value;
-  const changed = compareArtifacts(dir, manifest.files);
+  const changed = compareArtifacts(dir, manifest.files, NOT_BATCH_ARTIFACTS);
   if (changed) return changed;
   for (const run of manifest.runs) {
     const runManifest = path.join(run.run_dir, MANIFEST_FILE);

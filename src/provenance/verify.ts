@@ -91,8 +91,9 @@ export function verifyRun(runDir: string): Verification {
 export function compareArtifacts(
   dir: string,
   files: readonly { path: string; sha256: string; bytes: number }[],
+  skip?: ReadonlySet<string>,
 ): Tampered | null {
-  const walk = walkArtifacts(dir);
+  const walk = walkArtifacts(dir, skip);
   const odd = walk.strange[0];
   if (odd)
     return tampered(odd.path, `${odd.path} is ${odd.what}, which agentguard never writes in a run folder`);

@@ -1,14 +1,14 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Job, Queue, QueueEvents } from 'bullmq';
+import { type Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type AttemptWorker, batchDir } from '../batch/run-batch.js';
 import type { BatchPlan } from '../batch/types.js';
 import { loadConfigOrThrow } from '../config/load.js';
-import { errorMessage } from '../errors.js';
 import { appendJsonl } from '../evidence/write.js';
 import type { RunContext } from '../pipeline/context.js';
+import { awaitResult } from './await-result.js';
 import {
   type AttemptJob,
   type AttemptResult,
@@ -50,12 +50,6 @@ export async function queueCoordinator(
 ): Promise<QueueCoordinator> {
   for (const a of plan.attempts) checkQueueAgent(a.agent);
   const queue = new Queue<AttemptJob, AttemptResult>(QUEUE_NAME, { connection: redis });
-  const events = new QueueEvents(QUEUE_NAME, { connection: redis.duplicate() });
-  // Every attempt waited for holds one listener on each until its job finishes: as many as the
-  // batch's in-flight attempts, by design, not a leak.
-  queue.setMaxListeners(0);
-  events.setMaxListeners(0);
-  await events.waitUntilReady();
   const bundles = new Map<string, Promise<AttemptJob['task']>>();
   const accepted = new Set<number>();
   const stamp = versionStamp();
@@ -94,18 +88,15 @@ export async function queueCoordinator(
       },
     };
     // A stable id: BullMQ returns the job already there instead of adding a second one.
-    let job: Job<AttemptJob, AttemptResult> = await queue.add('attempt', data, {
+    const job: Job<AttemptJob, AttemptResult> = await queue.add('attempt', data, {
       jobId: id,
       // Kept as long as the task bundles: a coordinator resumed within the week collects them.
       removeOnComplete: { age: BUNDLE_TTL_S },
       removeOnFail: { age: BUNDLE_TTL_S },
     });
     // Resuming a batch whose job failed (its worker refused it, its setup failed): run it again.
-    if ((await job.getState()) === 'failed') {
-      await job.retry('failed');
-      job = (await queue.getJob(id)) ?? job;
-    }
-    const value = await untilFinished(job, events, ctx.signal);
+    if ((await job.getState()) === 'failed') await job.retry('failed');
+    const finished = await awaitResult(queue, redis, job, ctx.signal, (text) => redactIn(text, target));
     const reject = async (reason: string): Promise<never> => {
       const line = `queue: rejected a result from job ${id}: ${reason}`;
       warn(line);
@@ -113,12 +104,13 @@ export async function queueCoordinator(
       await job.remove().catch(() => {});
       throw new Error(line);
     };
-    const checked = checkResult(plan, attempt, value, accepted, keys);
+    if (!finished.ok) return reject(finished.reason);
+    const checked = checkResult(plan, attempt, finished.value, accepted, keys);
     if (!checked.ok) return reject(checked.reason);
     const r = checked.result;
     let runDir: string | null;
     try {
-      runDir = await receiveEvidence(ctx.outputDir, redis, r, {
+      runDir = await receiveEvidence(batchDir(ctx, batchId), redis, r, {
         batchId,
         attempt: attempt.index,
         nonce: data.nonce,
@@ -139,40 +131,24 @@ export async function queueCoordinator(
       evidence: r.evidence,
       ...(r.evidence_too_large !== undefined ? { evidence_too_large: r.evidence_too_large } : {}),
     });
+    // Its manifest names this very job, but no seal can be checked against files that are not
+    // here: the worker's verdict is not taken on its word. The row is an ERROR saying where the run is.
+    if (runDir === null)
+      throw new Error(
+        `run ${r.outcome.run_id} (${r.outcome.result} on worker ${r.worker.host}) is not verified: its evidence, ` +
+          `${r.evidence_too_large ?? '?'} bytes compressed, stayed on the worker at ${r.remote_run_dir}, so its seal ` +
+          "cannot be checked here. Fix: raise the worker's --max-evidence-mb (at most 64), or run " +
+          `agentguard trace verify ${r.remote_run_dir} on that host.`,
+      );
     return { ...r.outcome, run_dir: runDir };
   };
 
   return {
     worker,
     close: async () => {
-      await events.close();
       await queue.close();
     },
   };
-
-  async function untilFinished(
-    job: Job<AttemptJob, AttemptResult>,
-    ev: QueueEvents,
-    signal: AbortSignal | undefined,
-  ): Promise<unknown> {
-    if (!signal) return job.waitUntilFinished(ev);
-    let onAbort = () => {};
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(new Error('interrupted while waiting for the queue'));
-      signal.addEventListener('abort', onAbort, { once: true });
-      if (signal.aborted) onAbort();
-    });
-    try {
-      return await Promise.race([
-        job.waitUntilFinished(ev).catch((err: unknown) => {
-          throw new Error(redactIn(errorMessage(err), target));
-        }),
-        aborted,
-      ]);
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-    }
-  }
 }
 
 /**

@@ -92,6 +92,8 @@ export const EVIDENCE_EXPANDED_MAX_BYTES = 256 * 1024 * 1024;
 export const EVIDENCE_ENTRIES_MAX = 100_000;
 /** A manifest sent in the result itself (when the evidence stays on the worker). */
 export const RESULT_MANIFEST_MAX_BYTES = 4 * 1024 * 1024;
+/** Largest result a coordinator loads from Redis: the manifest above, escaped as a JSON string, and the row's fields. */
+export const RESULT_MAX_BYTES = 3 * RESULT_MANIFEST_MAX_BYTES;
 
 const sha = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 in hex');
 

@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
+import { BATCH_RUNS } from '../provenance/artifacts.js';
 import { sha256File } from '../provenance/digest.js';
 import { MANIFEST_FILE, type Manifest, ManifestSchema } from '../provenance/manifest-schema.js';
 import { verifyRun } from '../provenance/verify.js';
@@ -21,7 +22,8 @@ export type Expected = { batchId: string; attempt: number; nonce: string; taskSh
 export class EvidenceRefused extends Error {}
 
 /**
- * The result's evidence, checked and unpacked as data under `<outputDir>/runs/<run id>`: the run id
+ * The result's evidence, checked and unpacked as data under `<batch folder>/runs/<run id>` (so one
+ * batch's results never land beside another's, nor beside local runs): the run id
  * is a run id (no `/`, no `..`), the bundle is fetched only when Redis says it is within the limit,
  * expanded no further than the limit, holds only files and folders, and is unpacked beside its
  * place and renamed in only once its report and manifest match the signed digests, its seal holds
@@ -30,7 +32,7 @@ export class EvidenceRefused extends Error {}
  * checked instead).
  */
 export async function receiveEvidence(
-  outputDir: string,
+  batchDir: string,
   redis: Redis,
   r: AttemptResult,
   expected: Expected,
@@ -44,7 +46,7 @@ export async function receiveEvidence(
     checkManifest(parseManifest(r.manifest, runId), r, expected);
     return null;
   }
-  const runs = path.join(outputDir, 'runs');
+  const runs = path.join(batchDir, BATCH_RUNS);
   mkdirSync(runs, { recursive: true });
   if (lstatSync(runs).isSymbolicLink())
     throw new EvidenceRefused(`${runs} is a link; evidence is not unpacked through it`);

@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, realpathSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { AgentSpec } from '../batch/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
-import { ConfigError, InputError } from '../errors.js';
+import { ConfigError } from '../errors.js';
 import { type Bundle, bundlePaths, extractBundle } from './tree-bundle.js';
 
 /** Over this, a task does not travel through Redis: the coordinator refuses it naming the task, a worker before fetching it. */
@@ -89,46 +89,4 @@ export async function materialiseTask(
     throw err;
   }
   return dest;
-}
-
-/** Every path a loaded config names, by its field: what must stay inside a queue job's task bundle. */
-function configPaths(cfg: ResolvedConfig): [string, string][] {
-  const out: [string, string][] = [
-    ['config_dir', cfg.config_dir],
-    ['repo', cfg.repo],
-  ];
-  if (cfg.solution) out.push(['solution', cfg.solution]);
-  if (cfg.prompt_file) out.push(['task.prompt_file', cfg.prompt_file]);
-  for (const [i, f] of cfg.security.rules.entries()) out.push([`security.rules[${i}]`, f]);
-  if (cfg.agent_profile && (cfg.agent_profile.includes('/') || /\.ya?ml$/.test(cfg.agent_profile)))
-    out.push(['agent_profile', path.resolve(cfg.config_dir, cfg.agent_profile)]);
-  if (cfg.model_script) out.push(['model_script', path.resolve(cfg.config_dir, cfg.model_script)]);
-  if (cfg.skills) out.push(['skills', path.resolve(cfg.config_dir, cfg.skills)]);
-  for (const [i, d] of (cfg.setup?.dependencies ?? []).entries())
-    if ('cache' in d && typeof d.cache === 'string')
-      out.push([`setup.dependencies[${i}].cache`, path.resolve(cfg.config_dir, d.cache)]);
-  return out;
-}
-
-/**
- * A queue job's config, loaded from its extracted bundle, must name nothing outside it: a `repo:`
- * of `/home/x` (or `../../..`, or a link there) would copy a worker's folder into the agent's
- * workspace and send it back as the diff. Each path is judged as written and with its links resolved.
- */
-export function checkInsideBundle(cfg: ResolvedConfig, taskDir: string, what: string): void {
-  const root = realpathSync(taskDir);
-  const inside = (p: string) => p === root || p.startsWith(root + path.sep);
-  for (const [field, p] of configPaths(cfg)) {
-    let real = path.resolve(p);
-    try {
-      real = realpathSync(real);
-    } catch {
-      // missing: the config loader or the run says so; judged as written here
-    }
-    if (!inside(path.resolve(p)) || !inside(real))
-      throw new InputError(
-        `${what}: ${cfg.config_path}: field '${field}' names ${p}, outside the job's task bundle; not run. ` +
-          'Fix: keep every path of a queued task inside its task folder.',
-      );
-  }
 }

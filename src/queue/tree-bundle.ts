@@ -3,7 +3,6 @@ import {
   lstatSync,
   mkdirSync,
   readdirSync,
-  readFileSync,
   readlinkSync,
   realpathSync,
   rmSync,
@@ -13,6 +12,7 @@ import {
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { InputError } from '../errors.js';
+import { READ_LIMITS, readEvidenceBytes } from '../evidence/read.js';
 
 /*
  * A content-addressed bundle of folder trees and files: one gzip of a canonical JSON listing
@@ -60,7 +60,11 @@ export function bundlePaths(
         path: rel,
         type: 'file',
         exec: (st.mode & 0o111) !== 0,
-        data: readFileSync(abs).toString('base64'),
+        // A file swapped for a fifo or device since its lstat is refused, not waited on or read forever.
+        data: readEvidenceBytes(abs, {
+          maxBytes: READ_LIMITS.jsonl,
+          fix: 'leave the folder alone while it is bundled',
+        }).toString('base64'),
       });
   };
   for (const p of paths) {

@@ -1,16 +1,18 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { attemptConfig, attemptOutcome, runOverrides } from '../batch/run-batch.js';
-import { loadConfigOrThrow } from '../config/load.js';
 import { AgentGuardError, errorMessage } from '../errors.js';
+import { READ_LIMITS, readEvidenceBytes } from '../evidence/read.js';
 import type { RunContext } from '../pipeline/context.js';
 import { runTask } from '../pipeline/run-task.js';
 import { NOT_ARTIFACTS } from '../provenance/artifacts.js';
 import { MANIFEST_FILE } from '../provenance/manifest-schema.js';
 import { reportPath } from '../reports/reporters.js';
+import { checkAgentEnvironment, jobHostEnv } from './agent-env.js';
+import { boundedWorkerConnection, JOB_MAX_BYTES, oversizedJob } from './bounded-job.js';
 import {
   type AttemptJob,
   type AttemptResult,
@@ -21,7 +23,8 @@ import {
   QUEUE_NAME,
   versionRefusal,
 } from './job.js';
-import { checkInsideBundle, checkQueueAgent, materialiseTask, TASK_BUNDLE_LIMIT } from './task-bundle.js';
+import { loadJobConfig } from './job-config.js';
+import { checkQueueAgent, materialiseTask, TASK_BUNDLE_LIMIT } from './task-bundle.js';
 import { bundlePaths, sha256Of } from './tree-bundle.js';
 import { signValue, type WorkerKey } from './worker-key.js';
 
@@ -47,6 +50,11 @@ export type WorkerOptions = {
    * job runs with the floor, whatever its task config or overrides ask.
    */
   allowBelowFloor: boolean;
+  /**
+   * The operator's --agent-env: the only variables of this worker's environment a job's agent may
+   * be given (agent_environment, a profile's env_pass). A job asking for another is refused.
+   */
+  agentEnv: ReadonlySet<string>;
 };
 
 /** The operator's flag that lets this worker's jobs run below the isolation floor. */
@@ -58,10 +66,13 @@ export const ALLOW_BELOW_FLOOR_FLAG = '--allow-below-floor';
  * refused with both versions in the reason; a task bundle whose bytes do not match the job's digest
  * is refused before anything runs. Resolves when the worker has stopped.
  */
-export async function runQueueWorker(ctx: RunContext, redis: Redis, opts: WorkerOptions): Promise<void> {
+export async function runQueueWorker(session: RunContext, redis: Redis, opts: WorkerOptions): Promise<void> {
+  // Runs see the harness's settings and the allowed names only, whatever a job's config asks for.
+  const ctx: RunContext = { ...session, env: jobHostEnv(session.env, opts.agentEnv) };
   const cacheDir = path.join(ctx.outputDir, 'queue', 'tasks');
-  // The worker's own connection: BullMQ does not close a connection it was given.
-  const connection = redis.duplicate();
+  // The worker's own connection (BullMQ does not close a connection it was given), on which every
+  // job it fetches is bounded inside Redis before it reaches this process.
+  const connection = boundedWorkerConnection(redis);
   const worker = new Worker<AttemptJob, AttemptResult>(
     QUEUE_NAME,
     async (job) => {
@@ -138,11 +149,8 @@ async function runJob(
   ).catch(unrecoverable);
   const { cfg, opts } = await Promise.resolve()
     .then(() => {
-      const loaded = attemptConfig(
-        loadConfigOrThrow(path.join(taskDir, data.task.config)),
-        data.attempt.agent,
-      );
-      checkInsideBundle(loaded.cfg, taskDir, what);
+      const loaded = attemptConfig(loadJobConfig(taskDir, data.task.config, what), data.attempt.agent);
+      checkAgentEnvironment(loaded.cfg, loaded.opts.agent, wopts.agentEnv, what);
       return loaded;
     })
     .catch(unrecoverable);
@@ -161,7 +169,10 @@ async function runJob(
   if (ctx.signal?.aborted) return null;
   const { run_dir: _local, ...outcome } = attemptOutcome(run);
   const evidence = bundleRun(run.runDir);
-  const manifestText = readFileSync(path.join(run.runDir, MANIFEST_FILE));
+  // Read as from any run folder: a regular file, no link followed, bounded.
+  const fromRun = (file: string) =>
+    readEvidenceBytes(file, { within: run.runDir, maxBytes: READ_LIMITS.json });
+  const manifestText = fromRun(path.join(run.runDir, MANIFEST_FILE));
   let stored: AttemptResult['evidence'] = null;
   if (evidence.bytes.length <= (wopts.evidenceLimit ?? EVIDENCE_LIMIT)) {
     await redis.set(evidenceKey(evidence.sha256), evidence.bytes, 'EX', EVIDENCE_TTL_S);
@@ -174,7 +185,7 @@ async function runJob(
     worker: { host: os.hostname(), pid: process.pid },
     outcome: { ...outcome, run_id: run.report.run_id },
     remote_run_dir: run.runDir,
-    report_sha256: sha256Of(readFileSync(reportPath(run.runDir, 'json'))),
+    report_sha256: sha256Of(fromRun(reportPath(run.runDir, 'json'))),
     manifest_sha256: sha256Of(manifestText),
     evidence: stored,
     // Evidence that stays here: its manifest goes back instead, so the coordinator still checks what the run was.
@@ -188,6 +199,11 @@ async function runJob(
 /** A job's data checked as data before anything is fetched or run: the worker trusts nothing in Redis. */
 function checkJob(job: Job<AttemptJob, AttemptResult>, what: string): AttemptJob {
   const data = job.data;
+  const oversized = oversizedJob(data);
+  if (oversized !== null)
+    throw new UnrecoverableError(
+      `${what}: the job is ${oversized} bytes in Redis, over the ${JOB_MAX_BYTES} a worker loads; not run. Fix: enqueue it again with agentguard matrix --queue (a job is a few kilobytes).`,
+    );
   const refusal = versionRefusal(data.agentguard ?? { version: '?', collector_protocol: '?' });
   if (refusal) throw new UnrecoverableError(refusal);
   const parsed = JobDataSchema.safeParse(data);

@@ -97,6 +97,13 @@ const BAD: [kind: string, entry: string, reason: RegExp][] = [
     'registry.yaml',
     /is named 'registrx\.yaml' in its local header but 'registry\.yaml' in the central directory/,
   ],
+  ...(['smuggled-head', 'smuggled-middle', 'smuggled-tail'] as const).map(
+    (kind): [string, string, RegExp] => [
+      kind,
+      'repos/py-inventory/evil.py',
+      /has a local header at byte \d+ but no entry in the central directory, so a streaming unzipper would unpack/,
+    ],
+  ),
   [
     'unicode-path',
     'notes-b.txt',
@@ -171,6 +178,16 @@ describe('a crafted bad pack', () => {
     expect(v.code).toBe(2);
     expect(v.stderr).toMatch(/is not a readable zip archive/);
   });
+
+  it('bytes between two entries that belong to no entry: refused, nothing imported', async () => {
+    const bad = craft('stray-bytes');
+    const v = await cli(['pack', 'verify', bad]);
+    expect(v.code).toBe(2);
+    expect(v.stderr).toMatch(/has 64 bytes at byte \d+ that belong to no entry/);
+    const i = await cli(['pack', 'import', bad, '--into', path.join(work, 'stray')]);
+    expect(i.code).toBe(2);
+    expect(i.stderr).toMatch(/nothing was written/);
+  }, 60_000);
 });
 
 describe('importing', () => {
@@ -311,6 +328,22 @@ describe('signing and trust', () => {
     ]);
     expect(imported.code, imported.stderr).toBe(0);
   }, 120_000);
+
+  it('a signature file that is a fifo, or a link to /dev/zero, beside the pack: refused at once, not waited on or read forever', async () => {
+    for (const [name, make] of [
+      ['fifo', (f: string) => spawnSync('mkfifo', [f])],
+      ['zero', (f: string) => symlinkSync('/dev/zero', f)],
+    ] as const) {
+      const copy = path.join(work, `sig-${name}.zip`);
+      writeFileSync(copy, readFileSync(good));
+      make(`${copy}.sig`);
+      const started = Date.now();
+      const v = await cli(['pack', 'verify', copy, '--trust', policy]);
+      expect(v.code).toBe(2);
+      expect(v.stderr).toMatch(/\.sig: is not a readable signature file \(is a (FIFO|character device)/);
+      expect(Date.now() - started).toBeLessThan(30_000);
+    }
+  }, 90_000);
 
   it('does not count a signature by an untrusted key, a forged one, or one over another digest', async () => {
     const mallory = await cli(['keys', 'generate', '--out', path.join(work, 'mkeys'), '--name', 'mallory']);

@@ -52,7 +52,14 @@ export function startWorker(
   q: QueueSetup,
   url: string,
   out: string,
-  opts: { cwd: string; name: string; extra?: string[]; passwordFromEnv?: boolean },
+  opts: {
+    cwd: string;
+    name: string;
+    extra?: string[];
+    passwordFromEnv?: boolean;
+    /** More of the worker's environment (what a job might try to hand its agent). */
+    env?: Record<string, string>;
+  },
 ): WorkerProcess {
   const { file } = q.key(opts.name);
   const password = opts.passwordFromEnv ? [] : ['--queue-password-file', q.passwordFile];
@@ -64,6 +71,7 @@ export function startWorker(
       HOME: opts.cwd,
       NO_COLOR: '1',
       ...(opts.passwordFromEnv ? q.env : {}),
+      ...opts.env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

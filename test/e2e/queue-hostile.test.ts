@@ -11,7 +11,7 @@ import path from 'node:path';
 import { type Job, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AttemptJob, evidenceKey, QUEUE_NAME } from '../../src/queue/job.js';
+import { type AttemptJob, evidenceKey, QUEUE_NAME, RESULT_MAX_BYTES } from '../../src/queue/job.js';
 import { hasRedisServer, type RedisServer, startRedis } from '../../src/queue/local-redis.js';
 import { bundlePaths, sha256Of } from '../../src/queue/tree-bundle.js';
 import { signValue, type WorkerKey } from '../../src/queue/worker-key.js';
@@ -84,6 +84,7 @@ async function coordinate(name: string, agent: string, config = CONFIG, tracer =
     ],
     { cwd: work, env: q.env },
   );
+  if (!res.stdout.startsWith('{')) throw new Error(`matrix exited ${res.code}: ${res.stderr}`);
   const [row] = JSON.parse(res.stdout).rows as { result: string; run_id: string | null; reason?: string }[];
   const batch = path.join(out, 'batches', readdirSync(path.join(out, 'batches'))[0] as string);
   return { ...res, row, out, batch };
@@ -157,7 +158,8 @@ async function expectRefused(name: string, agent: string, reason: RegExp) {
   expect(r.row?.result).toBe('ERROR');
   expect(r.row?.run_id).toBeNull();
   // Nothing unpacked: no run folder took the hostile evidence, not even half of one.
-  expect(existsSync(path.join(r.out, 'runs')) ? readdirSync(path.join(r.out, 'runs')) : []).toEqual([]);
+  for (const runs of [path.join(r.out, 'runs'), path.join(r.batch, 'runs')])
+    expect(existsSync(runs) ? readdirSync(runs) : []).toEqual([]);
   const gate = await execCli(['gate', r.batch, '--min-pass-rate', '1'], { cwd: work });
   expect(gate.code).toBe(1);
   return r;
@@ -256,16 +258,118 @@ describe.skipIf(!hasRedis)('a coordinator refuses hostile results', () => {
       /its sealed manifest names attempt 0 of batch \S+, so it is not the answer/,
     );
   }, 60_000);
+  // Last of this group: the hostile worker's one slot stays taken by this answer.
+  it('a result of 64 MiB put in Redis by hand: sized there and refused naming the limit, never loaded', async () => {
+    answer = async (job) => {
+      // Completed as BullMQ would mark it, with a return value no coordinator should hold.
+      await (redis as Redis).eval(
+        `redis.call('HSET', KEYS[1], 'returnvalue', string.rep('x', tonumber(ARGV[1])), 'finishedOn', ARGV[2])
+         redis.call('LREM', KEYS[2], 0, ARGV[3])
+         redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3])`,
+        3,
+        `bull:${QUEUE_NAME}:${job.id}`,
+        `bull:${QUEUE_NAME}:active`,
+        `bull:${QUEUE_NAME}:completed`,
+        64 * 1024 * 1024,
+        Date.now(),
+        job.id as string,
+      );
+      return new Promise(() => {});
+    };
+    await expectRefused(
+      'huge-result',
+      'mock-noop',
+      new RegExp(
+        `its result is ${64 * 1024 * 1024} bytes in Redis, over the ${RESULT_MAX_BYTES} a coordinator loads`,
+      ),
+    );
+  }, 60_000);
 });
 
-describe.skipIf(!hasRedis)('a worker keeps its queue password from its jobs', () => {
-  it('a job whose config passes AGENTGUARD_QUEUE_PASSWORD to its agent gets nothing: the worker dropped it', async () => {
+/** A task whose config hands `names` of the worker's environment to its agent, which writes them into the diff (or runs `extra`'s agent). */
+function envTask(name: string, names: string[], extra = ''): string {
+  const task = path.join(work, name);
+  mkdirSync(path.join(task, 'repo'), { recursive: true });
+  writeFileSync(path.join(task, 'repo', 'README'), 'x\n');
+  const echo = names.map((n) => `${n}=$${n}`).join(' ');
+  writeFileSync(
+    path.join(task, 'config.yaml'),
+    [
+      `name: ${name}`,
+      'task: {prompt: p}',
+      'repo: repo',
+      "test_command: ['true']",
+      `agent_environment: [${names.join(', ')}]`,
+      extra || `agent_command: ['sh', '-c', 'echo "${echo}" > leaked.txt']`,
+      '',
+    ].join('\n'),
+  );
+  return path.join(task, 'config.yaml');
+}
+
+describe.skipIf(!hasRedis)('a worker keeps its environment from its jobs', () => {
+  const SECRET = 'sk-worker-secret-5f1e2d';
+  let w: WorkerProcess | null = null;
+  afterAll(() => w?.child.kill('SIGKILL'));
+
+  it('a job asking for a variable the operator did not allow (--agent-env) is refused naming it; the agent never runs', async () => {
     await hostile?.close(true);
     hostile = null;
+    w = startWorker(q, (server as RedisServer).url, path.join(work, 'allow-worker'), {
+      cwd: work,
+      name: 'allow-worker',
+      extra: ['--agent-env', 'PUBLIC_SETTING'],
+      env: { WORKER_API_KEY: SECRET, PUBLIC_SETTING: 'ok' },
+    });
+    await w.waitFor(/waiting for jobs/);
+    const r = await coordinate(
+      'env-refused',
+      'agent-command',
+      envTask('env-refused', ['WORKER_API_KEY']),
+      [],
+    );
+    expect(r.row?.result).toBe('ERROR');
+    expect(r.row?.run_id).toBeNull();
+    expect(r.row?.reason).toMatch(
+      /agent_environment asks for WORKER_API_KEY from the worker's environment, which this worker does not pass to agents; not run\. Fix: .*--agent-env WORKER_API_KEY/,
+    );
+    expect(existsSync(path.join(work, 'allow-worker', 'runs'))).toBe(false);
+    expect(r.stderr + r.stdout).not.toContain(SECRET);
+
+    // An agent profile file in the bundle asking for it through env_pass: the same refusal.
+    const cfg = envTask('env-profile', [], 'agent_profile: ./p.yaml\n');
+    writeFileSync(
+      path.join(path.dirname(cfg), 'p.yaml'),
+      "schema_version: 1\nname: p\nbin: sh\ncommand: ['-c', 'true', '{task_prompt}']\nenv_pass: [WORKER_API_KEY]\n",
+    );
+    const p = await coordinate('env-profile', 'agent-profile', cfg, []);
+    expect(p.row?.result).toBe('ERROR');
+    expect(p.row?.reason).toMatch(/agent_profile '\S+p\.yaml' env_pass asks for WORKER_API_KEY/);
+
+    // The allowed name reaches the agent.
+    const ok = await coordinate(
+      'env-allowed',
+      'agent-command',
+      envTask('env-allowed', ['PUBLIC_SETTING']),
+      [],
+    );
+    expect(ok.row?.run_id, ok.stderr).toMatch(/^\d{8}-/);
+    const diff = readFileSync(
+      path.join(ok.batch, 'runs', ok.row?.run_id as string, 'evidence', 'diff.patch'),
+      'utf8',
+    );
+    expect(diff).toContain('+PUBLIC_SETTING=ok');
+    w.child.kill('SIGTERM');
+    await new Promise((res) => w?.child.once('exit', res));
+    w = null;
+  }, 180_000);
+
+  it('a job whose config passes AGENTGUARD_QUEUE_PASSWORD to its agent gets nothing, even allowed: the worker dropped it', async () => {
     const w = startWorker(q, (server as RedisServer).url, path.join(work, 'env-worker'), {
       cwd: work,
       name: 'env-worker',
       passwordFromEnv: true,
+      extra: ['--agent-env', 'AGENTGUARD_QUEUE_PASSWORD'],
     });
     await w.waitFor(/waiting for jobs/);
     const task = path.join(work, 'env-task');
@@ -289,7 +393,7 @@ describe.skipIf(!hasRedis)('a worker keeps its queue password from its jobs', ()
     expect(r.row?.run_id).toMatch(/^\d{8}-/);
     // The agent ran, in its sandbox at the floor, and wrote what it was given: nothing.
     const diff = readFileSync(
-      path.join(r.out, 'runs', r.row?.run_id as string, 'evidence', 'diff.patch'),
+      path.join(r.batch, 'runs', r.row?.run_id as string, 'evidence', 'diff.patch'),
       'utf8',
     );
     expect(diff).toContain('+pw=');

@@ -15,6 +15,7 @@ import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfigOrThrow } from '../../src/config/load.js';
+import { JOB_MAX_BYTES } from '../../src/queue/bounded-job.js';
 import { type AttemptJob, bundleKey, QUEUE_NAME, versionStamp } from '../../src/queue/job.js';
 import { hasRedisServer, type RedisServer, startRedis } from '../../src/queue/local-redis.js';
 import { TASK_BUNDLE_LIMIT, TASK_EXPANDED_LIMIT, taskBundle } from '../../src/queue/task-bundle.js';
@@ -128,6 +129,36 @@ async function failure(batch: string, data: AttemptJob): Promise<string> {
 }
 
 describe.skipIf(!hasRedis)('a worker refuses', () => {
+  // First: the worker's lifetime peak memory then says what this job cost it.
+  it('a job of 300 MiB in Redis: bounded inside Redis, refused naming the limit, never loaded', async () => {
+    const big = 300 * 1024 * 1024;
+    await (queue as Queue).pause();
+    await (queue as Queue).add('attempt', job('huge-job', {}), { jobId: 'huge-job.0' });
+    await (redis as Redis).eval(
+      `redis.call('HSET', KEYS[1], 'data', '{"pad":"' .. string.rep('x', tonumber(ARGV[1])) .. '"}')`,
+      1,
+      `bull:${QUEUE_NAME}:huge-job.0`,
+      big,
+    );
+    await (queue as Queue).resume();
+    let reason = '';
+    for (let i = 0; i < 300 && reason === ''; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      if ((await (redis as Redis).zscore(`bull:${QUEUE_NAME}:failed`, 'huge-job.0')) !== null)
+        reason = (await (redis as Redis).hget(`bull:${QUEUE_NAME}:huge-job.0`, 'failedReason')) ?? '?';
+    }
+    expect(reason).toMatch(
+      new RegExp(
+        `job huge-job\\.0: the job is \\d+ bytes in Redis, over the ${JOB_MAX_BYTES} a worker loads; not run`,
+      ),
+    );
+    const status = readFileSync(`/proc/${worker?.pid}/status`, 'utf8');
+    const peakKb = Number(status.match(/VmHWM:\s+(\d+) kB/)?.[1]);
+    console.log(`worker peak RSS after a 300 MiB job: ${Math.round(peakKb / 1024)} MB`);
+    expect(peakKb * 1024).toBeLessThan(big);
+    await (redis as Redis).del(`bull:${QUEUE_NAME}:huge-job.0`);
+  }, 60_000);
+
   it('a job from another agentguard version, naming both versions', async () => {
     const mine = versionStamp();
     const reason = await failure(
@@ -190,22 +221,44 @@ describe.skipIf(!hasRedis)('a worker refuses', () => {
     expect(existsSync(path.join(work, 'w', 'runs'))).toBe(false);
   }, 40_000);
 
-  it("a config whose repo is a folder of the worker's host, absolute or relative: outside the bundle, not run", async () => {
+  it("a config naming a folder of the worker's host (repo, toolchains; absolute or relative): refused alike whether it exists or not, nothing run", async () => {
     const secret = mkdtempSync(path.join(work, 'host-secret-'));
     writeFileSync(path.join(secret, 'id_rsa'), 'PRIVATE\n');
-    for (const [batch, repo] of [
-      ['repo-abs', secret],
-      ['repo-rel', `${'../'.repeat(12)}${secret.slice(1)}`],
+    const absent = path.join(work, 'no-such-folder');
+    const reasons: Record<string, string> = {};
+    for (const [batch, field, extra] of [
+      ['repo-abs', 'repo', `repo: ${secret}`],
+      ['repo-abs-absent', 'repo', `repo: ${absent}`],
+      ['repo-rel', 'repo', `repo: ${'../'.repeat(12)}${secret.slice(1)}`],
+      ['repo-rel-absent', 'repo', `repo: ${'../'.repeat(12)}${absent.slice(1)}`],
+      ['toolchain', 'toolchains[0]', `toolchains: [${secret}]`],
+      ['toolchain-absent', 'toolchains[0]', `toolchains: [${absent}]`],
     ] as const) {
-      const b = await upload({ 't/config.yaml': CONFIG('').replace('repo: repo', `repo: ${repo}`) });
+      const config = extra.startsWith('repo:')
+        ? CONFIG('').replace('repo: repo', extra)
+        : CONFIG(`${extra}\n`);
+      const b = await upload({ 't/config.yaml': config, 't/repo/README': 'x\n' });
       const reason = await failure(
         batch,
         job(batch, { task: { sha256: b.sha256, bytes: b.bytes.length, config: 't/config.yaml' } }),
       );
-      expect(reason).toMatch(/field 'repo' names .*, outside the job's task bundle; not run/);
+      expect(reason).toMatch(
+        new RegExp(
+          `field '${field.replace(/[[\]]/g, '\\$&')}' names .*, outside the job's task bundle; not run`,
+        ),
+      );
+      // What the job learns is the same sentence, whatever is at the path on this host.
+      reasons[batch] = reason
+        .replace(/^job \S+: /, 'job J: ')
+        .replace(/\/\S*\/queue\/tasks\/[0-9a-f]{64}\//, 'BUNDLE/')
+        .replaceAll(secret.slice(1), 'PATH')
+        .replaceAll(absent.slice(1), 'PATH');
     }
+    expect(reasons['repo-abs']).toBe(reasons['repo-abs-absent']);
+    expect(reasons['repo-rel']).toBe(reasons['repo-rel-absent']);
+    expect(reasons.toolchain).toBe(reasons['toolchain-absent']);
     expect(existsSync(path.join(work, 'w', 'runs'))).toBe(false);
-  }, 60_000);
+  }, 90_000);
 
   it('a task bundle with a chain of two links that resolves out of it: refused, nothing extracted', async () => {
     // Each link's text stays inside (`d/up -> ..`, `esc -> d/up/..`); resolved, esc is the bundle's parent.

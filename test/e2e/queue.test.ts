@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasRedisServer, type RedisServer, startRedis } from '../../src/queue/local-redis.js';
@@ -107,7 +107,7 @@ describe.skipIf(!hasRedis)('matrix --queue with agentguard workers', () => {
     expect(res.code).toBe(1); // mock-noop and the cheaters FAIL, as locally
     const rows = JSON.parse(res.stdout).rows as Row[];
     expect(rows.map((r) => r.index)).toEqual([...Array(12).keys()]);
-    expect(rows.every((r) => r.result !== 'ERROR')).toBe(true);
+    expect(rows.filter((r) => r.result === 'ERROR').map((r) => r.reason)).toEqual([]);
     expect(verdicts(rows)).toEqual(verdicts(localRows));
 
     const batch = onlyBatch(out);
@@ -123,21 +123,27 @@ describe.skipIf(!hasRedis)('matrix --queue with agentguard workers', () => {
     expect(w1.log()).not.toMatch(new RegExp(`job ${killedJob.replaceAll('.', '\\.')}: (PASS|FAIL)`));
     expect(results.find((r) => r.index === killedIndex).worker.pid).toBe(w2.child.pid);
     expect(w2.log()).toContain(`job ${killedJob}: attempt ${killedIndex}`);
-    // The evidence came home: every row's run folder is here, with its report and seal.
+    // The evidence came home, into this batch's own folder: every row's run folder is there, with
+    // its report and seal, and nothing landed among the output folder's local runs.
     for (const r of rows) {
-      expect(readJson(path.join(out, 'runs', r.run_id as string, 'report.json')).result).toBe(r.result);
+      expect(r.run_dir).toBe(path.join(batch, 'runs', r.run_id as string));
+      expect(readJson(path.join(batch, 'runs', r.run_id as string, 'report.json')).result).toBe(r.result);
     }
+    expect(existsSync(path.join(out, 'runs')) ? readdirSync(path.join(out, 'runs')) : []).toEqual([]);
     expect(readJson(path.join(batch, 'manifest.json')).runs).toHaveLength(12);
     expect(res.stderr).not.toMatch(/internal error/);
     // The seal made on the worker still holds here: the evidence travelled unchanged.
     const verify = await execCli(
-      ['trace', 'verify', path.join(out, 'runs', rows[killedIndex]?.run_id as string)],
+      ['trace', 'verify', path.join(batch, 'runs', rows[killedIndex]?.run_id as string)],
       {
         cwd: work,
       },
     );
     expect(verify.code).toBe(0);
     expect(verify.stdout).toMatch(/^intact/);
+    // And the batch's seal, which names those runs by their own seals from under its folder.
+    const batchVerify = await execCli(['trace', 'verify', batch], { cwd: work });
+    expect(batchVerify.stdout).toMatch(/^intact: batch files \(\d+\) and 12 runs match/);
     // A worker runs until stopped: SIGTERM ends it cleanly, with the signal's exit code.
     const exited = new Promise<number | null>((resolve) => w2.child.once('exit', (code) => resolve(code)));
     w2.child.kill('SIGTERM');
@@ -196,7 +202,7 @@ describe.skipIf(!hasRedis)('matrix --queue with agentguard workers', () => {
     w.child.kill('SIGTERM');
     const rows = JSON.parse(res.stdout).rows as Row[];
     expect(rows.map((r) => r.index)).toEqual([0, 1, 2, 3, 4, 5]);
-    expect(rows.every((r) => r.result !== 'ERROR')).toBe(true);
+    expect(rows.filter((r) => r.result === 'ERROR').map((r) => r.reason)).toEqual([]);
     const lines = readFileSync(path.join(batch, 'checkpoint.jsonl'), 'utf8').trim().split('\n');
     expect(lines).toHaveLength(6);
     // Each job ran once on the worker: the resumed coordinator found them, it did not enqueue again.
@@ -205,7 +211,7 @@ describe.skipIf(!hasRedis)('matrix --queue with agentguard workers', () => {
     expect(new Set(started).size).toBe(6);
     expect(new Set(rows.map((r) => r.run_id)).size).toBe(6);
   }, 180_000);
-  it("evidence over the worker's limit stays on the worker: the row keeps its verdict and says where the run is", async () => {
+  it("evidence over the worker's limit stays on the worker: the row is an ERROR saying the verdict is not verified and where the run is", async () => {
     const url = (redis as RedisServer).url;
     const m = path.join(work, 'matrix-1.yaml');
     writeFileSync(
@@ -220,17 +226,20 @@ describe.skipIf(!hasRedis)('matrix --queue with agentguard workers', () => {
       { cwd: work, env: q.env },
     );
     w.child.kill('SIGTERM');
-    expect(res.code).toBe(0);
     const [row] = JSON.parse(res.stdout).rows as (Row & { run_dir: string | null })[];
-    expect(row?.result).toBe('PASS');
+    // The worker's PASS is not taken on its word: no seal can be checked against files not here.
+    expect(row?.result).toBe('ERROR');
     expect(row?.run_dir).toBeNull();
+    expect(row?.reason).toMatch(
+      /run \S+ \(PASS on worker \S+\) is not verified: its evidence, \d+ bytes compressed, stayed on the worker at \S+, so its seal cannot be checked here\. Fix: .*--max-evidence-mb/,
+    );
     const [noted] = readFileSync(path.join(onlyBatch(out), 'queue-results.jsonl'), 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
     expect(noted.evidence).toBeNull();
     expect(noted.evidence_too_large).toBeGreaterThan(0);
-    expect(readJson(path.join(noted.remote_run_dir, 'report.json')).run_id).toBe(row?.run_id);
+    expect(readJson(path.join(noted.remote_run_dir, 'report.json')).result).toBe('PASS');
   }, 60_000);
 });
 

@@ -4,6 +4,7 @@ import { ConfigError } from '../../errors.js';
 import { stopReasonOf } from '../../exec/interrupt.js';
 import { signalExitCode } from '../../exec/shutdown.js';
 import { beginRunSession } from '../../pipeline/run-session.js';
+import { AGENT_ENV_FLAG, parseAgentEnvFlag } from '../../queue/agent-env.js';
 import { connectRedis } from '../../queue/connect.js';
 import { EVIDENCE_MAX_BYTES } from '../../queue/job.js';
 import { PASSWORD_ENV, queueTarget, redactIn } from '../../queue/redis-url.js';
@@ -21,6 +22,7 @@ type WorkerFlags = GlobalOptions & {
   key?: string;
   keygen?: boolean;
   allowBelowFloor?: boolean;
+  agentEnv?: string | string[];
 };
 
 /** `agentguard worker --queue URL`: run matrix attempts from a Redis queue (docs/scale-out.md). */
@@ -52,6 +54,10 @@ export function registerWorker(cli: CAC, io: CliIO, start: (p: () => Promise<num
     .option(
       ALLOW_BELOW_FLOOR_FLAG,
       'let jobs run below the isolation floor (sandbox local, tracer off, network host) when their task or the coordinator asks: only for queues whose every writer you trust',
+    )
+    .option(
+      `${AGENT_ENV_FLAG} <names>`,
+      "variables of this worker's environment a job's agent may be given (comma-separated, repeatable); a job asking for any other is refused",
     )
     .action((opts: WorkerFlags) => start(() => workerCommand(io, opts)));
 }
@@ -90,6 +96,7 @@ export async function workerCommand(io: CliIO, flags: WorkerFlags): Promise<numb
     throw new ConfigError(
       `--max-evidence-mb '${flags.maxEvidenceMb}' is not a number from 0 to ${maxMb} (what a coordinator fetches). Fix: e.g. --max-evidence-mb 32.`,
     );
+  const agentEnv = parseAgentEnvFlag(flags.agentEnv);
   const key = loadOrCreateWorkerKey(keyFile);
   const redis = await connectRedis(target);
   const ctx = await beginRunSession(runContext(io, { ...flags, quiet: true }), io.err);
@@ -104,6 +111,11 @@ export async function workerCommand(io: CliIO, flags: WorkerFlags): Promise<numb
     log(
       `worker: ${ALLOW_BELOW_FLOOR_FLAG}: jobs may run below the isolation floor, as their task or coordinator asks`,
     );
+  log(
+    agentEnv.size > 0
+      ? `worker: ${AGENT_ENV_FLAG}: a job's agent may be given ${[...agentEnv].join(', ')} from this environment, nothing else`
+      : `worker: a job's agent is given no variable of this environment (${AGENT_ENV_FLAG} allows some)`,
+  );
   try {
     await runQueueWorker(ctx, redis, {
       concurrency,
@@ -112,6 +124,7 @@ export async function workerCommand(io: CliIO, flags: WorkerFlags): Promise<numb
       evidenceLimit: Math.floor(evidenceMb * 1024 * 1024),
       key,
       allowBelowFloor: flags.allowBelowFloor === true,
+      agentEnv,
     });
   } finally {
     redis.disconnect();
