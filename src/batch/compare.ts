@@ -20,6 +20,8 @@ export type ComparedRun = {
   run_id: string;
   run_dir: string;
   task: string;
+  /** The agent that made the run: its name, and version where known. */
+  agent: string;
   result: string;
   tracer: string;
   /** False when the run has no system-call evidence: it is compared on what it has. */
@@ -78,6 +80,7 @@ function loadGraph(runDir: string): { run: ComparedRun; graph: StarGraph; allowe
       run_id: bundle.run_id,
       run_dir: bundle.run_dir,
       task: bundle.config.benchmark_id ?? bundle.config.name,
+      agent: [bundle.agent.name, bundle.agent.version].filter((part) => part !== null).join(' '),
       result,
       tracer: bundle.observation.tracer.kind,
       syscall_evidence: bundle.observation.tracer.kind !== 'off',

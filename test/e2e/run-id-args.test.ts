@@ -26,8 +26,17 @@ describe('run ids wherever a run folder is taken', () => {
     const verify = await execCli(['trace', 'verify', id], { cwd: work });
     expect(verify.code, verify.stderr).toBe(0);
     expect(verify.stdout).toMatch(/^intact/);
-    const compare = await execCli(['compare', id, id], { cwd: work });
-    expect(compare.stderr).toContain('are the same run folder');
+    const same = await execCli(['compare', id, id], { cwd: work });
+    expect(same.stderr).toContain('are the same run folder');
+    const again = await execCli(['run', 'config.yaml', '--sandbox', 'local', '--tracer', 'off', '--json'], {
+      cwd: work,
+    });
+    const other = JSON.parse(again.stdout).run_id as string;
+    const compare = await execCli(['compare', id, other], { cwd: work });
+    expect(compare.code, compare.stderr).toBe(0);
+    // Each run is named with the agent that made it.
+    expect(compare.stdout).toMatch(/#\s+run\s+task\s+agent\s+result/);
+    expect(compare.stdout).toMatch(new RegExp(`${other}\\s+ids\\s+touch\\s+PASS`));
 
     const unknown = await execCli(['analyze', '20991231-000000-deadbeef'], { cwd: work });
     expect(unknown.code).toBe(2);

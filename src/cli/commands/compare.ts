@@ -48,8 +48,8 @@ export function renderComparison(c: Comparison): string {
   const out: string[] = [];
   out.push(
     renderTable(
-      ['#', 'run', 'task', 'result', 'tracer'],
-      c.runs.map((r, i) => [String(i + 1), r.run_id, r.task, r.result, r.tracer]),
+      ['#', 'run', 'task', 'agent', 'result', 'tracer'],
+      c.runs.map((r, i) => [String(i + 1), r.run_id, r.task, r.agent, r.result, r.tracer]),
     ),
   );
   for (const [label, matrix] of [

@@ -15,6 +15,7 @@ export type CompareInput = {
   runs: readonly {
     run_id: string;
     task: string;
+    agent: string;
     result: string;
     tracer: string;
     syscall_evidence: boolean;
@@ -72,6 +73,7 @@ function runsTable(comparison: CompareInput): string {
     `#${i + 1}`,
     `<code>${esc(r.run_id)}</code>`,
     esc(r.task),
+    esc(r.agent),
     r.result === 'PASS'
       ? '<span class="sev-pass">PASS</span>'
       : `<span class="sev-error">${esc(r.result)}</span>`,
@@ -80,8 +82,8 @@ function runsTable(comparison: CompareInput): string {
   ]);
   return [
     '<h2 id="runs">Runs</h2>',
-    htmlTable(['', 'Run', 'Task', 'Result', 'Tracer', 'Mean similarity to the others'], rows, {
-      numeric: [5],
+    htmlTable(['', 'Run', 'Task', 'Agent', 'Result', 'Tracer', 'Mean similarity to the others'], rows, {
+      numeric: [6],
     }),
   ].join('\n');
 }

@@ -106,6 +106,7 @@ export function comparisonOf(graphs: StarGraph[], tasks: string[]): CompareInput
   const runs = graphs.map((g, i) => ({
     run_id: g.run_id,
     task: tasks[i] ?? 'task',
+    agent: i % 2 === 0 ? 'codex 0.169.0' : 'mock-solve',
     result: i % 2 === 0 ? 'PASS' : 'FAIL',
     tracer: 'strace',
     syscall_evidence: true,
