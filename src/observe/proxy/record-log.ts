@@ -1,4 +1,5 @@
-import type { NetworkClient, NetworkRecord } from '../../evidence/types.js';
+import type { NetworkClient, NetworkLeak, NetworkRecord } from '../../evidence/types.js';
+import { mergeLeaks } from './leak-scan.js';
 
 export type RecordListener = (record: NetworkRecord) => void;
 
@@ -24,6 +25,15 @@ export class Exchange {
   /** Bytes are recorded for exchanges that moved data (a tunnel or a forwarded request). */
   countBytes(): void {
     this.#counted = true;
+  }
+
+  /** Leaks found in what the request carried; they reach the stored record even after it finished. */
+  addLeaks(leaks: readonly NetworkLeak[], incomplete?: string): void {
+    if (leaks.length > 0) {
+      this.record.leaks ??= [];
+      mergeLeaks(this.record.leaks, leaks);
+    }
+    if (incomplete !== undefined) this.record.scan_incomplete ??= incomplete;
   }
 
   fail(reason: string): void {
