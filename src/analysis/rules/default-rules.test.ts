@@ -468,7 +468,7 @@ const CASES: Record<string, Case> = {
         decision: 'allowed',
         leaks: [{ where: 'host', detector: 'aws-access-key', kind: 'preset', fingerprint: '0badf00d' }],
       }),
-    // The agent's own key to its (allowed) model provider, in the header made for it.
+    // A file with a sample key sent to the allowed model provider, as agents send what they read.
     benign: (t) =>
       void t.exec(2, 1, '/usr/bin/node', ['node', 'agent.js']).record({
         host: 'api.example.com',

@@ -147,6 +147,22 @@ describe('EgressProxy scans what leaves', () => {
     expect(records.map(canaryOf)).toEqual([['host base32'], ['tunnel exact']]);
   });
 
+  it("does not count a client's own key in its credential header, but a canary there", async () => {
+    const { proxy, port } = await startProxy();
+    const key = 'sk-proj-Abc123Def456Ghi789Jkl012Mno345';
+    await send(port, [
+      `GET http://api.allowed.test/ HTTP/1.1\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`,
+    ]);
+    await send(port, [
+      `GET http://api.allowed.test/ HTTP/1.1\r\nX-Api-Key: ${TOKEN}\r\nConnection: close\r\n\r\n`,
+    ]);
+    const records = await proxy.stop();
+    expect(records.map((r) => r.leaks?.map((l) => `${l.where} ${l.detector}`))).toEqual([
+      undefined,
+      ['credential-header canary-npm-token'],
+    ]);
+  });
+
   it('records nothing for honest traffic', async () => {
     const { proxy, port } = await startProxy();
     const body = gzipSync(Buffer.from('{"name":"pkg","version":"1.0.0"}'));

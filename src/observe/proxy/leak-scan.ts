@@ -30,7 +30,7 @@ export function leaksIn(scan: LeakScanner | undefined, where: LeakPlace, text: s
 /** Headers that carry the client's own credentials by design (an API key to its provider). */
 const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|x-api-key|api-key|x-goog-api-key|cookie)$/i;
 
-/** Leaks in a request's target and headers (credential headers apart). */
+/** Leaks in a request's target and headers; in credential headers, only canaries count. */
 export function requestLeaks(
   scan: LeakScanner | undefined,
   url: string,
@@ -45,7 +45,12 @@ export function requestLeaks(
   }
   const leaks = leaksIn(scan, 'url', url);
   mergeLeaks(leaks, leaksIn(scan, 'header', plain.join('\n')));
-  mergeLeaks(leaks, leaksIn(scan, 'credential-header', credentials.join('\n')));
+  // A client's own key in the header made for it is no leak; a canary there is.
+  const credential = leaksIn(scan, 'credential-header', credentials.join('\n'));
+  mergeLeaks(
+    leaks,
+    credential.filter((l) => l.kind === 'canary'),
+  );
   return leaks;
 }
 
