@@ -72,12 +72,13 @@ afterEach(async () => {
   for (const r of responders.splice(0)) await r.stop();
 });
 
-async function startProxy(): Promise<{ proxy: EgressProxy; port: number }> {
+async function startProxy(live: NetworkRecord[] = []): Promise<{ proxy: EgressProxy; port: number }> {
   const proxy = new EgressProxy({
     allow: ['api.allowed.test'],
     hosts: { 'api.allowed.test': `127.0.0.1:${upstreamPort}` },
     tcpPort: 0,
     outbound,
+    onRecord: (r) => live.push(r),
   });
   proxies.push(proxy);
   const address = await proxy.start();
@@ -105,14 +106,17 @@ function send(port: number, chunks: (string | Buffer)[]): Promise<string> {
 }
 
 describe('EgressProxy scans what leaves', () => {
-  it('finds the canary in a gzip body sent in chunks, to an allowed host', async () => {
-    const { proxy, port } = await startProxy();
+  it('finds the canary in a gzip body sent in chunks, to an allowed host, and tells the live guard', async () => {
+    const live: NetworkRecord[] = [];
+    const { proxy, port } = await startProxy(live);
     const body = gzipSync(Buffer.from(`data=${TOKEN}`));
     const head = `POST http://api.allowed.test/upload HTTP/1.1\r\nHost: api.allowed.test\r\nContent-Encoding: gzip\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
     await send(port, [head, body.subarray(0, 9), body.subarray(9)]);
     const records = await proxy.stop();
     expect(canaryOf(records[0])).toEqual(['body gzip']);
     expect(records[0]?.decision).toBe('allowed');
+    // Published at the decision without leaks, then again once the body was read.
+    expect(live.map(canaryOf)).toEqual([[], ['body gzip']]);
   });
 
   it('finds it URL-encoded in the query, in a header, and in the body of a refused request', async () => {
