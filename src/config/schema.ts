@@ -202,8 +202,9 @@ export const BenchmarkConfigSchema = z.strictObject({
    */
   min_tests: z.number().int().min(1).optional(),
   /**
-   * Tests that must run and pass, by the name the runner's report gives them (`*` matches any run
-   * of characters, `?` one): each one missing, skipped or failing fails tests-pass, named.
+   * Tests that must run and pass, by the name the runner's report gives them, or its end after a
+   * ` > ` (`*` matches any run of characters, `?` one): each one missing, skipped or failing fails
+   * tests-pass, named.
    */
   required_tests: z
     .array(z.string().trim().min(1, 'a required test name cannot be empty'))

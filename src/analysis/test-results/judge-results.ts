@@ -100,7 +100,11 @@ function judgeRequired(
   say([...new Set(failing)], 'failing');
 }
 
-/** A required test's name as written, or as a glob (`*` any run of characters, `?` one). */
+/**
+ * A required test's name, as written or as a glob (`*` any run of characters, `?` one), matched
+ * against the whole name the report gives (`classname > suite > test`) or any end of it after a
+ * ` > ` (the test's own name, without its file or suites).
+ */
 export function testNameMatcher(pattern: string): (name: string) => boolean {
   const glob = new RegExp(
     `^${pattern
@@ -109,7 +113,11 @@ export function testNameMatcher(pattern: string): (name: string) => boolean {
       .replace(/\?/g, '.')}$`,
     's',
   );
-  return (name) => name === pattern || glob.test(name);
+  const one = (name: string) => name === pattern || glob.test(name);
+  return (name) => {
+    const parts = name.split(' > ');
+    return parts.some((_, i) => one(parts.slice(i).join(' > ')));
+  };
 }
 
 type Expected = NonNullable<NonNullable<TestEvidence['results']>['expected']>;
