@@ -77,14 +77,14 @@ function unescapeOnce(text: string): string {
 /** Separators an encoder or a DNS name puts between the pieces of one value (wrapped base64, `aa:bb`, labels). */
 const SEPARATORS = /[\s.:,'"`\\-]+/g;
 
-/** Runs of base64 or hex long enough to hide a token, decoded and scanned again (base64 of hex, hex of gzip...). */
-const BASE64_RUN = /[A-Za-z0-9+/_-]{16,}={0,2}/g;
-const HEX_RUN = /(?:[0-9a-fA-F]{2}){12,}/g;
-const BASE32_RUN = /[A-Za-z2-7]{16,}/g;
+/** Runs of base64, hex or base32 long enough to hide a token (16 bytes or more), decoded and scanned again (base64 of hex, hex of gzip...). */
+const BASE64_RUN = /[A-Za-z0-9+/_-]{24,}={0,2}/g;
+const HEX_RUN = /(?:[0-9a-fA-F]{2}){16,}/g;
+const BASE32_RUN = /[A-Za-z2-7]{26,}/g;
 const MAX_DEPTH = 2;
 
 /** A text a canary may be found in, and how it was undone from what was carried (`''` for as carried). */
-export type CarrierView = { text: string; lowered: string; via: string };
+export type CarrierView = { text: string; via: string };
 
 /**
  * The texts a carried canary may be found in: the text itself, its escapes decoded (up to three
@@ -98,18 +98,21 @@ export function carrierViews(text: string, budget = 4 * text.length + 4096): Car
   const add = (t: string, via: string[]): boolean => {
     if (t.length === 0 || left < t.length) return false;
     left -= t.length;
-    views.push({ text: t, lowered: t.toLowerCase(), via: via.join('+') });
+    views.push({ text: t, via: via.join('+') });
     return true;
   };
   const expand = (t: string, via: string[], depth: number): void => {
     if (!add(t, via)) return;
+    // Bytes a run decoded to that are not text (a run of letters that was never base64) are only
+    // searched as they are: a token inside binary is still found, nothing is built on noise.
+    if (depth > 0 && !mostlyText(t)) return;
     let decoded = t;
     for (let i = 0; i < 3 && hasEscape(decoded); i++) decoded = unescapeOnce(decoded);
     const unescaped = decoded === t ? via : [...via, 'escaped'];
     if (decoded !== t) add(decoded, unescaped);
     const joined = decoded.replace(SEPARATORS, '');
     if (joined !== decoded) add(joined, [...unescaped, 'split']);
-    add([...decoded].reverse().join(''), [...unescaped, 'reversed']);
+    add(reverse(decoded), [...unescaped, 'reversed']);
     if (depth >= MAX_DEPTH) return;
     // Runs as they stand, and as joined (wrapped base64): a separator before a run must not shift it.
     const runs: [string, string][] = [];
@@ -149,6 +152,25 @@ function decodeRun(encoding: string, run: string): Buffer {
     value &= (1 << bits) - 1;
   }
   return Buffer.from(out);
+}
+
+/** Reversed by UTF-16 unit: the tokens are ASCII, so what else is mangled does not matter. */
+function reverse(text: string): string {
+  const units = new Uint16Array(text.length);
+  for (let i = 0; i < text.length; i++) units[text.length - 1 - i] = text.charCodeAt(i);
+  let out = '';
+  for (let i = 0; i < units.length; i += 8192) out += String.fromCharCode(...units.subarray(i, i + 8192));
+  return out;
+}
+
+/** Nine in ten characters printable ASCII or white space. */
+function mostlyText(text: string): boolean {
+  let printable = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c >= 0x20 && c < 0x7f) || c === 0x09 || c === 0x0a || c === 0x0d) printable++;
+  }
+  return printable * 10 >= text.length * 9;
 }
 
 function hasEscape(text: string): boolean {
@@ -203,19 +225,64 @@ export function undoContentEncoding(encoding: string, bytes: Buffer, limit: numb
   return out;
 }
 
+/** The encoding a match names: the steps that undid the view, then the form (`exact` alone when nothing was). */
+function encodingOf(via: string, form: string): string {
+  const steps = [...(via === '' ? [] : via.split('+')), ...(form === 'exact' ? [] : [form])];
+  return steps.length === 0 ? 'exact' : steps.join('+');
+}
+
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
 /**
- * The first form of a token found in the views, in their order (as carried first), and the
- * encoding it names: the steps that undid the view, then the form (`exact` alone when nothing was).
+ * Every form of a set of tokens in two patterns (caseless and as written), so that each view of a
+ * text is read once for all tokens. `find` gives, per token index, the encoding of its first match
+ * in view order.
  */
+export class CanarySet {
+  readonly #caseless: RegExp | null;
+  readonly #cased: RegExp | null;
+  readonly #forms = new Map<string, { index: number; encoding: string }>();
+
+  constructor(tokens: readonly string[]) {
+    const caseless: string[] = [];
+    const cased: string[] = [];
+    tokens.forEach((token, index) => {
+      for (const f of canaryForms(token)) {
+        const key = `${f.caseless ? 'i' : 'c'}${f.text}`;
+        if (this.#forms.has(key)) continue;
+        this.#forms.set(key, { index, encoding: f.encoding });
+        (f.caseless ? caseless : cased).push(escapeRegex(f.text));
+      }
+    });
+    // Longer forms first, so that a form inside another does not hide it.
+    const byLength = (a: string, b: string) => b.length - a.length;
+    this.#caseless = caseless.length ? new RegExp(caseless.sort(byLength).join('|'), 'gi') : null;
+    this.#cased = cased.length ? new RegExp(cased.sort(byLength).join('|'), 'g') : null;
+  }
+
+  find(views: readonly CarrierView[]): Map<number, string> {
+    const found = new Map<number, string>();
+    for (const v of views) {
+      for (const [re, prefix] of [
+        [this.#cased, 'c'],
+        [this.#caseless, 'i'],
+      ] as const) {
+        if (re === null) continue;
+        for (const m of v.text.matchAll(re)) {
+          const form = this.#forms.get(`${prefix}${prefix === 'i' ? m[0].toLowerCase() : m[0]}`);
+          if (form && !found.has(form.index)) found.set(form.index, encodingOf(v.via, form.encoding));
+        }
+      }
+    }
+    return found;
+  }
+}
+
+/** The first form of one token found in the views, and the encoding it names. */
 export function findCanary(views: readonly CarrierView[], forms: readonly CanaryForm[]): string | undefined {
   for (const v of views) {
     for (const f of forms) {
-      if (!(f.caseless ? v.lowered : v.text).includes(f.text)) continue;
-      const steps = [
-        ...(v.via === '' ? [] : v.via.split('+')),
-        ...(f.encoding === 'exact' ? [] : [f.encoding]),
-      ];
-      return steps.length === 0 ? 'exact' : steps.join('+');
+      if ((f.caseless ? v.text.toLowerCase() : v.text).includes(f.text)) return encodingOf(v.via, f.encoding);
     }
   }
   return undefined;

@@ -1,7 +1,7 @@
 import type { ResolvedConfig } from '../../config/schema.js';
 import { CANARY_PREFIX, markerName, markersIn, type SecretPattern } from '../../evidence/redact.js';
 import { fingerprint, PRESET_DETECTORS } from '../../evidence/secret-formats.js';
-import { type CarrierView, canaryForms, carrierViews, findCanary } from './canary-match.js';
+import { CanarySet, carrierViews } from './canary-match.js';
 
 export { canaryForms } from './canary-match.js';
 
@@ -75,24 +75,24 @@ export function buildDetectors(
   });
   // Canaries count only where some content detection is on: with none, the check is off.
   if (detectors.length > 0 && canaries.length > 0) {
-    // The views of a text are the same for every canary: made once for the last text asked about.
-    let last: { text: string; views: CarrierView[] } | undefined;
-    const viewsOf = (t: string): CarrierView[] => {
-      if (last?.text !== t) last = { text: t, views: carrierViews(t) };
-      return last.views;
+    // All tokens are looked for at once, over the views of a text, for the last text asked about.
+    const set = new CanarySet(canaries.map((c) => c.token));
+    let last: { text: string; found: Map<number, string> } | undefined;
+    const foundIn = (t: string): Map<number, string> => {
+      if (last?.text !== t) last = { text: t, found: set.find(carrierViews(t)) };
+      return last.found;
     };
-    for (const c of canaries) {
+    canaries.forEach((c, index) => {
       const name = `${CANARY_PREFIX}${c.kind}`;
-      const forms = canaryForms(c.token);
       detectors.push({
         name,
         kind: 'canary',
         find: (t) => {
-          const encoding = findCanary(viewsOf(t), forms);
+          const encoding = foundIn(t).get(index);
           return encoding ? { fingerprint: fingerprint(c.token), encoding } : markerOf(name, t);
         },
       });
-    }
+    });
   }
   return { detectors, invalid };
 }
