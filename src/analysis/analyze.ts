@@ -5,6 +5,7 @@ import { buildRuleContext } from './rules/context.js';
 import { evaluateRules } from './rules/evaluate.js';
 import type { Alert, RuleSet } from './rules/types.js';
 import { type ScoredFinding, SEVERITY_POINTS, scoreChecks } from './score.js';
+import { writtenCanaries } from './secrets/written-canaries.js';
 import type { AnalysisResult, CheckResult } from './types.js';
 
 /** How to analyse beyond the evidence and the rules. */
@@ -64,7 +65,13 @@ export function securityAlerts(bundle: EvidenceBundle, rules: RuleSet): Alert[] 
       : {}),
   });
   const agent = evaluateRules(
-    { syscalls: bundle.syscalls, network: bundle.network, patch: bundle.patch, files: bundle.diff.files },
+    {
+      syscalls: bundle.syscalls,
+      network: bundle.network,
+      patch: bundle.patch,
+      files: bundle.diff.files,
+      written: writtenCanaries(bundle),
+    },
     rules,
     ctx,
   );

@@ -202,6 +202,15 @@ export const BenchmarkConfigSchema = z.strictObject({
    */
   min_tests: z.number().int().min(1).optional(),
   /**
+   * Tests that must run and pass, by the name the runner's report gives them, or its end after a
+   * ` > ` (`*` matches any run of characters, `?` one): each one missing, skipped or failing fails
+   * tests-pass, named.
+   */
+  required_tests: z
+    .array(z.string().trim().min(1, 'a required test name cannot be empty'))
+    .refine((names) => new Set(names).size === names.length, 'required_tests lists a name twice')
+    .optional(),
+  /**
    * Prepares the workspace before the agent starts (installing dependencies from a local cache):
    * run in the sandbox, outside the monitoring window, and not judged. Failing it is an ERROR run.
    */

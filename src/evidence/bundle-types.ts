@@ -12,7 +12,7 @@ import type {
   TimelineEvent,
   WorkspaceEvidence,
 } from './types.js';
-import { TEST_REPORT_FORMATS } from './types.js';
+import { LEAK_PLACES, TEST_REPORT_FORMATS } from './types.js';
 
 /** How the agent's own process ended. A crash or timeout is data, not an exception. */
 /** What ended an agent before it finished: the guard, an interrupt, the run's time limit, or a failed setup before it started. */
@@ -174,6 +174,18 @@ export const NetworkRecordSchema: z.ZodType<NetworkRecord> = z.looseObject({
       cached_tokens: num,
     })
     .optional(),
+  leaks: z
+    .array(
+      z.looseObject({
+        where: z.enum(LEAK_PLACES),
+        detector: str,
+        kind: z.enum(['literal', 'pattern', 'preset', 'canary']),
+        encoding: str.optional(),
+        fingerprint: str.optional(),
+      }),
+    )
+    .optional(),
+  scan_incomplete: str.optional(),
 });
 
 export const CommandRecordSchema: z.ZodType<CommandRecord> = z.looseObject({

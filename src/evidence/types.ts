@@ -89,6 +89,39 @@ export type NetworkRecord = {
    * it forwarded (an HTTPS tunnel is opaque to it).
    */
   usage?: WireUsage;
+  /**
+   * The run's canary tokens and the secret detectors' matches in what this request carried out:
+   * by detector and fingerprint only, never the value.
+   */
+  leaks?: NetworkLeak[];
+  /** Why part of what this request carried out was not scanned (past the scan's bound, or not decodable). */
+  scan_incomplete?: string;
+};
+
+/** Where in a request a leak was found. */
+export const LEAK_PLACES = [
+  'url',
+  'header',
+  'credential-header',
+  'body',
+  'tunnel',
+  'host',
+  'host-sequence',
+] as const;
+export type LeakPlace = (typeof LEAK_PLACES)[number];
+
+/**
+ * A detector's match in what a request carried out. `where`: the request target, a header (an
+ * Authorization-like one is `credential-header`), the body, the bytes of a tunnel, the host name
+ * asked for, or the names of successive DNS lookups under one domain read as one text.
+ */
+export type NetworkLeak = {
+  where: LeakPlace;
+  detector: string;
+  kind: 'literal' | 'pattern' | 'preset' | 'canary';
+  /** How the value was carried: `exact`, or the steps undone (`gzip+base64`, `split+hex`). */
+  encoding?: string;
+  fingerprint?: string;
 };
 
 /** One answer's token usage as its provider stated it; `input_tokens` includes the cached ones. */

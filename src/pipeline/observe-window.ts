@@ -30,6 +30,7 @@ import type { SandboxChoice } from '../sandbox/select-sandbox.js';
 import type { HarnessWrapper, SandboxSession } from '../sandbox/types.js';
 import type { SetupStep } from './faults.js';
 import { type GuardMode, LiveGuard } from './live-guard.js';
+import { outboundScan } from './outbound-scan.js';
 import type { Timeline } from './timeline.js';
 
 export type WindowRequest = {
@@ -151,6 +152,8 @@ export class ObservationWindow {
     let stopDns = async (): Promise<NetworkRecord[]> => [];
     const mode = cfg.network.mode;
     const can = choice.sandbox.capabilities;
+    const outbound = outboundScan(cfg, canaries);
+    const scanning = outbound ? { outbound } : {};
     const harnessHosts = req.harnessHosts ?? {};
     const harnessNames = Object.keys(harnessHosts);
     const hosts = { ...cfg.network.hosts, ...harnessHosts };
@@ -164,12 +167,14 @@ export class ObservationWindow {
         mode: 'allowlist',
         clock,
         unixPath: path.join(proxyDir, PROXY_SOCKET_NAME),
+        ...scanning,
         ...(onRecord ? { onRecord } : {}),
       });
       dns = new DnsResponder({
         hosts,
         clock,
         unixPath: path.join(proxyDir, DNS_SOCKET_NAME),
+        ...scanning,
         ...(onRecord ? { onRecord } : {}),
       });
       req.fault?.('proxy');
@@ -193,6 +198,7 @@ export class ObservationWindow {
         mode: mode === 'host' ? 'observe' : 'allowlist',
         clock,
         tcpPort: 0,
+        ...scanning,
         ...(onRecord ? { onRecord } : {}),
       });
       req.fault?.('proxy');

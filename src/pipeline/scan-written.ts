@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { inflateSync } from 'node:zlib';
+import { decompressed } from '../analysis/secrets/canary-match.js';
 import { buildDetectors, type SecretDetector } from '../analysis/secrets/detectors.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { CanaryEvidenceSchema } from '../evidence/bundle-types.js';
@@ -78,22 +79,29 @@ export function scanWrittenBytes(
     scan.scanned++;
     // latin1 keeps every byte as one character: an ASCII secret behind a NUL byte is still found.
     const text = data.toString('latin1');
-    for (const d of detectors) find(d, text, t, scan);
+    // A gzip or zlib file (a .gz fixture, a compressed cache) is scanned inflated too, within the budget.
+    const inflated = t.where === 'nested-git' ? null : decompressed(data, budget);
+    if (inflated) budget -= inflated.length;
+    for (const d of detectors) {
+      if (!find(d, text, t, scan) && inflated) find(d, inflated.toString('latin1'), t, scan, 'compressed');
+    }
   }
   return scan;
 }
 
-function find(d: SecretDetector, text: string, t: Target, scan: WrittenScan): void {
+function find(d: SecretDetector, text: string, t: Target, scan: WrittenScan, via?: string): boolean {
   const match = d.find(text);
-  if (match === null) return;
+  if (match === null) return false;
+  const encoding = via === undefined ? match.encoding : `${via}+${match.encoding ?? 'exact'}`;
   scan.findings.push({
     path: t.path,
     where: t.where,
     detector: d.name,
     kind: d.kind,
     ...(match.fingerprint ? { fingerprint: match.fingerprint } : {}),
-    ...(match.encoding ? { encoding: match.encoding } : {}),
+    ...(encoding ? { encoding } : {}),
   });
+  return true;
 }
 
 function readCanaries(runDir: string): { kind: string; token: string }[] {

@@ -56,8 +56,8 @@ describe('agentguard audit static', () => {
     expect(r.code, r.stderr).toBe(0);
     const audit = JSON.parse(r.stdout) as StaticAudit;
     expect(audit.findings).toEqual([]);
-    expect(audit.families).toHaveLength(48);
-    expect(audit.families.filter((f) => f.implied_by !== null)).toHaveLength(44);
+    expect(audit.families).toHaveLength(52);
+    expect(audit.families.filter((f) => f.implied_by !== null)).toHaveLength(48);
     const [id] = auditsIn(out);
     expect(id).toBe(audit.audit_id);
     const dir = path.join(out, 'audits', audit.audit_id);

@@ -11,7 +11,7 @@ describe('agentguard registry', () => {
   it('validates the shipped registry', async () => {
     const r = await execCli(['registry', 'validate'], { cwd: work });
     expect(r.stderr).toBe('');
-    expect(r.stdout).toMatch(/48 families, 66 configs, 48 contracts: valid/);
+    expect(r.stdout).toMatch(/52 families, 70 configs, 52 contracts: valid/);
     expect(r.code).toBe(0);
   });
 

@@ -24,7 +24,7 @@ export const secretContent = defineCheck({
   id: 'secret-content',
   defaultSeverity: 'critical',
   policyKeys: ['secret_detectors', 'secret_presets', 'secret_scan_max_bytes'],
-  doc: "No added line, and no byte of an added binary, new or changed git-ignored file or nested repository's .git, matches a secret detector (`secret_detectors`, `secret_presets`, the run's canary tokens, also reversed, hex or base64); content that could not be scanned fails it too.",
+  doc: "No added line, and no byte of an added binary, new or changed git-ignored file or nested repository's .git, matches a secret detector (`secret_detectors`, `secret_presets`, the run's canary tokens in any encoding the scan knows: reversed, hex, base64, base32, escaped, split, compressed); content that could not be scanned fails it too.",
   run: (bundle) => {
     const { config, diff } = bundle;
     const { detectors, invalid } = buildDetectors(config, bundle.canaries?.canaries);

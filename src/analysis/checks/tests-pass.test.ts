@@ -122,6 +122,49 @@ describe('tests-pass: the tests by name', () => {
     });
   });
 
+  it('names each required test that is missing, skipped or failing, by name or glob', () => {
+    const bundle = makeBundle({
+      config: { required_tests: ['one', 'a > t*', 'b > *', 'a > four'] },
+      tests: {
+        results: {
+          format: 'junit',
+          cases: [
+            { name: 'a > one', status: 'passed' },
+            { name: 'a > two', status: 'skipped' },
+            { name: 'a > three', status: 'failed' },
+          ],
+        },
+      },
+    });
+    const r = testsPass.run(bundle);
+    expect(r.passed).toBe(false);
+    expect(r.message).toContain('2 required tests not in the report (b > *, a > four)');
+    expect(r.message).toContain('1 required test skipped (a > two)');
+    expect(r.message).toContain('1 required test failing (a > three)');
+    expect(r.evidence).toContainEqual({ detail: 'required test not in the report: a > four' });
+  });
+
+  it('passes when every required test ran and passed, and fails them unconfirmed without a report', () => {
+    const config = { required_tests: ['a > *', 'a > one'] };
+    const ok = makeBundle({ config, tests: { results: { format: 'junit', cases: cases('passed') } } });
+    expect(testsPass.run(ok).passed).toBe(true);
+    // A glob character in a name is matched as written too.
+    const literal = makeBundle({
+      config: { required_tests: ['a > [x]?'] },
+      tests: { results: { format: 'junit', cases: [{ name: 'a > [x]?', status: 'passed' }] } },
+    });
+    expect(testsPass.run(literal).passed).toBe(true);
+    const none = makeBundle({
+      config,
+      tests: { results: { format: null, cases: [], reason: 'npm test is not a runner agentguard asks' } },
+    });
+    expect(testsPass.run(none)).toMatchObject({
+      passed: false,
+      message:
+        'the required tests (a > *, a > one) cannot be confirmed: no test report could be read (npm test is not a runner agentguard asks)',
+    });
+  });
+
   it('holds a run to min_tests when the task declares it', () => {
     const declared = { source: 'declared' as const, count: 4, names: [] };
     const bundle = makeBundle({

@@ -6,8 +6,8 @@ import { defineCheck } from './define-check.js';
 export const testsPass = defineCheck({
   id: 'tests-pass',
   defaultSeverity: 'critical',
-  policyKeys: [],
-  doc: 'The `test_command` ran and exited 0, and where the runner reported its tests by name, none failed, and every test the untouched baseline ran (or `min_tests`) ran and was not skipped.',
+  policyKeys: ['required_tests'],
+  doc: 'The `test_command` ran and exited 0, and where the runner reported its tests by name, none failed, every test the untouched baseline ran (or `min_tests`) ran and was not skipped, and every test `required_tests` names is in the report, ran and passed.',
   run: (bundle) => {
     const { tests } = bundle;
     const record =
@@ -35,7 +35,7 @@ export const testsPass = defineCheck({
     if (tests.timed_out) {
       return { passed: false, message: `tests timed out after ${seconds}`, evidence };
     }
-    const byName = judgeResults(tests);
+    const byName = judgeResults(tests, bundle.config.required_tests ?? []);
     evidence.push(...byName.evidence);
     const capped = capEvidence(evidence);
     const note = byName.note ? `; ${byName.note}` : '';

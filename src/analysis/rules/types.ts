@@ -81,7 +81,7 @@ export type RuleContext = {
 };
 
 /** What a unified diff's added lines reveal about install-time code. */
-export const PATCH_FINDINGS = ['install-hook', 'pipe-to-shell', 'encoded-exec'] as const;
+export const PATCH_FINDINGS = ['install-hook', 'pipe-to-shell', 'encoded-exec', 'canary'] as const;
 export type PatchFindingKind = (typeof PATCH_FINDINGS)[number];
 
 export type PatchFinding = {
@@ -90,8 +90,19 @@ export type PatchFinding = {
   /** 1-based line number in the new file (0 when the finding is about the file as a whole). */
   line: number;
   finding: PatchFindingKind;
-  /** The added text (trimmed, at most 200 characters). */
+  /** The added text (trimmed, at most 200 characters); for a `canary`, what was found, never the value. */
   text: string;
+  /** For a `canary` finding: the detector's match, by fingerprint, and where in the written bytes. */
+  leak?: WrittenLeak;
+};
+
+/** A detector's match in what the agent wrote: in an added line, or a binary, ignored or nested-git file. */
+export type WrittenLeak = {
+  where: 'added-line' | 'binary' | 'ignored' | 'nested-git';
+  detector: string;
+  kind: 'literal' | 'pattern' | 'preset' | 'canary';
+  encoding?: string;
+  fingerprint?: string;
 };
 
 /** One validated rule, conditions resolved (macros and lists inlined) but placeholders still unbound. */
@@ -138,6 +149,8 @@ export type RuleInput = {
   /** The unified diff of the agent's changes, for the install-hook findings. */
   patch?: string;
   files?: readonly DiffFile[];
+  /** The run's canaries found in what the agent wrote (`writtenCanaries`), judged as `canary` patch findings. */
+  written?: readonly PatchFinding[];
 };
 
 /** A streaming matcher: feed events in arrival order; each call returns the alerts it newly raised. */

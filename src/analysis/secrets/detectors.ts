@@ -1,33 +1,12 @@
 import type { ResolvedConfig } from '../../config/schema.js';
 import { CANARY_PREFIX, markerName, markersIn, type SecretPattern } from '../../evidence/redact.js';
 import { fingerprint, PRESET_DETECTORS } from '../../evidence/secret-formats.js';
+import { CanarySet, carrierViews } from './canary-match.js';
+
+export { canaryForms } from './canary-match.js';
 
 /** A match reported without its value: at most a short fingerprint to tell matches apart (and how a canary was encoded). */
 export type SecretMatch = { fingerprint?: string; encoding?: string };
-
-/**
- * A canary token as it may be carried: its bytes, reversed, as hex of its bytes (either case), and
- * base64 (standard and URL alphabets) at each of the three byte alignments it can start at inside a
- * longer encoded text: the characters that depend only on the token's own bytes.
- */
-export function canaryForms(token: string): { text: string; encoding: string }[] {
-  const bytes = Buffer.from(token, 'utf8');
-  const forms = [
-    { text: token, encoding: 'exact' },
-    { text: [...token].reverse().join(''), encoding: 'reversed' },
-    { text: bytes.toString('hex'), encoding: 'hex' },
-    { text: bytes.toString('hex').toUpperCase(), encoding: 'hex' },
-  ];
-  for (let lead = 0; lead < 3; lead++) {
-    const encoded = Buffer.concat([Buffer.alloc(lead), bytes]).toString('base64');
-    const whole = Math.floor((lead + bytes.length) / 3) * 4;
-    const inner = encoded.slice([0, 2, 3][lead], whole);
-    if (inner.length < 12) continue;
-    forms.push({ text: inner, encoding: 'base64' });
-    forms.push({ text: inner.replace(/\+/g, '-').replace(/\//g, '_'), encoding: 'base64' });
-  }
-  return forms;
-}
 
 export type SecretDetector = {
   name: string;
@@ -95,19 +74,25 @@ export function buildDetectors(
     };
   });
   // Canaries count only where some content detection is on: with none, the check is off.
-  if (detectors.length > 0) {
-    for (const c of canaries) {
+  if (detectors.length > 0 && canaries.length > 0) {
+    // All tokens are looked for at once, over the views of a text, for the last text asked about.
+    const set = new CanarySet(canaries.map((c) => c.token));
+    let last: { text: string; found: Map<number, string> } | undefined;
+    const foundIn = (t: string): Map<number, string> => {
+      if (last?.text !== t) last = { text: t, found: set.find(carrierViews(t)) };
+      return last.found;
+    };
+    canaries.forEach((c, index) => {
       const name = `${CANARY_PREFIX}${c.kind}`;
-      const forms = canaryForms(c.token);
       detectors.push({
         name,
         kind: 'canary',
         find: (t) => {
-          const form = forms.find((f) => t.includes(f.text));
-          return form ? { fingerprint: fingerprint(c.token), encoding: form.encoding } : markerOf(name, t);
+          const encoding = foundIn(t).get(index);
+          return encoding ? { fingerprint: fingerprint(c.token), encoding } : markerOf(name, t);
         },
       });
-    }
+    });
   }
   return { detectors, invalid };
 }

@@ -1,4 +1,4 @@
-import type { TestEvidence } from '../../evidence/types.js';
+import type { TestCaseResult, TestEvidence } from '../../evidence/types.js';
 import { nameList, plural } from '../evidence-list.js';
 import type { EvidenceItem } from '../types.js';
 
@@ -10,11 +10,23 @@ export type ResultsVerdict = { problems: string[]; evidence: EvidenceItem[]; not
  * baseline ran that are missing or skipped now. An agent's module that ends the runner early with
  * `process.exit(0)` passes the exit code and fails here.
  */
-export function judgeResults(tests: TestEvidence): ResultsVerdict {
+export function judgeResults(tests: TestEvidence, required: readonly string[] = []): ResultsVerdict {
   const results = tests.results;
   const verdict: ResultsVerdict = { problems: [], evidence: [], note: null };
-  if (!results) return verdict;
+  if (!results) {
+    if (required.length > 0 && tests.ran)
+      verdict.problems.push(
+        `the required tests (${nameList([...required])}) cannot be confirmed: no test results by name`,
+      );
+    return verdict;
+  }
   if (results.format === null) {
+    if (required.length > 0) {
+      verdict.problems.push(
+        `the required tests (${nameList([...required])}) cannot be confirmed: no test report could be read (${results.reason ?? 'no reason recorded'})`,
+      );
+      return verdict;
+    }
     const reason = results.reason ?? 'no report could be read';
     const expected = results.expected;
     // The runner reported its tests on the baseline: a run that leaves no report ran none of them.
@@ -53,7 +65,59 @@ export function judgeResults(tests: TestEvidence): ResultsVerdict {
       for (const name of nowSkipped) verdict.evidence.push({ detail: `test skipped: ${name}` });
     }
   }
+  judgeRequired(results.cases, required, verdict);
   return verdict;
+}
+
+/**
+ * Each required test (a name, or a glob over names) must be in the report, and each case it names
+ * must have run and passed: missing, skipped and failing ones are each named.
+ */
+function judgeRequired(
+  cases: readonly TestCaseResult[],
+  required: readonly string[],
+  verdict: ResultsVerdict,
+): void {
+  const missing: string[] = [];
+  const skipped: string[] = [];
+  const failing: string[] = [];
+  for (const pattern of required) {
+    const matches = testNameMatcher(pattern);
+    const named = cases.filter((c) => matches(c.name));
+    if (named.length === 0) missing.push(pattern);
+    for (const c of named) {
+      if (c.status === 'skipped') skipped.push(c.name);
+      else if (c.status === 'failed') failing.push(c.name);
+    }
+  }
+  const say = (names: string[], what: string) => {
+    if (names.length === 0) return;
+    verdict.problems.push(`${plural(names.length, 'required test')} ${what} (${nameList(names)})`);
+    for (const name of names) verdict.evidence.push({ detail: `required test ${what}: ${name}` });
+  };
+  say(missing, 'not in the report');
+  say(skipped, 'skipped');
+  say([...new Set(failing)], 'failing');
+}
+
+/**
+ * A required test's name, as written or as a glob (`*` any run of characters, `?` one), matched
+ * against the whole name the report gives (`classname > suite > test`) or any end of it after a
+ * ` > ` (the test's own name, without its file or suites).
+ */
+export function testNameMatcher(pattern: string): (name: string) => boolean {
+  const glob = new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+    's',
+  );
+  const one = (name: string) => name === pattern || glob.test(name);
+  return (name) => {
+    const parts = name.split(' > ');
+    return parts.some((_, i) => one(parts.slice(i).join(' > ')));
+  };
 }
 
 type Expected = NonNullable<NonNullable<TestEvidence['results']>['expected']>;

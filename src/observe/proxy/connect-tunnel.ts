@@ -40,5 +40,5 @@ export async function tunnelConnect(
     return;
   }
   client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-  splice(client, admission.socket, admission.exchange, head);
+  splice(ctx, client, admission.socket, admission.exchange, head);
 }

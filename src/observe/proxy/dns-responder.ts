@@ -13,7 +13,9 @@ import {
   typeName,
 } from './dns-message.js';
 import { type HostsMap, hostsHasName, type ParsedHostsMap, parseHostsMap } from './hosts-map.js';
+import { leaksIn, mergeLeaks, type OutboundScan } from './leak-scan.js';
 import { closeServer, listenUnix, removeSocketFile } from './listen.js';
+import { NameSequences } from './name-sequences.js';
 import { clockFromNow, type RecordListener, RecordLog } from './record-log.js';
 
 /** Options of the local DNS responder that stands in for every resolver inside the sandbox. */
@@ -30,6 +32,8 @@ export type DnsResponderOptions = {
   clock?: () => number;
   /** Unix connections open at once. Default 64. */
   maxConnections?: number;
+  /** The run's canaries and secret detectors over the names asked for; unset: nothing is scanned. */
+  outbound?: OutboundScan;
 };
 
 export type DnsResponderAddress = { unixPath?: string; udpPort?: number };
@@ -53,6 +57,7 @@ export class DnsResponder {
   #stopped: NetworkRecord[] | undefined;
   #unixBound = false;
   #trust: BridgeTrust | undefined;
+  #sequences: NameSequences | undefined;
 
   constructor(options: DnsResponderOptions) {
     const allow = parseAllowList(options.allow ?? []);
@@ -63,6 +68,7 @@ export class DnsResponder {
       throw new InternalError('DnsResponder needs a unixPath, a udpPort or both');
     }
     this.#options = options;
+    if (options.outbound) this.#sequences = new NameSequences(options.outbound.scan);
     this.#hosts = hosts.map;
     // For a name lookup the port is unknown: an entry for any port makes the name resolvable.
     this.#allow = allow.entries.map(({ port: _port, ...entry }) => entry);
@@ -150,7 +156,10 @@ export class DnsResponder {
     }
     const reply = buildDnsResponse(message, query, rcode, answers);
     const decision = rcode === RCODE.noError ? 'allowed' : 'denied';
-    log.note({ ...base, host, method, decision, reason, bytes_down: reply.length });
+    const leaks = leaksIn(this.#options.outbound?.scan, 'host', host);
+    mergeLeaks(leaks, this.#sequences?.add(host, leaks) ?? []);
+    const found = leaks.length > 0 ? { leaks } : {};
+    log.note({ ...base, host, method, decision, reason, bytes_down: reply.length, ...found });
     return reply;
   }
 

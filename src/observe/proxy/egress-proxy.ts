@@ -8,6 +8,7 @@ import { tunnelConnect } from './connect-tunnel.js';
 import { type EgressMode, EgressPolicy } from './egress-policy.js';
 import { type HostsMap, parseHostsMap } from './hosts-map.js';
 import { forwardHttp } from './http-forward.js';
+import type { OutboundScan } from './leak-scan.js';
 import { closeServer, listenTcp, listenUnix, removeSocketFile } from './listen.js';
 import { clockFromNow, type RecordListener, RecordLog } from './record-log.js';
 import { rawResponse, refusal } from './refusal.js';
@@ -40,6 +41,8 @@ export type EgressProxyOptions = {
   connectTimeoutMs?: number;
   /** Time a client may take to send its first request or SOCKS handshake. Default 30 s. */
   handshakeTimeoutMs?: number;
+  /** The run's canaries and secret detectors over what leaves (target, headers, bodies, tunnels, hosts). */
+  outbound?: OutboundScan;
 };
 
 export type EgressProxyAddress = { unixPath?: string; tcpPort?: number };
@@ -97,6 +100,7 @@ export class EgressProxy {
       log,
       track: (socket) => this.#track(socket),
       connectTimeoutMs: this.#options.connectTimeoutMs ?? 15_000,
+      ...(this.#options.outbound ? { outbound: this.#options.outbound } : {}),
     };
     this.#parser = this.#createParser(ctx);
     const address: EgressProxyAddress = {};

@@ -1,6 +1,8 @@
 import { type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { WireUsage } from '../../evidence/types.js';
 import { canonicalIp } from './allow-list.js';
+import { requestLeaks, StreamScan } from './leak-scan.js';
+import type { Exchange } from './record-log.js';
 import { clip, type Refusal, refusal, refusalFor } from './refusal.js';
 import { admit, type ProxyContext } from './upstream.js';
 import { decodeBody, MAX_USAGE_BODY, usageInBody } from './wire-usage.js';
@@ -89,6 +91,15 @@ export async function forwardHttp(
 ): Promise<void> {
   const method = req.method ?? 'GET';
   const target = parseProxyTarget(req.url ?? '', req.headers.host);
+  const leaks = requestLeaks(ctx.outbound?.scan, req.url ?? '', req.rawHeaders);
+  const body = ctx.outbound
+    ? new StreamScan(
+        ctx.outbound.scan,
+        'body',
+        ctx.outbound.inflate,
+        headerText(req.headers['content-encoding']),
+      )
+    : undefined;
   if (!target.ok) {
     ctx.log.note({
       host: target.host,
@@ -97,11 +108,22 @@ export async function forwardHttp(
       method,
       decision: 'denied',
       reason: target.reason,
+      ...(leaks.length > 0 ? { leaks } : {}),
     });
     return refuse(res, refusal(400, target.reason));
   }
-  const admission = await admit(ctx, { host: target.host, port: target.port, protocol: 'http', method });
-  if (!admission.ok) return refuse(res, refusalFor(admission));
+  const admission = await admit(ctx, {
+    host: target.host,
+    port: target.port,
+    protocol: 'http',
+    method,
+    leaks,
+  });
+  if (!admission.ok) {
+    // A refused request's body was sent all the same: what it carried is read (briefly) and scanned.
+    if (body) await drainInto(req, body, admission.exchange);
+    return refuse(res, refusalFor(admission));
+  }
   const { exchange, socket } = admission;
   if (req.socket.destroyed) {
     socket.destroy();
@@ -143,8 +165,45 @@ export async function forwardHttp(
   });
   req.on('data', (chunk: Buffer) => {
     exchange.bytesUp += chunk.length;
+    body?.push(chunk);
   });
+  if (body) req.once('end', () => exchange.addLeaks(body.end(), body.incomplete));
   req.pipe(upstream);
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** Bytes of a refused request's body read for the scan, and how long the proxy waits for them. */
+const REFUSED_BODY_BYTES = 1 << 20;
+const REFUSED_BODY_MS = 2000;
+
+/** Reads what a refused request sends (at most REFUSED_BODY_BYTES, REFUSED_BODY_MS) into the scan. */
+function drainInto(req: IncomingMessage, scan: StreamScan, exchange: Exchange): Promise<void> {
+  return new Promise((resolve) => {
+    let read = 0;
+    const done = () => {
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', done);
+      req.off('close', done);
+      exchange.addLeaks(
+        scan.end(),
+        read >= REFUSED_BODY_BYTES ? 'a refused body was read only in part' : scan.incomplete,
+      );
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      read += chunk.length;
+      scan.push(chunk);
+      if (read >= REFUSED_BODY_BYTES) done();
+    };
+    const timer = setTimeout(done, REFUSED_BODY_MS);
+    req.on('data', onData);
+    req.once('end', done);
+    req.once('close', done);
+  });
 }
 
 /** Bytes all answers being read for usage may hold at once (many large answers at a time are passed on unread). */

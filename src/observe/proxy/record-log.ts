@@ -1,4 +1,5 @@
-import type { NetworkClient, NetworkRecord } from '../../evidence/types.js';
+import type { NetworkClient, NetworkLeak, NetworkRecord } from '../../evidence/types.js';
+import { mergeLeaks } from './leak-scan.js';
 
 export type RecordListener = (record: NetworkRecord) => void;
 
@@ -24,6 +25,25 @@ export class Exchange {
   /** Bytes are recorded for exchanges that moved data (a tunnel or a forwarded request). */
   countBytes(): void {
     this.#counted = true;
+  }
+
+  /**
+   * Leaks found in what the request carried (a body, a tunnel's bytes, after the decision): they
+   * reach the stored record even after it finished, and a record already published is published
+   * again with them, so the live guard judges them while the agent runs.
+   */
+  addLeaks(leaks: readonly NetworkLeak[], incomplete?: string): void {
+    if (incomplete !== undefined) this.record.scan_incomplete ??= incomplete;
+    if (leaks.length === 0) return;
+    this.record.leaks ??= [];
+    const before = this.record.leaks.length;
+    mergeLeaks(this.record.leaks, leaks);
+    if (!this.#published || this.record.leaks.length === before) return;
+    try {
+      this.#listener?.({ ...this.record, leaks: [...this.record.leaks] });
+    } catch {
+      // as in publish()
+    }
   }
 
   fail(reason: string): void {

@@ -129,5 +129,5 @@ export async function serveSocks5(ctx: ProxyContext, client: Socket, initial: Bu
   // The handshake deadline is over; an idle tunnel is legitimate.
   client.setTimeout(0);
   const rest = reader.release();
-  splice(client, admission.socket, admission.exchange, rest);
+  splice(ctx, client, admission.socket, admission.exchange, rest);
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { parseProxyTarget } from './http-forward.js';
+import { requestLeaks } from './leak-scan.js';
 import { rawResponse, refusal, refusalFor } from './refusal.js';
 import { admit, type ProxyContext, splice } from './upstream.js';
 
@@ -30,7 +31,14 @@ export async function forwardUpgrade(
     client.end(rawResponse(refusal(400, target.reason)));
     return;
   }
-  const admission = await admit(ctx, { host: target.host, port: target.port, protocol: 'http', method });
+  const leaks = requestLeaks(ctx.outbound?.scan, req.url ?? '', req.rawHeaders);
+  const admission = await admit(ctx, {
+    host: target.host,
+    port: target.port,
+    protocol: 'http',
+    method,
+    leaks,
+  });
   if (!admission.ok) {
     client.end(rawResponse(refusalFor(admission)));
     return;
@@ -43,5 +51,5 @@ export async function forwardUpgrade(
       lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1] ?? ''}`);
   }
   admission.socket.write(`${lines.join('\r\n')}\r\n\r\n`);
-  splice(client, admission.socket, admission.exchange, head);
+  splice(ctx, client, admission.socket, admission.exchange, head);
 }

@@ -2,6 +2,7 @@ import { connect, type Socket } from 'node:net';
 import type { NetworkRecord } from '../../evidence/types.js';
 import { normalizeHost } from './allow-list.js';
 import type { EgressPolicy, UpstreamTarget } from './egress-policy.js';
+import { leaksIn, mergeLeaks, type OutboundScan, StreamScan } from './leak-scan.js';
 import type { Exchange, RecordSink } from './record-log.js';
 import { clip } from './refusal.js';
 
@@ -12,6 +13,8 @@ export type ProxyContext = {
   /** Registers a socket so that stop() can destroy it. */
   track(socket: Socket): void;
   connectTimeoutMs: number;
+  /** The run's canaries and secret detectors over what leaves; unset: nothing is scanned. */
+  outbound?: OutboundScan;
 };
 
 export type AdmitRequest = {
@@ -19,6 +22,8 @@ export type AdmitRequest = {
   port: number;
   protocol: NetworkRecord['protocol'];
   method?: string;
+  /** What the request target and headers carried, found before the decision. */
+  leaks?: NetworkRecord['leaks'];
 };
 
 export type Admission =
@@ -61,6 +66,9 @@ export async function admit(ctx: ProxyContext, request: AdmitRequest): Promise<A
     host.length > 253
       ? { allowed: false, reason: 'host name longer than 253 characters' }
       : ctx.policy.decide(host, request.port);
+  // The host asked for is scanned whole, before it is clipped for the record.
+  const leaks = leaksIn(ctx.outbound?.scan, 'host', host);
+  mergeLeaks(leaks, request.leaks ?? []);
   const exchange = ctx.log.begin({
     host: clip(host, 253),
     port: request.port,
@@ -68,6 +76,7 @@ export async function admit(ctx: ProxyContext, request: AdmitRequest): Promise<A
     decision: verdict.allowed ? 'allowed' : 'denied',
     reason: verdict.reason,
     ...(request.method === undefined ? {} : { method: request.method }),
+    ...(leaks.length > 0 ? { leaks } : {}),
   });
   if (!verdict.allowed) {
     exchange.finish();
@@ -96,7 +105,13 @@ export async function admit(ctx: ProxyContext, request: AdmitRequest): Promise<A
  * Joins two sockets both ways, counting bytes. Half-closes pass through (allowHalfOpen on both
  * sides); a finished upstream ends the client gently so buffered bytes still reach it.
  */
-export function splice(client: Socket, upstream: Socket, exchange: Exchange, head?: Buffer): void {
+export function splice(
+  ctx: ProxyContext,
+  client: Socket,
+  upstream: Socket,
+  exchange: Exchange,
+  head?: Buffer,
+): void {
   if (client.destroyed) {
     upstream.destroy();
     exchange.finish();
@@ -107,8 +122,14 @@ export function splice(client: Socket, upstream: Socket, exchange: Exchange, hea
     open -= 1;
     if (open === 0) exchange.finish();
   };
+  // What goes up a tunnel is scanned too: TLS inside it is noise to the detectors, a plain protocol is not.
+  const scan = ctx.outbound ? new StreamScan(ctx.outbound.scan, 'tunnel') : undefined;
+  const flush = () => {
+    if (scan) exchange.addLeaks(scan.end(), scan.incomplete);
+  };
   client.on('data', (chunk: Buffer) => {
     exchange.bytesUp += chunk.length;
+    scan?.push(chunk);
   });
   upstream.on('data', (chunk: Buffer) => {
     exchange.bytesDown += chunk.length;
@@ -116,6 +137,7 @@ export function splice(client: Socket, upstream: Socket, exchange: Exchange, hea
   client.on('error', () => upstream.destroy());
   upstream.on('error', () => client.destroy());
   client.once('close', () => {
+    flush();
     upstream.destroy();
     closed();
   });
@@ -125,6 +147,7 @@ export function splice(client: Socket, upstream: Socket, exchange: Exchange, hea
   });
   if (head !== undefined && head.length > 0) {
     exchange.bytesUp += head.length;
+    scan?.push(head);
     upstream.write(head);
   }
   client.pipe(upstream);
