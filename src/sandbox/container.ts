@@ -54,6 +54,14 @@ export const containerSandbox: Sandbox = {
     wrapsCommands: true,
     onHost: false,
     runsAsRunUser: true,
+    // Checked on podman 4.3 with runc: the agent runs under conmon and runc, started apart from the
+    // client the tracer wraps and moved to a cgroup of the engine's: the collector saw none of its
+    // calls, and runc fails to start a container under strace.
+    hiddenFromTracers: {
+      reason:
+        "runs each command under the engine's runtime (conmon, runc), outside the process tree and cgroup the host's tracers watch",
+      fix: 'use the bwrap or microvm sandbox for a traced run',
+    },
     needsConfig: { field: 'container', missing: 'needs an image', fix: 'add container: {image: NAME}' },
   },
   available: () => containerAvailability('auto'),

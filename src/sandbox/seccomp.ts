@@ -1,6 +1,7 @@
 /**
- * A classic-BPF seccomp program for the bwrap sandbox (`bwrap --seccomp FD` reads it raw), modelled
- * on Docker's default profile. It refuses:
+ * The seccomp policy of the sandboxes, modelled on Docker's default profile, as one list
+ * (SECCOMP_RULES): a classic-BPF program for bwrap (`bwrap --seccomp FD` reads it raw) and the
+ * OCI/Docker JSON profile for the container engines (seccomp-profile.ts) are both built from it. It refuses:
  * - ways of doing file and system work the syscall tracers' 64-bit tracepoints do not see: io_uring
  *   (IORING_OP_OPENAT/READ open and read files with no openat call) and syscalls made through another
  *   ABI (`int $0x80` i386 calls, x32 calls);

@@ -86,6 +86,12 @@ export type SandboxCapabilities = {
    */
   tracesInGuest?: boolean;
   /**
+   * The host's tracers cannot see the commands this sandbox runs (they run under the engine's runtime,
+   * outside the traced process tree and cgroup): the run is planned untraced, recorded as a fallback
+   * with this reason, rather than passing as watched with nothing seen.
+   */
+  hiddenFromTracers?: { reason: string; fix: string };
+  /**
    * Runs every command as the run's own unprivileged user (SandboxContext.user) with no capabilities
    * and no_new_privs; the harness claims one per run when it is root.
    */

@@ -64,9 +64,13 @@ describe.skipIf(skip)('a run in the container sandbox: the agent and the tests r
         `container: {image: ${TEST_IMAGE}, engine: podman, memory: 256m, cpus: 1}`,
       ].join('\n'),
     );
-    const r = await execCli(['run', 'config.yaml', '--sandbox', 'container', '--tracer', 'off', '--json'], {
-      cwd: dir,
-    });
+    // strace by name: the host's tracers cannot see into the container, so the run is untraced and says so.
+    const r = await execCli(
+      ['run', 'config.yaml', '--sandbox', 'container', '--tracer', 'strace', '--json'],
+      {
+        cwd: dir,
+      },
+    );
     expect(r.stdout.startsWith('{'), r.stderr).toBe(true);
     const report = JSON.parse(r.stdout);
     const out = (name: string) => readFileSync(path.join(report.run_dir, 'repo', name), 'utf8').trim();
@@ -87,6 +91,16 @@ describe.skipIf(skip)('a run in the container sandbox: the agent and the tests r
     expect(facts.run_user).toBe(`${uid}:${uid}`);
     expect(facts.seccomp).toContain(SECCOMP_FACT);
     expect(facts.capabilities).toMatch(/none/);
+    expect(report.observation.tracer.kind).toBe('off');
+    expect(report.observation.fallbacks).toContainEqual({
+      component: 'tracer',
+      wanted: 'strace',
+      used: 'off',
+      reason: expect.stringMatching(/outside the process tree and cgroup the host's tracers watch/),
+    });
+    expect(report.checks.find((c: { id: string }) => c.id === 'observation-complete').message).toBe(
+      'not traced (the tracer is off)',
+    );
     // The lease of the run's uid is given back.
     expect(existsSync(`/run/agentguard/run-users/${uid}`)).toBe(false);
     expect(
