@@ -38,8 +38,9 @@ export type SandboxPlaces = Pick<
 >;
 
 /**
- * A wrapper of the harness's own (the proxy bridge) that runs inside the sandbox before a command and
- * starts it: the sandbox keeps it at the harness's uid and runs only the command as the run's user.
+ * A wrapper of the harness's own (the proxy bridge; with tracesInGuest the tracer around it too) that
+ * runs inside the sandbox before a command and starts it: the sandbox keeps it at the harness's uid
+ * and runs only the command as the run's user.
  */
 export type HarnessWrapper = (command: SpawnSpec) => SpawnSpec;
 
