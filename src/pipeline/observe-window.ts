@@ -339,8 +339,10 @@ export class ObservationWindow {
    */
   private sandboxAndTrace(spec: SpawnSpec, harness?: HarnessWrapper): SpawnSpec {
     if (this.req.sandboxChoice.sandbox.capabilities.tracesInGuest) {
-      const inner = harness ? harness(spec) : spec;
-      return this.sandbox.wrap(this.tracer ? this.tracer.wrap(inner) : inner);
+      // The tracer is the harness's too: the sandbox drops only the command to the run user.
+      const tracer = this.tracer;
+      if (!tracer) return this.sandbox.wrap(spec, harness);
+      return this.sandbox.wrap(spec, (command) => tracer.wrap(harness ? harness(command) : command));
     }
     const sandboxed = this.sandbox.wrap(spec, harness);
     return this.tracer ? this.tracer.wrap(sandboxed) : sandboxed;

@@ -7,7 +7,7 @@ import { ConfigError } from '../errors.js';
 import { TRACERS } from '../observe/index.js';
 import type { Tracer } from '../observe/types.js';
 import { bwrapAvailability } from '../sandbox/bwrap.js';
-import { containerAvailability } from '../sandbox/container.js';
+import { containerAvailability, containerSandbox } from '../sandbox/container.js';
 import { microvmSandbox } from '../sandbox/microvm/microvm.js';
 import type { Sandbox } from '../sandbox/types.js';
 import type { RunContext } from './context.js';
@@ -122,4 +122,21 @@ describe('chooseTracer under a sandbox with its own kernel', () => {
     const plan = await chooseTracer(config, vm(guestTracer(true)), 'strace');
     expect(plan.choice.kind).toBe('strace');
   });
+});
+
+describe('chooseTracer under a sandbox the host tracers cannot see into', () => {
+  it.skipIf(!strace.ok)(
+    'the container is planned untraced, a fallback that says why and the fix',
+    async () => {
+      const plan = await chooseTracer(config, containerSandbox, 'strace');
+      expect(plan.choice).toMatchObject({ tracer: null, kind: 'off' });
+      expect(plan.choice.fallbacks).toContainEqual({
+        component: 'tracer',
+        wanted: 'strace',
+        used: 'off',
+        reason: expect.stringMatching(/conmon, runc.*fix: use the bwrap or microvm sandbox/),
+      });
+      expect((await chooseTracer(config, containerSandbox, 'off')).choice.fallbacks).toEqual([]);
+    },
+  );
 });

@@ -185,6 +185,18 @@ export async function chooseTracer(
 ): Promise<TracerPlan> {
   const requested = override ?? config.tracer;
   const tracer: TracerPlan = { requested, choice: await selectTracer(requested, TRACERS) };
+  const hidden = sandbox.capabilities.hiddenFromTracers;
+  if (hidden && tracer.choice.kind !== 'off') {
+    const reason = `sandbox '${sandbox.kind}' ${hidden.reason}; fix: ${hidden.fix}`;
+    const wanted = tracer.choice.kind;
+    tracer.choice = {
+      tracer: null,
+      kind: 'off',
+      reason: `not traced: ${reason}`,
+      fallbacks: [...tracer.choice.fallbacks, { component: 'tracer', wanted, used: 'off', reason }],
+    };
+    return tracer;
+  }
   if (!sandbox.capabilities.tracesInGuest || tracer.choice.kind !== 'ebpf') return tracer;
   const guest = sandbox.guestTracer;
   const guestReady = guest ? await guest.available() : null;

@@ -1,6 +1,7 @@
 import { SetupError } from '../errors.js';
 import type { EngineName } from './container-engine.js';
 import { isEngineVariable } from './container-engine.js';
+import type { RunUser } from './run-user.js';
 
 /** Everything fixed for a session: what `<engine> run` needs besides the command itself. */
 export type RunPlan = {
@@ -14,8 +15,12 @@ export type RunPlan = {
   readOnly: boolean;
   pidsLimit: number;
   mounts: Array<{ source: string; target: string; readOnly?: boolean }>;
-  /** Folders inside the mounts shown empty (agentguard's output folders). */
-  masks?: string[];
+  /** Folders inside the mounts shown empty (agentguard's output folders), each covered by an empty folder. */
+  masks?: Array<{ source: string; target: string }>;
+  /** The run's own user: every command runs as it (`--user`), never as the image's user. */
+  user?: RunUser;
+  /** The OCI seccomp profile written from seccomp.ts (seccomp-profile.ts); absent where it cannot apply. */
+  seccompFile?: string;
 };
 
 /** Lowered limits: the engines' defaults (nofile 1048576) exceed what this host lets a container set. */
@@ -43,13 +48,16 @@ export function runArgs(plan: RunPlan, name: string, cwd: string, envArgs: strin
   args.push('--network', plan.network);
   args.push('--memory', plan.memory, '--memory-swap', plan.memory, '--cpus', String(plan.cpus));
   args.push('--pids-limit', String(plan.pidsLimit), ...ULIMITS);
-  args.push('--security-opt', 'no-new-privileges');
+  // No capability, no privilege gained by exec (a setuid file grants nothing), the run's uid/gid with
+  // no supplementary group, and the seccomp policy of the bwrap sandbox instead of the engine's own.
+  args.push('--cap-drop', 'ALL', '--security-opt', 'no-new-privileges');
+  if (plan.seccompFile) args.push('--security-opt', `seccomp=${plan.seccompFile}`);
+  if (plan.user) args.push('--user', `${plan.user.uid}:${plan.user.gid}`);
   if (plan.readOnly) args.push('--read-only');
   args.push('--tmpfs', '/tmp');
-  for (const m of plan.mounts) args.push('-v', `${m.source}:${m.target}${m.readOnly ? ':ro' : ''}`);
-  // podman fills a tmpfs with what lay beneath it unless told not to: a mask must start empty.
-  const copyUp = plan.engine === 'podman' ? ',notmpcopyup' : '';
-  for (const m of plan.masks ?? []) args.push('--tmpfs', `${m}:rw,size=1m,mode=0755${copyUp}`);
+  // The engine mounts by depth, so a mask goes over its shown folder and the run's own folders over it.
+  const binds = [...plan.mounts, ...(plan.masks ?? []).map((m) => ({ ...m, readOnly: true }))];
+  for (const m of binds) args.push('-v', `${m.source}:${m.target}${m.readOnly ? ':ro' : ''}`);
   args.push('-w', cwd, ...envArgs, plan.imageId);
   return args;
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
 import type { ContainerConfig } from '../config/schema.js';
 import { InternalError, SetupError } from '../errors.js';
 import { isInside } from '../workspace/copy-template.js';
@@ -109,4 +110,35 @@ export function planMounts(ctx: SandboxContext): {
     .filter((p) => shown.some((dir) => dir !== p && isInside(dir, p)));
   for (const m of masks) checkMountPath(m, 'masked folder');
   return { mounts, masks, skipped };
+}
+
+/**
+ * An empty folder of the session's for each mask, bound read-only over it. Not a tmpfs: runc gives a
+ * tmpfs the mode of the folder it covers, and the output folder is 0700 root's, so the run user could
+ * not cross it to its own workspace and HOME bound inside. Each holds only the 0755 folders leading to
+ * what is bound inside it (as bwrap's openParents), made here, so the runtime creates nothing in it.
+ */
+export function prepareMasks(
+  dir: string,
+  masks: readonly string[],
+  inside: readonly string[],
+): NonNullable<RunPlan['masks']> {
+  return masks.map((target, i) => {
+    const source = path.join(dir, String(i));
+    const made = [source];
+    for (const t of inside) {
+      const rel = path.relative(target, t);
+      if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) continue;
+      let at = source;
+      for (const part of rel.split(path.sep)) {
+        at = path.join(at, part);
+        made.push(at);
+      }
+    }
+    for (const d of made) {
+      mkdirSync(d, { recursive: true });
+      chmodSync(d, 0o755);
+    }
+    return { source, target };
+  });
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InternalError, SetupError } from '../errors.js';
@@ -21,8 +21,10 @@ import {
   firstLine,
   resolveEngine,
 } from './container-engine.js';
-import { chooseRuntime, inspectImage, planMounts } from './container-setup.js';
+import { chooseRuntime, inspectImage, planMounts, prepareMasks } from './container-setup.js';
 import { describeMasks } from './host-masks.js';
+import { SECCOMP_FACT, seccompSupported } from './seccomp.js';
+import { seccompProfile } from './seccomp-profile.js';
 import type {
   HarnessWrapper,
   Sandbox,
@@ -45,11 +47,21 @@ export const containerSandbox: Sandbox = {
   capabilities: {
     isolatesNetwork: true,
     // The session can mount the proxy's sockets (facts.proxy_mount), but nothing inside the
-    // container bridges to them yet: an allow list stays advisory.
+    // container bridges to them: a bridge there would run as the run user, within the agent's reach
+    // (wrap refuses one). An allow list stays advisory.
     bridgesProxy: false,
     hidesHome: true,
     wrapsCommands: true,
     onHost: false,
+    runsAsRunUser: true,
+    // Checked on podman 4.3 with runc: the agent runs under conmon and runc, started apart from the
+    // client the tracer wraps and moved to a cgroup of the engine's: the collector saw none of its
+    // calls, and runc fails to start a container under strace.
+    hiddenFromTracers: {
+      reason:
+        "runs each command under the engine's runtime (conmon, runc), outside the process tree and cgroup the host's tracers watch",
+      fix: 'use the bwrap or microvm sandbox for a traced run',
+    },
     needsConfig: { field: 'container', missing: 'needs an image', fix: 'add container: {image: NAME}' },
   },
   available: () => containerAvailability('auto'),
@@ -77,6 +89,7 @@ async function startContainerSession(ctx: SandboxContext): Promise<SandboxSessio
   const imageId = await inspectImage(engine, cfg.image);
   const prefix = containerPrefix(ctx.runId);
   const mounts = planMounts(ctx);
+  const seccompFile = writeSeccompProfile(ctx.runDir);
   const base: RunPlan = {
     engine,
     imageId,
@@ -86,7 +99,13 @@ async function startContainerSession(ctx: SandboxContext): Promise<SandboxSessio
     readOnly: cfg.read_only,
     pidsLimit: PIDS_LIMIT,
     mounts: mounts.mounts,
-    masks: mounts.masks,
+    masks: prepareMasks(
+      join(ctx.runDir, 'sandbox', `masks-${prefix}`),
+      mounts.masks,
+      mounts.mounts.map((m) => m.target),
+    ),
+    ...(ctx.user ? { user: ctx.user } : {}),
+    ...(seccompFile ? { seccompFile } : {}),
   };
   const chosen = await chooseRuntime(base, cfg, resolved.defaultRuntime, `${prefix}-probe`);
   const plan: RunPlan = { ...base, runtime: chosen.runtime };
@@ -104,6 +123,11 @@ async function startContainerSession(ctx: SandboxContext): Promise<SandboxSessio
     read_only: String(cfg.read_only),
     pids_limit: String(PIDS_LIMIT),
     container_prefix: `${prefix}-`,
+    capabilities: 'none (--cap-drop ALL), no_new_privs',
+    seccomp: seccompFile
+      ? `${SECCOMP_FACT} (OCI profile; a call of another ABI is killed with SIGSYS)`
+      : `the engine's default profile: the filter is written for x86_64 and this host is ${process.arch}`,
+    ...(ctx.user ? { run_user: `${ctx.user.uid}:${ctx.user.gid}` } : {}),
   };
   if (chosen.reason) facts.runtime_reason = chosen.reason;
   if (ctx.proxyDir) facts.proxy_mount = SANDBOX_PROXY_DIR;
@@ -115,8 +139,14 @@ async function startContainerSession(ctx: SandboxContext): Promise<SandboxSessio
   const started: string[] = [];
   let stopped = false;
 
-  const wrap = (command: SpawnSpec, harness?: HarnessWrapper): SpawnSpec => {
-    const spec = harness ? harness(command) : command;
+  const wrap = (spec: SpawnSpec, harness?: HarnessWrapper): SpawnSpec => {
+    // Everything in the container runs as the run user: a harness process there (the proxy bridge)
+    // could be signalled, traced and read by the agent. The sandbox does not bridge the proxy.
+    if (harness) {
+      throw new InternalError(
+        'the container sandbox runs every process as the run user and cannot keep a harness wrapper apart from the agent',
+      );
+    }
     if (stopped) throw new InternalError(`container session ${prefix} was already stopped`);
     const name = `${prefix}-${started.length + 1}`;
     const env = splitEnv(spec.env, ctx.agentHome);
@@ -167,11 +197,26 @@ async function startContainerSession(ctx: SandboxContext): Promise<SandboxSessio
     detail:
       `each command ran in a new ${engine} container (runtime ${runtime}) from local image ${cfg.image} ` +
       `(${imageId.slice(0, 12)}): ${cfg.read_only ? 'read-only root' : 'writable root'}, workspace bound ` +
-      `read-write at the same path, private /tmp, ${net[ctx.network.mode]}, ${limits}; root inside the container`,
+      `read-write at the same path, private /tmp, ${net[ctx.network.mode]}, ${limits}; ` +
+      `${ctx.user ? `run as uid ${ctx.user.uid}` : "run as the image's user"} with no capabilities and no_new_privs, ` +
+      `${seccompFile ? SECCOMP_FACT : "the engine's default seccomp profile"}`,
     facts,
     wrap,
     stop,
   };
+}
+
+/**
+ * The session's seccomp profile, under the run folder (root's alone; the engine reads it as root), or
+ * null where the policy does not apply (not x86_64) and the engine's default profile stays.
+ */
+function writeSeccompProfile(runDir: string): string | null {
+  if (!seccompSupported()) return null;
+  const dir = join(runDir, 'sandbox');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'seccomp.json');
+  writeFileSync(file, `${JSON.stringify(seccompProfile(), null, 2)}\n`, { mode: 0o444 });
+  return file;
 }
 
 /** Every container (running or not) whose name carries this session's prefix. */

@@ -1,6 +1,7 @@
 /**
- * A classic-BPF seccomp program for the bwrap sandbox (`bwrap --seccomp FD` reads it raw), modelled
- * on Docker's default profile. It refuses:
+ * The seccomp policy of the sandboxes, modelled on Docker's default profile, as one list
+ * (SECCOMP_RULES): a classic-BPF program for bwrap (`bwrap --seccomp FD` reads it raw) and the
+ * OCI/Docker JSON profile for the container engines (seccomp-profile.ts) are both built from it. It refuses:
  * - ways of doing file and system work the syscall tracers' 64-bit tracepoints do not see: io_uring
  *   (IORING_OP_OPENAT/READ open and read files with no openat call) and syscalls made through another
  *   ABI (`int $0x80` i386 calls, x32 calls);
@@ -49,7 +50,7 @@ const SECCOMP_RET_TRACE = 0x7ff00000;
 const OFFSET_NR = 0;
 const OFFSET_ARCH = 4;
 
-type Insn = { code: number; jt: number; jf: number; k: number };
+export type Insn = { code: number; jt: number; jf: number; k: number };
 
 const ld = (offset: number): Insn => ({ code: BPF_LD_W_ABS, jt: 0, jf: 0, k: offset });
 const ret = (k: number): Insn => ({ code: BPF_RET_K, jt: 0, jf: 0, k });
@@ -107,22 +108,111 @@ export const NAMESPACE_SYSCALL_NAMES: Readonly<Record<number, string>> = Object.
 export const SECCOMP_REFUSED_NAMES: Readonly<Record<number, string>> = Object.fromEntries(
   Object.entries({ ...REFUSED_SYSCALLS, ...NAMESPACE_SYSCALLS }).map(([name, nr]) => [nr, name]),
 );
-const CLONE3 = 435;
-const PERSONALITY = 135;
 // CLONE_NEWTIME | CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER |
 // CLONE_NEWPID | CLONE_NEWNET
-const CLONE_NEW_MASK =
-  0x00000080 | 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000;
-/** The personalities Docker allows: PER_LINUX, PER_LINUX32, UNAME26, UNAME26|PER_LINUX32 and the query. */
-const ALLOWED_PERSONALITIES = [0x0, 0x8, 0x20000, 0x20008, 0xffffffff];
+const CLONE_NEW_FLAGS = [
+  0x00000080, 0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000,
+] as const;
+/**
+ * The personality flags Docker allows on top of PER_LINUX: PER_LINUX32 and UNAME26, alone or together;
+ * with 0xffffffff (the query) that is Docker's list: 0x0, 0x8, 0x20000, 0x20008, 0xffffffff.
+ */
+const PERSONALITY_FLAGS = [0x8, 0x20000] as const;
+const PERSONALITY_QUERY = 0xffffffff;
+
+/** What the filter does with a call: let it through, hand it to a tracer as evidence, or fail it. */
+export type SeccompAction = { kind: 'allow' } | { kind: 'trace' } | { kind: 'errno'; errno: number };
+const TRACE: SeccompAction = { kind: 'trace' };
+const errno = (n: number): SeccompAction => ({ kind: 'errno', errno: n });
+
+/** When a rule applies, by the call's first argument (its low 32 bits); absent: always. */
+export type SeccompCondition =
+  /** Any of these bits is set (a CLONE_NEW* flag). */
+  | { kind: 'arg0-any-bit'; bits: readonly number[] }
+  /** The value has a bit outside these flags and is not the all-ones query (an unusual personality). */
+  | { kind: 'arg0-outside-flags'; flags: readonly number[]; except: number };
+
+export type SeccompRule = { names: readonly string[]; action: SeccompAction; when?: SeccompCondition };
+
+/**
+ * The policy, the one definition both sandboxes apply: bwrap as the classic-BPF program below, the
+ * container engines as the OCI/Docker JSON profile built from it (seccomp-profile.ts). Calls not named
+ * here are allowed; a call is named in one rule only, so no engine has to pick between two actions.
+ */
+export const SECCOMP_RULES: readonly SeccompRule[] = [
+  { names: Object.keys(IO_URING_SYSCALLS), action: errno(EPERM) },
+  { names: Object.keys(REFUSED_SYSCALLS), action: TRACE },
+  // ENOSYS, so that libc falls back to clone, whose flags the filter can read.
+  { names: ['clone3'], action: errno(ENOSYS) },
+  {
+    names: Object.keys(NAMESPACE_SYSCALLS),
+    action: TRACE,
+    when: { kind: 'arg0-any-bit', bits: CLONE_NEW_FLAGS },
+  },
+  {
+    names: ['personality'],
+    action: errno(EPERM),
+    when: { kind: 'arg0-outside-flags', flags: PERSONALITY_FLAGS, except: PERSONALITY_QUERY },
+  },
+];
+
+/** x86_64 numbers of every call a rule names. */
+export const SECCOMP_SYSCALL_NUMBERS: Readonly<Record<string, number>> = {
+  ...IO_URING_SYSCALLS,
+  ...REFUSED_SYSCALLS,
+  ...NAMESPACE_SYSCALLS,
+  clone3: 435,
+  personality: 135,
+};
+
+/** Every value of arg0 a rule lets through, for a condition with few of them (the personalities). */
+export function allowedValues(when: Extract<SeccompCondition, { kind: 'arg0-outside-flags' }>): number[] {
+  const values = [0];
+  for (const flag of when.flags) for (const v of [...values]) values.push(v | flag);
+  return [...values, when.except];
+}
+
+const actionK = (a: SeccompAction): number =>
+  a.kind === 'allow'
+    ? SECCOMP_RET_ALLOW
+    : a.kind === 'trace'
+      ? SECCOMP_RET_TRACE
+      : SECCOMP_RET_ERRNO | a.errno;
+const orBits = (bits: readonly number[]) => bits.reduce((m, b) => (m | b) >>> 0, 0);
+
 // The low 32 bits of args[0] (little-endian).
 const OFFSET_ARG0 = 16;
 
 const jeq = (k: number, jt: number, jf: number): Insn => ({ code: BPF_JMP_JEQ_K, jt, jf, k });
 
+/** One rule for one call number: the accumulator holds the number; each path ends in a return. */
+function ruleInsns(nr: number, rule: SeccompRule): Insn[] {
+  const k = actionK(rule.action);
+  const when = rule.when;
+  if (!when) return [jeq(nr, 0, 1), ret(k)];
+  // An argument test ends in a return either way: the accumulator no longer holds the number after it.
+  if (when.kind === 'arg0-any-bit') {
+    return [
+      jeq(nr, 0, 4),
+      ld(OFFSET_ARG0),
+      { code: BPF_JMP_JSET_K, jt: 0, jf: 1, k: orBits(when.bits) },
+      ret(k),
+      ret(SECCOMP_RET_ALLOW),
+    ];
+  }
+  const allowed = allowedValues(when);
+  const n = allowed.length;
+  return [
+    jeq(nr, 0, n + 2),
+    ld(OFFSET_ARG0),
+    ...allowed.map((v, i) => jeq(v >>> 0, n - i, 0)),
+    ret(k),
+    ret(SECCOMP_RET_ALLOW),
+  ];
+}
+
 /** The filter as instructions; the jump offsets count instructions skipped after the jump. */
-export function seccompProgram(): Insn[] {
-  const { io_uring_setup: setup, io_uring_enter: enter, io_uring_register: register } = IO_URING_SYSCALLS;
+export function seccompProgram(rules: readonly SeccompRule[] = SECCOMP_RULES): Insn[] {
   const program: Insn[] = [
     ld(OFFSET_ARCH),
     jeq(AUDIT_ARCH_X86_64, 1, 0),
@@ -131,25 +221,13 @@ export function seccompProgram(): Insn[] {
     { code: BPF_JMP_JSET_K, jt: 0, jf: 1, k: X32_SYSCALL_BIT },
     ret(SECCOMP_RET_ERRNO | ENOSYS),
   ];
-  for (const nr of [setup, enter, register]) program.push(jeq(nr, 0, 1), ret(SECCOMP_RET_ERRNO | EPERM));
-  for (const nr of Object.values(REFUSED_SYSCALLS)) program.push(jeq(nr, 0, 1), ret(SECCOMP_RET_TRACE));
-  program.push(jeq(CLONE3, 0, 1), ret(SECCOMP_RET_ERRNO | ENOSYS));
-  // Each argument test ends in a return: the accumulator no longer holds the number after it.
-  for (const nr of Object.values(NAMESPACE_SYSCALLS)) {
-    program.push(
-      jeq(nr, 0, 4),
-      ld(OFFSET_ARG0),
-      { code: BPF_JMP_JSET_K, jt: 0, jf: 1, k: CLONE_NEW_MASK },
-      ret(SECCOMP_RET_TRACE),
-      ret(SECCOMP_RET_ALLOW),
-    );
+  for (const rule of rules) {
+    for (const name of rule.names) {
+      const nr = SECCOMP_SYSCALL_NUMBERS[name];
+      if (nr === undefined) throw new Error(`seccomp rule names '${name}', which has no x86_64 number here`);
+      program.push(...ruleInsns(nr, rule));
+    }
   }
-  const n = ALLOWED_PERSONALITIES.length;
-  program.push(jeq(PERSONALITY, 0, n + 2), ld(OFFSET_ARG0));
-  ALLOWED_PERSONALITIES.forEach((k, i) => {
-    program.push(jeq(k, n - i, 0));
-  });
-  program.push(ret(SECCOMP_RET_ERRNO | EPERM), ret(SECCOMP_RET_ALLOW));
   program.push(ret(SECCOMP_RET_ALLOW));
   return program;
 }

@@ -38,8 +38,9 @@ export type SandboxPlaces = Pick<
 >;
 
 /**
- * A wrapper of the harness's own (the proxy bridge) that runs inside the sandbox before a command and
- * starts it: the sandbox keeps it at the harness's uid and runs only the command as the run's user.
+ * A wrapper of the harness's own (the proxy bridge; with tracesInGuest the tracer around it too) that
+ * runs inside the sandbox before a command and starts it: the sandbox keeps it at the harness's uid
+ * and runs only the command as the run's user.
  */
 export type HarnessWrapper = (command: SpawnSpec) => SpawnSpec;
 
@@ -85,6 +86,12 @@ export type SandboxCapabilities = {
    * that wraps the command can observe: strace, or the sandbox's own `guestTracer` for ebpf.
    */
   tracesInGuest?: boolean;
+  /**
+   * The host's tracers cannot see the commands this sandbox runs (they run under the engine's runtime,
+   * outside the traced process tree and cgroup): the run is planned untraced, recorded as a fallback
+   * with this reason, rather than passing as watched with nothing seen.
+   */
+  hiddenFromTracers?: { reason: string; fix: string };
   /**
    * Runs every command as the run's own unprivileged user (SandboxContext.user) with no capabilities
    * and no_new_privs; the harness claims one per run when it is root.

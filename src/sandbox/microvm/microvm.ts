@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { type MicrovmConfig, MicrovmSchema } from '../../config/schema.js';
 import { InternalError, SetupError } from '../../errors.js';
 import type { SpawnSpec } from '../../exec/types.js';
-import { bwrapArgv, bwrapAvailability, bwrapMasks, prepareFiles } from '../bwrap.js';
+import { asRunUser, bwrapArgv, bwrapAvailability, bwrapMasks, prepareFiles } from '../bwrap.js';
 import { describeMasks } from '../host-masks.js';
 import type {
   HarnessWrapper,
@@ -72,6 +72,7 @@ export const microvmSandbox: Sandbox = {
     wrapsCommands: true,
     onHost: false,
     tracesInGuest: true,
+    runsAsRunUser: true,
     onlyByName: true,
   },
   async available() {
@@ -103,14 +104,17 @@ async function startMicrovm(ctx: SandboxContext): Promise<SandboxSession> {
   // The guest's console goes with the evidence: a guest that crashed says why there.
   const consoleDir = path.join(ctx.runDir, 'evidence', 'microvm');
   mkdirSync(consoleDir, { recursive: true });
-  const files = prepareFiles(ctx.runDir);
+  const files = prepareFiles(ctx.runDir, ctx.user ? { user: ctx.user, home: ctx.agentHome } : undefined);
   const timingFile = path.join(dir, 'timing.jsonl');
   const tscKhz = hostTscKhz();
   let launches = 0;
   let stopped = false;
 
   const wrap = (given: SpawnSpec, harness?: HarnessWrapper): SpawnSpec => {
-    const spec = harness ? harness(given) : given;
+    // As under bwrap: the command drops to the run user last; the harness's wrappers (the tracer,
+    // the proxy bridge) stay root in the guest, out of the agent's reach.
+    const dropped = ctx.user ? asRunUser(ctx.user, given) : given;
+    const spec = harness ? harness(dropped) : dropped;
     if (stopped) throw new InternalError('microvm session was already stopped');
     launches += 1;
     const { trace, collector, traceFile, command } = splitTracer(spec.argv);
@@ -170,7 +174,8 @@ async function startMicrovm(ctx: SandboxContext): Promise<SandboxSession> {
     detail:
       `QEMU microVM (${accel.reason}), ${cfg.memory} memory, ${cfg.cpus} vCPU, its own kernel ${image.release}: ` +
       `host root read-only over 9p, writable workspace and run HOME, private /tmp, ${net}${ctx.proxyDir ? ' except the harness proxy over virtio-serial' : ''}; ` +
-      `inside it the agent runs under bwrap as with the bwrap sandbox, at most ${MAX_PIDS} processes`,
+      `inside it the agent runs under bwrap as with the bwrap sandbox` +
+      `${ctx.user ? `, as uid ${ctx.user.uid} with no capabilities and no_new_privs` : ''}, at most ${MAX_PIDS} processes`,
     facts: {
       accel: accel.accel,
       accel_reason: accel.reason,
@@ -182,6 +187,7 @@ async function startMicrovm(ctx: SandboxContext): Promise<SandboxSession> {
       hidden: describeMasks(bwrapMasks(ctx)),
       seccomp: files.seccompNote,
       console_logs: path.relative(ctx.runDir, consoleDir),
+      ...(ctx.user ? { run_user: `${ctx.user.uid}:${ctx.user.gid}` } : {}),
     },
     wrap,
     async stop() {
