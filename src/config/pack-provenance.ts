@@ -23,6 +23,11 @@ const MAX_MARK_BYTES = 64 * 1024;
 
 /** The pack a config lies in, in words (`pack 'p@1.0.0' (imported into DIR)`), or null when it lies in none. */
 export function packOfConfig(configPath: string): string | null {
+  return packRootOfConfig(configPath)?.what ?? null;
+}
+
+/** The pack a config lies in: in words, and the folder it was imported or unpacked into. */
+export function packRootOfConfig(configPath: string): { what: string; root: string } | null {
   const starts = [path.dirname(path.resolve(configPath))];
   try {
     starts.push(path.dirname(realpathSync(configPath)));
@@ -32,8 +37,8 @@ export function packOfConfig(configPath: string): string | null {
   for (const start of starts) {
     for (let dir = start; ; dir = path.dirname(dir)) {
       const mark = path.join(dir, IMPORTED_MARK);
-      if (exists(mark)) return `pack ${describeMark(mark)} (imported into ${dir})`;
-      if (exists(path.join(dir, PACK_MANIFEST))) return `the pack unpacked in ${dir}`;
+      if (exists(mark)) return { what: `pack ${describeMark(mark)} (imported into ${dir})`, root: dir };
+      if (exists(path.join(dir, PACK_MANIFEST))) return { what: `the pack unpacked in ${dir}`, root: dir };
       if (path.dirname(dir) === dir) break;
     }
   }
@@ -42,8 +47,8 @@ export function packOfConfig(configPath: string): string | null {
 
 /** The isolation floor of a config from a pack, or undefined for the operator's own. */
 export function packFloor(configPath: string, allowFlag: string): IsolationFloor | undefined {
-  const pack = packOfConfig(configPath);
-  return pack === null ? undefined : { input: `this config, from ${pack},`, allowFlag };
+  const pack = packRootOfConfig(configPath);
+  return pack === null ? undefined : { input: `this config, from ${pack.what},`, allowFlag, root: pack.root };
 }
 
 function exists(p: string): boolean {

@@ -21,6 +21,7 @@ import type { GuardMode } from './live-guard.js';
 import { resolveProgram } from './preflight.js';
 import { type LoadedRules, loadRunRules } from './rules.js';
 import { newRunId } from './run-id.js';
+import { checkRunUserReach, type RunView, runView } from './run-view.js';
 
 export type RunOptions = {
   agent: AgentName;
@@ -72,6 +73,8 @@ export type RunPlan = {
   /** The tracer asked for (config and --tracer merged) and the one chosen, with every step down. */
   tracer: TracerPlan;
   agent: AgentPlan;
+  /** What of the host the sandbox shows the agent besides its own folders (run-view.ts). */
+  view: RunView;
   trajectory: Trajectory | null;
   rules: LoadedRules;
   guardMode: GuardMode;
@@ -127,6 +130,9 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
     );
   }
   checkDependencies(cfg, sandboxChoice, agent.spec.env.PATH);
+  const view = runView(cfg, agent);
+  if (sandbox.capabilities.runsAsRunUser && process.getuid?.() === 0)
+    checkRunUserReach(view, cfg.config_path);
   const rules = loadRunRules(cfg);
   // Last, after every check of the config: whether a tracer can run here is no fault of the config.
   const tracer = await chooseTracer(config, sandbox, opts.tracer);
@@ -138,6 +144,7 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
     tracer: tracer.choice.kind,
     network: cfg.network.mode,
     setupCommand: cfg.setup_command !== undefined,
+    mounts: cfg.mounts,
   });
   return {
     cfg: { ...cfg, sandbox: sandbox.kind, tracer: tracer.choice.kind },
@@ -151,6 +158,7 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
     sandboxChoice,
     tracer,
     agent,
+    view,
     trajectory,
     rules,
     guardMode: opts.guard ?? 'audit',
