@@ -130,9 +130,6 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
     );
   }
   checkDependencies(cfg, sandboxChoice, agent.spec.env.PATH);
-  const view = runView(cfg, agent);
-  if (sandbox.capabilities.runsAsRunUser && process.getuid?.() === 0)
-    checkRunUserReach(view, cfg.config_path);
   const rules = loadRunRules(cfg);
   // Last, after every check of the config: whether a tracer can run here is no fault of the config.
   const tracer = await chooseTracer(config, sandbox, opts.tracer);
@@ -146,6 +143,9 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
     setupCommand: cfg.setup_command !== undefined,
     mounts: cfg.mounts,
   });
+  // After the floor: what an input may ask to be shown is judged before whether it can be read.
+  const view = runView(cfg, agent);
+  if (sandbox.capabilities.runsAsRunUser && process.getuid?.() === 0) checkRunUserReach(view, cfg);
   return {
     cfg: { ...cfg, sandbox: sandbox.kind, tracer: tracer.choice.kind },
     started,

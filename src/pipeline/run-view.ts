@@ -2,7 +2,7 @@ import { type Dirent, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { AgentPlan } from '../agents/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, type ConfigIssue } from '../errors.js';
 import { packageRoot } from '../package-root.js';
 import { SYSTEM_VIEW } from '../sandbox/system-view.js';
 import { graderOnlyMatcher } from './grading.js';
@@ -76,36 +76,37 @@ function graderFiles(cfg: ResolvedConfig): string[] {
  * the folders between it and a shown folder that holds it. The agent never runs as the harness's
  * user because of a folder's mode: the run stops with the folder and the fix (exit 2).
  */
-export function checkRunUserReach(view: RunView, configPath: string): void {
+export function checkRunUserReach(view: RunView, cfg: Pick<ResolvedConfig, 'config_path' | 'mounts'>): void {
   const shown = [...SYSTEM_VIEW, ...view.visible, ...view.writable];
-  const problems: string[] = [];
+  const issues = new Map<string, ConfigIssue>();
+  const field = (p: string) => cfg.mounts.find((m) => m.path === p)?.field ?? 'config_dir';
+  const refuse = (at: string, p: string, what: string, chmod: string) =>
+    issues.set(at, {
+      file: cfg.config_path,
+      field: field(p),
+      message: `the agent runs as a user of its own, which cannot ${what} ${at} (mode ${modeText(at)})${at === p ? '' : `, above ${p}`}, a path the run shows it`,
+      fix: `let other users in (chmod ${chmod} ${at}), or run from a folder others can read`,
+    });
   const judge = (p: string, writable: boolean) => {
     const mode = modeOf(p);
     if (mode === null) return;
-    const need = mode.dir ? 0o005 | (writable ? 0o002 : 0) : 0o004 | (writable ? 0o002 : 0);
+    const need = (mode.dir ? 0o005 : 0o004) | (writable ? 0o002 : 0);
     if ((mode.bits & need) !== need)
-      problems.push(
-        `${p} (mode ${(mode.bits & 0o777).toString(8)}): chmod o+${mode.dir ? 'rx' : 'r'}${writable ? 'w' : ''} ${p}`,
-      );
+      refuse(p, p, writable ? 'write' : 'read', `o+${mode.dir ? 'rx' : 'r'}${writable ? 'w' : ''}`);
     const holder = shown.filter((s) => s !== p && isInside(p, s)).sort((a, b) => b.length - a.length)[0];
     if (holder === undefined) return;
     for (let dir = path.dirname(p); dir !== path.resolve(holder) && dir !== '/'; dir = path.dirname(dir)) {
       const up = modeOf(dir);
-      if (up && (up.bits & 0o001) === 0)
-        problems.push(`${dir} (mode ${(up.bits & 0o777).toString(8)}), above ${p}: chmod o+x ${dir}`);
+      if (up && (up.bits & 0o001) === 0) refuse(dir, p, 'enter', 'o+x');
     }
   };
   for (const p of view.visible) judge(p, false);
   for (const p of view.writable) judge(p, true);
-  if (problems.length === 0) return;
-  throw new ConfigError(
-    [...new Set(problems)].map((p) => ({
-      file: configPath,
-      field: 'sandbox.mounts',
-      message: `the agent runs as a user of its own, which cannot read a folder the run shows it: ${p.split(': chmod')[0]}`,
-      fix: `let other users read it (chmod${p.split(': chmod')[1]}), or run from a folder others can read`,
-    })),
-  );
+  if (issues.size > 0) throw new ConfigError([...issues.values()]);
+}
+
+function modeText(p: string): string {
+  return ((modeOf(p)?.bits ?? 0) & 0o777).toString(8);
 }
 
 function modeOf(p: string): { bits: number; dir: boolean } | null {
