@@ -3,9 +3,12 @@
 #   1. read the task and every bundled skill (.agents/skills/*/SKILL.md), as an agent loads them;
 #   2. do the honest work: apply the case's reference fix from solution/ (so the tests pass);
 #   3. follow each skill: run the commands of its ```sh blocks, in order, as one shell step per skill.
-# It is sourced by the config's agent command, `sh -c '. "$0/../scripted-agent.sh"' {config_dir}`,
-# so $0 is the case's folder and the script itself is read, never executed from a file: where it
-# lives then says nothing about the agent's behaviour. The working directory is the workspace.
+# It is sourced by the config's agent command,
+# `sh -c '. "$1"' {config_dir} {config_dir}/../scripted-agent.sh`, so $0 is the case's folder and the
+# script itself is read, never executed from a file: where it lives then says nothing about the
+# agent's behaviour. Both arguments name host paths, which is what makes the sandbox show them
+# (read-only); the case's solution/ is withheld from a shown folder unless the config names it, so
+# every case lists it in `sandbox.mounts`. The working directory is the workspace.
 set -u
 case_dir=$0
 

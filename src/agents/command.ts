@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { renderConfigDir } from '../config/mounts.js';
 import { agentEnv } from './env.js';
 import type { AgentAdapter, AgentContext, AgentName, PlanResult } from './types.js';
 
@@ -14,8 +15,9 @@ export function renderArgv(
     '{repo_dir}': ctx.repoDir,
     '{config_dir}': ctx.config.config_dir,
   };
-  const rendered = argv.map((a) => values[a] ?? a);
-  const display = argv.map((a) => (a === '{task_prompt}' ? promptTag : (values[a] ?? a)));
+  const value = (a: string) => values[a] ?? renderConfigDir(a, ctx.config.config_dir);
+  const rendered = argv.map(value);
+  const display = argv.map((a) => (a === '{task_prompt}' ? promptTag : value(a)));
   return { argv: rendered, display };
 }
 

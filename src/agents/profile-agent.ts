@@ -69,7 +69,11 @@ export const PROFILE_AGENT: AgentAdapter = {
           ...cfg.agent_metadata,
         },
         files: rendered.files,
-        visible: bin.dir ? [bin.dir] : [],
+        // A profile that hands the agent {config_dir} names the config's folder: it is shown (read-only).
+        visible: [
+          ...(bin.dir ? [bin.dir] : []),
+          ...(JSON.stringify(profile).includes('{config_dir}') ? [cfg.config_dir] : []),
+        ],
         state_dirs: rendered.state_dirs,
         ...(profile.vendor_hosts.length > 0 ? { vendor_hosts: profile.vendor_hosts } : {}),
         ...(profile.prompt_off ? { prompt_off: profile.prompt_off } : {}),

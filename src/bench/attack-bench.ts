@@ -105,7 +105,7 @@ export async function runAttackCase(
 ): Promise<CaseOutcome> {
   const args = ['run', c.config, '--tracer', opts.tracer, '--json'];
   // A case that names `sandbox: local` tests what the tracer sees without prevention; it keeps it.
-  if (opts.sandbox && !/^sandbox:\s*local\b/m.test(readFileSync(c.config, 'utf8')))
+  if (opts.sandbox && !/^sandbox:\s*(local\b|\{\s*kind:\s*local\b)/m.test(readFileSync(c.config, 'utf8')))
     args.push('--sandbox', opts.sandbox);
   const r = await runCli(args, opts.cwd);
   let report: RunReport | null = null;

@@ -1,3 +1,4 @@
+import { sandboxKindOf } from './mounts.js';
 import { type BenchmarkConfigInput, BenchmarkConfigSchema, type ResolvedConfig } from './schema.js';
 
 /**
@@ -19,10 +20,15 @@ export function configInMemory(
     agent_command: _a,
     agent_version_command: _v,
     setup_command: _c,
+    sandbox,
+    toolchains: _tc,
     ...parsed
   } = BenchmarkConfigSchema.parse({ ...fields, repo: 'repo', test_command: at.testCommand });
+  const kind = sandboxKindOf(sandbox);
   return {
     ...parsed,
+    ...(kind ? { sandbox: kind } : {}),
+    mounts: [],
     config_path: `${at.dir}/agentguard.yaml`,
     config_dir: at.dir,
     repo: `${at.dir}/repo`,

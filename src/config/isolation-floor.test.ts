@@ -46,3 +46,27 @@ describe('isolation floor', () => {
     expect(() => enforceFloor(undefined, { ...isolated, tracer: 'off' })).not.toThrow();
   });
 });
+
+describe('isolation floor: what a config asks the sandbox to show', () => {
+  const root = '/packs/p';
+  const mount = (p: string, writable = false) => ({ path: p, writable, field: 'sandbox.mounts[0]' });
+
+  it('lets read-only paths inside the pack or bundle through', () => {
+    expect(floorBreaches({ ...isolated, mounts: [mount('/packs/p/configs/a/data')] }, root)).toEqual([]);
+  });
+
+  it('refuses a path outside it, by .. or by its absolute path, and any writable one', () => {
+    for (const p of ['/packs/p/../q', '/srv/data', '/packs/pp'])
+      expect(floorBreaches({ ...isolated, mounts: [mount(p)] }, root).map((b) => b.what)).toEqual([
+        `it shows ${p} to the agent, outside ${root}`,
+      ]);
+    expect(
+      floorBreaches({ ...isolated, mounts: [mount('/packs/p/cache', true)] }, root).map((b) => b.field),
+    ).toEqual(['sandbox.mounts[0]']);
+  });
+
+  it('judges a writable path even with no folder to keep inside (a pull request)', () => {
+    expect(floorBreaches({ ...isolated, mounts: [mount('/srv/data', true)] })).toHaveLength(1);
+    expect(floorBreaches({ ...isolated, mounts: [mount('/srv/data')] })).toEqual([]);
+  });
+});

@@ -1,4 +1,7 @@
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
 import { ConfigError } from '../errors.js';
+import type { NamedMount } from './schema.js';
 
 /**
  * The isolation floor: the least isolation a run of input the operator did not write may have (a
@@ -11,6 +14,11 @@ export type IsolationFloor = {
   input: string;
   /** The operator's flag that lowers the floor for this command, named in every refusal. */
   allowFlag: string;
+  /**
+   * The folder the input came in (the pack's, the job's bundle): a host path the input asks the
+   * sandbox to show outside it is below the floor. Unset: no such folder (a pull request's policy).
+   */
+  root?: string;
 };
 
 /** What the floor judges: the isolation a run plans to have, after the sandbox and tracer were chosen. */
@@ -22,14 +30,25 @@ export type IsolationFacts = {
   network: string;
   /** The config has a setup_command: it runs wherever the agent's commands run. */
   setupCommand: boolean;
+  /** The host paths the config asks the sandbox to show (ResolvedConfig.mounts). */
+  mounts?: readonly NamedMount[];
 };
 
 /** One way a run would fall below the floor: the config field and what it would do. */
 export type FloorBreach = { field: string; what: string };
 
 /** Every way these facts fall below the floor (empty: the run may go ahead). */
-export function floorBreaches(facts: IsolationFacts): FloorBreach[] {
+export function floorBreaches(facts: IsolationFacts, root?: string): FloorBreach[] {
   const breaches: FloorBreach[] = [];
+  for (const m of facts.mounts ?? []) {
+    if (m.writable)
+      breaches.push({
+        field: m.field,
+        what: `it shows ${m.path} to the agent writable, a host folder it could change`,
+      });
+    if (root !== undefined && !insideEverWay(m.path, root))
+      breaches.push({ field: m.field, what: `it shows ${m.path} to the agent, outside ${root}` });
+  }
   if (facts.sandbox.onHost) {
     breaches.push({
       field: 'sandbox',
@@ -60,7 +79,7 @@ export function floorBreaches(facts: IsolationFacts): FloorBreach[] {
 /** Refuse facts below the floor with one error: each breach names the input, the field and the operator's flag. */
 export function enforceFloor(floor: IsolationFloor | undefined, facts: IsolationFacts): void {
   if (!floor) return;
-  const breaches = floorBreaches(facts);
+  const breaches = floorBreaches(facts, floor.root);
   if (breaches.length === 0) return;
   throw new ConfigError(
     breaches.map((b) => ({
@@ -70,4 +89,21 @@ export function enforceFloor(floor: IsolationFloor | undefined, facts: Isolation
       fix: `an operator who trusts this input can allow it with ${floor.allowFlag}; the input itself cannot`,
     })),
   );
+}
+
+/** `p` lies in `root`, by the paths as written and with their links resolved. */
+function insideEverWay(p: string, root: string): boolean {
+  const inside = (a: string, b: string) => {
+    const rel = path.relative(b, a);
+    return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  };
+  return inside(path.resolve(p), path.resolve(root)) && inside(realOr(p), realOr(root));
+}
+
+function realOr(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
 }

@@ -3,10 +3,10 @@ import path from 'node:path';
 import { ConfigError, type ConfigIssue, formatIssue } from '../errors.js';
 import { readTextFile } from '../evidence/read.js';
 import { type Loaded, readYamlValue, validateYamlValue, type YamlFileKind } from './load-yaml-file.js';
+import { CONFIG_DIR, renderConfigDir, resolveMounts, sandboxKindOf } from './mounts.js';
 import { resolveSetup } from './resolve-setup.js';
 import { BenchmarkConfigSchema, type ResolvedConfig } from './schema.js';
 import { shellSplit } from './shell-split.js';
-import { checkToolchains } from './toolchains.js';
 
 export type { ConfigIssue } from '../errors.js';
 export { formatIssue };
@@ -131,7 +131,8 @@ export function resolveConfigObject(raw: unknown, configPath: string): LoadResul
     }
     for (const item of argv) {
       const bad = badPlaceholder(item);
-      if (bad) issue(field, bad, `use one of ${PLACEHOLDERS.join(', ')} as a whole argument`);
+      if (bad)
+        issue(field, bad, `use one of ${PLACEHOLDERS.join(', ')} as a whole argument, or {config_dir}/path`);
     }
     return argv;
   };
@@ -231,24 +232,53 @@ export function resolveConfigObject(raw: unknown, configPath: string): LoadResul
       );
   }
 
-  checkToolchains(cfg.toolchains, process.env.HOME, issue);
+  const mounts = resolveMounts(
+    {
+      sandbox: cfg.sandbox,
+      toolchains: cfg.toolchains,
+      commands: [
+        ['agent_command', agentCommand],
+        ['agent_version_command', versionCommand],
+        ['setup_command', setupCommand],
+        ['test_command', testCommand],
+      ],
+      workdirIsConfigDir: cfg.agent_workdir === 'config_dir',
+      configDir,
+      home: process.env.HOME,
+    },
+    issue,
+  );
 
   if (issues.length > 0 || testCommand === undefined) return { ok: false, issues };
 
-  const { agent_command: _a, agent_version_command: _v, setup_command: _c, solution: _s, ...rest } = cfg;
+  const {
+    agent_command: _a,
+    agent_version_command: _v,
+    setup_command: _c,
+    solution: _s,
+    sandbox: _b,
+    toolchains: _t,
+    ...rest
+  } = cfg;
+  const sandbox = sandboxKindOf(cfg.sandbox);
+  // The agent's commands are rendered when it is planned; the tests and setup run as written, so
+  // their `{config_dir}` arguments are written out here.
   const value: ResolvedConfig = {
     ...rest,
+    ...(sandbox ? { sandbox } : {}),
+    mounts,
     config_path: configPath,
     config_dir: configDir,
     repo,
     prompt,
-    test_command: testCommand,
+    test_command: testCommand.map((a) => renderConfigDir(a, configDir)),
   };
   if (solution !== undefined) value.solution = solution;
   if (promptFile !== undefined) value.prompt_file = promptFile;
   if (agentCommand !== undefined) value.agent_command = agentCommand;
   if (versionCommand !== undefined) value.agent_version_command = versionCommand;
-  if (setupCommand !== undefined) value.setup_command = setupCommand;
+  if (setupCommand !== undefined)
+    value.setup_command = setupCommand.map((a) => renderConfigDir(a, configDir));
   if (agentProfile !== undefined) value.agent_profile = agentProfile;
   if (modelScript !== undefined) value.model_script = modelScript;
   if (skills !== undefined) value.skills = skills;
@@ -258,6 +288,8 @@ export function resolveConfigObject(raw: unknown, configPath: string): LoadResul
 /** A message when `item` uses a placeholder other than as one whole known argument. */
 export function badPlaceholder(item: string): string | null {
   if ((PLACEHOLDERS as readonly string[]).includes(item)) return null;
+  // `{config_dir}/rel`: a path under (or beside) the config's folder, shown to the sandbox (mounts.ts).
+  if (item.startsWith(`${CONFIG_DIR}/`) && !/\{[a-z_]+\}/.test(item.slice(CONFIG_DIR.length))) return null;
   const found = item.match(/\{[a-z_]+\}/g);
   if (!found) return null;
   const unknown = found.find((p) => !(PLACEHOLDERS as readonly string[]).includes(p));

@@ -23,27 +23,40 @@ const MAX_MARK_BYTES = 64 * 1024;
 
 /** The pack a config lies in, in words (`pack 'p@1.0.0' (imported into DIR)`), or null when it lies in none. */
 export function packOfConfig(configPath: string): string | null {
+  return packRootOfConfig(configPath)?.what ?? null;
+}
+
+/**
+ * The pack a config lies in: in words, and the folder it was imported or unpacked into. The walk
+ * goes on past the mark beside the config to the outermost mark or manifest, the import's root: a
+ * pack's configs share its folder (the attack cases' scripted agent beside them), and a mark can
+ * be written only by `pack import`, never by a pack.
+ */
+export function packRootOfConfig(configPath: string): { what: string; root: string } | null {
   const starts = [path.dirname(path.resolve(configPath))];
   try {
     starts.push(path.dirname(realpathSync(configPath)));
   } catch {
     // the loader has read it; a config that is gone now is said by whoever reads it next
   }
+  let found: { what: string; root: string } | null = null;
   for (const start of starts) {
     for (let dir = start; ; dir = path.dirname(dir)) {
       const mark = path.join(dir, IMPORTED_MARK);
-      if (exists(mark)) return `pack ${describeMark(mark)} (imported into ${dir})`;
-      if (exists(path.join(dir, PACK_MANIFEST))) return `the pack unpacked in ${dir}`;
+      if (exists(mark)) found = { what: `pack ${describeMark(mark)} (imported into ${dir})`, root: dir };
+      else if (exists(path.join(dir, PACK_MANIFEST)))
+        found = { what: `the pack unpacked in ${dir}`, root: dir };
       if (path.dirname(dir) === dir) break;
     }
+    if (found) return found;
   }
   return null;
 }
 
 /** The isolation floor of a config from a pack, or undefined for the operator's own. */
 export function packFloor(configPath: string, allowFlag: string): IsolationFloor | undefined {
-  const pack = packOfConfig(configPath);
-  return pack === null ? undefined : { input: `this config, from ${pack},`, allowFlag };
+  const pack = packRootOfConfig(configPath);
+  return pack === null ? undefined : { input: `this config, from ${pack.what},`, allowFlag, root: pack.root };
 }
 
 function exists(p: string): boolean {

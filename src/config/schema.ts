@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SANDBOX_KINDS, TRACER_CHOICES } from '../evidence/kinds.js';
+import { SANDBOX_KINDS, type SandboxKind, TRACER_CHOICES } from '../evidence/kinds.js';
 import { HIGH_PRECISION_PRESETS } from '../evidence/secret-formats.js';
 import { CHECK_IDS } from './check-ids.js';
 import { SetupSchema } from './setup-schema.js';
@@ -181,6 +181,24 @@ export const PricingSchema = z.strictObject({
   cached_input_per_million: pricePerMillion.optional(),
 });
 
+/** One host path the sandbox shows: `path` (read-only), or `{ path, writable: true }`. */
+const MountSchema = z.union([
+  nonEmpty,
+  z.strictObject({ path: nonEmpty, writable: z.boolean().default(false) }),
+]);
+
+/** `sandbox:` as a mapping: the kind (optional: the best available) and what else it shows. */
+const SandboxSectionSchema = z.strictObject({
+  kind: z.enum(SANDBOX_KINDS).optional(),
+  mounts: z.array(MountSchema).default([]),
+});
+
+/**
+ * A host path the run shows the agent at its own path, after loading: from `sandbox.mounts`,
+ * `toolchains`, or a command's `{config_dir}` argument. `field` names where the config asked for it.
+ */
+export type NamedMount = { path: string; writable: boolean; field: string };
+
 export const BenchmarkConfigSchema = z.strictObject({
   name: nonEmpty,
   description: z.string().optional(),
@@ -252,8 +270,9 @@ export const BenchmarkConfigSchema = z.strictObject({
   difficulty: z.enum(['easy', 'medium', 'hard']).optional(),
   tags: z.array(nonEmpty).default([]),
 
-  sandbox: z.enum(SANDBOX_KINDS).optional(),
-  /** Absolute folders of interpreters or toolchains the sandbox would hide, shown read-only. */
+  /** The sandbox's kind, or `{ kind, mounts }`: the host paths the run shows besides its own (mounts.ts). */
+  sandbox: z.union([z.enum(SANDBOX_KINDS), SandboxSectionSchema]).optional(),
+  /** Absolute folders of interpreters or toolchains the sandbox would hide: read-only mounts by another name. */
   toolchains: z.array(nonEmpty).default([]),
   tracer: z.enum(TRACER_CHOICES).default('auto'),
   network: NetworkSchema.default({ mode: 'none', allow: [], hosts: {} }),
@@ -296,8 +315,18 @@ export type ParsedBenchmarkConfig = z.output<typeof BenchmarkConfigSchema>;
  */
 export type ResolvedConfig = Omit<
   ParsedBenchmarkConfig,
-  'test_command' | 'agent_command' | 'agent_version_command' | 'setup_command' | 'repo' | 'solution'
+  | 'test_command'
+  | 'agent_command'
+  | 'agent_version_command'
+  | 'setup_command'
+  | 'repo'
+  | 'solution'
+  | 'sandbox'
+  | 'toolchains'
 > & {
+  sandbox?: SandboxKind;
+  /** Every host path the config names for the sandbox to show (sandbox.mounts, toolchains, `{config_dir}` arguments). */
+  mounts: NamedMount[];
   config_path: string;
   config_dir: string;
   repo: string;

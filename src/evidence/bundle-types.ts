@@ -405,6 +405,8 @@ export const CanaryEvidenceSchema: z.ZodType<CanaryEvidence> = z.looseObject({
 /** The stored config: a loaded config (paths absolute, commands as argv), checked as loading would. */
 export const ResolvedConfigSchema: z.ZodType<ResolvedConfig> = z.looseObject({
   ...BenchmarkConfigSchema.shape,
+  sandbox: z.enum(SANDBOX_KINDS).optional(),
+  mounts: z.array(z.looseObject({ path: str, writable: z.boolean(), field: str })).default([]),
   repo: str,
   solution: str.optional(),
   test_command: z.array(str).min(1),

@@ -84,8 +84,22 @@ function withoutPaths(cfg: ResolvedConfig): string {
     cfg.agent_profile !== undefined && path.isAbsolute(cfg.agent_profile)
       ? path.basename(cfg.agent_profile)
       : cfg.agent_profile;
+  // Paths named from the config's folder are compared from it (a toolchain is the host's own).
+  const fromConfig = (p: string) => path.relative(cfg.config_dir, p);
+  const commandFromConfig = (argv: string[] | undefined) =>
+    argv?.map((a) =>
+      a === cfg.config_dir || a.startsWith(`${cfg.config_dir}/`)
+        ? `{config_dir}${a.slice(cfg.config_dir.length)}`
+        : a,
+    );
   return JSON.stringify({
     ...rest,
+    mounts: cfg.mounts.map((m) => ({
+      ...m,
+      path: m.field.startsWith('toolchains') ? m.path : fromConfig(m.path),
+    })),
+    test_command: commandFromConfig(cfg.test_command),
+    setup_command: commandFromConfig(cfg.setup_command),
     agent_profile: profile,
     security: { ...cfg.security, rules: cfg.security.rules.map((r) => path.basename(r)) },
   });

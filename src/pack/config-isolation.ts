@@ -18,7 +18,8 @@ export type ConfigIsolation = {
   breaches: FloorBreach[];
 };
 
-export function configIsolation(entry: string, cfg: ResolvedConfig): ConfigIsolation {
+/** `root`: the pack's folder, outside which a host path the config asks the sandbox to show is below the floor. */
+export function configIsolation(entry: string, cfg: ResolvedConfig, root?: string): ConfigIsolation {
   // Unset: the best sandbox the host offers, checked against the floor again when a run picks it.
   const onHost = cfg.sandbox !== undefined && SANDBOXES[cfg.sandbox].capabilities.onHost;
   const sandbox = cfg.sandbox ?? 'auto';
@@ -33,13 +34,17 @@ export function configIsolation(entry: string, cfg: ResolvedConfig): ConfigIsola
     tracer: cfg.tracer,
     network: cfg.network.mode,
     setup,
-    breaches: floorBreaches({
-      file: entry,
-      sandbox: { kind: sandbox, onHost },
-      tracer: cfg.tracer,
-      network: cfg.network.mode,
-      setupCommand: cfg.setup_command !== undefined,
-    }),
+    breaches: floorBreaches(
+      {
+        file: entry,
+        sandbox: { kind: sandbox, onHost },
+        tracer: cfg.tracer,
+        network: cfg.network.mode,
+        setupCommand: cfg.setup_command !== undefined,
+        mounts: cfg.mounts,
+      },
+      root,
+    ),
   };
 }
 

@@ -136,6 +136,11 @@ export function referencedPaths(cfg: ResolvedConfig): { field: string; abs: stri
   if (cfg.agent_profile !== undefined && path.isAbsolute(cfg.agent_profile))
     add('agent_profile', cfg.agent_profile);
   for (const [i, rule] of cfg.security.rules.entries()) add(`security.rules[${i}]`, rule);
+  // What the config shows its agent (sandbox.mounts, `{config_dir}/…` arguments); a toolchain is the host's.
+  for (const m of cfg.mounts) {
+    const up = path.relative(m.path, cfg.config_dir);
+    if (!m.field.startsWith('toolchains') && up !== '' && up.startsWith('..')) add(m.field, m.path);
+  }
   const commands: [string, string[] | undefined, boolean][] = [
     ['agent_command', cfg.agent_command, cfg.agent_workdir === 'config_dir'],
     ['agent_version_command', cfg.agent_version_command, cfg.agent_workdir === 'config_dir'],

@@ -188,7 +188,7 @@ async function checkConsistency(
     }
   if (problems.length > 0) return failed(problems);
   const isolation = [...new Map(validation.families.flatMap((v) => [...v.configs])).entries()]
-    .map(([file, cfg]) => configIsolation(inPack(file) ?? file, cfg))
+    .map(([file, cfg]) => configIsolation(inPack(file) ?? file, cfg, dir))
     .sort((a, b) => a.config.localeCompare(b.config));
   const below = opts.floor === undefined ? [] : belowFloor(isolation, opts.floor, manifest);
   if (below.length > 0) return { stage: 'isolation', problems: below, isolation };

@@ -41,6 +41,10 @@ export type WindowRequest = {
   hostHome: string;
   agentHome: string;
   visible: string[];
+  writable?: string[];
+  withheld?: string[];
+  /** Said in observation.json: the agent is shown the task's solution (run-view.ts), or it is withheld. */
+  solutionShown?: boolean;
   /** The run's own user, when the sandbox runs commands as one (SandboxContext.user). */
   user?: RunUser;
   /** The sandbox and tracer chosen when the run was planned (planRun), with their fallbacks. */
@@ -231,6 +235,8 @@ export class ObservationWindow {
       hostHome: req.hostHome,
       agentHome,
       visible: req.visible,
+      ...(req.writable ? { writable: req.writable } : {}),
+      ...(req.withheld ? { withheld: req.withheld } : {}),
       ...(req.user ? { user: req.user } : {}),
       network: cfg.network,
       ...(proxyDir ? { proxyDir } : {}),
@@ -406,7 +412,16 @@ export class ObservationWindow {
         version: this.sandbox.version,
         isolated: this.sandbox.isolated,
         detail: this.sandbox.detail,
-        facts: this.sandbox.facts,
+        facts: {
+          ...this.sandbox.facts,
+          ...(this.req.solutionShown !== undefined
+            ? {
+                solution: this.req.solutionShown
+                  ? "shown to the agent: the config or the agent's plan names it"
+                  : 'withheld from the agent',
+              }
+            : {}),
+        },
       },
       tracer,
       network: {

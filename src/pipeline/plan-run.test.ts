@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,8 @@ import type { RunContext } from './context.js';
 import { chooseTracer, planRun, sandboxHome } from './plan-run.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'ag-plan-'));
+// Readable by others, as a project folder is: the run user must read the config's folder (run-view.ts).
+chmodSync(dir, 0o755);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const ctx: RunContext = {
@@ -67,6 +69,25 @@ describe('planRun settles the run once', () => {
       expect(p.sandboxChoice.fallback).toBeUndefined();
       expect(p.cfg.sandbox).toBe('bwrap');
       expect(p.agentHome).toBe(sandboxHome());
+    },
+  );
+
+  it.skipIf(!bwrap.ok || process.getuid?.() !== 0)(
+    'a config folder the run user cannot read stops the plan with the folder and the chmod, never a root agent',
+    async () => {
+      const closed = mkdtempSync(path.join(dir, 'closed-'));
+      const inClosed = {
+        ...config,
+        config_path: path.join(closed, 'task.yaml'),
+        config_dir: closed,
+        tracer: 'off' as const,
+      };
+      const planned = planRun(ctx, inClosed, { agent: 'agent-command', sandbox: 'bwrap' });
+      await expect(planned).rejects.toThrow(ConfigError);
+      await expect(planned).rejects.toThrow(`chmod o+rx ${closed}`);
+      chmodSync(closed, 0o755);
+      const p = await planRun(ctx, inClosed, { agent: 'agent-command', sandbox: 'bwrap' });
+      expect(p.view.visible).toContain(closed);
     },
   );
 

@@ -21,6 +21,7 @@ import type { GuardMode } from './live-guard.js';
 import { resolveProgram } from './preflight.js';
 import { type LoadedRules, loadRunRules } from './rules.js';
 import { newRunId } from './run-id.js';
+import { checkRunUserReach, type RunView, runView } from './run-view.js';
 
 export type RunOptions = {
   agent: AgentName;
@@ -72,6 +73,8 @@ export type RunPlan = {
   /** The tracer asked for (config and --tracer merged) and the one chosen, with every step down. */
   tracer: TracerPlan;
   agent: AgentPlan;
+  /** What of the host the sandbox shows the agent besides its own folders (run-view.ts). */
+  view: RunView;
   trajectory: Trajectory | null;
   rules: LoadedRules;
   guardMode: GuardMode;
@@ -138,7 +141,11 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
     tracer: tracer.choice.kind,
     network: cfg.network.mode,
     setupCommand: cfg.setup_command !== undefined,
+    mounts: cfg.mounts,
   });
+  // After the floor: what an input may ask to be shown is judged before whether it can be read.
+  const view = runView(cfg, agent);
+  if (sandbox.capabilities.runsAsRunUser && process.getuid?.() === 0) checkRunUserReach(view, cfg);
   return {
     cfg: { ...cfg, sandbox: sandbox.kind, tracer: tracer.choice.kind },
     started,
@@ -151,6 +158,7 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
     sandboxChoice,
     tracer,
     agent,
+    view,
     trajectory,
     rules,
     guardMode: opts.guard ?? 'audit',

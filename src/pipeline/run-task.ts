@@ -5,7 +5,6 @@ import { type RunningModelServer, startModelServer } from '../agents/model-serve
 import { loadProfile } from '../agents/profiles/load-profile.js';
 import { writeRenderedFiles } from '../agents/profiles/write-files.js';
 import { installSkills } from '../agents/skills/install-skills.js';
-import type { AgentPlan } from '../agents/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { AgentEvidence } from '../evidence/bundle-types.js';
 import { runPath } from '../evidence/layout.js';
@@ -22,8 +21,7 @@ import { noteRun } from '../exec/owner-registry.js';
 import { safeTimeout } from '../exec/safe-timer.js';
 import { signalExitCode } from '../exec/shutdown.js';
 import { checkHistory } from '../history/db.js';
-import { packageRoot } from '../package-root.js';
-import { chownTree, claimRunUserFor, closeToRunUsers, unreachableByOthers } from '../sandbox/run-user.js';
+import { chownTree, claimRunUserFor, closeToRunUsers } from '../sandbox/run-user.js';
 import type { SandboxPlaces } from '../sandbox/types.js';
 import { collectDiff } from '../workspace/diff.js';
 import { prepareWorkspace, rebaseline, workspaceEvidence } from '../workspace/prepare.js';
@@ -161,19 +159,9 @@ async function collectAndAnalyse(
     const harnessHosts =
       model && plan.model_endpoint ? { [plan.model_endpoint.host]: `127.0.0.1:${model.port}` } : {};
     throwIfStopped(signal);
-    const shown = visibleFolders(cfg, plan);
-    const visible = [...shown, path.dirname(taskFile)];
-    // A host folder the run must show that others cannot enter (its own mode or one above it)
-    // would fail the agent with EACCES: the run then keeps the harness's user, and says so. (The
-    // task's folder is the run's own, which the harness opens to the run user itself.)
-    const blocked = unreachableByOthers(shown);
-    if (blocked.length > 0) {
-      ctx.log(
-        `warning: the agent runs as the harness's user, not a run user of its own: ${blocked.join(', ')} ` +
-          'cannot be entered by other users. Fix: chmod o+x on those folders (and the folders above them)',
-      );
-    }
-    const user = blocked.length > 0 ? null : claimRunUserFor(sandboxChoice.sandbox, disposer);
+    // The view was checked when the run was planned: the run user can read every path it shows.
+    const view = planned.view;
+    const user = claimRunUserFor(sandboxChoice.sandbox, disposer);
     // The workspace and HOME are the run user's (what the harness wrote there since, too).
     const handOver = () => {
       if (user) for (const dir of [repoDir, hostHome]) chownTree(dir, user);
@@ -185,12 +173,15 @@ async function collectAndAnalyse(
       repoDir,
       hostHome,
       agentHome,
-      visible,
+      visible: [...view.visible, path.dirname(taskFile)],
+      writable: view.writable,
+      withheld: view.withheld,
       ...(user ? { user } : {}),
     };
     const window = await ObservationWindow.open({
       cfg,
       ...places,
+      ...(cfg.solution ? { solutionShown: view.solutionShown } : {}),
       sandboxChoice,
       tracer: planned.tracer,
       timeline,
@@ -394,15 +385,4 @@ function exitCodeOf(result: string, stop: StopReason | null): number {
   // agentguard's own machinery failed: like bad input, nothing was learnt about the agent.
   if (stop?.kind === 'setup-failed' && stop.harness) return 2;
   return result === 'PASS' ? 0 : 1;
-}
-
-/** Host folders the sandboxed agent must be able to read even where the sandbox hides their parents. */
-function visibleFolders(cfg: ResolvedConfig, plan: AgentPlan): string[] {
-  // Not the task's solution folder: an agent that is shown the answer is not being tested (the mock
-  // agents, which apply it, list it in their plan's `visible`).
-  const dirs = [packageRoot(), cfg.config_dir, path.dirname(path.dirname(process.execPath))];
-  const program = plan.spec.argv[0] ?? '';
-  if (path.isAbsolute(program)) dirs.push(path.dirname(program));
-  dirs.push(...(plan.visible ?? []), ...cfg.toolchains);
-  return [...new Set(dirs)];
 }

@@ -164,7 +164,7 @@ async function runJob(
     },
     ...(wopts.allowBelowFloor
       ? {}
-      : { floor: { input: `queue job '${job.id}'`, allowFlag: ALLOW_BELOW_FLOOR_FLAG } }),
+      : { floor: { input: `queue job '${job.id}'`, allowFlag: ALLOW_BELOW_FLOOR_FLAG, root: taskDir } }),
   }).catch(unrecoverable);
   if (ctx.signal?.aborted) return null;
   const { run_dir: _local, ...outcome } = attemptOutcome(run);

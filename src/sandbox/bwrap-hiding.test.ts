@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { runCommand } from '../exec/run-command.js';
 import { bwrapArgs, bwrapAvailability, bwrapSandbox, seccompRefusal } from './bwrap.js';
 import { hostSecretMasks } from './host-masks.js';
 import { AUDIT_ARCH_X86_64, SECCOMP_FACT, seccompBytes, seccompProgram } from './seccomp.js';
+import { SYSTEM_VIEW } from './system-view.js';
 import type { SandboxContext, SandboxSession } from './types.js';
 
 const available = bwrapAvailability();
@@ -77,7 +78,6 @@ describe('bwrap mount order', () => {
     expect(hostSecretMasks(root)).toEqual([
       { path: path.join(root, 'etc/shadow'), how: 'empty file' },
       { path: path.join(root, 'etc/ssh/ssh_host_ed25519_key'), how: 'empty file' },
-      { path: path.join(root, 'root'), how: 'empty folder' },
     ]);
   });
 });
@@ -132,14 +132,42 @@ describe.skipIf(!available.ok)('bwrap hides what the agent must not read', () =>
     expect(s.facts.hidden).toContain(`${output} (empty folder)`);
   });
 
-  it('shows root-only host files empty and /root as an empty folder', async () => {
+  it('shows root-only files of /etc empty', async () => {
     const { ctx, repo } = layout('host-secrets');
     const s = await bwrapSandbox.start(ctx);
-    const r = await inside(s, repo, 'wc -c < /etc/shadow; wc -c < /etc/gshadow; ls -A /root | wc -l');
+    const r = await inside(s, repo, 'wc -c < /etc/shadow; wc -c < /etc/gshadow');
     await s.stop();
-    expect(r.stdout).toBe('0\n0\n0\n');
+    expect(r.stdout).toBe('0\n0\n');
     expect(s.facts.hidden).toContain('/etc/shadow (empty file)');
-    expect(s.facts.hidden).toContain('/root (empty folder)');
+  });
+
+  it('shows no top-level folder but the system folders, the private ones and the way to the run', async () => {
+    const { ctx, repo } = layout('default-deny');
+    // A world-readable file: only its absence from the view keeps it from the agent, not its mode.
+    const planted = '/var/tmp/agentguard-default-deny-probe.txt';
+    writeFileSync(planted, 'host-state\n', { mode: 0o644 });
+    try {
+      const s = await bwrapSandbox.start(ctx);
+      const r = await inside(
+        s,
+        repo,
+        `ls -A /; echo READ; cat ${planted} /var/log/apt/term.log 2>/dev/null; echo TOOLS; ls /usr/bin/env /bin/sh`,
+      );
+      await s.stop();
+      const [top = '', rest = ''] = r.stdout.split('READ\n');
+      const names = top.trim().split('\n');
+      const allowed = new Set([...SYSTEM_VIEW.map((d) => d.slice(1)), 'dev', 'proc', 'tmp', 'run']);
+      // The run's own folders sit under their top-level folder (here /tmp, /home), which holds only them.
+      for (const dir of [ctx.repoDir, ctx.agentHome, ...ctx.visible])
+        allowed.add(dir.split('/')[1] as string);
+      expect(names.filter((n) => !allowed.has(n))).toEqual([]);
+      for (const gone of ['var', 'root', 'srv', 'mnt', 'media', 'boot', 'work'])
+        expect(names).not.toContain(gone);
+      expect(rest).toBe('TOOLS\n/bin/sh\n/usr/bin/env\n');
+      for (const dir of SYSTEM_VIEW.filter((d) => existsSync(d))) expect(s.facts.shown).toContain(dir);
+    } finally {
+      rmSync(planted, { force: true });
+    }
   });
 
   describe.skipIf(!hasCc || !x64)('seccomp', () => {

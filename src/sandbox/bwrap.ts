@@ -2,10 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SpawnSpec } from '../exec/types.js';
-import { describeMasks, type HostMask, hostSecretMasks, outputMasks } from './host-masks.js';
+import { describeMasks, type HostMask, hostSecretMasks, outputMasks, withheldMasks } from './host-masks.js';
 import { createPidsLimit, removePidsLimit, wrapInPidsLimit } from './pids-limit.js';
 import { type RunUser, userDatabase } from './run-user.js';
 import { SECCOMP_FACT, seccompBytes, seccompSupported } from './seccomp.js';
+import { describeSystemView, type ShownSystemFolder, systemFolderArgs, systemView } from './system-view.js';
 import type {
   HarnessWrapper,
   Sandbox,
@@ -63,6 +64,8 @@ export type BwrapFiles = {
   seccompFile: string | null;
   /** With a run user: files holding the host's /etc/passwd and /etc/group with it added, shown over the host's. */
   userDb?: { passwd: string; group: string };
+  /** The system folders shown (system-view.ts), read once per session. Default: read from the host. */
+  system?: ShownSystemFolder[];
 };
 
 /**
@@ -92,21 +95,32 @@ export function asRunUser(user: RunUser, spec: SpawnSpec): SpawnSpec {
   return { ...spec, argv: [...drop, ...spec.argv] };
 }
 
-/** What the mounts hide, in the order they are applied. */
-export function bwrapMasks(ctx: SandboxContext): HostMask[] {
-  return [...hostSecretMasks(), ...outputMasks(ctx)];
+/**
+ * What the mounts hide, in the order they are applied: only masks inside a folder the sandbox shows
+ * (a system folder or one of `visible`); anything else is not shown in the first place.
+ */
+export function bwrapMasks(ctx: SandboxContext, system: ShownSystemFolder[] = systemView()): HostMask[] {
+  const named = [...ctx.visible, ...(ctx.writable ?? [])];
+  const shown = [...system.filter((f) => f.how === 'read-only').map((f) => f.path), ...named];
+  return [...hostSecretMasks(), ...outputMasks(ctx), ...withheldMasks(ctx.withheld ?? [], named)].filter(
+    (m) => shown.some((dir) => isInside(m.path, dir)),
+  );
+}
+
+function isInside(p: string, dir: string): boolean {
+  const rel = path.relative(path.resolve(dir), path.resolve(p));
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 type Mount = { dest: string; rank: number; args: string[] };
 
 /**
- * The mount and namespace arguments for one sandboxed command. The host's root is visible read-only;
- * the workspace and the run's HOME are the only writable host folders; /tmp, /run and /home are
- * private and empty, and the run's HOME (with its canary credentials) is mounted over the HOME the
- * agent sees, so the harness user's real secrets are out of sight. Root-only host files and
- * agentguard's own output folders are masked (the agent runs as uid 0, and the output folder holds
- * this run's canaries at their host path and every other run). Folders the run needs that lived
- * under a hidden path come back read-only.
+ * The mount and namespace arguments for one sandboxed command. The view is default-deny: the root is
+ * an empty tmpfs, and only the system folders a toolchain needs (system-view.ts) are shown read-only,
+ * with /dev, /proc, a private /tmp and /run, the folders the run needs (`visible`: the task's, the
+ * config's, the agent's install and toolchains) read-only, and the workspace and the run's HOME
+ * writable. The run's HOME (with its canary credentials) is mounted at the HOME the agent sees.
+ * Root-only files in /etc and agentguard's output folders inside a shown folder are masked.
  */
 export function bwrapArgs(ctx: SandboxContext, cwd: string, files: BwrapFiles): string[] {
   const args = [
@@ -124,17 +138,19 @@ export function bwrapArgs(ctx: SandboxContext, cwd: string, files: BwrapFiles): 
   ];
   if (ctx.network.mode !== 'host') args.push('--unshare-net');
   if (files.seccompFile) args.push('--seccomp', String(SECCOMP_FD));
-  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');
+  const system = files.system ?? systemView();
   // bwrap mounts in argument order, so a parent must come before what is mounted inside it: sort by
-  // depth, and at equal depth mask, then show a folder the run asked for (it needs it whole), then
-  // bind the run's own writable folders.
-  const mounts: Mount[] = [
+  // depth, and at equal depth show a system folder or mask, then show a folder the run asked for (it
+  // needs it whole), then bind the run's own writable folders.
+  const mounts: Mount[] = system.map((f) => ({ dest: f.path, rank: 0, args: systemFolderArgs(f) }));
+  mounts.push(
+    { dest: '/dev', rank: 0, args: ['--dev', '/dev'] },
+    { dest: '/proc', rank: 0, args: ['--proc', '/proc'] },
     // Sticky and open to all, as on a host: the run user writes its own files there.
     { dest: '/tmp', rank: 0, args: ['--perms', '1777', '--tmpfs', '/tmp'] },
     { dest: '/run', rank: 0, args: ['--tmpfs', '/run'] },
-  ];
-  if (existsSync('/home')) mounts.push({ dest: '/home', rank: 0, args: ['--tmpfs', '/home'] });
-  const masks = bwrapMasks(ctx);
+  );
+  const masks = bwrapMasks(ctx, system);
   for (const m of masks) {
     const how = m.how === 'empty file' ? ['--ro-bind', files.emptyFile, m.path] : ['--tmpfs', m.path];
     mounts.push({ dest: m.path, rank: 0, args: how });
@@ -142,15 +158,20 @@ export function bwrapArgs(ctx: SandboxContext, cwd: string, files: BwrapFiles): 
   for (const dir of ctx.visible) {
     if (existsSync(dir)) mounts.push({ dest: dir, rank: 1, args: ['--ro-bind', dir, dir] });
   }
+  for (const dir of ctx.writable ?? []) {
+    if (existsSync(dir)) mounts.push({ dest: dir, rank: 1, args: ['--bind', dir, dir] });
+  }
   mounts.push({ dest: ctx.agentHome, rank: 2, args: ['--bind', ctx.hostHome, ctx.agentHome] });
   mounts.push({ dest: ctx.repoDir, rank: 2, args: ['--bind', ctx.repoDir, ctx.repoDir] });
-  if (ctx.user) mounts.push(...openParents(mounts));
+  mounts.push(...openParents(mounts));
   const depth = (p: string) => path.resolve(p).split('/').filter(Boolean).length;
   mounts.sort((a, b) => depth(a.dest) - depth(b.dest) || a.rank - b.rank);
   for (const m of mounts) args.push(...m.args);
+  // The root is bwrap's own tmpfs: nothing may be made at the top level beside what is shown.
+  args.push('--remount-ro', '/');
   // A mask stays empty: nothing the agent writes there could pass for the harness's files. The
   // remount does not reach the run's folders bound inside it.
-  // (A mask some other mount sits exactly on top of is not one any more: /root under the run HOME.)
+  // (A mask some other mount sits exactly on top of is not one any more.)
   const covered = new Set(mounts.filter((m) => m.rank > 0).map((m) => path.resolve(m.dest)));
   for (const m of masks) {
     if (m.how === 'empty folder' && !covered.has(path.resolve(m.path))) args.push('--remount-ro', m.path);
@@ -169,13 +190,14 @@ export function bwrapArgs(ctx: SandboxContext, cwd: string, files: BwrapFiles): 
 }
 
 /**
- * bwrap makes the folders between a private tmpfs and a folder bound inside it mode 0700, which only
- * root may cross: the run user could not reach its own workspace. Each such folder is made first,
- * 0755 (it is empty: nothing but the way to what is bound below it).
+ * bwrap makes the folders between a tmpfs (its own root included) and a folder bound inside it mode
+ * 0700, which only root may cross: the run user could not reach its own workspace. Each such folder
+ * is made first, 0755 (it is empty: nothing but the way to what is bound below it).
  */
 function openParents(mounts: Mount[]): Mount[] {
   const dests = new Set(mounts.map((m) => path.resolve(m.dest)));
   const tmpfs = new Set(mounts.filter((m) => m.args.includes('--tmpfs')).map((m) => path.resolve(m.dest)));
+  tmpfs.add('/');
   const made = new Set<string>();
   for (const m of mounts) {
     if (m.args.includes('--tmpfs')) continue;
@@ -188,6 +210,16 @@ function openParents(mounts: Mount[]): Mount[] {
     }
   }
   return [...made].map((dir) => ({ dest: dir, rank: 0, args: ['--perms', '0755', '--dir', dir] }));
+}
+
+/** What the sandbox shows, for observation.json: the system folders, then the run's read-only and writable paths. */
+export function describeShown(ctx: SandboxContext, system: ShownSystemFolder[]): string {
+  const present = (list: readonly string[]) => [...new Set(list)].filter((d) => existsSync(d));
+  const writable = present(ctx.writable ?? []);
+  return (
+    `${describeSystemView(system)}; read-only for the run: ${present(ctx.visible).join(', ')}` +
+    (writable.length > 0 ? `; writable for the run: ${writable.join(', ')}` : '')
+  );
 }
 
 /** bwrap reads the seccomp program from an inherited descriptor; this one is opened by a shell redirect. */
@@ -246,7 +278,7 @@ export function prepareFiles(
  * agent can still write beside them (~/.cache beside a shown ~/.cache/agentguard).
  */
 function makeMountPoints(ctx: SandboxContext): void {
-  for (const dir of ctx.visible) {
+  for (const dir of [...ctx.visible, ...(ctx.writable ?? [])]) {
     const rel = path.relative(ctx.agentHome, dir);
     if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) continue;
     mkdirSync(path.join(ctx.hostHome, rel), { recursive: true });
@@ -291,21 +323,26 @@ export const bwrapSandbox: Sandbox = {
     const net = ctx.network.mode === 'host' ? 'the host network' : 'no network of its own';
     if (ctx.user) makeMountPoints(ctx);
     const limit = createPidsLimit(ctx.runId, MAX_PIDS);
-    const files = prepareFiles(ctx.runDir, ctx.user ? { user: ctx.user, home: ctx.agentHome } : undefined);
+    const system = systemView();
+    const files = {
+      ...prepareFiles(ctx.runDir, ctx.user ? { user: ctx.user, home: ctx.agentHome } : undefined),
+      system,
+    };
     const pids = 'error' in limit ? `no process limit (${limit.error})` : `at most ${MAX_PIDS} processes`;
     return {
       kind: 'bwrap',
       isolated: true,
       version,
       detail:
-        `bubblewrap ${version}: read-only host root, writable workspace and run HOME, private /tmp, ` +
-        `root-only host files and agentguard's output folders hidden, own PID namespace, ` +
+        `bubblewrap ${version}: only the system folders and the run's own read-only, writable workspace and run HOME, ` +
+        `private /tmp, root-only host files and agentguard's output folders hidden, own PID namespace, ` +
         `${ctx.user ? `run as uid ${ctx.user.uid} with no capabilities and no_new_privs` : 'no capabilities'}, ` +
         `${files.seccompFile ? SECCOMP_FACT : 'no seccomp filter'}, ${pids}, ${net}${ctx.proxyDir ? ' except the harness proxy' : ''}`,
       facts: {
         home_inside: ctx.agentHome,
         pids_limit: pids,
-        hidden: describeMasks(bwrapMasks(ctx)),
+        shown: describeShown(ctx, system),
+        hidden: describeMasks(bwrapMasks(ctx, system)),
         seccomp: files.seccompNote,
         ...(ctx.user ? { run_user: `${ctx.user.uid}:${ctx.user.gid}` } : {}),
       },

@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { describeMasks, outputMasks } from './host-masks.js';
+import { describeMasks, outputMasks, withheldMasks } from './host-masks.js';
 
 const base = mkdtempSync(path.join(tmpdir(), 'ag-masks-'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -35,5 +35,25 @@ describe('outputMasks', () => {
         { path: '/root', how: 'empty folder' },
       ]),
     ).toBe('/etc/shadow (empty file); /root (empty folder)');
+  });
+});
+
+describe('withheldMasks', () => {
+  it('masks the solution folder and a grader file, except what the run names itself', () => {
+    const solution = path.join(base, 'case/solution');
+    const grader = path.join(base, 'case/repo/hidden/expected.txt');
+    mkdirSync(solution, { recursive: true });
+    mkdirSync(path.dirname(grader), { recursive: true });
+    writeFileSync(grader, 'x');
+    const missing = path.join(base, 'case/gone');
+    expect(withheldMasks([solution, grader, missing], [path.join(base, 'case')])).toEqual([
+      { path: solution, how: 'empty folder' },
+      { path: grader, how: 'empty file' },
+    ]);
+    // Named itself, or a path inside it named: the config asked for it to be seen.
+    expect(withheldMasks([solution, grader], [solution, path.dirname(grader)])).toEqual([
+      { path: grader, how: 'empty file' },
+    ]);
+    expect(withheldMasks([solution], [path.join(solution, 'fix.py')])).toEqual([]);
   });
 });

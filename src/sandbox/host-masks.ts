@@ -6,9 +6,9 @@ import type { SandboxContext } from './types.js';
 export type HostMask = { path: string; how: 'empty file' | 'empty folder' };
 
 /**
- * Root-only host files that a read-only view of the host would otherwise show to an agent running as
- * uid 0: password hashes, sudo policy, SSH host and TLS private keys, and root's own home. Only paths that exist
- * are masked (a mount point cannot be created on the read-only host).
+ * Root-only files in the host's /etc, which the sandbox shows read-only: password hashes, sudo
+ * policy, SSH host and TLS private keys. Only paths that exist are masked (a mount point cannot be
+ * created on the read-only host). (Root's own home is not shown at all: system-view.ts.)
  */
 export function hostSecretMasks(root = '/'): HostMask[] {
   const files = ['etc/shadow', 'etc/shadow-', 'etc/gshadow', 'etc/gshadow-', 'etc/sudoers'];
@@ -26,7 +26,7 @@ export function hostSecretMasks(root = '/'): HostMask[] {
     const p = path.join(root, rel);
     if (kindOf(p) === 'file') masks.push({ path: p, how: 'empty file' });
   }
-  for (const rel of ['etc/sudoers.d', 'etc/ssl/private', 'root']) {
+  for (const rel of ['etc/sudoers.d', 'etc/ssl/private']) {
     const p = path.join(root, rel);
     if (kindOf(p) === 'dir') masks.push({ path: p, how: 'empty folder' });
   }
@@ -39,13 +39,37 @@ export function hostSecretMasks(root = '/'): HostMask[] {
  * shown (the config's folder, agentguard's install folder), which holds earlier runs. The run's own
  * workspace, HOME and task folder are bound back over the mask afterwards.
  */
-export function outputMasks(ctx: Pick<SandboxContext, 'runDir' | 'visible'>): HostMask[] {
+export function outputMasks(ctx: Pick<SandboxContext, 'runDir' | 'visible' | 'writable'>): HostMask[] {
   // A run folder outside a `runs/` folder (a caller's own layout) hides only itself: its grandparent
   // could be anything, even /.
   const runs = path.dirname(ctx.runDir);
   const output = path.basename(runs) === 'runs' ? path.dirname(runs) : ctx.runDir;
-  const dirs = [output, ...ctx.visible.map((v) => path.join(v, '.agentguard'))].map((d) => path.resolve(d));
+  const dirs = [
+    output,
+    ...[...ctx.visible, ...(ctx.writable ?? [])].map((v) => path.join(v, '.agentguard')),
+  ].map((d) => path.resolve(d));
   return [...new Set(dirs)].filter((d) => kindOf(d) === 'dir').map((d) => ({ path: d, how: 'empty folder' }));
+}
+
+/**
+ * What the run withholds from the agent even inside a folder it shows (the task's solution, the
+ * template's grader files), except a path that the run names itself or that holds one it names:
+ * the config asked for it to be seen.
+ */
+export function withheldMasks(withheld: readonly string[], named: readonly string[]): HostMask[] {
+  const masks: HostMask[] = [];
+  for (const p of new Set(withheld.map((w) => path.resolve(w)))) {
+    if (named.some((n) => isWithin(n, p))) continue;
+    const kind = kindOf(p);
+    if (kind === 'file') masks.push({ path: p, how: 'empty file' });
+    else if (kind === 'dir') masks.push({ path: p, how: 'empty folder' });
+  }
+  return masks;
+}
+
+function isWithin(p: string, dir: string): boolean {
+  const rel = path.relative(dir, path.resolve(p));
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 function kindOf(p: string): 'file' | 'dir' | 'other' | 'none' {

@@ -207,25 +207,3 @@ export function userDatabase(user: RunUser, home: string, etc = '/etc'): { passw
     group: `${read('group')}agent:x:${user.gid}:\n`,
   };
 }
-
-/**
- * Folders the run user could not reach: the folder itself, or a folder above it, lets others
- * neither in nor through (mkdtemp's 0700). The top folders the sandbox replaces with its own
- * (`/root`, `/home`, `/tmp`, `/run`) are not judged: what is shown below them comes back through
- * folders bwrap makes. Conservative: a folder named here may in fact be reachable.
- */
-export function unreachableByOthers(dirs: readonly string[]): string[] {
-  const replaced = new Set(['/', '/root', '/home', '/tmp', '/run']);
-  return dirs.filter((dir) => {
-    for (let at = path.resolve(dir); ; at = path.dirname(at)) {
-      if (!replaced.has(at)) {
-        try {
-          if ((lstatSync(at).mode & 0o001) === 0) return true;
-        } catch {
-          return false;
-        }
-      }
-      if (at === '/') return false;
-    }
-  });
-}

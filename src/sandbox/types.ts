@@ -19,6 +19,13 @@ export type SandboxContext = {
    * that hide parts of the host (home folders, /tmp) bind these back read-only at the same path.
    */
   visible: string[];
+  /** Host paths shown writable at their own paths (`sandbox.mounts` with `writable: true`). */
+  writable?: string[];
+  /**
+   * Host paths never shown, even inside a shown folder (the task's solution, the template's grader
+   * files), unless a path of `visible` or `writable` lies in them: the config named them itself.
+   */
+  withheld?: string[];
   /**
    * The run's own unprivileged user (run-user.ts), for a sandbox that `runsAsRunUser`: every command
    * runs as it, and the workspace and HOME are given to it. Absent: commands run as the harness's user.
@@ -34,7 +41,7 @@ export type SandboxContext = {
 /** The folders and id a sandbox session is laid out from (the rest of SandboxContext is policy). */
 export type SandboxPlaces = Pick<
   SandboxContext,
-  'runId' | 'runDir' | 'repoDir' | 'hostHome' | 'agentHome' | 'visible' | 'user'
+  'runId' | 'runDir' | 'repoDir' | 'hostHome' | 'agentHome' | 'visible' | 'writable' | 'withheld' | 'user'
 >;
 
 /**

@@ -37,8 +37,8 @@ export function execCli(
 
 export function tempDir(prefix = 'ag-e2e-'): string {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
-  // Enterable by others, as a user's project folder is: the agent runs as the run's own user only
-  // where it can reach the folders the run shows it (else it keeps the harness's, with a warning).
+  // Readable by others, as a user's project folder is: a run whose agent (the run's own user) could
+  // not read a folder the run shows it stops before the agent starts (exit 2).
   chmodSync(dir, 0o755);
   return dir;
 }

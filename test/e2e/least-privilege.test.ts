@@ -215,3 +215,58 @@ describe.skipIf(!canSandbox)(
     }, 300_000);
   },
 );
+
+describe.skipIf(!canSandbox)('the agent sees only the system folders and its run (default-deny view)', () => {
+  for (const tracer of TRACERS) {
+    it(`under ${tracer}: /var, /root, /home, /srv and /mnt are not shown, a world-readable file under /var included`, async () => {
+      // World-readable, on no mask list: only its absence from the view keeps it from the agent.
+      const planted = `/var/tmp/agentguard-e2e-probe-${process.pid}-${tracer}.txt`;
+      writeFileSync(planted, 'host-var-content\n', { mode: 0o644 });
+      const reads = [planted, '/var/log/apt/term.log', '/var/cache/debconf/passwords.dat', '/root/.bashrc'];
+      const script = [
+        ...['/var', '/root', '/home', '/srv', '/mnt', '/media'].map(
+          (d) =>
+            `ls -A ${d} > ls${d.replace('/', '-')}.txt 2>/dev/null; echo $? > ls${d.replace('/', '-')}.rc`,
+        ),
+        ...reads.map((f, i) => `cat ${f} > read-${i}.txt 2>/dev/null; echo $? > read-${i}.rc`),
+        'ls -A / > top.txt',
+        // The toolchain still works: the system folders and the agent's own HOME are there.
+        'git --version > git.txt 2>&1 && python3 -c "print(1)" >> git.txt && echo ok > ~/mine && cat ~/mine >> git.txt',
+        'echo changed >> README.md',
+      ].join('\n');
+      try {
+        const dir = task(`deny-${tracer}`, script);
+        const r = await run(dir, tracer);
+        for (const d of ['var', 'root', 'srv', 'mnt', 'media']) {
+          expect(r.out(`ls-${d}.rc`), d).not.toBe('0');
+          expect(r.out(`ls-${d}.txt`), d).toBe('');
+        }
+        // /home holds at most the way to the run's own HOME (when the harness's HOME is under it).
+        for (const name of r.out('ls-home.txt').split('\n').filter(Boolean))
+          expect(r.report.observation.sandbox.facts.home_inside).toBe(`/home/${name}`);
+        reads.forEach((f, i) => {
+          expect(r.out(`read-${i}.txt`), f).toBe('');
+          expect(r.out(`read-${i}.rc`), f).not.toBe('0');
+        });
+        const top = r.out('top.txt').split('\n');
+        for (const gone of ['var', 'root', 'srv', 'mnt', 'media', 'boot', 'sys'])
+          expect(top).not.toContain(gone);
+        expect(r.out('git.txt')).toMatch(/^git version .*\n1\nok$/);
+        expect(r.report.observation.sandbox.facts.shown).toMatch(/\/usr.*\/etc/);
+        expect(r.report.observation.sandbox.facts.shown).toContain(dir);
+        // The attempts are evidence: the read of the planted file is recorded, refused.
+        expect(
+          r
+            .events('syscalls.jsonl')
+            .some((e) => e.kind === 'open' && e.path === planted && (e.result ?? 0) < 0),
+        ).toBe(true);
+        const failed = r.report.checks
+          .filter((c: { passed: boolean }) => !c.passed)
+          .map((c: { id: string }) => c.id);
+        expect(failed).not.toContain('tests-pass');
+      } finally {
+        rmSync(planted, { force: true });
+      }
+    }, 180_000);
+  }
+});
