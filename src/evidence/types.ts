@@ -35,6 +35,16 @@ export type SysEvent = {
   path2?: string;
   access?: 'read' | 'write' | 'create';
   argv?: string[];
+  /**
+   * An exec's loader and interpreter variables (`NAME=value`, in order, repeats kept), the list in
+   * exec-env.ts; absent where the tracer does not record the environment (bpftrace), empty where
+   * none was set.
+   */
+  env?: string[];
+  /** The exec's environment had more than the recorded bounds (exec-env.ts): `env` is not all of it. */
+  env_truncated?: boolean;
+  /** The process another process's call acts on (process_vm_readv, process_vm_writev). */
+  target_pid?: number;
   cwd?: string;
   addr?: SocketAddress;
   /** The mode a chmod-family call sets (chmod, fchmod, fchmodat): permission, setuid, setgid and sticky bits. */

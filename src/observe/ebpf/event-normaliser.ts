@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { MAX_EXEC_ENV, recordedEnv } from '../../evidence/exec-env.js';
 import { namespaceFlagNames, socketFlagNames } from '../../evidence/syscall-flags.js';
 import { compatSyscallName, I386_SYSCALL_NAMES } from '../../evidence/syscall-mechanism.js';
 import type { SocketAddress, SysEvent } from '../../evidence/types.js';
@@ -11,9 +12,14 @@ import {
   AF_INET6,
   AF_UNIX,
   AT_FDCWD,
+  EXEC_ARGC_MASK,
+  EXEC_ENV_CUT,
+  EXEC_ENV_RECORDED,
+  EXEC_ENV_SHIFT,
   FORK_CALLS,
   MAX_ARGV,
   SLOT_ARGV,
+  SLOT_ENV,
   SLOT_EXE_NAME,
   SLOT_PATH,
   SLOT_PATH2,
@@ -160,7 +166,7 @@ export class EventNormaliser {
     } else {
       path = resolveAgainst(cwd?.text, path);
     }
-    const argc = Math.max(0, raw.flags);
+    const argc = Math.max(0, raw.flags) & EXEC_ARGC_MASK;
     const argv: string[] = [];
     for (let index = 0; index < Math.min(argc, MAX_ARGV); index++) {
       const arg = joinChunks(raw.parts, SLOT_ARGV + index, 1);
@@ -168,6 +174,7 @@ export class EventNormaliser {
       argv.push(arg?.text ?? '');
     }
     if (argc > MAX_ARGV) truncated = true;
+    const env = execEnv(raw);
     // A memfd's own name says more than the descriptor path it was run through ("3" as a name).
     const memfd = raw.ret >= 0 ? joinChunks(raw.parts, SLOT_EXE_NAME, 1) : undefined;
     let written = memfd && memfd.text !== path ? path : undefined;
@@ -190,6 +197,7 @@ export class EventNormaliser {
       path,
       ...(written === undefined ? {} : { path_as_written: written }),
       argv,
+      ...env,
       ...(cwd ? { cwd: cwd.text } : {}),
       result: raw.ret,
       ...identity(raw),
@@ -342,6 +350,24 @@ export class EventNormaliser {
       ...draft,
     };
   }
+}
+
+/**
+ * The recorded environment of an exec record (record-format.ts EXEC_*): none where the tracer did
+ * not read it (bpftrace), cut where the collector said so or an entry's chunks end full.
+ */
+function execEnv(raw: CallRecord): Pick<Draft, 'env' | 'env_truncated'> {
+  if (raw.flags < 0 || (raw.flags & EXEC_ENV_RECORDED) === 0) return {};
+  const count = Math.min((raw.flags >> EXEC_ENV_SHIFT) & 0xff, MAX_EXEC_ENV);
+  let cut = (raw.flags & EXEC_ENV_CUT) !== 0;
+  const entries: string[] = [];
+  for (let index = 0; index < count; index++) {
+    const entry = joinChunks(raw.parts, SLOT_ENV + index);
+    if (!entry || entry.truncated) cut = true;
+    if (entry) entries.push(entry.text);
+  }
+  const { env, truncated } = recordedEnv(entries, cut);
+  return { env, ...(truncated ? { env_truncated: true } : {}) };
 }
 
 /** What a CALL's flags word carries for this call, as SysEvent fields (syscall-table.ts `carries`). */

@@ -185,6 +185,27 @@ describe('parseStraceLines edge cases', () => {
     expect(events[1]?.access).toBe('write');
   });
 
+  it("records an exec's loader and interpreter variables from the environment strace prints in full", () => {
+    const { events } = parseStraceLines(
+      `
+7000  1.000000 execve("/usr/bin/ls", ["ls"], ["HOME=/h", "API_TOKEN=s3cret", "LD_PRELOAD=/tmp/x.so", "GIT_CONFIG_KEY_0=core.hooksPath", "LD_PRELOAD=/tmp/y.so"]) = 0
+7001  1.100000 execve("/usr/bin/env", ["env"], ["NODE_OPTIONS=--require /tmp/a-long-na"..., "PATH=/bin"]) = 0
+7002  1.200000 execve("/usr/bin/true", ["true"], ["PATH=/bin", ...]) = 0
+7003  1.300000 execve("/usr/bin/id", ["id"], ["PATH=/bin"...]) = 0
+7004  1.400000 execve("/usr/bin/cat", ["cat"], 0x7 /* 1 vars */) = 0`,
+      '/',
+    );
+    expect(events.map((event) => [event.env, event.env_truncated])).toEqual([
+      [['LD_PRELOAD=/tmp/x.so', 'GIT_CONFIG_KEY_0=core.hooksPath', 'LD_PRELOAD=/tmp/y.so'], undefined],
+      [['NODE_OPTIONS=--require /tmp/a-long-na'], true],
+      [[], true],
+      // A variable strace cut that is not recorded cuts nothing recorded.
+      [[], undefined],
+      // An abbreviated environment (an older option set) is not recorded at all.
+      [undefined, undefined],
+    ]);
+  });
+
   it('tracks forks into a PID namespace through --decode-pids=pidns', () => {
     const { events } = parseStraceLines(
       `

@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { isRecordedEnvName, recordedEnv } from '../../evidence/exec-env.js';
 import { isNamespaceFlag } from '../../evidence/syscall-flags.js';
 import type { SocketAddress, SysEvent } from '../../evidence/types.js';
 import { REFUSED_SYSCALLS } from '../../sandbox/seccomp.js';
@@ -218,7 +219,7 @@ type Base = { syscall: string; result?: number };
 function execDraft(call: ParsedCall, cwd: string, base: Base): EventDraft {
   const at = call.name === 'execveat';
   const argv = parseStringArray(call.args[at ? 2 : 1]);
-  const draft: EventDraft = { ...base, kind: 'exec', cwd };
+  const draft: EventDraft = { ...base, kind: 'exec', cwd, ...execEnv(call.args[at ? 3 : 2]) };
   if (argv) draft.argv = argv.values;
   const fd = at ? parseFd(call.args[0]) : null;
   if (fd && typeof fd.fd === 'number' && parseQuoted(call.args[1])?.value === '') {
@@ -236,6 +237,21 @@ function execDraft(call: ParsedCall, cwd: string, base: Base): EventDraft {
   }
   const target = resolveAt(at ? call.args[0] : null, call.args[at ? 1 : 0], cwd);
   return withPaths(draft, { path: target.path, truncated: target.truncated || (argv?.truncated ?? false) });
+}
+
+/**
+ * The recorded loader and interpreter variables of the environment strace printed in full
+ * (`-e abbrev=!execve,execveat`); cut where strace cut one of them or left entries out.
+ */
+function execEnv(token: string | undefined): Pick<EventDraft, 'env' | 'env_truncated'> {
+  const entries = parseStringArray(token);
+  if (!entries) return {};
+  const cutRecorded = entries.values.some((entry, index) => {
+    const at = entry.indexOf('=');
+    return entries.cut[index] === true && isRecordedEnvName(at < 0 ? entry : entry.slice(0, at));
+  });
+  const { env, truncated } = recordedEnv(entries.values, entries.more || cutRecorded);
+  return { env, ...(truncated ? { env_truncated: true } : {}) };
 }
 
 /** `memfd:NAME` for the path `-y` gives a memfd (`/memfd:NAME`), else undefined. */
