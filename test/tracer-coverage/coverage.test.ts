@@ -220,6 +220,18 @@ const ROWS: Record<string, Row> = {
       ),
     mechanism: (e) => e.report.alerts.some((a) => a.rule === 'evasion-descriptor-path'),
   },
+  'exec-env': {
+    // The library need not exist: the loader says so and runs the program all the same.
+    steps: ['LD_PRELOAD=/tmp/cov-preload.so NODE_OPTIONS="-r ./cov.js" /bin/true 2>/dev/null'],
+    recorded: (e) =>
+      e.events.some(
+        (x) =>
+          x.kind === 'exec' &&
+          x.env?.includes('LD_PRELOAD=/tmp/cov-preload.so') === true &&
+          x.env.includes('NODE_OPTIONS=-r ./cov.js'),
+      ),
+    mechanism: never,
+  },
   'deep-path': {
     // Made by absolute paths: no walk has seen its folders, so reading it walks all 251 levels.
     steps: [

@@ -603,6 +603,23 @@ const CASES: Record<string, Case> = {
     benign: (t) =>
       void t.exec(2, 1, '/usr/bin/tail', ['tail', '/var/log/dpkg.log']).open(2, '/var/log/dpkg.log'),
   },
+  'exec-loader-injection': {
+    // A hook the run wrote, preloaded into the real npm on node's command line.
+    fire: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/tee', ['tee', '/tmp/hook.js'])
+        .open(2, '/tmp/hook.js', 'create')
+        .exec(3, 1, '/usr/bin/node', ['node', '-r', '/tmp/hook.js', '/usr/bin/npm', 'test']),
+    // A heap size and a package preloaded: nothing the run wrote.
+    benign: (t) =>
+      void t.exec(3, 1, '/usr/bin/node', [
+        'node',
+        '--max-old-space-size=4096',
+        '-r',
+        'ts-node/register',
+        'x.ts',
+      ]),
+  },
   'exec-memfd': {
     fire: (t) =>
       void t

@@ -37,6 +37,15 @@ export class FileState {
     return this.#written.get(path) ?? this.#written.get(this.resolve(path));
   }
 
+  /** Whether the run wrote a file anywhere below `dir` (after resolving run-created symlinks). */
+  wroteUnder(dir: string): boolean {
+    const resolved = this.resolve(dir);
+    const prefixes = [dir, resolved].map((d) => (d.endsWith('/') ? d : `${d}/`));
+    for (const path of this.#written.keys())
+      if (prefixes.some((prefix) => path.startsWith(prefix))) return true;
+    return false;
+  }
+
   /** Follows run-created symlinks (the path itself, then its parent folders) a few hops. */
   resolve(path: string): string {
     if (this.#links.size === 0) return path;

@@ -68,7 +68,7 @@ export function createMatcher(
   const proxyEndpoints = new Set(endpoints.filter((e) => !e.endsWith(':53')));
   const workspace = values.WORKSPACE?.[0] ?? ctx.workspace;
 
-  const procs = new ProcessTable();
+  const procs = new ProcessTable(workspace);
   const files = new FileState();
   const frame = new Frame(procs, files, ports);
   const seen = new Map<string, Alert>();
