@@ -41,6 +41,11 @@ static __always_inline void enter_call(struct trace_event_raw_sys_enter *ctx, __
 		return;
 	struct args args;
 	copy_args(ctx, &args);
+	if (call->when_arg >= 0) {
+		__s64 v = (__s32)arg(&args, call->when_arg);
+		if (v != call->when_a && v != call->when_b)
+			return;
+	}
 	struct sc_state st = {
 		.code = call->code, .npaths = call->npaths, .opens = call->opens, .d1 = NO_WALK, .d2 = NO_WALK};
 	if (call->p1 >= 0) {

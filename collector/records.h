@@ -127,6 +127,8 @@ struct call_desc {
 	int flags_arg;
 	long long flags_const;
 	int opens; /* returns a descriptor of a file (open, dup): the file is walked at exit */
+	int when_arg; /* traced only when this argument is when_a or when_b (fcntl's F_DUPFD*); -1: always */
+	long long when_a, when_b;
 };
 
 struct env_name {

@@ -45,6 +45,7 @@ import {
   CODE_SECCOMP_REFUSED,
   CODE_SENDTO,
   callByCode,
+  F_DUPFD_CLOEXEC,
   IO_URING_OPS,
   O_CLOEXEC,
   O_CREAT,
@@ -250,7 +251,11 @@ export class EventNormaliser {
       ...(truncated ? { truncated } : {}),
     };
     if (opens && raw.ret >= 0 && raw.code !== CODE_IO_URING_OPEN)
-      files.set(raw.ret, opened?.text ?? '', (raw.flags & O_CLOEXEC) !== 0);
+      files.set(
+        raw.ret,
+        opened?.text ?? '',
+        call.when ? raw.flags === F_DUPFD_CLOEXEC : (raw.flags & O_CLOEXEC) !== 0,
+      );
     // A dup only teaches the descriptor table; another call's new descriptor holds no file of the tree.
     if (call.returnsFile) return null;
     if (raw.ret >= 0 && (call.name === 'memfd_create' || call.name === 'socket'))
@@ -395,7 +400,7 @@ function namespaces(bits: number, call: string): Pick<Draft, 'flags'> {
 /** The table entry of a code, or the open-like shape of the i386 and io_uring opens. */
 function callOf(
   code: number,
-): Pick<TracedCall, 'name' | 'kind' | 'path' | 'fdPath' | 'carries' | 'returnsFile'> | undefined {
+): Pick<TracedCall, 'name' | 'kind' | 'path' | 'fdPath' | 'carries' | 'returnsFile' | 'when'> | undefined {
   if (code === CODE_IA32_OPEN) return { name: 'ia32:open', kind: 'open', path: { field: '', resolve: true } };
   if (code === CODE_IO_URING_OPEN)
     return { name: 'io_uring:OPENAT', kind: 'open', path: { field: '', resolve: true } };

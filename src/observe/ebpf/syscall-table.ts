@@ -36,6 +36,12 @@ export type TracedCall = {
   /** Can change the path of an existing directory (renames, rmdir, mounts). */
   movesDirectories?: boolean;
   /**
+   * Only these values of one argument are traced (fcntl's F_DUPFD and F_DUPFD_CLOEXEC): the
+   * others are neither recorded nor paid for past the filter (bpftrace's predicate, the collector's
+   * sys_enter).
+   */
+  when?: { field: string; values: readonly [number, number] };
+  /**
    * Returns a new descriptor of a file another one holds (dup): the collector walks it as it walks
    * an open's, for the descriptor table (resolved-path.ts); no event of its own.
    */
@@ -47,6 +53,8 @@ export const O_RDWR = 0o2;
 export const O_CREAT = 0o100;
 export const O_TRUNC = 0o1000;
 export const O_CLOEXEC = 0o2000000;
+export const F_DUPFD = 0;
+export const F_DUPFD_CLOEXEC = 1030;
 /** clone: the child shares its parent's descriptor table. */
 export const CLONE_FILES = 0x400;
 
@@ -235,6 +243,15 @@ export const TRACED_CALLS: readonly TracedCall[] = [
   { name: 'dup3', tracepoint: 'dup3', kind: 'other', returnsFile: true, flags: 'args->flags' },
   // An open by file handle (name_to_handle_at's): no path at all, only the file the kernel opened.
   { name: 'open_by_handle_at', tracepoint: 'open_by_handle_at', kind: 'open', flags: 'args->flags' },
+  // fcntl's descriptor copies (issue 33); flags carry the command (F_DUPFD_CLOEXEC closes on exec).
+  {
+    name: 'fcntl',
+    tracepoint: 'fcntl',
+    kind: 'other',
+    returnsFile: true,
+    flags: 'args->cmd',
+    when: { field: 'cmd', values: [F_DUPFD, F_DUPFD_CLOEXEC] },
+  },
 ];
 
 /** The numeric code a call's records carry. */

@@ -206,6 +206,29 @@ describe('parseStraceLines edge cases', () => {
     ]);
   });
 
+  it("follows fcntl's descriptor copies in the descriptor table (F_DUPFD, F_DUPFD_CLOEXEC)", () => {
+    const { events } = parseStraceLines(
+      `
+7100  1.000000 execve("/usr/bin/python3", ["python3"], 0x7 /* 1 vars */) = 0
+7100  1.100000 openat(AT_FDCWD</w>, "d", O_RDONLY|O_CLOEXEC) = 3</w/d>
+7100  1.200000 fcntl(3</w/d>, F_GETFD) = 0x1 (flags FD_CLOEXEC)
+7100  1.300000 fcntl(3</w/d>, F_DUPFD_CLOEXEC, 40) = 40</w/d>
+7100  1.400000 fcntl(3</w/d>, F_DUPFD, 50) = 50</w/d>
+7100  1.500000 chmod("/proc/self/fd/40/target", 0600) = 0
+7100  1.600000 execve("/usr/bin/sh", ["sh"], 0x7 /* 1 vars */) = 0
+7100  1.700000 unlink("/proc/self/fd/50/target") = 0
+7100  1.800000 unlink("/proc/self/fd/40/target") = -1 ENOENT (No such file or directory)`,
+      '/w',
+    );
+    const changes = events.filter((event) => event.kind === 'write-meta');
+    expect(changes.map((event) => [event.path, event.path_as_written])).toEqual([
+      ['/w/d/target', '/proc/self/fd/40/target'],
+      // F_DUPFD's copy survives the exec; F_DUPFD_CLOEXEC's does not.
+      ['/w/d/target', '/proc/self/fd/50/target'],
+      ['/proc/self/fd/40/target', undefined],
+    ]);
+  });
+
   it('tracks forks into a PID namespace through --decode-pids=pidns', () => {
     const { events } = parseStraceLines(
       `

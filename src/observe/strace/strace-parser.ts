@@ -9,7 +9,7 @@ import { parseFd, parseQuoted } from './strace-syntax.js';
 import {
   CLONE_CALLS,
   CWD_CALLS,
-  DUP_CALLS,
+  descriptorCopy,
   draftEvent,
   type EventDraft,
   HANDLE_OPEN,
@@ -181,14 +181,10 @@ export class StraceParser {
     const fd = call.result.value;
     const held = call.result.fdPath;
     if (fd === undefined || fd < 0 || held === undefined) return;
-    const opens = OPEN_CALLS.has(call.name) || call.name === HANDLE_OPEN || DUP_CALLS.has(call.name);
+    const copy = descriptorCopy(call);
+    const opens = OPEN_CALLS.has(call.name) || call.name === HANDLE_OPEN || copy !== null;
     if (!opens || memfdName(held) !== undefined) proc.files.set(fd, '', false);
-    else
-      proc.files.set(
-        fd,
-        held,
-        call.args.some((arg) => /\bO_CLOEXEC\b/.test(arg)),
-      );
+    else proc.files.set(fd, held, copy?.cloexec ?? call.args.some((arg) => /\bO_CLOEXEC\b/.test(arg)));
   }
 
   /**

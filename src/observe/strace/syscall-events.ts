@@ -27,6 +27,17 @@ export const OPEN_CALLS = new Set(['open', 'creat', 'openat', 'openat2']);
 
 /** Calls that return a descriptor of a file another descriptor holds: the parser's descriptor table. */
 export const DUP_CALLS = new Set(['dup', 'dup2', 'dup3']);
+/** fcntl's commands that do the same (issue 33); its other commands return no descriptor. */
+const FCNTL_DUPS = new Set(['F_DUPFD', 'F_DUPFD_CLOEXEC']);
+
+/** Whether a call returned a copy of another descriptor, and whether the copy closes on exec. */
+export function descriptorCopy(call: ParsedCall): { cloexec: boolean } | null {
+  if (DUP_CALLS.has(call.name)) return { cloexec: call.args.some((arg) => /\bO_CLOEXEC\b/.test(arg)) };
+  const command = call.args[1];
+  if (call.name === 'fcntl' && command !== undefined && FCNTL_DUPS.has(command))
+    return { cloexec: command === 'F_DUPFD_CLOEXEC' };
+  return null;
+}
 
 /** An open by file handle: no path argument, only the file `-y` names. */
 export const HANDLE_OPEN = 'open_by_handle_at';
@@ -127,6 +138,8 @@ export const TRACED_SYSCALLS = [
   ...OPEN_CALLS,
   HANDLE_OPEN,
   ...DUP_CALLS,
+  // Every fcntl stops under strace (a filter cannot pick F_DUPFD): measured in the tracer bench.
+  'fcntl',
   ...Object.keys(WRITE_META),
   'fchmod',
   'symlink',
