@@ -33,6 +33,21 @@ static __always_inline __s64 dirfd_of(struct args *ctx, int index)
 	return (__s64)(__s32)arg(ctx, index);
 }
 
+/* The caller's process id as its own pid namespace numbers it (what it names itself by). */
+static __always_inline __u32 own_ns_tgid(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct pid *pid = BPF_CORE_READ(task, group_leader, thread_pid);
+	if (!pid)
+		return 0;
+	unsigned int level = BPF_CORE_READ(pid, level);
+	struct upid up = {};
+	bpf_probe_read_kernel(&up, sizeof(up),
+			      (void *)pid + bpf_core_field_offset(struct pid, numbers) +
+				      (__u64)(level & 31) * bpf_core_type_size(struct upid));
+	return up.nr;
+}
+
 /* The sys_enter of TRACED_CALLS[index]: its arguments remembered for the exit (sc). */
 static __always_inline void enter_call(struct trace_event_raw_sys_enter *ctx, __u32 index)
 {
@@ -73,6 +88,11 @@ static __always_inline void enter_call(struct trace_event_raw_sys_enter *ctx, __
 		__u64 flags = 0;
 		bpf_probe_read_user(&flags, sizeof(flags), &how->flags);
 		st.fl = flags;
+		break;
+	}
+	case FLAGS_TARGET: {
+		__u32 target = (__u32)arg(&args, call->flags_arg);
+		st.fl = (__s64)(target | TARGET_SELF_KNOWN | (target == own_ns_tgid() ? TARGET_SELF : 0));
 		break;
 	}
 	case FLAGS_MOVES_DIRECTORIES:

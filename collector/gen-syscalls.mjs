@@ -50,7 +50,10 @@ table.TRACED_CALLS.forEach((call, index) => {
   let flagsArg = -1;
   let flagsConst = 0;
   const field = /^args->(\w+)$/.exec(call.flags ?? '')?.[1];
-  if (field !== undefined) {
+  if (call.carries === 'target') {
+    flagsKind = 'FLAGS_TARGET';
+    flagsArg = argIndex(call.tracepoint, 'pid');
+  } else if (field !== undefined) {
     flagsKind = 'FLAGS_INT_ARG';
     flagsArg = argIndex(call.tracepoint, field);
   } else if (call.flags === table.SOCKET_FLAGS) {

@@ -107,6 +107,10 @@
 #define FLAGS_MOVES_DIRECTORIES 4
 /* socket's family, type and protocol in one word (SOCKET_FLAGS in syscall-table.ts). */
 #define FLAGS_SOCKET 5
+/* The pid a call acts on (low 32 bits), TARGET_SELF_KNOWN, and TARGET_SELF when it is the caller's own process. */
+#define FLAGS_TARGET 6
+#define TARGET_SELF_KNOWN (1ULL << 32)
+#define TARGET_SELF (1ULL << 33)
 
 /*
  * call_desc.d1/d2: the dirfd argument's index, or one of these. With no path (p1 -1), a d1 that is

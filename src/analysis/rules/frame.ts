@@ -133,6 +133,7 @@ const ACCESSORS: Record<string, Accessor> = {
   },
   target: (f) => f.target,
   source: (f) => f.source,
+  'target.self': (f) => (f.sys?.target_pid === undefined ? undefined : f.sys.target_self === true),
   access: (f) => f.sys?.access,
   mode: (f) => f.sys?.mode,
   'mode.setid': (f) => (f.sys?.mode === undefined ? undefined : (f.sys.mode & SETID_BITS) !== 0),

@@ -165,6 +165,11 @@ export const FIELDS: Readonly<Record<string, FieldSpec>> = {
     doc: 'the path the call acts on: the destination of rename/link/symlink, else path; run-created symlinks resolved',
   },
   source: { type: str, kinds: ['write-meta'], doc: 'the source of a rename (a path the call removes)' },
+  'target.self': {
+    type: bool,
+    kinds: ['privilege'],
+    doc: "a process_vm_readv or process_vm_writev named the caller's own process (false where the tracer could not tell: bpftrace)",
+  },
   access: { type: { t: 'enum', values: ['read', 'write', 'create'] }, kinds: ['open'], doc: 'open mode' },
   mode: { type: num, kinds: ['write-meta'], doc: 'the mode a chmod, fchmod or fchmodat sets' },
   'mode.setid': {

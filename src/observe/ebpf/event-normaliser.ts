@@ -52,6 +52,8 @@ import {
   O_RDWR,
   O_TRUNC,
   O_WRONLY,
+  TARGET_SELF,
+  TARGET_SELF_KNOWN,
   type TracedCall,
   unpackSocketFlags,
 } from './syscall-table.js';
@@ -376,8 +378,17 @@ function execEnv(raw: CallRecord): Pick<Draft, 'env' | 'env_truncated'> {
 }
 
 /** What a CALL's flags word carries for this call, as SysEvent fields (syscall-table.ts `carries`). */
-function carried(call: Pick<TracedCall, 'name' | 'carries'>, flags: number): Pick<Draft, 'mode' | 'flags'> {
+function carried(
+  call: Pick<TracedCall, 'name' | 'carries'>,
+  flags: number,
+): Pick<Draft, 'mode' | 'flags' | 'target_pid' | 'target_self'> {
   switch (call.carries) {
+    case 'target': {
+      // The pid as the caller named it; whether it is the caller itself where the collector knew.
+      const known = Math.floor(flags / TARGET_SELF_KNOWN) % 2 === 1;
+      const self = Math.floor(flags / TARGET_SELF) % 2 === 1;
+      return { target_pid: flags % TARGET_SELF_KNOWN, ...(known ? { target_self: self } : {}) };
+    }
     case 'mode':
       return { mode: flags };
     case 'namespaces':

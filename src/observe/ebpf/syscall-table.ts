@@ -30,7 +30,7 @@ export type TracedCall = {
    * What `flags` carries when it is not open flags: the mode of the chmod family, the CLONE_NEW*
    * bits of unshare and setns, or socket's family, type and protocol packed (SOCKET_FLAGS).
    */
-  carries?: 'mode' | 'namespaces' | 'socket';
+  carries?: 'mode' | 'namespaces' | 'socket' | 'target';
   /** Tracepoint field of a descriptor whose file is the call's path (fchmod): walked, as a dirfd is. */
   fdPath?: string;
   /** Can change the path of an existing directory (renames, rmdir, mounts). */
@@ -76,6 +76,14 @@ const p = (field: string, dirfd?: string): PathArg =>
   dirfd ? { field, dirfd, resolve: true } : { field, resolve: true };
 const target = (field: string): PathArg => ({ field, resolve: false });
 const MODE = { flags: 'args->mode', carries: 'mode' } as const;
+/**
+ * The pid a call acts on, as the caller named it (in its pid namespace). The collector adds
+ * TARGET_SELF_KNOWN, and TARGET_SELF when it is the caller's own process (FLAGS_TARGET in
+ * collector/calls.bpf.h); bpftrace's word is the pid alone.
+ */
+const TARGET = { flags: '(int64)(uint32)args->pid', carries: 'target' } as const;
+export const TARGET_SELF_KNOWN = 2 ** 32;
+export const TARGET_SELF = 2 ** 33;
 
 /** Codes 1..15 are reserved for the calls with their own probes below. */
 export const CODE_EXECVE = 1;
@@ -235,8 +243,8 @@ export const TRACED_CALLS: readonly TracedCall[] = [
   { name: 'socket', tracepoint: 'socket', kind: 'other', flags: SOCKET_FLAGS, carries: 'socket' },
   { name: 'userfaultfd', tracepoint: 'userfaultfd', kind: 'privilege' },
   // Another process's memory read or written without /proc/<pid>/mem or ptrace.
-  { name: 'process_vm_readv', tracepoint: 'process_vm_readv', kind: 'privilege' },
-  { name: 'process_vm_writev', tracepoint: 'process_vm_writev', kind: 'privilege' },
+  { name: 'process_vm_readv', tracepoint: 'process_vm_readv', kind: 'privilege', ...TARGET },
+  { name: 'process_vm_writev', tracepoint: 'process_vm_writev', kind: 'privilege', ...TARGET },
   // A shell's `exec 5<dir` opens the lowest free descriptor and moves it to 5.
   { name: 'dup', tracepoint: 'dup', kind: 'other', returnsFile: true },
   { name: 'dup2', tracepoint: 'dup2', kind: 'other', returnsFile: true },

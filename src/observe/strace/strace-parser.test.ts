@@ -229,6 +229,22 @@ describe('parseStraceLines edge cases', () => {
     ]);
   });
 
+  it("records the pid process_vm_readv names, and whether it is the caller's own", () => {
+    const { events } = parseStraceLines(
+      `
+7200  1.000000 execve("/usr/bin/python3", ["python3"], 0x7 /* 1 vars */) = 0
+7200  1.100000 process_vm_readv(1 /* 7200 in strace's PID NS */, NULL, 0, NULL, 0, 0) = 0
+7200  1.200000 process_vm_readv(2 /* 7201 in strace's PID NS */, NULL, 0, NULL, 0, 0) = -1 EPERM (Operation not permitted)
+7200  1.300000 process_vm_writev(7200, NULL, 0, NULL, 0, 0) = 0`,
+      '/',
+    );
+    expect(events.filter((e) => e.kind === 'privilege').map((e) => [e.target_pid, e.target_self])).toEqual([
+      [1, true],
+      [2, false],
+      [7200, true],
+    ]);
+  });
+
   it('tracks forks into a PID namespace through --decode-pids=pidns', () => {
     const { events } = parseStraceLines(
       `

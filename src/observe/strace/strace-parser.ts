@@ -17,6 +17,7 @@ import {
   namespaceFlags,
   OPEN_CALLS,
   resolvePath,
+  targetPid,
 } from './syscall-events.js';
 
 export type StraceParserOptions = {
@@ -162,6 +163,8 @@ export class StraceParser {
       call.result.value = 0;
     }
     const draft = draftEvent(call, proc.cwd.path);
+    // Whether a process_vm_* call named the caller's own process (the host pid strace decoded).
+    if (draft?.target_pid !== undefined) draft.target_self = targetPid(call.args[0])?.host === proc.pid;
     if (draft?.kind === 'exec' || draft?.kind === 'write-meta') this.throughDescriptors(proc, draft);
     this.heldFile(proc, call);
     if (!draft) return;

@@ -310,12 +310,27 @@ function privilegeDraft(call: ParsedCall, cwd: string, base: Base): EventDraft {
     const fd = parseFd(call.args[0]);
     if (fd?.path) draft.path = fd.path;
   }
+  if (call.name === 'process_vm_readv' || call.name === 'process_vm_writev') {
+    const target = targetPid(call.args[0]);
+    if (target) draft.target_pid = target.named;
+  }
   const nsArg = call.name === 'unshare' ? 0 : call.name === 'setns' ? 1 : undefined;
   if (nsArg !== undefined) {
     const flags = namespaceFlags(parseFlags(call.args[nsArg]));
     if (flags.length > 0) draft.flags = flags;
   }
   return draft;
+}
+
+/**
+ * A pid argument as the caller named it, and as the host numbers it: `--decode-pids=pidns` adds
+ * `/* N in strace's PID NS *\/` where the two differ.
+ */
+export function targetPid(token: string | undefined): { named: number; host: number } | undefined {
+  const match = /^(-?\d+)(?: \/\* (\d+) in strace's PID NS \*\/)?$/.exec(token ?? '');
+  if (!match) return undefined;
+  const named = Number(match[1]);
+  return { named, host: match[2] === undefined ? named : Number(match[2]) };
 }
 
 /** The CLONE_NEW* names among a call's flags (clone, clone3, unshare, setns), in a stable order. */
