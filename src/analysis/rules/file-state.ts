@@ -37,12 +37,12 @@ export class FileState {
     return this.#written.get(path) ?? this.#written.get(this.resolve(path));
   }
 
-  /** Whether the run wrote a file anywhere below `dir` (after resolving run-created symlinks). */
-  wroteUnder(dir: string): boolean {
+  /** Whether the run wrote a file anywhere below `dir` (run-created symlinks resolved), by a write `accept` takes. */
+  wroteUnder(dir: string, accept: (write: WriteRecord) => boolean = () => true): boolean {
     const resolved = this.resolve(dir);
     const prefixes = [dir, resolved].map((d) => (d.endsWith('/') ? d : `${d}/`));
-    for (const path of this.#written.keys())
-      if (prefixes.some((prefix) => path.startsWith(prefix))) return true;
+    for (const [path, write] of this.#written)
+      if (prefixes.some((prefix) => path.startsWith(prefix)) && accept(write)) return true;
     return false;
   }
 

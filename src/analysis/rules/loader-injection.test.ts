@@ -92,6 +92,21 @@ describe('exec-loader-injection', () => {
     expect(fired(injected('/tmp/h.js', [], ['node', 'app.js', '-r', '/tmp/h.js'], '/usr/bin/node'))).toBe(0);
   });
 
+  it("a test runner's worker preloading a file npm installed during the run is quiet; the same file planted is not", () => {
+    const hook = `${WS}/node_modules/vitest/suppress-warnings.cjs`;
+    const worker = ['node', '--require', hook, `${WS}/node_modules/vitest/dist/workers/forks.js`];
+    const installed = new Trace(START);
+    installed
+      .exec(2, 1, '/usr/bin/node', ['node', '/usr/bin/npm', 'ci'], { env: START })
+      .open(2, hook, 'create');
+    installed.exec(3, 1, '/usr/bin/node', worker, { env: START });
+    expect(alerts(installed)).toEqual([]);
+    const planted = new Trace(START);
+    planted.exec(2, 1, '/usr/bin/tee', ['tee', hook], { env: START }).open(2, hook, 'create');
+    planted.exec(3, 1, '/usr/bin/node', worker, { env: START });
+    expect(fired(planted)).toBe(1);
+  });
+
   it('fires at the exec first told, not at every child that inherits the setting', () => {
     const t = injected(
       '/tmp/h.js',

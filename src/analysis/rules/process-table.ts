@@ -1,5 +1,5 @@
 import type { SysEvent } from '../../evidence/types.js';
-import type { FileState } from './file-state.js';
+import type { FileState, WriteRecord } from './file-state.js';
 import { type Preload, preloadOf } from './preload.js';
 import { programOf } from './program.js';
 import type { AlertProcessRef } from './types.js';
@@ -78,7 +78,11 @@ export class ProcessTable {
   #startEnv: Set<string> | undefined;
 
   /** `workspace`: the agent's own project, whose folders on a search path are everyday work. */
-  constructor(private readonly workspace?: string) {}
+  constructor(
+    private readonly workspace?: string,
+    /** proc.name of the programs whose writes are installs, not planted code (`package_managers`). */
+    private readonly installers: ReadonlySet<string> = new Set(),
+  ) {}
 
   get(pid: number): ProcInfo | undefined {
     return this.#procs.get(pid);
@@ -136,9 +140,13 @@ export class ProcessTable {
     image.preload = preload;
     const judged = before?.preloadJudged ?? [];
     const fresh = (path: string) => !judged.includes(path);
+    const planted = (w: WriteRecord | undefined) =>
+      w !== undefined && !this.installers.has(this.#procs.get(w.pid)?.name ?? '');
     const written = {
-      files: preload.files.filter((path) => files.writerOf(path) !== undefined && fresh(path)),
-      dirs: preload.dirs.filter((path) => !this.#inWorkspace(path) && files.wroteUnder(path) && fresh(path)),
+      files: preload.files.filter((path) => planted(files.writerOf(path)) && fresh(path)),
+      dirs: preload.dirs.filter(
+        (path) => !this.#inWorkspace(path) && files.wroteUnder(path, planted) && fresh(path),
+      ),
     };
     image.preloadWritten = written;
     image.preloadJudged = [...judged, ...written.files, ...written.dirs];

@@ -295,7 +295,7 @@ export const FIELDS: Readonly<Record<string, FieldSpec>> = {
     type: str,
     kinds: ALL,
     set: true,
-    doc: 'a file of `preload.files` the run wrote, first told to load in this line of processes (an inherited one was judged where it was set)',
+    doc: 'a file of `preload.files` the run wrote (not a package manager of the `package_managers` list: an install), first told to load in this line of processes (an inherited one was judged where it was set)',
   },
   'preload.written_dirs': {
     type: str,
