@@ -10,12 +10,14 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "records.h"
+#include "exec-env.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 #include "common.bpf.h"
 #include "walk.bpf.h"
 #include "calls.bpf.h"
+#include "env.bpf.h"
 #include "exec.bpf.h"
 #include "net.bpf.h"
 #include "process.bpf.h"

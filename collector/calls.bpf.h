@@ -33,6 +33,21 @@ static __always_inline __s64 dirfd_of(struct args *ctx, int index)
 	return (__s64)(__s32)arg(ctx, index);
 }
 
+/* The caller's process id as its own pid namespace numbers it (what it names itself by). */
+static __always_inline __u32 own_ns_tgid(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct pid *pid = BPF_CORE_READ(task, group_leader, thread_pid);
+	if (!pid)
+		return 0;
+	unsigned int level = BPF_CORE_READ(pid, level);
+	struct upid up = {};
+	bpf_probe_read_kernel(&up, sizeof(up),
+			      (void *)pid + bpf_core_field_offset(struct pid, numbers) +
+				      (__u64)(level & 31) * bpf_core_type_size(struct upid));
+	return up.nr;
+}
+
 /* The sys_enter of TRACED_CALLS[index]: its arguments remembered for the exit (sc). */
 static __always_inline void enter_call(struct trace_event_raw_sys_enter *ctx, __u32 index)
 {
@@ -41,6 +56,11 @@ static __always_inline void enter_call(struct trace_event_raw_sys_enter *ctx, __
 		return;
 	struct args args;
 	copy_args(ctx, &args);
+	if (call->when_arg >= 0) {
+		__s64 v = (__s32)arg(&args, call->when_arg);
+		if (v != call->when_a && v != call->when_b)
+			return;
+	}
 	struct sc_state st = {
 		.code = call->code, .npaths = call->npaths, .opens = call->opens, .d1 = NO_WALK, .d2 = NO_WALK};
 	if (call->p1 >= 0) {
@@ -68,6 +88,11 @@ static __always_inline void enter_call(struct trace_event_raw_sys_enter *ctx, __
 		__u64 flags = 0;
 		bpf_probe_read_user(&flags, sizeof(flags), &how->flags);
 		st.fl = flags;
+		break;
+	}
+	case FLAGS_TARGET: {
+		__u32 target = (__u32)arg(&args, call->flags_arg);
+		st.fl = (__s64)(target | TARGET_SELF_KNOWN | (target == own_ns_tgid() ? TARGET_SELF : 0));
 		break;
 	}
 	case FLAGS_MOVES_DIRECTORIES:

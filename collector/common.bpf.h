@@ -88,6 +88,8 @@ struct exec_state {
 	__s64 rdir;
 	__s64 rino;
 	__s64 rdev;
+	/* The recorded environment's count and marks, as the CALL's flags word takes them (records.h). */
+	__s64 envflags;
 };
 
 struct {
@@ -122,6 +124,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct fork_state);
 } fk SEC(".maps");
+
+/* The names of the environment variables an exec records (exec-env.h, filled by the loader). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, struct env_name);
+	__type(value, __u8);
+} env_names SEC(".maps");
 
 /* The walk cache (@wc), per cgroup: each run's file must hold the walk a later one stops at. */
 struct wc_key {

@@ -80,7 +80,7 @@ static __always_inline void exec_resolve(__u64 cgid, __u32 tid, __u64 t, struct 
 
 /* argv is read at entry, from the caller's memory: the argv the caller asked for. */
 static __always_inline void exec_enter(struct trace_event_raw_sys_enter *ctx, __s64 code, __u64 filename,
-				       const char *const *argv, __s64 dirfd)
+				       const char *const *argv, __u64 envp, __s64 dirfd)
 {
 	__u64 cgid;
 	if (!traced(&cgid))
@@ -104,20 +104,22 @@ static __always_inline void exec_enter(struct trace_event_raw_sys_enter *ctx, __
 		}
 	}
 	st.argc = argc;
+	st.envflags = exec_env(cgid, tid, t, envp);
 	bpf_map_update_elem(&ex, &tid, &st, BPF_ANY);
 }
 
 SEC("tp/syscalls/sys_enter_execve")
 int enter_execve(struct trace_event_raw_sys_enter *ctx)
 {
-	exec_enter(ctx, CODE_EXECVE, ctx->args[0], (const char *const *)ctx->args[1], AT_FDCWD_VALUE);
+	exec_enter(ctx, CODE_EXECVE, ctx->args[0], (const char *const *)ctx->args[1], ctx->args[2], AT_FDCWD_VALUE);
 	return 0;
 }
 
 SEC("tp/syscalls/sys_enter_execveat")
 int enter_execveat(struct trace_event_raw_sys_enter *ctx)
 {
-	exec_enter(ctx, CODE_EXECVEAT, ctx->args[1], (const char *const *)ctx->args[2], (__s32)ctx->args[0]);
+	exec_enter(ctx, CODE_EXECVEAT, ctx->args[1], (const char *const *)ctx->args[2], ctx->args[3],
+		   (__s32)ctx->args[0]);
 	return 0;
 }
 
@@ -142,7 +144,8 @@ int process_exec(struct trace_event_raw_sched_process_exec *ctx)
 	__u64 t = st && st->rt && old == tid ? st->rt : bpf_ktime_get_ns();
 	unsigned int offset = ctx->__data_loc_filename & 0xffff;
 	chunked(sb, 0, cgid, tid, SLOT_PATH, t, (void *)ctx + offset, SRC_KERNEL, 1);
-	__s64 argc = st ? st->argc : 0;
+	/* argc and the environment's count and marks (records.h EXEC_ENV_*). */
+	__s64 argc = st ? st->argc | st->envflags : 0;
 	__s64 code = st && st->code == CODE_EXECVEAT ? CODE_EXECVEAT : CODE_EXECVE;
 	__s64 w1 = WALK_NONE, s1 = 0;
 	walk(cgid, tid, t, AT_FDCWD_VALUE, SLOT_WALK1, &w1, &s1);
@@ -225,7 +228,7 @@ static __always_inline void exec_exit(__s64 ret)
 	r->v[3] = current_ppid();
 	r->v[4] = st.code;
 	r->v[5] = ret;
-	r->v[6] = st.argc;
+	r->v[6] = st.argc | st.envflags;
 	r->v[7] = w1;
 	r->v[8] = st.dirfd;
 	r->v[9] = s1;

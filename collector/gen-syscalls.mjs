@@ -1,7 +1,8 @@
 // Generates syscalls.h, the collector's copy of TRACED_CALLS (src/observe/ebpf/syscall-table.ts):
 // each call's code and where its path, dirfd and flags arguments sit among the syscall tracepoint's
 // six argument words (read from tracefs formats); a call with no path pointer (p1 -1) but a d1
-// walks that descriptor's own file (fdPath); an open's returned descriptor is walked at exit (opens). Run after `npm run build`:
+// walks that descriptor's own file (fdPath); an open's returned descriptor is walked at exit (opens);
+// a call traced for some values of one argument only names it (when). Run after `npm run build`:
 //   node collector/gen-syscalls.mjs > collector/syscalls.h
 // Each call's native number comes from <sys/syscall.h> at build time: raw_syscalls serves a call
 // whose tracepoints the kernel lacks (raw.bpf.h). test/collector/protocol.test.ts checks the
@@ -49,7 +50,10 @@ table.TRACED_CALLS.forEach((call, index) => {
   let flagsArg = -1;
   let flagsConst = 0;
   const field = /^args->(\w+)$/.exec(call.flags ?? '')?.[1];
-  if (field !== undefined) {
+  if (call.carries === 'target') {
+    flagsKind = 'FLAGS_TARGET';
+    flagsArg = argIndex(call.tracepoint, 'pid');
+  } else if (field !== undefined) {
     flagsKind = 'FLAGS_INT_ARG';
     flagsArg = argIndex(call.tracepoint, field);
   } else if (call.flags === table.SOCKET_FLAGS) {
@@ -66,8 +70,12 @@ table.TRACED_CALLS.forEach((call, index) => {
     flagsConst = Number(call.flags);
   } else if (call.movesDirectories) flagsKind = 'FLAGS_MOVES_DIRECTORIES';
   const npaths = (call.path ? 1 : 0) + (call.path2 ? 1 : 0);
+  // Traced only for these values of one argument (fcntl's F_DUPFD and F_DUPFD_CLOEXEC).
+  const when = call.when
+    ? `${argIndex(call.tracepoint, call.when.field)}, ${call.when.values.join(', ')}`
+    : '-1, 0, 0';
   rows.push(
-    `  {"${call.name}", "${call.tracepoint}", AG_NR_${call.name}, {${table.callCode(index)}, ${npaths}, ${p1}, ${d1}, ${p2}, ${d2}, ${flagsKind}, ${flagsArg}, ${flagsConst}, ${call.kind === 'open' || call.returnsFile ? 1 : 0}}},`,
+    `  {"${call.name}", "${call.tracepoint}", AG_NR_${call.name}, {${table.callCode(index)}, ${npaths}, ${p1}, ${d1}, ${p2}, ${d2}, ${flagsKind}, ${flagsArg}, ${flagsConst}, ${call.kind === 'open' || call.returnsFile ? 1 : 0}, ${when}}},`,
   );
 });
 

@@ -19,8 +19,9 @@
 #include "loader.h"
 #include "records.h"
 #include "syscalls.h"
+#include "exec-env.h"
 
-#define VERSION "5"
+#define VERSION "6"
 
 struct agentguard_bpf *skel;
 char missing[4096];
@@ -258,6 +259,15 @@ void load(uint64_t ring_bytes)
 		if (bpf_map__update_elem(skel->maps.calls, &i, sizeof(i), &TRACED_CALLS[i].desc,
 					 sizeof(TRACED_CALLS[i].desc), BPF_ANY))
 			fail("filling the call table", errno);
+	}
+	for (size_t i = 0; i < EXEC_ENV_NAME_COUNT + EXEC_ENV_PREFIX_COUNT; i++) {
+		bool prefix = i >= EXEC_ENV_NAME_COUNT;
+		const char *name = prefix ? EXEC_ENV_PREFIXES[i - EXEC_ENV_NAME_COUNT] : EXEC_ENV_NAMES[i];
+		struct env_name key = {0};
+		__u8 kind = prefix ? ENV_PREFIX : ENV_EXACT;
+		strncpy(key.s, name, sizeof(key.s) - 1);
+		if (bpf_map__update_elem(skel->maps.env_names, &key, sizeof(key), &kind, sizeof(kind), BPF_ANY))
+			fail("filling the environment names", errno);
 	}
 	for (__u32 i = 0; i < TRACED_CALL_COUNT; i++) {
 		if (!by_raw[i])

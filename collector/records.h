@@ -23,6 +23,8 @@
 /* The name of the file the kernel opened or executed; its directory is the walk in SLOT_WALK2. */
 #define SLOT_RESOLVED_NAME 6
 #define SLOT_ARGV 10
+/* An exec's recorded environment entries (exec-env.h): SLOT_ENV + n, each chunked like a path. */
+#define SLOT_ENV 600
 #define SLOT_WALK1 40
 #define SLOT_WALK2 300
 
@@ -33,6 +35,22 @@
 #define KEY_TID 65536ULL
 #define KEY_CHUNK 1024
 #define MAX_ARGV 16
+/* Bounds of an exec's recorded environment (src/evidence/exec-env.ts MAX_EXEC_ENV, MAX_EXEC_ENV_SCANNED). */
+#define MAX_ENV 16
+#define MAX_ENV_SCANNED 512
+/* A recorded variable's name is shorter than this; the env_names map is keyed by it, zero-padded. */
+#define ENV_NAME_BYTES 32
+#define ENV_EXACT 1
+#define ENV_PREFIX 2
+/*
+ * An exec CALL's flags word: argc in bits 0-7, the count of recorded environment entries in 8-15,
+ * EXEC_ENV_RECORDED (the environment was read; bpftrace's records never set it) and EXEC_ENV_CUT
+ * (more entries than MAX_ENV_SCANNED, or more recorded ones than MAX_ENV).
+ */
+#define EXEC_ARGC_MASK 0xff
+#define EXEC_ENV_SHIFT 8
+#define EXEC_ENV_RECORDED (1 << 16)
+#define EXEC_ENV_CUT (1 << 17)
 /* Steps of a walk (components and mount crossings): slots SLOT_WALK1.. and SLOT_WALK2.. must not meet. */
 #define MAX_WALK 240
 #define WALK_NONE (-1)
@@ -89,6 +107,10 @@
 #define FLAGS_MOVES_DIRECTORIES 4
 /* socket's family, type and protocol in one word (SOCKET_FLAGS in syscall-table.ts). */
 #define FLAGS_SOCKET 5
+/* The pid a call acts on (low 32 bits), TARGET_SELF_KNOWN, and TARGET_SELF when it is the caller's own process. */
+#define FLAGS_TARGET 6
+#define TARGET_SELF_KNOWN (1ULL << 32)
+#define TARGET_SELF (1ULL << 33)
 
 /*
  * call_desc.d1/d2: the dirfd argument's index, or one of these. With no path (p1 -1), a d1 that is
@@ -109,6 +131,12 @@ struct call_desc {
 	int flags_arg;
 	long long flags_const;
 	int opens; /* returns a descriptor of a file (open, dup): the file is walked at exit */
+	int when_arg; /* traced only when this argument is when_a or when_b (fcntl's F_DUPFD*); -1: always */
+	long long when_a, when_b;
+};
+
+struct env_name {
+	char s[ENV_NAME_BYTES];
 };
 
 struct rec_head {

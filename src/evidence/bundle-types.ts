@@ -128,6 +128,10 @@ export const SysEventSchema: z.ZodType<SysEvent> = z.looseObject({
   path2: str.optional(),
   access: z.enum(['read', 'write', 'create']).optional(),
   argv: z.array(str).optional(),
+  env: z.array(str).optional(),
+  env_truncated: z.boolean().optional(),
+  target_pid: int.optional(),
+  target_self: z.boolean().optional(),
   cwd: str.optional(),
   addr: z
     .looseObject({

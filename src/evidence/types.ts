@@ -35,6 +35,18 @@ export type SysEvent = {
   path2?: string;
   access?: 'read' | 'write' | 'create';
   argv?: string[];
+  /**
+   * An exec's loader and interpreter variables (`NAME=value`, in order, repeats kept), the list in
+   * exec-env.ts; absent where the tracer does not record the environment (bpftrace), empty where
+   * none was set.
+   */
+  env?: string[];
+  /** The exec's environment had more than the recorded bounds (exec-env.ts): `env` is not all of it. */
+  env_truncated?: boolean;
+  /** The process a call acts on (process_vm_readv, process_vm_writev), as the caller named it (its pid namespace's number). */
+  target_pid?: number;
+  /** Whether `target_pid` is the caller's own process; absent where the tracer could not tell (bpftrace). */
+  target_self?: boolean;
   cwd?: string;
   addr?: SocketAddress;
   /** The mode a chmod-family call sets (chmod, fchmod, fchmodat): permission, setuid, setgid and sticky bits. */

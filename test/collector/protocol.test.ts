@@ -6,6 +6,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  EXEC_ENV_NAMES,
+  EXEC_ENV_PREFIXES,
+  MAX_EXEC_ENV,
+  MAX_EXEC_ENV_SCANNED,
+} from '../../src/evidence/exec-env.js';
 import type { SysEvent } from '../../src/evidence/types.js';
 import { startBpftraceSession } from '../../src/observe/ebpf/bpftrace-session.js';
 import { wrapInCgroup } from '../../src/observe/ebpf/cgroup-launcher.js';
@@ -232,6 +238,19 @@ describe('the collector call table', () => {
     );
   });
 
+  it('records the environment variables of exec-env.ts (regenerate with node collector/gen-exec-env.mjs)', () => {
+    const header = readFileSync(join(COLLECTOR_DIR, 'exec-env.h'), 'utf8');
+    const block = (name: string) =>
+      [...(new RegExp(`${name}\\[\\] = \\{([^}]*)\\}`).exec(header)?.[1] ?? '').matchAll(/"([^"]+)"/g)].map(
+        (match) => match[1],
+      );
+    expect(block('EXEC_ENV_NAMES')).toEqual([...EXEC_ENV_NAMES]);
+    expect(block('EXEC_ENV_PREFIXES')).toEqual([...EXEC_ENV_PREFIXES]);
+    const records = readFileSync(join(COLLECTOR_DIR, 'records.h'), 'utf8');
+    expect(/#define MAX_ENV (\d+)/.exec(records)?.[1]).toBe(String(MAX_EXEC_ENV));
+    expect(/#define MAX_ENV_SCANNED (\d+)/.exec(records)?.[1]).toBe(String(MAX_EXEC_ENV_SCANNED));
+  });
+
   it('speaks the protocol version the TypeScript side expects', () => {
     const loader = readFileSync(join(COLLECTOR_DIR, 'loader.c'), 'utf8');
     expect(/#define VERSION "(\d+)"/.exec(loader)?.[1]).toBe(COLLECTOR_PROTOCOL);
@@ -298,6 +317,43 @@ describe.skipIf(skip)('agentguard-collector', () => {
     collector.child.kill('SIGTERM');
     expect(await exited(collector.child)).toBe(0);
     expect(existsSync(collector.socket)).toBe(false);
+  });
+
+  it("records an exec's loader and interpreter variables, bounded, and says when it cut them", async () => {
+    const collector = await startCollector(socketPath());
+    const cgroup = await newCgroup('env');
+    const out = join(root, 'env.jsonl');
+    const client = await Client.connect(collector.socket);
+    expect(await client.ask(`WATCH ${cgroup.id} ${out}`)).toMatch(/^OK /);
+    const long = `--require /tmp/${'x'.repeat(300)}.js`;
+    const many = Array.from({ length: 600 }, (_, index) => `V${index}=1`).join(' ');
+    const script = [
+      // Recorded by name and by prefix, a value over one chunk; API_TOKEN never.
+      `env -i API_TOKEN=secret LD_PRELOAD=/tmp/a.so NODE_OPTIONS='${long}' GIT_CONFIG_KEY_0=core.hooksPath LD_PRELOAD=/tmp/b.so /bin/true marker-one`,
+      'env -i /bin/true marker-none',
+      // More entries than the collector scans: the record says it was cut.
+      `env -i ${many} LD_AUDIT=/tmp/late.so /bin/true marker-many`,
+    ].join('; ');
+    expect(await runIn(cgroup, script)).toBe(0);
+    expect(await client.ask('STOP')).toMatch(/^DONE /);
+    await client.ended();
+    const { events } = await parseFile(out);
+    const exec = (marker: string) =>
+      events.find(
+        (event) => event.kind === 'exec' && event.argv?.includes(marker) && event.path === '/bin/true',
+      );
+    // env(1) sets a repeated name in place: the last value, at the first one's place.
+    expect(exec('marker-one')?.env).toEqual([
+      'LD_PRELOAD=/tmp/b.so',
+      `NODE_OPTIONS=${long}`,
+      'GIT_CONFIG_KEY_0=core.hooksPath',
+    ]);
+    expect(exec('marker-one')?.env_truncated).toBeUndefined();
+    expect(exec('marker-none')?.env).toEqual([]);
+    expect(exec('marker-many')).toMatchObject({ env: [], env_truncated: true });
+    expect(events.flatMap((event) => event.env ?? []).join('\n')).not.toContain('API_TOKEN');
+    collector.child.kill('SIGTERM');
+    await exited(collector.child);
   });
 
   it('keeps two runs watched at once apart', async () => {

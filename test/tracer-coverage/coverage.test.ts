@@ -220,6 +220,34 @@ const ROWS: Record<string, Row> = {
       ),
     mechanism: (e) => e.report.alerts.some((a) => a.rule === 'evasion-descriptor-path'),
   },
+  'fcntl-dupfd': {
+    // The folder's only descriptor is fcntl's copy: a change through it resolves only if the
+    // tracer's descriptor table followed F_DUPFD_CLOEXEC.
+    steps: [
+      'mkdir -p cov-dup && touch cov-dup/target',
+      `python3 -c "import os, fcntl; d = os.open('cov-dup', os.O_RDONLY); n = fcntl.fcntl(d, fcntl.F_DUPFD_CLOEXEC, 40); os.close(d); os.chmod('/proc/self/fd/%d/target' % n, 0o600)"`,
+    ],
+    recorded: (e) =>
+      e.events.some(
+        (x) =>
+          x.syscall === 'chmod' &&
+          x.path?.endsWith('/cov-dup/target') === true &&
+          x.path_as_written === '/proc/self/fd/40/target',
+      ),
+    mechanism: (e) => e.report.alerts.some((a) => a.rule === 'evasion-descriptor-path'),
+  },
+  'exec-env': {
+    // The library need not exist: the loader says so and runs the program all the same.
+    steps: ['LD_PRELOAD=/tmp/cov-preload.so NODE_OPTIONS="-r ./cov.js" /bin/true 2>/dev/null'],
+    recorded: (e) =>
+      e.events.some(
+        (x) =>
+          x.kind === 'exec' &&
+          x.env?.includes('LD_PRELOAD=/tmp/cov-preload.so') === true &&
+          x.env.includes('NODE_OPTIONS=-r ./cov.js'),
+      ),
+    mechanism: never,
+  },
   'deep-path': {
     // Made by absolute paths: no walk has seen its folders, so reading it walks all 251 levels.
     steps: [

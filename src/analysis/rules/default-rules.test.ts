@@ -286,12 +286,30 @@ const CASES: Record<string, Case> = {
         .open(2, '/proc/4242/stat'),
   },
   'secrets-process-memory-call': {
+    // A sibling's memory (refused), and a tracer that could not tell whose (bpftrace): both count.
     fire: (t) =>
-      void t.exec(2, 1, '/usr/bin/python3', ['python3', 'dump.py']).priv(2, 'process_vm_readv', -1),
+      void t
+        .exec(2, 1, '/usr/bin/python3', ['python3', 'dump.py'])
+        .event(2, {
+          kind: 'privilege',
+          syscall: 'process_vm_readv',
+          target_pid: 7,
+          target_self: false,
+          result: -1,
+        })
+        .event(2, { kind: 'privilege', syscall: 'process_vm_writev', target_pid: 7, result: 0 }),
+    // Its own memory, as runtimes probe an address.
     benign: (t) =>
       void t
         .exec(2, 1, '/usr/bin/python3', ['python3', 'dump.py'])
         .priv(2, 'prctl')
+        .event(2, {
+          kind: 'privilege',
+          syscall: 'process_vm_readv',
+          target_pid: 2,
+          target_self: true,
+          result: 0,
+        })
         .open(2, '/proc/4242/status'),
   },
   'integrity-bulk-delete': {
@@ -675,6 +693,23 @@ const CASES: Record<string, Case> = {
         .open(2, '/var/log/auth.log', 'write', -30),
     benign: (t) =>
       void t.exec(2, 1, '/usr/bin/tail', ['tail', '/var/log/dpkg.log']).open(2, '/var/log/dpkg.log'),
+  },
+  'exec-loader-injection': {
+    // A hook the run wrote, preloaded into the real npm on node's command line.
+    fire: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/tee', ['tee', '/tmp/hook.js'])
+        .open(2, '/tmp/hook.js', 'create')
+        .exec(3, 1, '/usr/bin/node', ['node', '-r', '/tmp/hook.js', '/usr/bin/npm', 'test']),
+    // A heap size and a package preloaded: nothing the run wrote.
+    benign: (t) =>
+      void t.exec(3, 1, '/usr/bin/node', [
+        'node',
+        '--max-old-space-size=4096',
+        '-r',
+        'ts-node/register',
+        'x.ts',
+      ]),
   },
   'exec-memfd': {
     fire: (t) =>

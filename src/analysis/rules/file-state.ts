@@ -37,6 +37,15 @@ export class FileState {
     return this.#written.get(path) ?? this.#written.get(this.resolve(path));
   }
 
+  /** Whether the run wrote a file anywhere below `dir` (run-created symlinks resolved), by a write `accept` takes. */
+  wroteUnder(dir: string, accept: (write: WriteRecord) => boolean = () => true): boolean {
+    const resolved = this.resolve(dir);
+    const prefixes = [dir, resolved].map((d) => (d.endsWith('/') ? d : `${d}/`));
+    for (const [path, write] of this.#written)
+      if (prefixes.some((prefix) => path.startsWith(prefix)) && accept(write)) return true;
+    return false;
+  }
+
   /** Follows run-created symlinks (the path itself, then its parent folders) a few hops. */
   resolve(path: string): string {
     if (this.#links.size === 0) return path;

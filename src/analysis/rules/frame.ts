@@ -122,6 +122,8 @@ function leakField(f: Frame, pick: (l: AnyLeak) => string): readonly string[] | 
   return leaks === undefined || leaks.length === 0 ? undefined : leaks.map(pick);
 }
 
+const envName = (entry: string): string => entry.slice(0, Math.max(0, entry.indexOf('=')));
+
 const labels = (h: string | undefined) =>
   h === undefined || h === '' ? undefined : h.replace(/\.$/, '').split('.');
 
@@ -143,6 +145,7 @@ const ACCESSORS: Record<string, Accessor> = {
   },
   target: (f) => f.target,
   source: (f) => f.source,
+  'target.self': (f) => (f.sys?.target_pid === undefined ? undefined : f.sys.target_self === true),
   access: (f) => f.sys?.access,
   mode: (f) => f.sys?.mode,
   'mode.setid': (f) => (f.sys?.mode === undefined ? undefined : (f.sys.mode & SETID_BITS) !== 0),
@@ -182,6 +185,16 @@ const ACCESSORS: Record<string, Accessor> = {
   'program.writer': (f) => f.programWriter?.name,
   'proc.net': (f) => f.proc?.net,
   'proc.loaded_written': (f) => f.proc?.loadedWritten,
+  env: (f) => f.proc?.env,
+  'env.set': (f) => f.proc?.envSet,
+  'env.set_names': (f) => f.proc?.envSet?.map(envName),
+  'env.recorded': (f) => (f.proc ? f.proc.env !== undefined : undefined),
+  'env.truncated': (f) => (f.sys?.kind === 'exec' ? f.sys.env_truncated === true : undefined),
+  'ancestors.env_set_names': (f) => f.ancestors.flatMap((p) => p.envSet?.map(envName) ?? []),
+  'preload.files': (f) => f.proc?.preload?.files,
+  'preload.dirs': (f) => f.proc?.preload?.dirs,
+  'preload.written_files': (f) => f.proc?.preloadWritten?.files,
+  'preload.written_dirs': (f) => f.proc?.preloadWritten?.dirs,
   'parent.net': (f) => (f.proc ? f.procs.get(f.proc.ppid)?.net : undefined),
   'siblings.name': (f) => f.siblings.map((p) => p.name),
   'siblings.argv': (f) => f.siblings.map((p) => p.argvText),

@@ -68,7 +68,9 @@ export function createMatcher(
   const proxyEndpoints = new Set(endpoints.filter((e) => !e.endsWith(':53')));
   const workspace = values.WORKSPACE?.[0] ?? ctx.workspace;
 
-  const procs = new ProcessTable();
+  // What a package manager installed is not a preload the run planted (vitest's workers run
+  // `node --require node_modules/vitest/suppress-warnings.cjs` after an install).
+  const procs = new ProcessTable(workspace, new Set(ruleset.lists?.get('package_managers') ?? []));
   const files = new FileState();
   const frame = new Frame(procs, files, ports);
   const seen = new Map<string, Alert>();

@@ -1,5 +1,6 @@
 import type { SysEvent } from '../../evidence/types.js';
-import type { FileState } from './file-state.js';
+import type { FileState, WriteRecord } from './file-state.js';
+import { type Preload, preloadOf } from './preload.js';
 import { programOf } from './program.js';
 import type { AlertProcessRef } from './types.js';
 
@@ -23,6 +24,20 @@ export type ProcInfo = {
    * (`NODE_OPTIONS=--require`, a `.pnpmfile.cjs`, a `pip/` folder shadowing `python -m pip`).
    */
   loadedWritten: string[];
+  /** The image's recorded loader and interpreter variables (exec-env.ts); undefined: not recorded. */
+  env?: readonly string[];
+  /** Entries of `env` the run set or changed: not in the run's starting environment (its first exec's). */
+  envSet?: readonly string[];
+  /** What this exec's set environment and node command line name as code to load (preload.ts). */
+  preload?: Preload;
+  /**
+   * The run-written files, and folders outside the workspace with run-written files, that this exec
+   * was the first in its line to be told to load; inherited ones were judged at the exec that introduced them, unless
+   * written since.
+   */
+  preloadWritten?: { files: string[]; dirs: string[] };
+  /** Every run-written preload judged so far in this line of images (inherited by fork and exec). */
+  preloadJudged?: readonly string[];
 };
 
 /** Enough to tell that a process loaded run-written files, and which ones first. */
@@ -60,6 +75,14 @@ export class ProcessTable {
   /** Each process's lifetime in event numbers (fork or first sight, exit), for siblings(). */
   readonly #life = new Map<number, { from: number; to?: number }>();
   readonly #children = new Map<number, Set<number>>();
+  #startEnv: Set<string> | undefined;
+
+  /** `workspace`: the agent's own project, whose folders on a search path are everyday work. */
+  constructor(
+    private readonly workspace?: string,
+    /** proc.name of the programs whose writes are installs, not planted code (`package_managers`). */
+    private readonly installers: ReadonlySet<string> = new Set(),
+  ) {}
 
   get(pid: number): ProcInfo | undefined {
     return this.#procs.get(pid);
@@ -79,6 +102,7 @@ export class ProcessTable {
     const known = this.#procs.get(e.pid);
     if (e.kind === 'exec') {
       const image = imageOf(e, known, files);
+      this.#loads(image, e, known, files);
       if ((e.result ?? 0) >= 0) {
         image.net = known?.net ?? false;
         this.#procs.set(e.pid, image);
@@ -99,6 +123,38 @@ export class ProcessTable {
     if (loadsWritten(e, files) && proc.loadedWritten.length < MAX_LOADED && e.path !== undefined)
       proc.loadedWritten.push(files.resolve(e.path));
     return proc;
+  }
+
+  /**
+   * The exec's environment against the run's starting one (the first recorded exec's: the harness
+   * set what is there, not the agent), and what it is told to load.
+   */
+  #loads(image: ProcInfo, e: SysEvent, before: ProcInfo | undefined, files: FileState): void {
+    if (e.env !== undefined) {
+      this.#startEnv ??= new Set(e.env);
+      image.env = e.env;
+    }
+    const start = this.#startEnv;
+    image.envSet = (image.env ?? []).filter((entry) => !start?.has(entry));
+    const preload = preloadOf(image.envSet, image.exe, image.argv, image.cwd);
+    image.preload = preload;
+    const judged = before?.preloadJudged ?? [];
+    const fresh = (path: string) => !judged.includes(path);
+    const planted = (w: WriteRecord | undefined) =>
+      w !== undefined && !this.installers.has(this.#procs.get(w.pid)?.name ?? '');
+    const written = {
+      files: preload.files.filter((path) => planted(files.writerOf(path)) && fresh(path)),
+      dirs: preload.dirs.filter(
+        (path) => !this.#inWorkspace(path) && files.wroteUnder(path, planted) && fresh(path),
+      ),
+    };
+    image.preloadWritten = written;
+    image.preloadJudged = [...judged, ...written.files, ...written.dirs];
+  }
+
+  #inWorkspace(path: string): boolean {
+    const ws = this.workspace;
+    return ws !== undefined && (path === ws || path.startsWith(ws.endsWith('/') ? ws : `${ws}/`));
   }
 
   #born(pid: number, ppid: number, seq: number): void {

@@ -148,7 +148,11 @@ export function buildFromData(files: readonly RuleFileData[], options: BuildOpti
     if (severity) rule.severity = severity;
     if (data.enabled && !disabled.has(id)) out.push(rule);
   }
-  return { rules: out, files: files.map((f) => f.file) };
+  return {
+    rules: out,
+    files: files.map((f) => f.file),
+    lists: new Map([...lists].map(([k, v]) => [k, v.value])),
+  };
 }
 
 function compileRule(resolver: Resolver, file: string, data: RuleData): Rule {

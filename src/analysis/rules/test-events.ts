@@ -31,9 +31,10 @@ export class Trace {
   readonly #exe = new Map<number, string>();
   readonly #ppid = new Map<number, number>();
 
-  constructor() {
+  /** `rootEnv`: the root's recorded environment (as the collector and strace record it); none by default. */
+  constructor(rootEnv?: string[]) {
     // The agent's root process: pid 1 under the harness (ppid 0), a shell in the workspace.
-    this.exec(1, 0, '/usr/bin/sh', ['sh', '-c', 'agent'], { cwd: WS });
+    this.exec(1, 0, '/usr/bin/sh', ['sh', '-c', 'agent'], { cwd: WS, ...(rootEnv ? { env: rootEnv } : {}) });
   }
 
   #push(pid: number, e: Omit<SysEvent, 'seq' | 'ts' | 'pid' | 'ppid' | 'exe'>, exe?: string): SysEvent {
@@ -63,7 +64,7 @@ export class Trace {
     ppid: number,
     path: string,
     argv: string[],
-    opts: { cwd?: string; result?: number } = {},
+    opts: { cwd?: string; result?: number; env?: string[] } = {},
   ): this {
     if (!this.#ppid.has(pid)) {
       this.#ppid.set(pid, ppid);
@@ -72,7 +73,15 @@ export class Trace {
     const result = opts.result ?? 0;
     this.#push(
       pid,
-      { kind: 'exec', syscall: 'execve', path, argv, cwd: opts.cwd ?? WS, result },
+      {
+        kind: 'exec',
+        syscall: 'execve',
+        path,
+        argv,
+        cwd: opts.cwd ?? WS,
+        result,
+        ...(opts.env ? { env: opts.env } : {}),
+      },
       result >= 0 ? path : undefined,
     );
     if (result >= 0) this.#exe.set(pid, path);

@@ -125,7 +125,12 @@ export type Rule = {
 };
 
 /** A validated, ready-to-compile rule set. Built by `buildRuleSet`, bound to a run by `createMatcher`. */
-export type RuleSet = { rules: readonly Rule[]; files: readonly string[] };
+export type RuleSet = {
+  rules: readonly Rule[];
+  files: readonly string[];
+  /** The rule files' lists by name (the engine reads `package_managers`: preload.ts's installers). */
+  lists?: ReadonlyMap<string, readonly string[]>;
+};
 
 /**
  * The `security:` block of a benchmark config, after zod defaults. `rules` holds absolute paths.

@@ -165,6 +165,11 @@ export const FIELDS: Readonly<Record<string, FieldSpec>> = {
     doc: 'the path the call acts on: the destination of rename/link/symlink, else path; run-created symlinks resolved',
   },
   source: { type: str, kinds: ['write-meta'], doc: 'the source of a rename (a path the call removes)' },
+  'target.self': {
+    type: bool,
+    kinds: ['privilege'],
+    doc: "a process_vm_readv or process_vm_writev named the caller's own process (false where the tracer could not tell: bpftrace)",
+  },
   access: { type: { t: 'enum', values: ['read', 'write', 'create'] }, kinds: ['open'], doc: 'open mode' },
   mode: { type: num, kinds: ['write-meta'], doc: 'the mode a chmod, fchmod or fchmodat sets' },
   'mode.setid': {
@@ -268,6 +273,59 @@ export const FIELDS: Readonly<Record<string, FieldSpec>> = {
     kinds: ALL,
     set: true,
     doc: 'a file the run wrote (JSON aside) that this process image opened for reading before this event: code it may have loaded',
+  },
+  env: {
+    type: str,
+    kinds: ALL,
+    set: true,
+    doc: "a `NAME=value` entry of the process image's loader and interpreter variables (the list in src/evidence/exec-env.ts), as its exec recorded them",
+  },
+  'env.set': {
+    type: str,
+    kinds: ALL,
+    set: true,
+    doc: "an entry of `env` the run set or changed: not in the run's starting environment (its first exec's, which the harness set)",
+  },
+  'env.set_names': { type: str, kinds: ALL, set: true, doc: 'the name of an entry of `env.set`' },
+  'env.recorded': {
+    type: bool,
+    kinds: ALL,
+    doc: "the tracer recorded the image's environment (the collector and strace do, bpftrace does not)",
+  },
+  'env.truncated': {
+    type: bool,
+    kinds: ['exec'],
+    doc: "the exec's environment was over the recorded bounds: `env` is not all of it",
+  },
+  'ancestors.env_set_names': {
+    type: str,
+    kinds: ALL,
+    set: true,
+    doc: 'the name of an entry of `env.set` of any ancestor',
+  },
+  'preload.files': {
+    type: str,
+    kinds: ALL,
+    set: true,
+    doc: 'a file the exec is told to load or run besides its program: LD_PRELOAD/LD_AUDIT libraries, NODE_OPTIONS or node argv -r/--require/--import/--loader/--experimental-loader files, BASH_ENV, ENV, PYTHONSTARTUP, -javaagent:, RUBYOPT -r, git helper programs (src/analysis/rules/preload.ts), from `env.set` and argv',
+  },
+  'preload.dirs': {
+    type: str,
+    kinds: ALL,
+    set: true,
+    doc: 'a folder the exec is told to search first for libraries, modules or helpers: LD_LIBRARY_PATH, GCONV_PATH, PYTHONPATH, PYTHONHOME, NODE_PATH, PERL5LIB, RUBYLIB, GIT_EXEC_PATH, GIT_TEMPLATE_DIR, -I, git settings, from `env.set`',
+  },
+  'preload.written_files': {
+    type: str,
+    kinds: ALL,
+    set: true,
+    doc: 'a file of `preload.files` the run wrote (not a package manager of the `package_managers` list: an install), first told to load in this line of processes (an inherited one was judged where it was set)',
+  },
+  'preload.written_dirs': {
+    type: str,
+    kinds: ALL,
+    set: true,
+    doc: 'a folder of `preload.dirs` outside the workspace below which the run wrote a file, first told to search in this line of processes',
   },
   'parent.net': { type: bool, kinds: ALL, doc: 'the parent process has made an inet or inet6 connection' },
   'siblings.name': {

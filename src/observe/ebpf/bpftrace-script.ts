@@ -84,7 +84,12 @@ export function generateScript(options: ScriptOptions): GeneratedScript {
     return false;
   });
   for (const { call, code } of calls) {
-    blocks.push(probe(`tracepoint:syscalls:sys_enter_${call.tracepoint}`, inCgroup, enterBody(call, code)));
+    const when = call.when
+      ? ` && (${call.when.values.map((value) => `args->${call.when?.field} == ${value}`).join(' || ')})`
+      : '';
+    blocks.push(
+      probe(`tracepoint:syscalls:sys_enter_${call.tracepoint}`, `${inCgroup}${when}`, enterBody(call, code)),
+    );
   }
   // One exit probe per shape (no path, one, two, a descriptor's file): a probe holding code for two
   // paths would not fit the stack of the common one-path calls.

@@ -1,4 +1,5 @@
-import { KEY_CHUNK, MAX_ARGV, SLOT_ARGV, SLOT_PATH, WALK_NONE } from './record-format.js';
+import { MAX_EXEC_ENV } from '../../evidence/exec-env.js';
+import { KEY_CHUNK, MAX_ARGV, SLOT_ARGV, SLOT_ENV, SLOT_PATH, WALK_NONE } from './record-format.js';
 import type { BpfRecord, CallRecord, ExitRecord, ForkRecord, NetRecord } from './record-parser.js';
 import { CODE_EXECVE, CODE_EXECVEAT } from './syscall-table.js';
 
@@ -14,7 +15,7 @@ type Pending = { t: number; parts: Map<number, Buffer> };
  */
 export class EventAssembler {
   private readonly pending = new Map<number, Pending>();
-  /** argv of an exec, sent at syscall entry (from the caller's memory), waiting for the exec's record. */
+  /** argv and environment of an exec, sent at syscall entry (from the caller's memory), waiting for the exec's record. */
   private readonly argv = new Map<number, Pending>();
   /** PART records whose event never arrived. */
   orphanParts = 0;
@@ -25,7 +26,10 @@ export class EventAssembler {
       case 'tick':
         return null;
       case 'part': {
-        if (record.slot >= SLOT_ARGV && record.slot < SLOT_ARGV + MAX_ARGV) {
+        if (
+          (record.slot >= SLOT_ARGV && record.slot < SLOT_ARGV + MAX_ARGV) ||
+          (record.slot >= SLOT_ENV && record.slot < SLOT_ENV + MAX_EXEC_ENV)
+        ) {
           let args = this.argv.get(record.tid);
           if (args && args.t !== record.t) {
             this.orphanParts += args.parts.size;

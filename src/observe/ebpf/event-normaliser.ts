@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { MAX_EXEC_ENV, recordedEnv } from '../../evidence/exec-env.js';
 import { namespaceFlagNames, socketFlagNames } from '../../evidence/syscall-flags.js';
 import { compatSyscallName, I386_SYSCALL_NAMES } from '../../evidence/syscall-mechanism.js';
 import type { SocketAddress, SysEvent } from '../../evidence/types.js';
@@ -11,9 +12,14 @@ import {
   AF_INET6,
   AF_UNIX,
   AT_FDCWD,
+  EXEC_ARGC_MASK,
+  EXEC_ENV_CUT,
+  EXEC_ENV_RECORDED,
+  EXEC_ENV_SHIFT,
   FORK_CALLS,
   MAX_ARGV,
   SLOT_ARGV,
+  SLOT_ENV,
   SLOT_EXE_NAME,
   SLOT_PATH,
   SLOT_PATH2,
@@ -39,12 +45,15 @@ import {
   CODE_SECCOMP_REFUSED,
   CODE_SENDTO,
   callByCode,
+  F_DUPFD_CLOEXEC,
   IO_URING_OPS,
   O_CLOEXEC,
   O_CREAT,
   O_RDWR,
   O_TRUNC,
   O_WRONLY,
+  TARGET_SELF,
+  TARGET_SELF_KNOWN,
   type TracedCall,
   unpackSocketFlags,
 } from './syscall-table.js';
@@ -160,7 +169,7 @@ export class EventNormaliser {
     } else {
       path = resolveAgainst(cwd?.text, path);
     }
-    const argc = Math.max(0, raw.flags);
+    const argc = Math.max(0, raw.flags) & EXEC_ARGC_MASK;
     const argv: string[] = [];
     for (let index = 0; index < Math.min(argc, MAX_ARGV); index++) {
       const arg = joinChunks(raw.parts, SLOT_ARGV + index, 1);
@@ -168,6 +177,7 @@ export class EventNormaliser {
       argv.push(arg?.text ?? '');
     }
     if (argc > MAX_ARGV) truncated = true;
+    const env = execEnv(raw);
     // A memfd's own name says more than the descriptor path it was run through ("3" as a name).
     const memfd = raw.ret >= 0 ? joinChunks(raw.parts, SLOT_EXE_NAME, 1) : undefined;
     let written = memfd && memfd.text !== path ? path : undefined;
@@ -190,6 +200,7 @@ export class EventNormaliser {
       path,
       ...(written === undefined ? {} : { path_as_written: written }),
       argv,
+      ...env,
       ...(cwd ? { cwd: cwd.text } : {}),
       result: raw.ret,
       ...identity(raw),
@@ -242,7 +253,11 @@ export class EventNormaliser {
       ...(truncated ? { truncated } : {}),
     };
     if (opens && raw.ret >= 0 && raw.code !== CODE_IO_URING_OPEN)
-      files.set(raw.ret, opened?.text ?? '', (raw.flags & O_CLOEXEC) !== 0);
+      files.set(
+        raw.ret,
+        opened?.text ?? '',
+        call.when ? raw.flags === F_DUPFD_CLOEXEC : (raw.flags & O_CLOEXEC) !== 0,
+      );
     // A dup only teaches the descriptor table; another call's new descriptor holds no file of the tree.
     if (call.returnsFile) return null;
     if (raw.ret >= 0 && (call.name === 'memfd_create' || call.name === 'socket'))
@@ -344,9 +359,36 @@ export class EventNormaliser {
   }
 }
 
+/**
+ * The recorded environment of an exec record (record-format.ts EXEC_*): none where the tracer did
+ * not read it (bpftrace), cut where the collector said so or an entry's chunks end full.
+ */
+function execEnv(raw: CallRecord): Pick<Draft, 'env' | 'env_truncated'> {
+  if (raw.flags < 0 || (raw.flags & EXEC_ENV_RECORDED) === 0) return {};
+  const count = Math.min((raw.flags >> EXEC_ENV_SHIFT) & 0xff, MAX_EXEC_ENV);
+  let cut = (raw.flags & EXEC_ENV_CUT) !== 0;
+  const entries: string[] = [];
+  for (let index = 0; index < count; index++) {
+    const entry = joinChunks(raw.parts, SLOT_ENV + index);
+    if (!entry || entry.truncated) cut = true;
+    if (entry) entries.push(entry.text);
+  }
+  const { env, truncated } = recordedEnv(entries, cut);
+  return { env, ...(truncated ? { env_truncated: true } : {}) };
+}
+
 /** What a CALL's flags word carries for this call, as SysEvent fields (syscall-table.ts `carries`). */
-function carried(call: Pick<TracedCall, 'name' | 'carries'>, flags: number): Pick<Draft, 'mode' | 'flags'> {
+function carried(
+  call: Pick<TracedCall, 'name' | 'carries'>,
+  flags: number,
+): Pick<Draft, 'mode' | 'flags' | 'target_pid' | 'target_self'> {
   switch (call.carries) {
+    case 'target': {
+      // The pid as the caller named it; whether it is the caller itself where the collector knew.
+      const known = Math.floor(flags / TARGET_SELF_KNOWN) % 2 === 1;
+      const self = Math.floor(flags / TARGET_SELF) % 2 === 1;
+      return { target_pid: flags % TARGET_SELF_KNOWN, ...(known ? { target_self: self } : {}) };
+    }
     case 'mode':
       return { mode: flags };
     case 'namespaces':
@@ -369,7 +411,7 @@ function namespaces(bits: number, call: string): Pick<Draft, 'flags'> {
 /** The table entry of a code, or the open-like shape of the i386 and io_uring opens. */
 function callOf(
   code: number,
-): Pick<TracedCall, 'name' | 'kind' | 'path' | 'fdPath' | 'carries' | 'returnsFile'> | undefined {
+): Pick<TracedCall, 'name' | 'kind' | 'path' | 'fdPath' | 'carries' | 'returnsFile' | 'when'> | undefined {
   if (code === CODE_IA32_OPEN) return { name: 'ia32:open', kind: 'open', path: { field: '', resolve: true } };
   if (code === CODE_IO_URING_OPEN)
     return { name: 'io_uring:OPENAT', kind: 'open', path: { field: '', resolve: true } };

@@ -16,7 +16,7 @@
  *   TICK   [6, t]                                                      every TICK_MS: output is live up to t
  *
  * `t` is the kernel's CLOCK_MONOTONIC in nanoseconds (bpftrace `nsecs`). For exec records `flags`
- * is argc, and a failed exec's walk2 is its dirfd (AT_FDCWD for execve). A CALL's `flags` is what
+ * is argc with the recorded environment's count and marks (EXEC_* below), and a failed exec's walk2 is its dirfd (AT_FDCWD for execve). A CALL's `flags` is what
  * its TracedCall says (`carries`): open flags, a chmod mode, unshare's or setns's CLONE_NEW* bits,
  * socket's family, type and protocol packed (SOCKET_FLAGS). A call whose path is its descriptor's
  * file (fchmod) sends no path string: walk1 is the walk of that file itself, and a walk of
@@ -58,6 +58,8 @@ export const SLOT_EXE_NAME = 5;
 /** The name of the file the kernel opened or executed; its directory is the walk in SLOT_WALK2. */
 export const SLOT_RESOLVED_NAME = 6;
 export const SLOT_ARGV = 10;
+/** An exec's recorded environment entries (exec-env.ts), one slot each, chunked like a path (collector only). */
+export const SLOT_ENV = 600;
 /** Components of the base directory of the first path (for exec: the cwd). */
 export const SLOT_WALK1 = 40;
 /** Components of the base directory of the second path, or of the resolved file. */
@@ -76,6 +78,15 @@ export const KEY_TID = 65536;
 export const KEY_CHUNK = 1024;
 
 export const MAX_ARGV = 16;
+/**
+ * An exec CALL's flags word: argc in bits 0-7; from the collector also the count of recorded
+ * environment entries in bits 8-15, EXEC_ENV_RECORDED (the environment was read: bpftrace never
+ * sets it) and EXEC_ENV_CUT (over a bound of exec-env.ts).
+ */
+export const EXEC_ARGC_MASK = 0xff;
+export const EXEC_ENV_SHIFT = 8;
+export const EXEC_ENV_RECORDED = 1 << 16;
+export const EXEC_ENV_CUT = 1 << 17;
 /** Loop bound of the bpftrace script's directory walk (components plus mount crossings). */
 export const MAX_WALK = 48;
 /** The collector's (records.h MAX_WALK): slots SLOT_WALK1.. and SLOT_WALK2.. never meet. */

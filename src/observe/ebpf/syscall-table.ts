@@ -30,11 +30,17 @@ export type TracedCall = {
    * What `flags` carries when it is not open flags: the mode of the chmod family, the CLONE_NEW*
    * bits of unshare and setns, or socket's family, type and protocol packed (SOCKET_FLAGS).
    */
-  carries?: 'mode' | 'namespaces' | 'socket';
+  carries?: 'mode' | 'namespaces' | 'socket' | 'target';
   /** Tracepoint field of a descriptor whose file is the call's path (fchmod): walked, as a dirfd is. */
   fdPath?: string;
   /** Can change the path of an existing directory (renames, rmdir, mounts). */
   movesDirectories?: boolean;
+  /**
+   * Only these values of one argument are traced (fcntl's F_DUPFD and F_DUPFD_CLOEXEC): the
+   * others are neither recorded nor paid for past the filter (bpftrace's predicate, the collector's
+   * sys_enter).
+   */
+  when?: { field: string; values: readonly [number, number] };
   /**
    * Returns a new descriptor of a file another one holds (dup): the collector walks it as it walks
    * an open's, for the descriptor table (resolved-path.ts); no event of its own.
@@ -47,6 +53,8 @@ export const O_RDWR = 0o2;
 export const O_CREAT = 0o100;
 export const O_TRUNC = 0o1000;
 export const O_CLOEXEC = 0o2000000;
+export const F_DUPFD = 0;
+export const F_DUPFD_CLOEXEC = 1030;
 /** clone: the child shares its parent's descriptor table. */
 export const CLONE_FILES = 0x400;
 
@@ -68,6 +76,14 @@ const p = (field: string, dirfd?: string): PathArg =>
   dirfd ? { field, dirfd, resolve: true } : { field, resolve: true };
 const target = (field: string): PathArg => ({ field, resolve: false });
 const MODE = { flags: 'args->mode', carries: 'mode' } as const;
+/**
+ * The pid a call acts on, as the caller named it (in its pid namespace). The collector adds
+ * TARGET_SELF_KNOWN, and TARGET_SELF when it is the caller's own process (FLAGS_TARGET in
+ * collector/calls.bpf.h); bpftrace's word is the pid alone.
+ */
+const TARGET = { flags: '(int64)(uint32)args->pid', carries: 'target' } as const;
+export const TARGET_SELF_KNOWN = 2 ** 32;
+export const TARGET_SELF = 2 ** 33;
 
 /** Codes 1..15 are reserved for the calls with their own probes below. */
 export const CODE_EXECVE = 1;
@@ -227,14 +243,23 @@ export const TRACED_CALLS: readonly TracedCall[] = [
   { name: 'socket', tracepoint: 'socket', kind: 'other', flags: SOCKET_FLAGS, carries: 'socket' },
   { name: 'userfaultfd', tracepoint: 'userfaultfd', kind: 'privilege' },
   // Another process's memory read or written without /proc/<pid>/mem or ptrace.
-  { name: 'process_vm_readv', tracepoint: 'process_vm_readv', kind: 'privilege' },
-  { name: 'process_vm_writev', tracepoint: 'process_vm_writev', kind: 'privilege' },
+  { name: 'process_vm_readv', tracepoint: 'process_vm_readv', kind: 'privilege', ...TARGET },
+  { name: 'process_vm_writev', tracepoint: 'process_vm_writev', kind: 'privilege', ...TARGET },
   // A shell's `exec 5<dir` opens the lowest free descriptor and moves it to 5.
   { name: 'dup', tracepoint: 'dup', kind: 'other', returnsFile: true },
   { name: 'dup2', tracepoint: 'dup2', kind: 'other', returnsFile: true },
   { name: 'dup3', tracepoint: 'dup3', kind: 'other', returnsFile: true, flags: 'args->flags' },
   // An open by file handle (name_to_handle_at's): no path at all, only the file the kernel opened.
   { name: 'open_by_handle_at', tracepoint: 'open_by_handle_at', kind: 'open', flags: 'args->flags' },
+  // fcntl's descriptor copies (issue 33); flags carry the command (F_DUPFD_CLOEXEC closes on exec).
+  {
+    name: 'fcntl',
+    tracepoint: 'fcntl',
+    kind: 'other',
+    returnsFile: true,
+    flags: 'args->cmd',
+    when: { field: 'cmd', values: [F_DUPFD, F_DUPFD_CLOEXEC] },
+  },
 ];
 
 /** The numeric code a call's records carry. */

@@ -12,6 +12,7 @@ export const X86_64_SYSCALL_NUMBERS: Readonly<Record<string, number>> = {
   dup: 32,
   dup2: 33,
   dup3: 292,
+  fcntl: 72,
   socket: 41,
   connect: 42,
   sendto: 44,

@@ -15,6 +15,7 @@ export const INSTALL_FIX = 'apt-get install -y strace';
  * - `-e signal=!…`: `signal=none` would also hide `+++ killed by SIG… +++`; only the noisy signals
  *   that never kill are left out.
  * - `-y`: decode descriptors to paths, for `*at` calls with a real dirfd and for fchdir.
+ * - `-e abbrev=!execve,execveat`: print an exec's environment (strace abbreviates it to a count).
  * - `-n`: print each call's number: the only mark of a 32-bit (i386/x32) call (native-syscalls.ts).
  * - `--decode-pids=pidns`: inside a PID namespace (bwrap) clone returns namespace pids; this adds the
  *   host pid that the line prefixes use.
@@ -39,6 +40,10 @@ export function straceOptions(logPath: string, stringLimit: number): string[] {
     String(stringLimit),
     '-e',
     'signal=!SIGCHLD,SIGWINCH,SIGURG,SIGCONT',
+    // An exec's whole environment, for its loader and interpreter variables (exec-env.ts); every
+    // other call stays abbreviated.
+    '-e',
+    'abbrev=!execve,execveat',
     '-e',
     `trace=${TRACED_SYSCALLS.join(',')}`,
     // The calls a sandbox's seccomp filter hands to the tracer (RET_TRACE) are refused here.

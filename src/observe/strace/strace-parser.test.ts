@@ -185,6 +185,66 @@ describe('parseStraceLines edge cases', () => {
     expect(events[1]?.access).toBe('write');
   });
 
+  it("records an exec's loader and interpreter variables from the environment strace prints in full", () => {
+    const { events } = parseStraceLines(
+      `
+7000  1.000000 execve("/usr/bin/ls", ["ls"], ["HOME=/h", "API_TOKEN=s3cret", "LD_PRELOAD=/tmp/x.so", "GIT_CONFIG_KEY_0=core.hooksPath", "LD_PRELOAD=/tmp/y.so"]) = 0
+7001  1.100000 execve("/usr/bin/env", ["env"], ["NODE_OPTIONS=--require /tmp/a-long-na"..., "PATH=/bin"]) = 0
+7002  1.200000 execve("/usr/bin/true", ["true"], ["PATH=/bin", ...]) = 0
+7003  1.300000 execve("/usr/bin/id", ["id"], ["PATH=/bin"...]) = 0
+7004  1.400000 execve("/usr/bin/cat", ["cat"], 0x7 /* 1 vars */) = 0`,
+      '/',
+    );
+    expect(events.map((event) => [event.env, event.env_truncated])).toEqual([
+      [['LD_PRELOAD=/tmp/x.so', 'GIT_CONFIG_KEY_0=core.hooksPath', 'LD_PRELOAD=/tmp/y.so'], undefined],
+      [['NODE_OPTIONS=--require /tmp/a-long-na'], true],
+      [[], true],
+      // A variable strace cut that is not recorded cuts nothing recorded.
+      [[], undefined],
+      // An abbreviated environment (an older option set) is not recorded at all.
+      [undefined, undefined],
+    ]);
+  });
+
+  it("follows fcntl's descriptor copies in the descriptor table (F_DUPFD, F_DUPFD_CLOEXEC)", () => {
+    const { events } = parseStraceLines(
+      `
+7100  1.000000 execve("/usr/bin/python3", ["python3"], 0x7 /* 1 vars */) = 0
+7100  1.100000 openat(AT_FDCWD</w>, "d", O_RDONLY|O_CLOEXEC) = 3</w/d>
+7100  1.200000 fcntl(3</w/d>, F_GETFD) = 0x1 (flags FD_CLOEXEC)
+7100  1.300000 fcntl(3</w/d>, F_DUPFD_CLOEXEC, 40) = 40</w/d>
+7100  1.400000 fcntl(3</w/d>, F_DUPFD, 50) = 50</w/d>
+7100  1.500000 chmod("/proc/self/fd/40/target", 0600) = 0
+7100  1.600000 execve("/usr/bin/sh", ["sh"], 0x7 /* 1 vars */) = 0
+7100  1.700000 unlink("/proc/self/fd/50/target") = 0
+7100  1.800000 unlink("/proc/self/fd/40/target") = -1 ENOENT (No such file or directory)`,
+      '/w',
+    );
+    const changes = events.filter((event) => event.kind === 'write-meta');
+    expect(changes.map((event) => [event.path, event.path_as_written])).toEqual([
+      ['/w/d/target', '/proc/self/fd/40/target'],
+      // F_DUPFD's copy survives the exec; F_DUPFD_CLOEXEC's does not.
+      ['/w/d/target', '/proc/self/fd/50/target'],
+      ['/proc/self/fd/40/target', undefined],
+    ]);
+  });
+
+  it("records the pid process_vm_readv names, and whether it is the caller's own", () => {
+    const { events } = parseStraceLines(
+      `
+7200  1.000000 execve("/usr/bin/python3", ["python3"], 0x7 /* 1 vars */) = 0
+7200  1.100000 process_vm_readv(1 /* 7200 in strace's PID NS */, NULL, 0, NULL, 0, 0) = 0
+7200  1.200000 process_vm_readv(2 /* 7201 in strace's PID NS */, NULL, 0, NULL, 0, 0) = -1 EPERM (Operation not permitted)
+7200  1.300000 process_vm_writev(7200, NULL, 0, NULL, 0, 0) = 0`,
+      '/',
+    );
+    expect(events.filter((e) => e.kind === 'privilege').map((e) => [e.target_pid, e.target_self])).toEqual([
+      [1, true],
+      [2, false],
+      [7200, true],
+    ]);
+  });
+
   it('tracks forks into a PID namespace through --decode-pids=pidns', () => {
     const { events } = parseStraceLines(
       `

@@ -9,7 +9,7 @@ import { parseFd, parseQuoted } from './strace-syntax.js';
 import {
   CLONE_CALLS,
   CWD_CALLS,
-  DUP_CALLS,
+  descriptorCopy,
   draftEvent,
   type EventDraft,
   HANDLE_OPEN,
@@ -17,6 +17,7 @@ import {
   namespaceFlags,
   OPEN_CALLS,
   resolvePath,
+  targetPid,
 } from './syscall-events.js';
 
 export type StraceParserOptions = {
@@ -162,6 +163,8 @@ export class StraceParser {
       call.result.value = 0;
     }
     const draft = draftEvent(call, proc.cwd.path);
+    // Whether a process_vm_* call named the caller's own process (the host pid strace decoded).
+    if (draft?.target_pid !== undefined) draft.target_self = targetPid(call.args[0])?.host === proc.pid;
     if (draft?.kind === 'exec' || draft?.kind === 'write-meta') this.throughDescriptors(proc, draft);
     this.heldFile(proc, call);
     if (!draft) return;
@@ -181,14 +184,10 @@ export class StraceParser {
     const fd = call.result.value;
     const held = call.result.fdPath;
     if (fd === undefined || fd < 0 || held === undefined) return;
-    const opens = OPEN_CALLS.has(call.name) || call.name === HANDLE_OPEN || DUP_CALLS.has(call.name);
+    const copy = descriptorCopy(call);
+    const opens = OPEN_CALLS.has(call.name) || call.name === HANDLE_OPEN || copy !== null;
     if (!opens || memfdName(held) !== undefined) proc.files.set(fd, '', false);
-    else
-      proc.files.set(
-        fd,
-        held,
-        call.args.some((arg) => /\bO_CLOEXEC\b/.test(arg)),
-      );
+    else proc.files.set(fd, held, copy?.cloexec ?? call.args.some((arg) => /\bO_CLOEXEC\b/.test(arg)));
   }
 
   /**

@@ -54,10 +54,14 @@ describe('argument syntax', () => {
     expect(parseStringArray('["/bin"..., "a", "b", ...]')).toEqual({
       values: ['/bin', 'a', 'b'],
       truncated: true,
+      cut: [true, false, false],
+      more: true,
     });
     expect(parseStringArray('["sh", "-c", "echo \\"x\\""]')).toEqual({
       values: ['sh', '-c', 'echo "x"'],
       truncated: false,
+      cut: [false, false, false],
+      more: false,
     });
     expect(parseStringArray('0x7ffc1234')).toBeNull();
   });

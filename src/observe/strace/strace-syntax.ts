@@ -158,23 +158,27 @@ export function parseFd(token: string | undefined): FdArgument | null {
 }
 
 /** `["a", "b"...]` or `["a", ...]`: the strings, and whether strace cut any of them or the list. */
-export function parseStringArray(token: string | undefined): { values: string[]; truncated: boolean } | null {
+export function parseStringArray(
+  token: string | undefined,
+): { values: string[]; truncated: boolean; cut: boolean[]; more: boolean } | null {
   if (token === undefined || !token.startsWith('[')) return null;
   const split = splitTopLevel(token, 1);
   if (!split || split.end !== token.length - 1) return null;
   const values: string[] = [];
-  let truncated = false;
+  // Which items strace cut at its string limit, and whether it left items out (`...`).
+  const cut: boolean[] = [];
+  let more = false;
   for (const part of split.parts) {
     if (part === '...') {
-      truncated = true;
+      more = true;
       continue;
     }
     const item = parseQuoted(part);
     if (!item) return null;
     values.push(item.value);
-    truncated ||= item.truncated;
+    cut.push(item.truncated);
   }
-  return { values, truncated };
+  return { values, truncated: more || cut.includes(true), cut, more };
 }
 
 /** The symbolic names of a flags argument: `O_WRONLY|O_CREAT|0x8000` → the names and raw numbers. */

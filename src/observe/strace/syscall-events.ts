@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { isRecordedEnvName, recordedEnv } from '../../evidence/exec-env.js';
 import { isNamespaceFlag } from '../../evidence/syscall-flags.js';
 import type { SocketAddress, SysEvent } from '../../evidence/types.js';
 import { REFUSED_SYSCALLS } from '../../sandbox/seccomp.js';
@@ -26,6 +27,17 @@ export const OPEN_CALLS = new Set(['open', 'creat', 'openat', 'openat2']);
 
 /** Calls that return a descriptor of a file another descriptor holds: the parser's descriptor table. */
 export const DUP_CALLS = new Set(['dup', 'dup2', 'dup3']);
+/** fcntl's commands that do the same (issue 33); its other commands return no descriptor. */
+const FCNTL_DUPS = new Set(['F_DUPFD', 'F_DUPFD_CLOEXEC']);
+
+/** Whether a call returned a copy of another descriptor, and whether the copy closes on exec. */
+export function descriptorCopy(call: ParsedCall): { cloexec: boolean } | null {
+  if (DUP_CALLS.has(call.name)) return { cloexec: call.args.some((arg) => /\bO_CLOEXEC\b/.test(arg)) };
+  const command = call.args[1];
+  if (call.name === 'fcntl' && command !== undefined && FCNTL_DUPS.has(command))
+    return { cloexec: command === 'F_DUPFD_CLOEXEC' };
+  return null;
+}
 
 /** An open by file handle: no path argument, only the file `-y` names. */
 export const HANDLE_OPEN = 'open_by_handle_at';
@@ -126,6 +138,8 @@ export const TRACED_SYSCALLS = [
   ...OPEN_CALLS,
   HANDLE_OPEN,
   ...DUP_CALLS,
+  // Every fcntl stops under strace (a filter cannot pick F_DUPFD): measured in the tracer bench.
+  'fcntl',
   ...Object.keys(WRITE_META),
   'fchmod',
   'symlink',
@@ -218,7 +232,7 @@ type Base = { syscall: string; result?: number };
 function execDraft(call: ParsedCall, cwd: string, base: Base): EventDraft {
   const at = call.name === 'execveat';
   const argv = parseStringArray(call.args[at ? 2 : 1]);
-  const draft: EventDraft = { ...base, kind: 'exec', cwd };
+  const draft: EventDraft = { ...base, kind: 'exec', cwd, ...execEnv(call.args[at ? 3 : 2]) };
   if (argv) draft.argv = argv.values;
   const fd = at ? parseFd(call.args[0]) : null;
   if (fd && typeof fd.fd === 'number' && parseQuoted(call.args[1])?.value === '') {
@@ -236,6 +250,21 @@ function execDraft(call: ParsedCall, cwd: string, base: Base): EventDraft {
   }
   const target = resolveAt(at ? call.args[0] : null, call.args[at ? 1 : 0], cwd);
   return withPaths(draft, { path: target.path, truncated: target.truncated || (argv?.truncated ?? false) });
+}
+
+/**
+ * The recorded loader and interpreter variables of the environment strace printed in full
+ * (`-e abbrev=!execve,execveat`); cut where strace cut one of them or left entries out.
+ */
+function execEnv(token: string | undefined): Pick<EventDraft, 'env' | 'env_truncated'> {
+  const entries = parseStringArray(token);
+  if (!entries) return {};
+  const cutRecorded = entries.values.some((entry, index) => {
+    const at = entry.indexOf('=');
+    return entries.cut[index] === true && isRecordedEnvName(at < 0 ? entry : entry.slice(0, at));
+  });
+  const { env, truncated } = recordedEnv(entries.values, entries.more || cutRecorded);
+  return { env, ...(truncated ? { env_truncated: true } : {}) };
 }
 
 /** `memfd:NAME` for the path `-y` gives a memfd (`/memfd:NAME`), else undefined. */
@@ -281,12 +310,27 @@ function privilegeDraft(call: ParsedCall, cwd: string, base: Base): EventDraft {
     const fd = parseFd(call.args[0]);
     if (fd?.path) draft.path = fd.path;
   }
+  if (call.name === 'process_vm_readv' || call.name === 'process_vm_writev') {
+    const target = targetPid(call.args[0]);
+    if (target) draft.target_pid = target.named;
+  }
   const nsArg = call.name === 'unshare' ? 0 : call.name === 'setns' ? 1 : undefined;
   if (nsArg !== undefined) {
     const flags = namespaceFlags(parseFlags(call.args[nsArg]));
     if (flags.length > 0) draft.flags = flags;
   }
   return draft;
+}
+
+/**
+ * A pid argument as the caller named it, and as the host numbers it: `--decode-pids=pidns` adds
+ * `/* N in strace's PID NS *\/` where the two differ.
+ */
+export function targetPid(token: string | undefined): { named: number; host: number } | undefined {
+  const match = /^(-?\d+)(?: \/\* (\d+) in strace's PID NS \*\/)?$/.exec(token ?? '');
+  if (!match) return undefined;
+  const named = Number(match[1]);
+  return { named, host: match[2] === undefined ? named : Number(match[2]) };
 }
 
 /** The CLONE_NEW* names among a call's flags (clone, clone3, unshare, setns), in a stable order. */
