@@ -3,6 +3,7 @@ import path from 'node:path';
 import { isProfilePath } from '../agents/profiles/load-profile.js';
 import { CONFIG_FILE, loadConfigOrThrow, readConfigYaml } from '../config/load.js';
 import { validateYamlValue } from '../config/load-yaml-file.js';
+import { CONFIG_DIR } from '../config/mounts.js';
 import { BenchmarkConfigSchema, type ParsedBenchmarkConfig, type ResolvedConfig } from '../config/schema.js';
 import { ConfigError, InputError } from '../errors.js';
 
@@ -45,8 +46,25 @@ function configPaths(cfg: ParsedBenchmarkConfig): [string, string][] {
     out.push(['agent_profile', cfg.agent_profile]);
   if (cfg.model_script !== undefined) out.push(['model_script', cfg.model_script]);
   if (cfg.skills !== undefined) out.push(['skills', cfg.skills]);
-  // Host folders shown to the agent read-only: never a job's to choose.
+  // Host paths shown to the agent: never a job's to choose.
   for (const [i, d] of cfg.toolchains.entries()) out.push([`toolchains[${i}]`, d]);
+  const mounts = typeof cfg.sandbox === 'object' ? cfg.sandbox.mounts : [];
+  for (const [i, m] of mounts.entries())
+    out.push([`sandbox.mounts[${i}]`, typeof m === 'string' ? m : m.path]);
+  const commands: [string, string | readonly string[] | undefined][] = [
+    ['agent_command', cfg.agent_command],
+    ['test_command', cfg.test_command],
+    ['setup_command', cfg.setup_command],
+  ];
+  for (const [field, argv] of commands) {
+    const args = typeof argv === 'string' ? [argv] : (argv ?? []);
+    for (const [i, arg] of args.entries()) {
+      // A `{config_dir}/…` argument names a path the sandbox shows, relative to the config's folder.
+      if (arg === CONFIG_DIR) out.push([`${field}[${i}]`, '.']);
+      else if (arg.startsWith(`${CONFIG_DIR}/`))
+        out.push([`${field}[${i}]`, arg.slice(CONFIG_DIR.length + 1)]);
+    }
+  }
   for (const [i, d] of (cfg.setup?.dependencies ?? []).entries())
     if ('cache' in d && typeof d.cache === 'string') out.push([`setup.dependencies[${i}].cache`, d.cache]);
   return out;
