@@ -34,6 +34,7 @@ import { runCommand } from './commands/run.js';
 import { traceReplay, traceReplayability, traceShow, traceVerify } from './commands/trace.js';
 import { registerView } from './commands/view.js';
 import { registerWorker } from './commands/worker.js';
+import { groupHelp } from './help-groups.js';
 import { type CliIO, processIO } from './io.js';
 import { DEFAULT_SANDBOX, SANDBOX_OPTION, TRACER_OPTION } from './kind-help.js';
 import { checkOutputDirFor } from './output-dir.js';
@@ -241,7 +242,7 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
     )
     .usage('model-server --script FILE [--port N] [--record FILE] [--loop-limit N]');
 
-  cli.help();
+  cli.help((sections) => groupHelp(sections, cli.commands));
   cli.version(agentguardVersion());
 
   try {
