@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ContainerConfig } from '../config/schema.js';
 import { InternalError, SetupError } from '../errors.js';
@@ -7,7 +7,7 @@ import { isInside } from '../workspace/copy-template.js';
 import { SANDBOX_PROXY_DIR } from './bwrap.js';
 import { checkMountPath, type RunPlan, runArgs } from './container-args.js';
 import { type EngineName, engineCommand, firstLine } from './container-engine.js';
-import { outputMasks } from './host-masks.js';
+import { outputMasks, withheldMasks } from './host-masks.js';
 import type { SandboxContext } from './types.js';
 
 /** The image's id in the engine's local store; never pulls, so the evidence always names a local image. */
@@ -92,6 +92,9 @@ export function planMounts(ctx: SandboxContext): {
     if (coversImageSystem(dir)) skipped.push(dir);
     else mounts.push({ source: dir, target: dir, readOnly: true });
   }
+  // What the config named writable (`sandbox.mounts` with `writable: true`), at its own path.
+  for (const dir of new Set(ctx.writable ?? []))
+    if (existsSync(dir)) mounts.push({ source: dir, target: dir });
   mounts.push({ source: ctx.repoDir, target: ctx.repoDir }, { source: ctx.hostHome, target: ctx.agentHome });
   if (ctx.network.mode === 'allowlist' && !ctx.proxyDir) {
     throw new InternalError(
@@ -105,7 +108,9 @@ export function planMounts(ctx: SandboxContext): {
   // config's `.agentguard`, with every run's canaries) is covered by an empty tmpfs. The engine mounts
   // by depth, so this run's workspace and HOME still appear inside it.
   const shown = mounts.filter((m) => m.readOnly).map((m) => m.target);
-  const masks = outputMasks(ctx)
+  // The task's solution and the template's grader files are withheld as under bwrap, unless named.
+  const named = [...ctx.visible, ...(ctx.writable ?? [])];
+  const masks = [...outputMasks(ctx), ...withheldMasks(ctx.withheld ?? [], named)]
     .map((m) => m.path)
     .filter((p) => shown.some((dir) => dir !== p && isInside(dir, p)));
   for (const m of masks) checkMountPath(m, 'masked folder');
@@ -125,6 +130,12 @@ export function prepareMasks(
 ): NonNullable<RunPlan['masks']> {
   return masks.map((target, i) => {
     const source = path.join(dir, String(i));
+    if (statSync(target, { throwIfNoEntry: false })?.isFile()) {
+      // A withheld file: an empty one of the session's in its place.
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(source, '', { mode: 0o444 });
+      return { source, target };
+    }
     const made = [source];
     for (const t of inside) {
       const rel = path.relative(target, t);

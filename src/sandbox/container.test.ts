@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -218,6 +218,31 @@ describe.skipIf(skip)('container sandbox (real podman)', () => {
     expect(r.stdout).toBe('cfgTHIS-CANARY');
     expect(readFileSync(join(ctx.repoDir, 'w.txt'), 'utf8')).toBe('w\n');
     expect(s.facts.hidden).toBe(`${output} (empty folder)`);
+  }, 60_000);
+
+  it('withholds the solution and grader files inside a shown folder, unless named, and binds writable mounts', async () => {
+    const configDir = join(root, `cfg-w-${counter + 1}`);
+    mkdirSync(join(configDir, 'solution'), { recursive: true });
+    writeFileSync(join(configDir, 'solution', 'fix.py'), 'THE-ANSWER');
+    writeFileSync(join(configDir, 'grader.py'), 'GRADER');
+    writeFileSync(join(configDir, 'agentguard.yaml'), 'cfg');
+    const shared = join(root, `shared-${counter + 1}`);
+    mkdirSync(shared, { recursive: true });
+    chmodSync(shared, 0o777);
+    const ctx: SandboxContext = {
+      ...makeCtx(cfg(), net('none'), undefined, [configDir]),
+      withheld: [join(configDir, 'solution'), join(configDir, 'grader.py')],
+      writable: [shared],
+    };
+    const { s } = await start(ctx);
+    const r = await run(s, ctx, [
+      'sh',
+      '-c',
+      `cat ${configDir}/agentguard.yaml; ls ${configDir}/solution; cat ${configDir}/grader.py; echo w > ${shared}/out.txt`,
+    ]);
+    expect(r.stdout).toBe('cfg');
+    expect(readFileSync(join(shared, 'out.txt'), 'utf8')).toBe('w\n');
+    expect(s.facts.hidden).toContain(`${join(configDir, 'solution')} (empty folder)`);
   }, 60_000);
 
   it('applies the memory limit', async () => {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InternalError, SetupError } from '../errors.js';
@@ -132,7 +132,14 @@ async function startContainerSession(ctx: SandboxContext): Promise<SandboxSessio
   if (chosen.reason) facts.runtime_reason = chosen.reason;
   if (ctx.proxyDir) facts.proxy_mount = SANDBOX_PROXY_DIR;
   if (mounts.masks.length > 0)
-    facts.hidden = describeMasks(mounts.masks.map((p) => ({ path: p, how: 'empty folder' })));
+    facts.hidden = describeMasks(
+      mounts.masks.map((p) => ({
+        path: p,
+        how: statSync(p, { throwIfNoEntry: false })?.isFile()
+          ? ('empty file' as const)
+          : ('empty folder' as const),
+      })),
+    );
   if (mounts.skipped.length > 0) facts.visible_skipped = mounts.skipped.join(':');
 
   const envDir = mkdtempSync(join(tmpdir(), 'agentguard-ctr-'));
