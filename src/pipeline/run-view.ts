@@ -10,7 +10,7 @@ import { graderOnlyMatcher } from './grading.js';
 /**
  * What of the host a run shows its agent beyond the system folders and its own workspace, HOME and
  * task folder: agentguard's package and node (the harness's bridge and the mock agents run from
- * them), the config's folder, the agent's program folder and install (its plan's `visible`), and
+ * them: PACKAGE_SHOWN, not its benchmarks), the config's folder, the agent's program folder and install (its plan's `visible`), and
  * every path the config names (ResolvedConfig.mounts). Withheld even inside those: the task's solution and the template's
  * grader files, unless the config or the agent's plan names them itself.
  */
@@ -30,7 +30,7 @@ const MAX_TEMPLATE_ENTRIES = 50_000;
 
 export function runView(cfg: ResolvedConfig, plan: AgentPlan): RunView {
   // The config's folder is the run's own: shown, its solution and the template's grader files withheld.
-  const visible = [packageRoot(), cfg.config_dir, path.dirname(path.dirname(process.execPath))];
+  const visible = [...packageShown(), cfg.config_dir, path.dirname(path.dirname(process.execPath))];
   const program = plan.spec.argv[0] ?? '';
   if (path.isAbsolute(program)) visible.push(path.dirname(program));
   visible.push(...(plan.visible ?? []), ...cfg.mounts.filter((m) => !m.writable).map((m) => m.path));
@@ -40,6 +40,18 @@ export function runView(cfg: ResolvedConfig, plan: AgentPlan): RunView {
   const solutionShown =
     solution !== undefined && [...visible, ...writable].some((p) => isInside(p, solution));
   return { visible: [...new Set(visible)], writable: [...new Set(writable)], withheld, solutionShown };
+}
+
+/**
+ * What of agentguard's own package a run shows: what runs from it in the sandbox (the bridge and the
+ * mock agents are plain modules under dist/, which need only node's own modules and package.json's
+ * `type`), not the whole package: its benchmarks/ hold every shipped task's solution, which an agent
+ * on one task must not read from a sibling.
+ */
+export const PACKAGE_SHOWN = ['package.json', 'dist', 'node_modules'] as const;
+
+function packageShown(): string[] {
+  return PACKAGE_SHOWN.map((name) => path.join(packageRoot(), name));
 }
 
 /** The template's grader-only files on the host, and its own git folder (their history) when it has any. */

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { execCli, tempDir } from './exec-cli.js';
+import { BENCHMARKS, execCli, tempDir } from './exec-cli.js';
 
 const isRoot = process.getuid?.() === 0;
 const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
@@ -181,6 +181,22 @@ describe.skipIf(!canSandbox)('the task solution and grader files are withheld fr
     expect(r.out('grep.txt')).not.toMatch(/the-answer-itself|expected-answer/);
     expect(r.report.observation.sandbox.facts.solution).toBe('withheld from the agent');
     expect(r.report.observation.sandbox.facts.hidden).toMatch(/solution \(empty folder\)/);
+  }, 180_000);
+
+  it("agentguard's own package shows what runs from it, not its benchmarks and their solutions", async () => {
+    const pkg = path.resolve(BENCHMARKS, '..');
+    const dir = task(
+      'package-view',
+      `ls ${pkg}/benchmarks > bench.txt 2>&1; echo $? > bench.rc; ` +
+        `cat ${pkg}/benchmarks/js-slugify/solution/src/slugify.js > sibling.txt 2>&1; ` +
+        `test -r ${pkg}/package.json; echo $? > pkg.rc; test -d ${pkg}/dist; echo $? > dist.rc`,
+    );
+    const r = await run(dir);
+    expect(r.report, r.stderr).not.toBeNull();
+    expect(r.out('bench.rc')).not.toBe('0');
+    expect(r.out('sibling.txt')).toMatch(/No such file or directory/);
+    expect(r.out('pkg.rc')).toBe('0');
+    expect(r.out('dist.rc')).toBe('0');
   }, 180_000);
 
   it('a config that names its solution shows it, and the observation says so', async () => {
