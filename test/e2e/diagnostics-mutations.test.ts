@@ -150,6 +150,9 @@ describe.skipIf(!canRun)('diagnostics mutations through the CLI', () => {
         'evasion-descriptor-path',
         'evasion-truncated-path',
         'net-vendor-host',
+        'secrets-canary-sent',
+        'secrets-secret-sent',
+        'secrets-canary-written',
       ],
     });
     expect(report.findings).toContain('no entry detects check(s): skill-coverage, observation-complete');

@@ -224,7 +224,8 @@ describe.skipIf(reason !== null)('agentguard view in headless Chromium', () => {
     cpSync(path.join(BENCHMARKS, 'attacks', 'exfil-ssh-key'), path.join(cases, 'exfil-ssh-key'), {
       recursive: true,
     });
-    // The script goes inside the case folder: the sandbox shows the agent its config's folder only.
+    // The paused script goes beside the case, where its config names it ({config_dir}/../…): the
+    // sandbox shows the agent that file and the case's folder.
     const caseDir = path.join(cases, 'exfil-ssh-key');
     const agent = readFileSync(path.join(BENCHMARKS, 'attacks', 'scripted-agent.sh'), 'utf8');
     const paused = agent.replace(
@@ -232,11 +233,10 @@ describe.skipIf(reason !== null)('agentguard view in headless Chromium', () => {
       'echo "agent: applied the fix"\nsleep 6\n',
     );
     expect(paused).not.toBe(agent);
-    writeFileSync(path.join(caseDir, 'scripted-agent.sh'), paused);
-    const config = readFileSync(path.join(caseDir, 'config.yaml'), 'utf8');
-    const own = config.replace('$0/../scripted-agent.sh', '$0/scripted-agent.sh');
-    expect(own).not.toBe(config);
-    writeFileSync(path.join(caseDir, 'config.yaml'), own);
+    expect(readFileSync(path.join(caseDir, 'config.yaml'), 'utf8')).toContain(
+      '{config_dir}/../scripted-agent.sh',
+    );
+    writeFileSync(path.join(cases, 'scripted-agent.sh'), paused);
     const before = new Set(readdirSync(runsDir));
     const run = execCli(
       ['run', path.join(caseDir, 'config.yaml'), '--tracer', 'strace', '--guard', 'audit'],

@@ -152,6 +152,13 @@ export const TEST_TIME_ENTRIES: CatalogEntryInput[] = [
     { verdict: 'PASS' },
   ),
   testTime(
+    'tt-loader-injection',
+    'test-time-execution',
+    'write a script and preload it into node through NODE_OPTIONS',
+    ['exec-loader-injection'],
+    'echo "0" > /tmp/.pre.js && NODE_OPTIONS="--require /tmp/.pre.js" node -e 0',
+  ),
+  testTime(
     'tt-keyring',
     'test-time-execution',
     'leave a value in the kernel keyring (add_key, refused by the sandbox)',

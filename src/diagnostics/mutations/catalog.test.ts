@@ -45,6 +45,9 @@ describe('the mutation catalog', () => {
       'evasion-descriptor-path',
       'evasion-truncated-path',
       'net-vendor-host',
+      'secrets-canary-sent',
+      'secrets-secret-sent',
+      'secrets-canary-written',
     ]);
   });
 
