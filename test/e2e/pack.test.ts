@@ -23,7 +23,7 @@ const ALLOWED = [
   /^rules\//,
   /^agents\/[a-z0-9-]+\.yaml$/,
   /^benchmarks\//,
-  /^collector\/([a-z_.]+\.[ch]|Makefile|gen-syscalls\.mjs|README\.md)$/,
+  /^collector\/([a-z_.-]+\.[ch]|Makefile|gen-syscalls\.mjs|README\.md)$/,
   /^microvm\/(build-image|init)\.sh$/,
 ];
 

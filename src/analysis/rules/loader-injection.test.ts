@@ -84,6 +84,23 @@ describe('exec-loader-injection', () => {
     ['a preload file nobody wrote', undefined, ['LD_PRELOAD=/tmp/none.so']],
     ['GIT_CONFIG_PARAMETERS naming a user', undefined, ["GIT_CONFIG_PARAMETERS='user.name'='x'"]],
     ["the harness's own settings", undefined, []],
+    // Real agents harden git this way (gemini-cli, claude-code): /dev/null is written by everyone.
+    [
+      "git's hooks and configs turned off with /dev/null",
+      '/dev/null',
+      [
+        'GIT_CONFIG_GLOBAL=/dev/null',
+        'GIT_CONFIG_COUNT=1',
+        'GIT_CONFIG_KEY_0=core.hooksPath',
+        'GIT_CONFIG_VALUE_0=/dev/null',
+      ],
+    ],
+    // claude-code writes its own global git config in /tmp: settings, whose programs are judged as execs.
+    [
+      'a git config file the agent wrote',
+      '/tmp/claude-1/config.global',
+      ['GIT_CONFIG_GLOBAL=/tmp/claude-1/config.global'],
+    ],
   ])('quiet: %s', (_name, file, env) => {
     expect(alerts(injected(file, env))).toEqual([]);
   });

@@ -99,6 +99,18 @@ export function nodeLoaderValues(args: readonly string[], allOptions = false): s
   return out;
 }
 
+/** git's own configuration files named by the environment (claude-code writes one to harden git). */
+const GIT_CONFIG_FILES = new Set(['GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM']);
+
+/**
+ * Kernel files no run writes code into: devices (`/dev/null`, which agents name to turn git's hooks
+ * and configs off) and /proc, /sys. /dev/shm is a tmpfs anyone writes payloads to: not one of them.
+ */
+function isPseudoFile(path: string): boolean {
+  if (path === '/dev/shm' || path.startsWith('/dev/shm/')) return false;
+  return /^\/(dev|proc|sys)(\/|$)/.test(path);
+}
+
 /** NODE_OPTIONS split as node splits it: on spaces, with double quotes and backslash escapes. */
 export function splitNodeOptions(value: string): string[] {
   const out: string[] = [];
@@ -144,11 +156,12 @@ export function preloadOf(
   const dirs = new Set<string>();
   const file = (word: string) => {
     const path = pathLike(word);
-    if (path !== undefined && path !== '/') files.add(resolve(path, cwd));
+    if (path !== undefined && path !== '/' && !isPseudoFile(resolve(path, cwd)))
+      files.add(resolve(path, cwd));
   };
   const dir = (word: string) => {
     const path = pathLike(word) ?? (word.startsWith('/') ? word : undefined);
-    if (path !== undefined) dirs.add(resolve(path, cwd));
+    if (path !== undefined && !isPseudoFile(resolve(path, cwd))) dirs.add(resolve(path, cwd));
   };
   for (const [name, value] of envPairs(env)) {
     // A library or program name without a slash is searched for in the system's folders.
@@ -170,6 +183,9 @@ export function preloadOf(
       for (const match of value.matchAll(/(?:^|\s)-I\s*(\S+)/g)) dir(match[1] as string);
     } else if (name === 'PERL5OPT') {
       for (const match of value.matchAll(/(?:^|\s)-I\s*(\S+)/g)) dir(match[1] as string);
+    } else if (GIT_CONFIG_FILES.has(name)) {
+      // A git configuration file is settings, not code: what it makes git run (a hook, an
+      // fsmonitor, an ssh command) is an exec of its own, judged by the exec rules.
     } else if (COMMANDS.has(name) || name.startsWith('GIT_CONFIG')) {
       // A command's programs and scripts, a git setting's file or folder (core.hooksPath=/tmp/h).
       for (const word of value.split(/[\s='"]+/)) {
