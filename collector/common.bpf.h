@@ -49,6 +49,9 @@ struct {
  * count of 0 the verifier drops the lookup, so a kernel with every tracepoint pays nothing.
  */
 const volatile __u32 raw_call_count = 0;
+/* Whether execs' environments are read (env.bpf.h): the loader turns it off where the kernel's
+ * verifier refuses the scan (Debian 12's 6.1 hits its million-instruction limit), and says so. */
+const volatile __u32 record_env = 1;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

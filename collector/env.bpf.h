@@ -78,6 +78,8 @@ static long env_step(__u32 i, void *data)
 static __always_inline __s64 exec_env(__u64 cgid, __u32 tid, __u64 t, __u64 envp)
 {
 	struct env_scan s = {.envp = envp, .cgid = cgid, .t = t, .tid = tid};
+	if (!record_env)
+		return 0;
 	if (envp) {
 		bpf_loop(MAX_ENV_SCANNED, env_step, &s, 0);
 		if (!s.end)

@@ -146,7 +146,7 @@ void fail(const char *what, int err)
 }
 
 /* Opens, loads and attaches the programs; leaves the names of what this kernel lacks in `missing`. */
-void load(uint64_t ring_bytes)
+static int try_load(uint64_t ring_bytes, bool env)
 {
 	libbpf_set_print(libbpf_print);
 	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
@@ -173,6 +173,7 @@ void load(uint64_t ring_bytes)
 	if (bpf_map__set_max_entries(skel->maps.rb, ring_bytes))
 		fail("sizing the ring buffer", EINVAL);
 	skel->rodata->ring_half = ring_bytes / 2;
+	skel->rodata->record_env = env;
 
 	/* Tracepoints this kernel lacks: their programs are not loaded, their calls reported missing. */
 	struct fixed {
@@ -252,6 +253,13 @@ void load(uint64_t ring_bytes)
 		bpf_program__set_autoload(skel->progs.sys_exit_fork, false);
 
 	int err = agentguard_bpf__load(skel);
+	if (err == -E2BIG && env) {
+		/* The exec-environment scan is what grows past an older verifier's limit: the caller retries without it. */
+		agentguard_bpf__destroy(skel);
+		skel = NULL;
+		missing[0] = 0;
+		return err;
+	}
 	if (err)
 		fail("loading the BPF programs", -err);
 
@@ -303,8 +311,23 @@ void load(uint64_t ring_bytes)
 		if (err)
 			fail(TRACED_CALLS[i].tracepoint, -err);
 	}
-	snprintf(version, sizeof(version), "agentguard-collector %s libbpf %u.%u", VERSION, libbpf_major_version(),
-		 libbpf_minor_version());
+	snprintf(version, sizeof(version), "agentguard-collector %s libbpf %u.%u%s", VERSION, libbpf_major_version(),
+		 libbpf_minor_version(), env ? "" : ", no exec environment");
+	return 0;
+}
+
+/*
+ * Load and attach every program. A kernel whose verifier refuses the exec-environment scan as too
+ * large (Debian 12's 6.1 reaches its million-instruction limit) gets the collector without it,
+ * said on stderr and in the version line; execs then carry no environment, as under bpftrace.
+ */
+void load(uint64_t ring_bytes)
+{
+	if (try_load(ring_bytes, true) == 0)
+		return;
+	fprintf(stderr, "agentguard-collector: this kernel's verifier refused the exec-environment scan "
+			"(program too large); loading without it: execs' environments are not recorded\n");
+	try_load(ring_bytes, false);
 }
 
 /*
