@@ -144,6 +144,15 @@ describe('agentguard init, then run without editing the file', () => {
       expect(readFileSync(path.join(dir, '.github/workflows/agentguard.yml'), 'utf8')).toContain(
         'uses: acme/agentguard@v1',
       );
+      expect(init.stdout).not.toContain('placeholder');
+      // Without --action the workflow holds a placeholder, and init says so with the fix.
+      const bare = clone('node-ci-bare', REPOS.node?.files ?? {});
+      const plain = await execCli(['init', '--ci'], { cwd: bare });
+      expect(plain.code, plain.stderr).toBe(0);
+      expect(plain.stdout).toContain(
+        "note: the workflow's `uses: your-org/agentguard@v1` is a placeholder and will not resolve",
+      );
+      expect(plain.stdout).toContain('--action OWNER/REPO@REF');
       // The policy is committed first (CI judges a change by the policy of the commit it starts
       // from); the workflow stays the working tree's change.
       const git = (...args: string[]) =>

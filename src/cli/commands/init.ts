@@ -53,6 +53,12 @@ export async function initCommand(
       io.out(`setup installs: ${e.manager} ${installed(e)} from ${e.mirror}`);
   for (const note of dependencies.notes) io.out(`note: ${note}`);
   for (const file of result.written) io.out(`wrote ${path.relative(process.cwd(), file) || file}`);
+  if (opts.ci && opts.action === undefined)
+    io.out(
+      `note: the workflow's \`uses: ${DEFAULT_ACTION_REF}\` is a placeholder and will not resolve: ` +
+        'point it at the repository that holds agentguard (its action.yml) at a tag or commit, ' +
+        'or run init --ci again with --action OWNER/REPO@REF',
+    );
   const rel = path.relative(process.cwd(), config) || config;
   if (!opts.ci && opts.check !== false && testCommand) {
     const passed = await checkWrittenConfig(
