@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,4 +51,18 @@ export async function runBwrapStrace(dir: string, env?: Record<string, string>) 
   });
   expect(r.stdout.startsWith('{'), r.stderr).toBe(true);
   return { ...r, report: JSON.parse(r.stdout) };
+}
+
+/** A clone as a user has it: `files` (relative path → text) committed in a new git repository at `dir`. */
+export function committedRepo(dir: string, files: Record<string, string>): string {
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    writeFileSync(path.join(dir, rel), text);
+  }
+  const git = (...args: string[]) =>
+    spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: dir });
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-qm', 'initial');
+  return dir;
 }

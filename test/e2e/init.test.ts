@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { execCli, tempDir } from './exec-cli.js';
+import { committedRepo, execCli, tempDir } from './exec-cli.js';
 
 /*
  * The issue's "done when": a fresh clone of a small repository, `agentguard init`, then
@@ -57,19 +57,9 @@ const REPOS: Record<string, Repo> = {
   },
 };
 
-/** A clone as a user has it: files committed in a git repository. */
+/** A clone as a user has it, under the test's folder. */
 function clone(name: string, files: Record<string, string>): string {
-  const dir = path.join(work, name);
-  for (const [rel, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    writeFileSync(path.join(dir, rel), text);
-  }
-  const git = (...args: string[]) =>
-    spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: dir });
-  git('init', '-q');
-  git('add', '-A');
-  git('commit', '-qm', 'initial');
-  return dir;
+  return committedRepo(path.join(work, name), files);
 }
 
 describe('agentguard init, then run without editing the file', () => {

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execCli, ROOT, tempDir } from './exec-cli.js';
+import { committedRepo, execCli, ROOT, tempDir } from './exec-cli.js';
 
 /*
  * Issue 42 for the Python projects uv and poetry make, where PyPI is out of reach: a package index
@@ -105,18 +105,9 @@ function serveIndex(): Promise<string> {
 const cli = (args: string[], cwd: string) =>
   execCli(args, { cwd, env: { PATH: `/usr/bin:/bin:${process.env.PATH ?? ''}`, PIP_INDEX_URL: index } });
 
+/** A clone as a user has it, under the test's folder. */
 function clone(name: string, files: Record<string, string>): string {
-  const dir = path.join(work, name);
-  for (const [rel, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    writeFileSync(path.join(dir, rel), text);
-  }
-  const git = (...args: string[]) =>
-    spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: dir });
-  git('init', '-q');
-  git('add', '-A');
-  git('commit', '-qm', 'initial');
-  return dir;
+  return committedRepo(path.join(work, name), files);
 }
 
 type Report = {

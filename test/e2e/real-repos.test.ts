@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { execCli, tempDir } from './exec-cli.js';
+import { committedRepo, execCli, tempDir } from './exec-cli.js';
 
 /*
  * Issue 42's "done when", on small repositories made here the way their ecosystems make them: a
@@ -43,18 +43,9 @@ const ENV: Record<string, string> = {
 };
 const cli = (args: string[], cwd: string) => execCli(args, { cwd, env: ENV });
 
+/** A clone as a user has it, under the test's folder. */
 function clone(name: string, files: Record<string, string>): string {
-  const dir = path.join(work, name);
-  for (const [rel, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    writeFileSync(path.join(dir, rel), text);
-  }
-  const git = (...args: string[]) =>
-    spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: dir });
-  git('init', '-q');
-  git('add', '-A');
-  git('commit', '-qm', 'initial');
-  return dir;
+  return committedRepo(path.join(work, name), files);
 }
 
 type Report = {
