@@ -3,4 +3,12 @@ export type SpawnSpec = {
   argv: string[];
   cwd: string;
   env: Record<string, string>;
+  /**
+   * Where the sandbox records whether it started the command (src/sandbox/start-proof.ts): a
+   * command that failed without that record never ran, and its failure is the harness's.
+   */
+  startProof?: StartProof;
 };
+
+/** A file the sandbox itself writes once it has started the command, out of the command's reach. */
+export type StartProof = { sandbox: string; statusFile: string };

@@ -1,7 +1,9 @@
 import type { CommandRecord, PolicyMatch } from '../evidence/types.js';
 import { appendJsonl } from '../evidence/write.js';
+import { RunStopped } from '../exec/interrupt.js';
 import { type RunOutcome, runCommand } from '../exec/run-command.js';
 import type { SpawnSpec } from '../exec/types.js';
+import { neverStarted } from '../sandbox/start-proof.js';
 
 export type CommandRequest = {
   role: CommandRecord['role'];
@@ -47,7 +49,22 @@ export class CommandLog {
       ...(req.isWrapper ? { isWrapper: req.isWrapper } : {}),
       ...(this.signal ? { signal: this.signal } : {}),
     });
-    return { record: this.record(id, req, started, outcome), outcome };
+    const record = this.record(id, req, started, outcome);
+    const proof = req.spec.startProof;
+    if (proof && outcome && !outcome.timed_out && !outcome.aborted && !outcome.spawn_error) {
+      const cause = neverStarted(proof, outcome.exit_code, outcome.stderr);
+      if (cause !== null) {
+        throw new RunStopped({
+          kind: 'setup-failed',
+          step: `the ${proof.sandbox} sandbox`,
+          detail:
+            `${cause}; the ${req.role} command never started. Fix: correct the path or setting it names ` +
+            `(sandbox.mounts, toolchains, the command), or run 'agentguard doctor' as the same user`,
+          harness: true,
+        });
+      }
+    }
+    return { record, outcome };
   }
 
   private record(id: string, req: CommandRequest, started: number, o: RunOutcome | null): CommandRecord {

@@ -6,6 +6,7 @@ import { describeMasks, type HostMask, hostSecretMasks, outputMasks, withheldMas
 import { createPidsLimit, removePidsLimit, wrapInPidsLimit } from './pids-limit.js';
 import { type RunUser, userDatabase } from './run-user.js';
 import { SECCOMP_FACT, seccompBytes, seccompSupported } from './seccomp.js';
+import { STATUS_FD } from './start-proof.js';
 import { describeSystemView, type ShownSystemFolder, systemFolderArgs, systemView } from './system-view.js';
 import type {
   HarnessWrapper,
@@ -226,14 +227,29 @@ export function describeShown(ctx: SandboxContext, system: ShownSystemFolder[]):
 const SECCOMP_FD = 9;
 
 /**
- * The full argv: bwrap with its arguments, then the command. With a seccomp program, a tiny shell
- * opens it on SECCOMP_FD and execs bwrap, so the descriptor exists only for that one exec whatever
- * wraps the command later (pids cgroup, tracer); bwrap closes it before the agent starts.
+ * The full argv: bwrap with its arguments, then the command. A tiny shell opens the seccomp program
+ * on SECCOMP_FD and the start-proof status file (start-proof.ts) on STATUS_FD and execs bwrap, so the
+ * descriptors exist only for that one exec whatever wraps the command later (pids cgroup, tracer);
+ * bwrap closes both before the command starts.
  */
-export function bwrapArgv(ctx: SandboxContext, spec: SpawnSpec, files: BwrapFiles): string[] {
-  const bwrap = ['bwrap', ...bwrapArgs(ctx, spec.cwd, files), '--', ...spec.argv];
-  if (!files.seccompFile) return bwrap;
-  return ['/bin/sh', '-c', `exec "$@" ${SECCOMP_FD}<"$0"`, files.seccompFile, ...bwrap];
+export function bwrapArgv(
+  ctx: SandboxContext,
+  spec: SpawnSpec,
+  files: BwrapFiles,
+  statusFile?: string,
+): string[] {
+  const status = statusFile ? ['--json-status-fd', String(STATUS_FD)] : [];
+  const bwrap = ['bwrap', ...status, ...bwrapArgs(ctx, spec.cwd, files), '--', ...spec.argv];
+  const opens = [
+    ...(files.seccompFile ? [{ fd: SECCOMP_FD, dir: '<', file: files.seccompFile }] : []),
+    ...(statusFile ? [{ fd: STATUS_FD, dir: '>', file: statusFile }] : []),
+  ];
+  if (opens.length === 0) return bwrap;
+  // The files are the shell's first parameters, kept in variables and shifted off: "$@" is bwrap.
+  const keep = opens.map((_, i) => `f${i}=$${i + 1}`).join('; ');
+  const redirects = opens.map((o, i) => `${o.fd}${o.dir}"$f${i}"`).join(' ');
+  const script = `${keep}; shift ${opens.length}; exec "$@" ${redirects}`;
+  return ['/bin/sh', '-c', script, 'agentguard-bwrap', ...opens.map((o) => o.file), ...bwrap];
 }
 
 /**
@@ -329,6 +345,7 @@ export const bwrapSandbox: Sandbox = {
       system,
     };
     const pids = 'error' in limit ? `no process limit (${limit.error})` : `at most ${MAX_PIDS} processes`;
+    let wrapped = 0;
     return {
       kind: 'bwrap',
       isolated: true,
@@ -350,7 +367,12 @@ export const bwrapSandbox: Sandbox = {
         // The run user is taken on last, right before the command: the harness's wrapper stays root.
         const command = ctx.user ? asRunUser(ctx.user, spec) : spec;
         const inside = harness ? harness(command) : command;
-        const sandboxed = { ...inside, argv: bwrapArgv(ctx, inside, files) };
+        const statusFile = path.join(ctx.runDir, 'sandbox', `status-${++wrapped}.jsonl`);
+        const sandboxed = {
+          ...inside,
+          argv: bwrapArgv(ctx, inside, files, statusFile),
+          startProof: { sandbox: 'bwrap', statusFile },
+        };
         return 'error' in limit ? sandboxed : wrapInPidsLimit(sandboxed, limit);
       },
       async stop() {
