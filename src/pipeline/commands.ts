@@ -3,7 +3,7 @@ import { appendJsonl } from '../evidence/write.js';
 import { RunStopped } from '../exec/interrupt.js';
 import { type RunOutcome, runCommand } from '../exec/run-command.js';
 import type { SpawnSpec } from '../exec/types.js';
-import { neverStarted } from '../sandbox/start-proof.js';
+import { neverStarted, startFix } from '../sandbox/start-proof.js';
 
 export type CommandRequest = {
   role: CommandRecord['role'];
@@ -57,9 +57,7 @@ export class CommandLog {
         throw new RunStopped({
           kind: 'setup-failed',
           step: `the ${proof.sandbox} sandbox`,
-          detail:
-            `${cause}; the ${req.role} command never started. Fix: correct the path or setting it names ` +
-            `(sandbox.mounts, toolchains, the command), or run 'agentguard doctor' as the same user`,
+          detail: `${cause}; the ${req.role} command never started. Fix: ${startFix(cause)}`,
           harness: true,
         });
       }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RunStopped } from '../exec/interrupt.js';
 import { bwrapAvailability, bwrapSandbox } from '../sandbox/bwrap.js';
+import { startFix } from '../sandbox/start-proof.js';
 import type { SandboxSession } from '../sandbox/types.js';
 import { CommandLog } from './commands.js';
 
@@ -100,5 +101,18 @@ describe.skipIf(!available.ok)('the sandbox proves it started the command', () =
     } finally {
       await s.stop();
     }
+  });
+});
+
+describe('a fix for each sandbox failure people meet', () => {
+  it('names the fix from the line bwrap printed', () => {
+    expect(startFix('bwrap: unshare user ns: Operation not permitted')).toContain('sudo -E agentguard');
+    expect(startFix("bwrap: Can't find source path /srv/x: No such file or directory")).toContain(
+      '/srv/x was removed',
+    );
+    expect(startFix('bwrap: execvp setpriv: No such file or directory')).toContain(
+      'setpriv is not in the sandbox',
+    );
+    expect(startFix('something else')).toContain('agentguard doctor');
   });
 });

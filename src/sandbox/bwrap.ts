@@ -138,6 +138,9 @@ export function bwrapArgs(ctx: SandboxContext, cwd: string, files: BwrapFiles): 
     'agentguard',
   ];
   if (ctx.network.mode !== 'host') args.push('--unshare-net');
+  // Without root bwrap builds the sandbox in a user namespace of its own; the command may make no
+  // further one (as root, the drop to the run user and the seccomp filter refuse it).
+  if (!ctx.user && nestedUsernsRefusable()) args.push('--unshare-user', '--disable-userns');
   if (files.seccompFile) args.push('--seccomp', String(SECCOMP_FD));
   const system = files.system ?? systemView();
   // bwrap mounts in argument order, so a parent must come before what is mounted inside it: sort by
@@ -221,6 +224,15 @@ export function describeShown(ctx: SandboxContext, system: ShownSystemFolder[]):
     `${describeSystemView(system)}; read-only for the run: ${present(ctx.visible).join(', ')}` +
     (writable.length > 0 ? `; writable for the run: ${writable.join(', ')}` : '')
   );
+}
+
+let refusable: boolean | undefined;
+
+/** bwrap 0.8 and later can stop the command making user namespaces of its own (--disable-userns). */
+function nestedUsernsRefusable(): boolean {
+  refusable ??=
+    spawnSync('bwrap', ['--help'], { encoding: 'utf8' }).stdout?.includes('--disable-userns') ?? false;
+  return refusable;
 }
 
 /** bwrap reads the seccomp program from an inherited descriptor; this one is opened by a shell redirect. */

@@ -55,3 +55,31 @@ function readStatus(file: string): string | null {
 function clip(line: string): string {
   return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
+
+/** What to do about the sandbox failures people meet, from the line the sandbox printed. */
+const KNOWN_FIXES: { said: RegExp; fix: (m: RegExpMatchArray) => string }[] = [
+  {
+    said: /unshare user ns|new namespace|uid map|Operation not permitted/i,
+    fix: () =>
+      'run as root (sudo -E agentguard <the same arguments>), or allow unprivileged user namespaces ' +
+      '(sysctl -w kernel.unprivileged_userns_clone=1; on Ubuntu also kernel.apparmor_restrict_unprivileged_userns=0)',
+  },
+  {
+    said: /Can't find source path (\S+?):/,
+    fix: (m) => `${m[1]} was removed while the run was starting: keep it in place for the whole run`,
+  },
+  {
+    said: /execvp (\S+?):/,
+    fix: (m) =>
+      `${m[1]} is not in the sandbox: install it, or name its folder in sandbox.mounts or toolchains`,
+  },
+];
+
+/** One sentence saying how to fix the failure `neverStarted` found. */
+export function startFix(cause: string): string {
+  for (const k of KNOWN_FIXES) {
+    const m = cause.match(k.said);
+    if (m) return k.fix(m);
+  }
+  return "correct the path or setting it names (sandbox.mounts, toolchains, the command), or run 'agentguard doctor' as the same user";
+}

@@ -24,7 +24,13 @@ describe('agentguard doctor', () => {
     const none = findings.find((f) => f.component === 'network' && f.name === 'none');
     expect(none?.works).toBe(bwrap?.works);
     if (bwrap?.works) expect(none?.detail).toMatch(/bwrap/);
-  }, 60_000);
+    // Last, one real run as this user says whether the parts work together, and how it ran.
+    const run = findings.filter((f) => f.component === 'run');
+    expect(run).toHaveLength(1);
+    expect(run[0]?.name).toMatch(/^a run as \S+ \(uid \d+\)$/);
+    if (bwrap?.works) expect(run[0]?.detail).toMatch(/^PASS in [\d.]+ s \(bwrap sandbox, \w+ tracer\)/);
+    if (run[0] && !run[0].works) expect(run[0].fix).not.toBe('');
+  }, 120_000);
 
   it('prints a one-line summary, then every finding within 100 columns, each fix under its problem', async () => {
     const json = JSON.parse((await execCli(['doctor', '--json'], { cwd: work })).stdout) as Finding[];
@@ -39,10 +45,11 @@ describe('agentguard doctor', () => {
     );
     for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(100);
     for (const f of broken) expect(r.stdout).toContain(`  NO  ${f.name}`);
+    expect(r.stdout).toMatch(/^run$/m);
     expect(r.stdout.match(/^ {8}fix: /gm)?.length ?? 0).toBe(broken.filter((f) => f.fix).length);
     // A network mode's detail names each sandbox that enforces it once.
     const none = json.find((f) => f.component === 'network' && f.name === 'none');
     const kinds = none?.detail.match(/by the (.*) sandbox/)?.[1]?.split(', ') ?? [];
     expect(new Set(kinds).size).toBe(kinds.length);
-  }, 60_000);
+  }, 120_000);
 });

@@ -6,6 +6,7 @@ import { WAKEUP_EVENTS, wakeupBatching } from '../../observe/ebpf/wakeup-batchin
 import { TRACERS } from '../../observe/index.js';
 import { SANDBOXES } from '../../sandbox/index.js';
 import type { CliIO } from '../io.js';
+import { trialRun } from './doctor-run.js';
 
 export type Finding = { component: string; name: string; works: boolean; detail: string; fix: string };
 
@@ -108,6 +109,8 @@ export async function doctorCommand(io: CliIO, opts: { json?: boolean }): Promis
           },
     );
   }
+
+  findings.push(await trialRun());
 
   if (opts.json) io.out(JSON.stringify(findings, null, 2));
   else io.out(renderDoctor(findings));

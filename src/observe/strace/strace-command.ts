@@ -27,6 +27,15 @@ export const INSTALL_FIX = 'apt-get install -y strace';
  */
 const STRACE_REFUSED = [...Object.keys(REFUSED_SYSCALLS), 'unshare'];
 
+/**
+ * Without root, bwrap itself must call unshare to build its user namespace under strace, so unshare
+ * goes on there; the sandbox then refuses a nested user namespace itself (bwrap --disable-userns),
+ * and the call is still recorded and alerted (exec-namespace-change).
+ */
+function straceRefused(): string[] {
+  return process.getuid?.() === 0 ? STRACE_REFUSED : STRACE_REFUSED.filter((call) => call !== 'unshare');
+}
+
 export function straceOptions(logPath: string, stringLimit: number): string[] {
   return [
     '-f',
@@ -48,7 +57,7 @@ export function straceOptions(logPath: string, stringLimit: number): string[] {
     `trace=${TRACED_SYSCALLS.join(',')}`,
     // The calls a sandbox's seccomp filter hands to the tracer (RET_TRACE) are refused here.
     '-e',
-    `inject=${STRACE_REFUSED.join(',')}:error=EPERM`,
+    `inject=${straceRefused().join(',')}:error=EPERM`,
     '-o',
     logPath,
     '--',
