@@ -2,6 +2,7 @@ import path from 'node:path';
 import { baseRedactor } from '../evidence/redact.js';
 import type { CliIO } from '../io-types.js';
 import type { RunContext } from '../pipeline/context.js';
+import { colourise, wantsColour } from './colour.js';
 
 export type { CliIO };
 
@@ -40,9 +41,12 @@ export function consoleText(text: string): string {
   return terminalSafe(baseRedactor.text(text.endsWith('\n') ? text : `${text}\n`));
 }
 
+const colourOut = wantsColour(process.stdout.isTTY, process.env);
+const colourErr = wantsColour(process.stderr.isTTY, process.env);
+
 export const processIO: CliIO = {
-  out: (text) => process.stdout.write(consoleText(text)),
-  err: (text) => process.stderr.write(consoleText(text)),
+  out: (text) => process.stdout.write(colourOut ? colourise(consoleText(text)) : consoleText(text)),
+  err: (text) => process.stderr.write(colourErr ? colourise(consoleText(text)) : consoleText(text)),
   ...(process.stderr.isTTY ? { tty: (raw: string) => void process.stderr.write(raw) } : {}),
 };
 

@@ -1,0 +1,38 @@
+import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from './exec-cli.js';
+
+const ESC = '\u001b';
+const main = path.resolve('dist/cli/main.js');
+const config = path.resolve('benchmarks/js-slugify/config.yaml');
+const work = tempDir('ag-colour-');
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** A failing run's console: through `script` (a real terminal) or a pipe. */
+function run(extra: Record<string, string>, terminal: boolean) {
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/root',
+    TERM: 'xterm',
+    ...extra,
+  };
+  const cli = ['node', main, 'run', config, '--agent', 'mock-noop', '--tracer', 'off', '--output-dir', work];
+  return terminal
+    ? spawnSync('script', ['-qec', cli.join(' '), '/dev/null'], { env, encoding: 'utf8', cwd: work })
+    : spawnSync(cli[0] as string, cli.slice(1), { env, encoding: 'utf8', cwd: work });
+}
+
+const hasScript = spawnSync('script', ['--version']).status === 0;
+
+describe.skipIf(!hasScript)('colour on a terminal', () => {
+  it('colours the verdict on a real terminal, not with NO_COLOR and not through a pipe', () => {
+    const tty = run({}, true);
+    expect(tty.stdout).toContain(`${ESC}[31mFAIL${ESC}[0m  score`);
+    expect(run({ NO_COLOR: '1' }, true).stdout).not.toContain(ESC);
+    const piped = run({}, false);
+    expect(piped.stdout).toMatch(/^FAIL {2}score/m);
+    expect(piped.stdout + piped.stderr).not.toContain(ESC);
+  }, 120_000);
+});
