@@ -127,7 +127,7 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
     saveRunRules(runDir, rules);
     writeJson(runPath(runDir, 'config'), used);
     writeFileAtomic(runPath(runDir, 'commands'), '');
-    const timeline = new Timeline(runPath(runDir, 'timeline'));
+    const timeline = new Timeline(runPath(runDir, 'timeline'), ctx.progress);
     const commands = new CommandLog(runPath(runDir, 'commands'), signal);
     timeline.add('prepare', 'ci-checkout', describeRange(range));
     ctx.fault?.('prepare');

@@ -1,3 +1,4 @@
+import type { TimelineEvent } from '../evidence/types.js';
 import type { SetupStep } from './faults.js';
 
 /** What the orchestrator receives instead of reaching for globals. */
@@ -13,6 +14,8 @@ export type RunContext = {
   history: boolean;
   /** Ends every run in progress (the CLI's SIGINT/SIGTERM/SIGHUP); its reason is a StopReason. */
   signal?: AbortSignal;
+  /** Each timeline event of a run as it happens (the CLI's progress line); unset means unheard. */
+  progress?: (e: TimelineEvent) => void;
   /** Test seam: called at each setup step (see faults.ts); unset outside tests. */
   fault?: (step: SetupStep) => void;
 };

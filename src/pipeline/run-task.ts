@@ -113,7 +113,7 @@ async function collectAndAnalyse(
     writeJson(runPath(runDir, 'config'), cfg);
     writeFileAtomic(taskFile, cfg.prompt);
     writeFileAtomic(runPath(runDir, 'commands'), '');
-    const timeline = new Timeline(runPath(runDir, 'timeline'));
+    const timeline = new Timeline(runPath(runDir, 'timeline'), ctx.progress);
     const commands = new CommandLog(runPath(runDir, 'commands'), signal);
 
     timeline.add('prepare', 'copy-template', cfg.repo);

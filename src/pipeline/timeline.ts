@@ -6,7 +6,11 @@ import type { TimelineEvent } from '../evidence/types.js';
 export class Timeline {
   readonly events: TimelineEvent[] = [];
   private readonly t0 = performance.now();
-  constructor(private readonly file: string) {
+  /** `onEvent` hears each event as it is written (the CLI's progress line). */
+  constructor(
+    private readonly file: string,
+    private readonly onEvent?: (e: TimelineEvent) => void,
+  ) {
     mkdirSync(path.dirname(file), { recursive: true });
   }
   add(phase: TimelineEvent['phase'], event: string, detail?: string): void {
@@ -14,5 +18,6 @@ export class Timeline {
     if (detail !== undefined) e.detail = detail;
     this.events.push(e);
     appendFileSync(this.file, `${JSON.stringify(e)}\n`);
+    this.onEvent?.(e);
   }
 }

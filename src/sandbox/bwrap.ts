@@ -140,7 +140,7 @@ export function bwrapArgs(ctx: SandboxContext, cwd: string, files: BwrapFiles): 
   if (ctx.network.mode !== 'host') args.push('--unshare-net');
   // Without root bwrap builds the sandbox in a user namespace of its own; the command may make no
   // further one (as root, the drop to the run user and the seccomp filter refuse it).
-  if (!ctx.user && nestedUsernsRefusable()) args.push('--unshare-user', '--disable-userns');
+  if (process.geteuid?.() !== 0 && nestedUsernsRefusable()) args.push('--unshare-user', '--disable-userns');
   if (files.seccompFile) args.push('--seccomp', String(SECCOMP_FD));
   const system = files.system ?? systemView();
   // bwrap mounts in argument order, so a parent must come before what is mounted inside it: sort by

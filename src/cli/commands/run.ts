@@ -15,6 +15,7 @@ import type { RunReport } from '../../reports/types.js';
 import { whyLine } from '../../reports/why.js';
 import { type CliIO, type GlobalOptions, oneLine, outputDir, runContext } from '../io.js';
 import { checkRepoOutsideOutput } from '../output-dir.js';
+import { withProgress } from '../phase-progress.js';
 import { renderComparison } from './compare.js';
 import { dryRunCommand } from './dry-run.js';
 
@@ -73,9 +74,15 @@ export async function runCommand(io: CliIO, configFile: string, opts: RunCommand
     );
   }
   if (opts.dryRun) return dryRunCommand(io, ctx, cfg, runOptions, opts.json === true);
-  const session = await beginRunSession(ctx, io.err);
-  if (trials > 1) return runManyTrials(io, session, cfg, runOptions, trials, opts.json === true);
-  const result = await runTask(session, cfg, runOptions);
+  const progress = withProgress(await beginRunSession(ctx, io.err), {
+    tty: io.tty,
+    json: opts.json === true,
+  });
+  const session = progress.ctx;
+  if (trials > 1) {
+    return runManyTrials(io, session, cfg, runOptions, trials, opts.json === true).finally(progress.stop);
+  }
+  const result = await runTask(session, cfg, runOptions).finally(progress.stop);
   if (opts.json) io.out(renderJson(result.report));
   else io.out(summarise(result.report, result.reportMd));
   return result.exitCode;
