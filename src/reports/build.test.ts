@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { buildRunReport, isolationWarning } from './build.js';
-import { FIXTURE_PROMPT, fixtureAnalysis, fixtureBundle, OUTPUT_MARKERS } from './test-fixture.js';
+import {
+  FIXTURE_PATCH_SECRET,
+  FIXTURE_PROMPT,
+  fixtureAnalysis,
+  fixtureBundle,
+  OUTPUT_MARKERS,
+} from './test-fixture.js';
 import { RUN_REPORT_KEY_ORDER } from './types.js';
 
 describe('buildRunReport', () => {
@@ -30,15 +36,21 @@ describe('buildRunReport', () => {
     expect(Object.keys(report).sort()).toEqual([...RUN_REPORT_KEY_ORDER].sort());
   });
 
-  it('uses the display argv and drops command output, the raw prompt and the patch', () => {
+  it('uses the display argv and drops command output and the raw prompt; the patch only as hunks', () => {
     const report = buildRunReport(fixtureBundle(), fixtureAnalysis());
     expect(report.commands[0]?.argv).toEqual(['sh', '-c', 'grep -r TODO src | wc -l', '<prompt>']);
     expect(report.commands[0]).not.toHaveProperty('stdout');
     expect(report.commands[0]).not.toHaveProperty('display_argv');
     // Command output reaches the report only as the last lines of a failing command, under `why`.
-    const { why, ...rest } = report;
+    const { why, diff, ...rest } = report;
     const text = JSON.stringify(rest);
     for (const secret of [FIXTURE_PROMPT, ...OUTPUT_MARKERS]) expect(text).not.toContain(secret);
+    // The patch reaches the report only as the diff's bounded hunks, redacted like the rest.
+    const { hunks, ...files } = diff;
+    expect(JSON.stringify(files)).not.toContain('PATCH-MARKER-3');
+    expect(hunks?.map((h) => h.path)).toEqual(['src/range.ts']);
+    expect(JSON.stringify(hunks)).toContain('PATCH-MARKER-3');
+    expect(JSON.stringify(report)).not.toContain(FIXTURE_PATCH_SECRET);
     expect(JSON.stringify(why)).not.toContain(FIXTURE_PROMPT);
     expect(why?.output.map((t) => [t.role, t.stream])).toEqual([
       ['agent', 'stderr'],

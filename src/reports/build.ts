@@ -7,6 +7,7 @@ import type { EvidenceBundle } from '../evidence/bundle-types.js';
 import type { CommandRecord, DiffEvidence, Observation } from '../evidence/types.js';
 import { SANDBOXES } from '../sandbox/index.js';
 import { summariseActivity } from './activity.js';
+import { patchHunks } from './diff-hunks.js';
 import { REPORT_FILES } from './reporters.js';
 import { type ReportCommand, type ReportDiff, RUN_REPORT_SCHEMA_VERSION, type RunReport } from './types.js';
 import { explainVerdict } from './why.js';
@@ -89,7 +90,7 @@ function reportOf(
     deductions: analysis.score.deductions,
     checks: analysis.checks,
     tests: bundle.tests,
-    diff: reportDiff(bundle.diff),
+    diff: reportDiff(bundle.diff, bundle.patch),
     commands: bundle.commands.map(reportCommand),
     setup: bundle.setup,
     activity: summariseActivity(bundle),
@@ -115,7 +116,8 @@ function durationMs(startedAt: string, finishedAt: string): number {
   return Number.isFinite(ms) && ms > 0 ? ms : 0;
 }
 
-function reportDiff(diff: DiffEvidence): ReportDiff {
+function reportDiff(diff: DiffEvidence, patch: string): ReportDiff {
+  const hunks = patchHunks(patch);
   return {
     baseline_sha: diff.baseline_sha,
     files: diff.files.map((file) => ({
@@ -134,6 +136,8 @@ function reportDiff(diff: DiffEvidence): ReportDiff {
     ignored_files: diff.ignored_files,
     ignored_files_truncated: diff.ignored_files_truncated,
     workspace_git_changed: diff.workspace_git_changed,
+    hunks: hunks.files,
+    hunks_omitted_files: hunks.omitted_files,
   };
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildRunReport } from './build.js';
 import { renderMarkdown } from './markdown.js';
 import {
+  FIXTURE_PATCH_SECRET,
   FIXTURE_PROMPT,
   fixtureAnalysis,
   fixtureBundle,
@@ -86,15 +87,17 @@ describe('renderMarkdown', () => {
     ]);
   });
 
-  it('never includes the patch or the raw prompt; command output only under "Why it failed"', () => {
-    for (const secret of [FIXTURE_PROMPT, ...OUTPUT_MARKERS.filter((m) => m.startsWith('PATCH'))])
-      expect(markdown).not.toContain(secret);
-    const why = markdown.slice(
-      markdown.indexOf('## Why it failed'),
-      markdown.indexOf('\n## ', markdown.indexOf('## Why it failed') + 1),
-    );
+  it('never includes the raw prompt; command output only under "Why it failed", the patch only as Diff hunks', () => {
+    expect(markdown).not.toContain(FIXTURE_PROMPT);
+    expect(markdown).not.toContain(FIXTURE_PATCH_SECRET);
+    const section = (title: string) =>
+      markdown.slice(markdown.indexOf(title), markdown.indexOf('\n## ', markdown.indexOf(title) + 1));
+    const why = section('## Why it failed');
+    const diff = section('## Diff');
     expect(why).toContain('STDOUT-MARKER-1');
-    const rest = markdown.replace(why, '');
+    expect(diff).toContain('#### src/range.ts');
+    expect(diff).toContain('-  return [...Array(n + 1).keys()]; // PATCH-MARKER-3');
+    const rest = markdown.replace(why, '').replace(diff, '');
     for (const marker of OUTPUT_MARKERS) expect(rest).not.toContain(marker);
   });
 

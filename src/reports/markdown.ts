@@ -1,4 +1,5 @@
 import { code, md, moreLine, table } from './markdown-text.js';
+import { omittedNote } from './view/blocks.js';
 import type { Block, Cell, Headline, Inline, ListItem, ReportView, Section } from './view/types.js';
 
 /**
@@ -64,8 +65,10 @@ function block(b: Block): string[] {
       ];
     case 'figure':
       return [];
-    case 'output':
-      return outputBlock(b.lines, b.omitted);
+    case 'output': {
+      const title = b.folded === undefined ? [] : [`#### ${inline(b.folded)}`, ''];
+      return [...title, ...outputBlock(b.lines, omittedNote(b.omitted, b.cut), b.cut)];
+    }
     case 'subsection': {
       const icon = b.tone === undefined ? '' : `${TONE_ICON[b.tone]} `;
       return [`### ${icon}${inline(b.title)}`, '', ...blocks(b.blocks)];
@@ -74,14 +77,16 @@ function block(b: Block): string[] {
 }
 
 /** A fenced block longer than any run of backticks in the lines, so nothing inside can close it. */
-function outputBlock(lines: readonly string[], omitted: number): string[] {
+function outputBlock(lines: readonly string[], note: string, cut: 'before' | 'after' | undefined): string[] {
   const longest = Math.max(
     0,
     ...lines.map((l) => Math.max(0, ...(l.match(/`+/g) ?? []).map((r) => r.length))),
   );
   const fence = '`'.repeat(Math.max(3, longest + 1));
-  const cut = omitted > 0 ? [`… ${omitted} earlier line${omitted === 1 ? '' : 's'} left out`] : [];
-  return [`${fence}text`, ...cut, ...lines, fence];
+  const noted = note === '' ? [] : [note];
+  return cut === 'after'
+    ? [`${fence}text`, ...lines, ...noted, fence]
+    : [`${fence}text`, ...noted, ...lines, fence];
 }
 
 function listItem(item: ListItem): string[] {

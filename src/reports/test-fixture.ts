@@ -2,7 +2,7 @@
  * A hand-made failed run for the report tests (imported only from tests). It carries the hostile
  * values the renderers must survive: a `|` in an argv, a backtick and a newline in a file name,
  * a raw prompt that only the raw argv holds, and command output (shown only under "Why it failed")
- * and a patch that reports must omit.
+ * and a patch whose hunks only the Diff section shows (redacted).
  */
 import type { AnalysisResult } from '../analysis/types.js';
 import { configInMemory } from '../config/in-memory.js';
@@ -15,8 +15,13 @@ export const FIXTURE_RUN_ID = '20250301T101500Z-7f3a9c';
 export const FIXTURE_RUN_DIR = `/tmp/agentguard-fixture-91b2/.agentguard/runs/${FIXTURE_RUN_ID}`;
 export const FIXTURE_REPO = `${FIXTURE_RUN_DIR}/repo`;
 export const HOSTILE_FILE = 'docs/evil`name\n| injected | cell |.md';
-/** Strings that exist only in command output and the patch; no report may contain them outside "Why it failed". */
+/**
+ * Strings that exist only in command output and the patch: command output appears only under "Why
+ * it failed", the patch only as the Diff section's bounded hunks.
+ */
 export const OUTPUT_MARKERS = ['STDOUT-MARKER-1', 'STDERR-MARKER-2', 'PATCH-MARKER-3'];
+/** A credential the agent wrote into its change: the report's hunks show it redacted. */
+export const FIXTURE_PATCH_SECRET = 'AKIAZQ3DNXPLKT7RWV2M';
 
 function fixtureConfig(): ResolvedConfig {
   return configInMemory(
@@ -140,7 +145,18 @@ export function fixtureBundle(overrides: Partial<EvidenceBundle> = {}): Evidence
       ignored_files_truncated: false,
       workspace_git_changed: false,
     },
-    patch: 'diff --git a/src/range.ts b/src/range.ts\n+PATCH-MARKER-3\n',
+    patch: [
+      'diff --git a/src/range.ts b/src/range.ts',
+      'index 1111111..2222222 100644',
+      '--- a/src/range.ts',
+      '+++ b/src/range.ts',
+      '@@ -1,3 +1,3 @@',
+      ' export function range(n: number) {',
+      '-  return [...Array(n + 1).keys()]; // PATCH-MARKER-3',
+      `+  return [...Array(n).keys()]; // key ${FIXTURE_PATCH_SECRET}`,
+      ' }',
+      '',
+    ].join('\n'),
     syscalls: [
       {
         seq: 1,

@@ -5,6 +5,7 @@ import type { RunUsage } from '../analysis/usage.js';
 import type { CheckId } from '../config/schema.js';
 import type { AgentEvidence, SetupEvidence } from '../evidence/bundle-types.js';
 import type { CommandRecord, DiffFile, Observation, TestEvidence, TimelineEvent } from '../evidence/types.js';
+import type { ReportHunks } from './diff-hunks.js';
 import type { ReportWhy } from './why.js';
 
 export const RUN_REPORT_SCHEMA_VERSION = 1;
@@ -87,6 +88,10 @@ export type ReportDiff = {
   ignored_files: string[];
   ignored_files_truncated: boolean;
   workspace_git_changed: boolean;
+  /** Each changed file's hunks, bounded (diff-hunks.ts); absent in reports written before them. */
+  hunks?: ReportHunks[];
+  /** Files whose hunks did not fit in the page's bound at all. */
+  hunks_omitted_files?: number;
 };
 
 /**

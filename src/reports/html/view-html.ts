@@ -1,3 +1,4 @@
+import { omittedNote } from '../view/blocks.js';
 import type { Block, Cell, Inline, ListItem, Section } from '../view/types.js';
 import { esc } from './escape.js';
 import { htmlTable, moreNote } from './page.js';
@@ -31,8 +32,13 @@ function blockHtml(b: Block, figures: Figures): string {
     case 'figure':
       return figures[b.figure]();
     case 'output': {
-      const cut = b.omitted > 0 ? `… ${b.omitted} earlier line${b.omitted === 1 ? '' : 's'} left out\n` : '';
-      return `<pre class="output">${esc(cut)}${b.lines.map((line) => esc(line)).join('\n')}</pre>`;
+      const note = omittedNote(b.omitted, b.cut);
+      const before = b.cut !== 'after' && note !== '' ? `${note}\n` : '';
+      const after = b.cut === 'after' && note !== '' ? `\n${note}` : '';
+      const pre = `<pre class="output">${esc(before)}${b.lines.map((line) => esc(line)).join('\n')}${esc(after)}</pre>`;
+      return b.folded === undefined
+        ? pre
+        : `<details class="output"><summary>${inlineHtml(b.folded)}</summary>\n${pre}\n</details>`;
     }
     case 'subsection': {
       const body = b.blocks.map((inner) => blockHtml(inner, figures));

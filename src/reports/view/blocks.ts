@@ -11,3 +11,10 @@ export function paragraph(...content: Inline[]): Block {
 export function joined(parts: readonly Inline[][], separator: string): Inline[] {
   return parts.flatMap((part, i) => (i === 0 ? part : [separator, ...part]));
 }
+
+/** "… N earlier lines left out" for a tail, "… N more lines left out" for a head. */
+export function omittedNote(omitted: number, cut: 'before' | 'after' | undefined): string {
+  if (omitted <= 0) return '';
+  const which = cut === 'after' ? 'more' : 'earlier';
+  return `… ${omitted} ${which} line${omitted === 1 ? '' : 's'} left out`;
+}

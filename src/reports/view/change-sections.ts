@@ -66,6 +66,22 @@ export function diffSection(report: RunReport): Section {
       more: { count: more, what: 'files' },
     });
   }
+  for (const file of diff.hunks ?? []) {
+    blocks.push({
+      kind: 'output',
+      lines: file.lines,
+      omitted: file.omitted,
+      cut: 'after',
+      folded: [{ name: file.path }],
+    });
+  }
+  if ((diff.hunks_omitted_files ?? 0) > 0) {
+    blocks.push(
+      paragraph(
+        `The changes of ${plural(diff.hunks_omitted_files ?? 0, 'more file')} did not fit; diff.patch has them all.`,
+      ),
+    );
+  }
   if (diff.ignored_files.length > 0) {
     const ignored = bounded(diff.ignored_files, ROW_LIMIT);
     const tail = ignored.more > 0 || diff.ignored_files_truncated ? ', …' : '';

@@ -46,7 +46,15 @@ export type Block =
   /** A picture only a graphical format can show; text formats leave it out. */
   | { kind: 'figure'; figure: 'star-graph' }
   /** Lines a program printed (untrusted, already bounded): a preformatted block, escaped by each renderer. */
-  | { kind: 'output'; lines: string[]; omitted: number }
+  | {
+      kind: 'output';
+      lines: string[];
+      omitted: number;
+      /** Folded under this title where the format can fold (HTML), a heading above it elsewhere. */
+      folded?: Inline[];
+      /** Where the left-out lines were: before the shown ones (a tail) or after them (a head). */
+      cut?: 'before' | 'after';
+    }
   | { kind: 'subsection'; title: Inline[]; tone?: Severity | 'failed'; blocks: Block[] };
 
 /** A table cell: one piece of text or several. */
