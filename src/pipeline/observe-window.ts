@@ -246,6 +246,8 @@ export class ObservationWindow {
 
     req.disposer.add('sandbox', () => sandbox.stop());
 
+    // A sandbox whose commands only a tracer following the run's cgroup tree sees: that one, or none.
+    const seenFromTree = choice.sandbox.capabilities.hiddenFromTracers?.seenFromCgroupTree === true;
     const scratch = runPath(req.runDir, 'tracerScratch');
     mkdirSync(scratch, { recursive: true });
     const tracerChoice = await startTracer(
@@ -258,12 +260,16 @@ export class ObservationWindow {
           scratch_dir: scratch,
           workspace: req.repoDir,
           ...(onEvent ? { onEvent } : {}),
+          ...(seenFromTree ? { needsCgroupTree: true } : {}),
         });
         // A tracer that finishes starting after the run was ended is stopped at once.
         return unlessStopped(starting, req.signal, (late) => late.stop());
       },
       req.log,
       req.tracer.choice,
+      seenFromTree
+        ? `sandbox '${sandbox.kind}' ${choice.sandbox.capabilities.hiddenFromTracers?.reason}: no other tracer sees it`
+        : undefined,
     );
     fallbacks.push(...tracerChoice.fallbacks);
     const tracer = tracerChoice.session;
@@ -350,7 +356,7 @@ export class ObservationWindow {
       if (!tracer) return this.sandbox.wrap(spec, harness);
       return this.sandbox.wrap(spec, (command) => tracer.wrap(harness ? harness(command) : command));
     }
-    const sandboxed = this.sandbox.wrap(spec, harness);
+    const sandboxed = this.sandbox.wrap(spec, harness, this.tracer?.cgroupTree);
     return this.tracer ? this.tracer.wrap(sandboxed) : sandboxed;
   }
 

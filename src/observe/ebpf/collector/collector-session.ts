@@ -100,6 +100,10 @@ class CollectorSession implements TracerSession {
     return this.stream.zeroWallMs;
   }
 
+  get cgroupTree(): string {
+    return this.cgroup.path;
+  }
+
   wrap(spec: SpawnSpec): SpawnSpec {
     return wrapInCgroup(spec, this.cgroup.dir);
   }
