@@ -210,7 +210,15 @@ export class ObservationWindow {
       stopProxy = once(() => (proxy as EgressProxy).stop());
       req.disposer.add('egress proxy', stopProxy);
     }
-    if (mode === 'allowlist' && proxy?.address?.tcpPort) {
+    if (mode === 'allowlist' && proxy?.address?.tcpPort && can.isolatesNetwork) {
+      // The sandbox's network namespace has no way to the proxy on the host's loopback: no network.
+      fallbacks.push({
+        component: 'network',
+        wanted: 'allowlist (enforced)',
+        used: 'none',
+        reason: `sandbox '${choice.sandbox.kind}' takes the network away and hosts no proxy bridge (one inside would run as the agent's user, within its reach), so the allowed hosts are unreachable; fix: use the bwrap sandbox for an allow list`,
+      });
+    } else if (mode === 'allowlist' && proxy?.address?.tcpPort) {
       const reason = `sandbox '${choice.sandbox.kind}' cannot force traffic through the proxy; HTTP_PROXY points at it, but a program may bypass it`;
       fallbacks.push({
         component: 'network',

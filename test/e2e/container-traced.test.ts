@@ -117,4 +117,43 @@ describe.skipIf(skip)('a container run traced by the compiled collector', () => 
       ]).stdout.toString(),
     ).toBe('');
   }, 300_000);
+
+  it("says an allow list means no network in the container (no bridge out of the agent's reach), and holds it", async () => {
+    const dir = path.join(work, 'allowlist');
+    mkdirSync(path.join(dir, 'repo'), { recursive: true });
+    writeFileSync(path.join(dir, 'repo/README.md'), 'task\n');
+    writeFileSync(
+      path.join(dir, 'agent.sh'),
+      [
+        'wget -q -T 3 -O - http://allowed.test/ > fetched.txt 2>&1; echo $? > net.rc',
+        'echo changed >> README.md',
+      ].join('\n'),
+    );
+    writeFileSync(
+      path.join(dir, 'config.yaml'),
+      [
+        'name: container-allowlist',
+        'task: {prompt: do the task}',
+        'repo: repo',
+        "test_command: [sh, -c, 'true']",
+        `agent_command: [sh, ${JSON.stringify(path.join(dir, 'agent.sh'))}]`,
+        'network: {mode: allowlist, allow: [allowed.test], hosts: {allowed.test: "127.0.0.1:9"}}',
+        `container: {image: ${TEST_IMAGE}, engine: podman, memory: 256m, cpus: 1}`,
+      ].join('\n'),
+    );
+    const r = await execCli(['run', 'config.yaml', '--sandbox', 'container', '--tracer', 'off', '--json'], {
+      cwd: dir,
+    });
+    expect(r.stdout.startsWith('{'), r.stderr).toBe(true);
+    const report = JSON.parse(r.stdout);
+    expect(readFileSync(path.join(report.run_dir, 'repo', 'net.rc'), 'utf8').trim()).not.toBe('0');
+    expect(report.observation.fallbacks).toContainEqual({
+      component: 'network',
+      wanted: 'allowlist (enforced)',
+      used: 'none',
+      reason: expect.stringMatching(
+        /takes the network away and hosts no proxy bridge.*fix: use the bwrap sandbox/,
+      ),
+    });
+  }, 300_000);
 });
