@@ -4,7 +4,7 @@
  *   agentguard-collector --socket PATH [--idle-exit SECONDS] [--log FILE] [--ring-mib N | --ring-kib N]
  *
  * A run connects to the UNIX socket and sends `WATCH <cgroup-id> <file>`: the collector opens the
- * file, adds the cgroup to the kernel filter, writes READY to the file and replies
+ * file, adds the cgroup and every cgroup below it to the kernel filter, writes READY to the file and replies
  * `OK <version> <missing calls, comma-separated, or ->`. Every record of the cgroup's tasks is then
  * written to that file as the line bpftrace would print, with a TICK every 100 ms. `STOP` (or the
  * connection closing) removes the cgroup, drains the ring, writes the last lost count and TICK,
@@ -51,6 +51,9 @@ struct client {
 	size_t in_len;
 	bool watching;
 	uint64_t cgid;
+	/* The cgroup's ancestors, parent first up to the root cgroup: their count is its depth. */
+	uint64_t ancestors[MAX_CGROUP_DEPTH];
+	int depth;
 	FILE *out;
 	uint64_t lost_reported;
 	bool dirty;
@@ -83,20 +86,99 @@ static void log_line(const char *fmt, ...)
 
 /* ---- the cgroup filter ---- */
 
-/* A cgroup id names a live cgroup if the cgroup2 mount can open it by handle (kernfs file id). */
-static int check_cgroup(uint64_t id)
+/*
+ * Opens a cgroup by its id (a kernfs file id) and fills its ancestors, parent first, up to the root
+ * cgroup: their count is its depth, at which the kernel filter looks the task's ancestor up. Returns
+ * 0, or a sentence in `why`.
+ */
+static int cgroup_ancestors(uint64_t id, uint64_t *ancestors, int *depth, char *why, size_t why_len)
 {
-	if (cgroup_mount_fd < 0)
-		return 0;
+	if (cgroup_mount_fd < 0) {
+		snprintf(why, why_len, "no cgroup v2 hierarchy is mounted where the collector runs");
+		return -1;
+	}
+	struct stat root;
+	if (fstat(cgroup_mount_fd, &root) != 0 || root.st_ino != 1) {
+		snprintf(why, why_len,
+			 "the collector's cgroup v2 mount is not the root cgroup (a cgroup namespace?), so it cannot tell "
+			 "a cgroup's depth; run it in the host's cgroup namespace");
+		return -1;
+	}
 	struct {
 		struct file_handle handle;
 		uint64_t id;
 	} h = {.handle = {.handle_bytes = sizeof(uint64_t), .handle_type = 0xfe /* FILEID_KERNFS */}, .id = id};
-	int fd = open_by_handle_at(cgroup_mount_fd, &h.handle, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == EPERM || errno == EOPNOTSUPP ? 0 : -ENOENT;
+	int fd = open_by_handle_at(cgroup_mount_fd, &h.handle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ESTALE || errno == ENOENT)
+			snprintf(why, why_len, "no cgroup has id %llu", (unsigned long long)id);
+		else
+			snprintf(why, why_len, "cannot open cgroup %llu by its id: %s", (unsigned long long)id,
+				 strerror(errno));
+		return -1;
+	}
+	*depth = 0;
+	for (;;) {
+		struct stat st;
+		if (fstat(fd, &st) != 0 || st.st_dev != root.st_dev) {
+			close(fd);
+			snprintf(why, why_len, "cgroup %llu is not in the collector's cgroup v2 mount", (unsigned long long)id);
+			return -1;
+		}
+		if (st.st_ino == root.st_ino)
+			break;
+		int up = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		close(fd);
+		fd = up;
+		if (fd < 0 || *depth >= MAX_CGROUP_DEPTH) {
+			if (fd >= 0)
+				close(fd);
+			snprintf(why, why_len, "cgroup %llu is deeper than %d levels", (unsigned long long)id,
+				 MAX_CGROUP_DEPTH);
+			return -1;
+		}
+		struct stat parent;
+		if (fstat(fd, &parent) != 0) {
+			close(fd);
+			snprintf(why, why_len, "cannot read cgroup %llu's ancestors", (unsigned long long)id);
+			return -1;
+		}
+		ancestors[(*depth)++] = parent.st_ino;
+	}
 	close(fd);
 	return 0;
+}
+
+/* Watches per depth slot (the kernel's watch_depths holds depth + 1 while its count is nonzero). */
+static unsigned depth_watches[WATCH_DEPTHS];
+
+static int take_depth(int depth)
+{
+	int free_slot = -1;
+	for (int i = 0; i < WATCH_DEPTHS; i++) {
+		if (depth_watches[i] && skel->bss->watch_depths[i] == (__u32)depth + 1) {
+			depth_watches[i]++;
+			return i;
+		}
+		if (!depth_watches[i] && free_slot < 0)
+			free_slot = i;
+	}
+	if (free_slot >= 0) {
+		depth_watches[free_slot] = 1;
+		skel->bss->watch_depths[free_slot] = depth + 1;
+	}
+	return free_slot;
+}
+
+static void release_depth(int depth)
+{
+	for (int i = 0; i < WATCH_DEPTHS; i++) {
+		if (depth_watches[i] && skel->bss->watch_depths[i] == (__u32)depth + 1) {
+			if (--depth_watches[i] == 0)
+				skel->bss->watch_depths[i] = 0;
+			return;
+		}
+	}
 }
 
 static void open_cgroup_mount(void)
@@ -179,6 +261,7 @@ static uint64_t end_watch(struct client *c)
 {
 	bpf_map__delete_elem(skel->maps.cgroups, &c->cgid, sizeof(c->cgid), 0);
 	skel->bss->watches--;
+	release_depth(c->depth);
 	/* A program that passed the filter just before may still be writing its record. */
 	ring_buffer__consume(ring);
 	usleep(2000);
@@ -227,9 +310,32 @@ static void watch(struct client *c, uint64_t cgid, const char *path)
 		refuse(c, "cgroup %llu is already watched by another run", (unsigned long long)cgid);
 		return;
 	}
-	if (check_cgroup(cgid) != 0) {
-		refuse(c, "no cgroup has id %llu", (unsigned long long)cgid);
+	char why[256];
+	uint64_t ancestors[MAX_CGROUP_DEPTH];
+	int depth = 0;
+	if (cgroup_ancestors(cgid, ancestors, &depth, why, sizeof(why)) != 0) {
+		refuse(c, "%s", why);
 		return;
+	}
+	/* A task is one run's: a watched cgroup never holds, nor lies below, another watched one. */
+	for (int i = 0; i < depth; i++) {
+		if (find_watch(ancestors[i]) >= 0) {
+			refuse(c, "cgroup %llu lies below cgroup %llu, which another run watches",
+			       (unsigned long long)cgid, (unsigned long long)ancestors[i]);
+			return;
+		}
+	}
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		struct client *o = &clients[i];
+		if (o->fd < 0 || !o->watching)
+			continue;
+		for (int k = 0; k < o->depth; k++) {
+			if (o->ancestors[k] == cgid) {
+				refuse(c, "cgroup %llu holds cgroup %llu, which another run watches",
+				       (unsigned long long)cgid, (unsigned long long)o->cgid);
+				return;
+			}
+		}
 	}
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0) {
@@ -243,6 +349,12 @@ static void watch(struct client *c, uint64_t cgid, const char *path)
 		return;
 	}
 	setvbuf(out, NULL, _IOFBF, OUT_BUFFER);
+	if (take_depth(depth) < 0) {
+		fclose(out);
+		refuse(c, "watched cgroups already sit at %d different depths (the most the kernel filter looks at)",
+		       WATCH_DEPTHS);
+		return;
+	}
 	uint64_t zero = 0;
 	__u8 one = 1;
 	if (bpf_map__update_elem(skel->maps.lost, &cgid, sizeof(cgid), &zero, sizeof(zero), BPF_ANY) ||
@@ -250,6 +362,7 @@ static void watch(struct client *c, uint64_t cgid, const char *path)
 	    bpf_map__update_elem(skel->maps.cgroups, &cgid, sizeof(cgid), &one, sizeof(one), BPF_ANY)) {
 		int err = errno;
 		bpf_map__delete_elem(skel->maps.cgroups, &cgid, sizeof(cgid), 0);
+		release_depth(depth);
 		fclose(out);
 		refuse(c, "cannot add cgroup %llu to the filter: %s", (unsigned long long)cgid, strerror(err));
 		return;
@@ -260,6 +373,8 @@ static void watch(struct client *c, uint64_t cgid, const char *path)
 	fflush(out);
 	c->watching = true;
 	c->cgid = cgid;
+	c->depth = depth;
+	memcpy(c->ancestors, ancestors, depth * sizeof(ancestors[0]));
 	c->out = out;
 	c->lost_reported = 0;
 	c->dirty = false;

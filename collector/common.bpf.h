@@ -182,12 +182,31 @@ struct {
 /* How many cgroups are watched (set by the daemon): with none, every program returns at once. */
 volatile __u32 watches;
 
+/*
+ * The depths (below the root cgroup, plus one; 0 for a free slot) at which a watched cgroup sits,
+ * set by the daemon. A task belongs to a run when its ancestor at one of these depths is watched:
+ * whatever the run starts in a cgroup below its own (a container engine's payload, a nested scope,
+ * a process that moved itself to a sub-cgroup) is still the run's, and its records carry the run's id.
+ * Runs' cgroups are siblings, so one slot serves them all: the common cost is one helper and one lookup.
+ */
+volatile __u32 watch_depths[WATCH_DEPTHS];
+
 static __always_inline int traced(__u64 *cgid)
 {
 	if (!watches)
 		return 0;
-	*cgid = bpf_get_current_cgroup_id();
-	return bpf_map_lookup_elem(&cgroups, cgid) != NULL;
+#pragma unroll
+	for (int i = 0; i < WATCH_DEPTHS; i++) {
+		__u32 depth = watch_depths[i];
+		if (!depth)
+			continue;
+		__u64 id = bpf_get_current_ancestor_cgroup_id(depth - 1);
+		if (id && bpf_map_lookup_elem(&cgroups, &id)) {
+			*cgid = id;
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /* Wake the daemon only when the ring is half full; otherwise it reads every 20 ms. */

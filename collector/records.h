@@ -29,6 +29,10 @@
 #define SLOT_WALK2 300
 
 /* A path up to PATH_MAX: 33 * 127 = 4191 bytes, more than the 4095 the kernel takes. */
+/* How many distinct cgroup depths may hold watched cgroups at once (common.bpf.h watch_depths). */
+#define WATCH_DEPTHS 4
+/* The deepest watched cgroup (its depth below the root cgroup). */
+#define MAX_CGROUP_DEPTH 64
 #define MAX_CHUNKS 33
 /* A walk's component name up to NAME_MAX (255 bytes). */
 #define NAME_CHUNKS 3

@@ -111,6 +111,32 @@ describe('selectTracer', () => {
       expect(started.fallbacks.map((f) => f.used)).toEqual(['strace', 'off']);
     });
 
+    it('under auto, where only this tracer could see the run, a failed start gives off, not the next', async () => {
+      const tried: string[] = [];
+      const started = await startTracer(
+        'auto',
+        registry,
+        async (t) => {
+          tried.push(t.kind);
+          throw new Error('the collector is not built');
+        },
+        () => {},
+        undefined,
+        "sandbox 'container' runs each command under the engine's runtime: no other tracer sees it",
+      );
+      expect(tried).toEqual(['ebpf']);
+      expect(started).toMatchObject({ kind: 'off', session: null });
+      expect(started.fallbacks).toEqual([
+        {
+          component: 'tracer',
+          wanted: 'ebpf',
+          used: 'off',
+          reason:
+            "ebpf did not start: the collector is not built; sandbox 'container' runs each command under the engine's runtime: no other tracer sees it",
+        },
+      ]);
+    });
+
     it('an explicitly requested tracer that does not start is a SetupError', async () => {
       await expect(
         startTracer(

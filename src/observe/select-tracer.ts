@@ -75,6 +75,11 @@ export async function startTracer(
   log: (line: string) => void,
   /** The choice made when the run was planned; without it the tracer is chosen now. */
   chosen?: TracerChoice,
+  /**
+   * Set when no other tracer could see the run (the sandbox hides it from all but this one): under
+   * `auto` a failed start then gives 'off', recorded, instead of the next tracer.
+   */
+  onlyThis?: string,
 ): Promise<StartedTracer> {
   const choice = chosen ?? (await selectTracer(requested, registry));
   for (const f of choice.fallbacks) log(`warning: tracer ${f.used} instead of ${f.wanted}: ${f.reason}`);
@@ -94,14 +99,15 @@ export async function startTracer(
       return { ...current, fallbacks, session };
     } catch (err) {
       if (err instanceof RunStopped) throw err;
-      const why = `${kind} did not start: ${err instanceof Error ? err.message : String(err)}`;
+      const started = `${kind} did not start: ${err instanceof Error ? err.message : String(err)}`;
+      const why = onlyThis ? `${started}; ${onlyThis}` : started;
       if (requested !== 'auto') {
         throw new SetupError(
           `tracer '${kind}' was requested but ${why}. Fix: see 'agentguard doctor', or choose another with --tracer.`,
           { cause: err },
         );
       }
-      const rest = TRACER_KINDS.slice(TRACER_KINDS.indexOf(kind as TracerName) + 1);
+      const rest = onlyThis ? [] : TRACER_KINDS.slice(TRACER_KINDS.indexOf(kind as TracerName) + 1);
       const next = rest[0] !== undefined ? await selectTracer(rest[0], registry) : null;
       const used = next?.kind ?? 'off';
       const fallback = { component: 'tracer' as const, wanted: kind, used, reason: why };

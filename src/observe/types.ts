@@ -10,6 +10,11 @@ export type TracerContext = {
   workspace: string;
   /** Called for every normalised event as soon as it is parsed (live guard). Optional. */
   onEvent?: (event: SysEvent) => void;
+  /**
+   * The sandbox runs commands in cgroups below the run's (a container engine): a session that cannot
+   * follow the cgroup tree must fail to start rather than step down to one that would see nothing.
+   */
+  needsCgroupTree?: boolean;
 };
 
 export type TracerOutput = {
@@ -46,6 +51,12 @@ export interface TracerSession {
    * more than once (the agent, then the tests); stop() returns the events of every wrapped tree.
    */
   wrap(spec: SpawnSpec): SpawnSpec;
+  /**
+   * The cgroup, below the cgroup v2 mount (`/agentguard/<run>`), that this session watches with every
+   * cgroup below it: a sandbox whose commands run outside the wrapped process tree (a container
+   * engine's runtime) puts them below it. Absent: only the wrapped process tree is traced.
+   */
+  readonly cgroupTree?: string;
   /** Stop tracing, flush, parse, clean up (cgroups, child processes). Safe to call twice. */
   stop(): Promise<TracerOutput>;
 }
@@ -57,4 +68,9 @@ export interface Tracer {
   /** Can it run on this host right now? Cheap; never throws. */
   available(): Promise<TracerAvailability>;
   start(ctx: TracerContext): Promise<TracerSession>;
+  /**
+   * Whether a session started now would follow the run's cgroup tree (`cgroupTree`): the compiled
+   * collector does; strace follows the process tree and bpftrace matches the run's cgroup exactly.
+   */
+  followsCgroupTree?(): Promise<boolean>;
 }

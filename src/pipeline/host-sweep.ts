@@ -48,7 +48,7 @@ export async function sweepStale(dir = ownersDir(), leasesDir = RUN_USERS_DIR): 
         if (!existsSync(path.join(dir, 'cgroup.procs'))) continue;
         const { killed } = await killCgroup(dir);
         result.processes += killed.length;
-        await removeCgroup({ dir, parent, id: 0n }).catch(() => undefined);
+        await removeCgroup({ dir, parent, id: 0n, path: `/${CGROUP_PARENT}/${name}` }).catch(() => undefined);
         if (!existsSync(dir)) result.cgroups++;
       }
     }

@@ -210,7 +210,15 @@ export class ObservationWindow {
       stopProxy = once(() => (proxy as EgressProxy).stop());
       req.disposer.add('egress proxy', stopProxy);
     }
-    if (mode === 'allowlist' && proxy?.address?.tcpPort) {
+    if (mode === 'allowlist' && proxy?.address?.tcpPort && can.isolatesNetwork) {
+      // The sandbox's network namespace has no way to the proxy on the host's loopback: no network.
+      fallbacks.push({
+        component: 'network',
+        wanted: 'allowlist (enforced)',
+        used: 'none',
+        reason: `sandbox '${choice.sandbox.kind}' takes the network away and hosts no proxy bridge (one inside would run as the agent's user, within its reach), so the allowed hosts are unreachable; fix: use the bwrap sandbox for an allow list`,
+      });
+    } else if (mode === 'allowlist' && proxy?.address?.tcpPort) {
       const reason = `sandbox '${choice.sandbox.kind}' cannot force traffic through the proxy; HTTP_PROXY points at it, but a program may bypass it`;
       fallbacks.push({
         component: 'network',
@@ -246,6 +254,8 @@ export class ObservationWindow {
 
     req.disposer.add('sandbox', () => sandbox.stop());
 
+    // A sandbox whose commands only a tracer following the run's cgroup tree sees: that one, or none.
+    const seenFromTree = choice.sandbox.capabilities.hiddenFromTracers?.seenFromCgroupTree === true;
     const scratch = runPath(req.runDir, 'tracerScratch');
     mkdirSync(scratch, { recursive: true });
     const tracerChoice = await startTracer(
@@ -258,12 +268,16 @@ export class ObservationWindow {
           scratch_dir: scratch,
           workspace: req.repoDir,
           ...(onEvent ? { onEvent } : {}),
+          ...(seenFromTree ? { needsCgroupTree: true } : {}),
         });
         // A tracer that finishes starting after the run was ended is stopped at once.
         return unlessStopped(starting, req.signal, (late) => late.stop());
       },
       req.log,
       req.tracer.choice,
+      seenFromTree
+        ? `sandbox '${sandbox.kind}' ${choice.sandbox.capabilities.hiddenFromTracers?.reason}: no other tracer sees it`
+        : undefined,
     );
     fallbacks.push(...tracerChoice.fallbacks);
     const tracer = tracerChoice.session;
@@ -350,7 +364,7 @@ export class ObservationWindow {
       if (!tracer) return this.sandbox.wrap(spec, harness);
       return this.sandbox.wrap(spec, (command) => tracer.wrap(harness ? harness(command) : command));
     }
-    const sandboxed = this.sandbox.wrap(spec, harness);
+    const sandboxed = this.sandbox.wrap(spec, harness, this.tracer?.cgroupTree);
     return this.tracer ? this.tracer.wrap(sandboxed) : sandboxed;
   }
 

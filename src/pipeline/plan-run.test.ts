@@ -4,6 +4,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeConfig } from '../analysis/test-bundle.js';
 import { ConfigError } from '../errors.js';
+import { ENGINE_ENV } from '../observe/ebpf/collector/paths.js';
+import { collectorAvailability } from '../observe/ebpf/engine.js';
 import { TRACERS } from '../observe/index.js';
 import type { Tracer } from '../observe/types.js';
 import { bwrapAvailability } from '../sandbox/bwrap.js';
@@ -104,6 +106,7 @@ describe('planRun settles the run once', () => {
 });
 
 const ebpf = await TRACERS.ebpf.available();
+const collectorBuilt = await collectorAvailability();
 
 describe('chooseTracer under a sandbox with its own kernel', () => {
   const guestTracer = (ok: boolean): Tracer => ({
@@ -155,9 +158,40 @@ describe('chooseTracer under a sandbox the host tracers cannot see into', () => 
         component: 'tracer',
         wanted: 'strace',
         used: 'off',
-        reason: expect.stringMatching(/conmon, runc.*fix: use the bwrap or microvm sandbox/),
+        reason: expect.stringMatching(/conmon, runc.*fix: use the ebpf tracer with the compiled collector/),
       });
       expect((await chooseTracer(config, containerSandbox, 'off')).choice.fallbacks).toEqual([]);
+    },
+  );
+
+  it.skipIf(!collectorBuilt.ok)(
+    "ebpf with the compiled collector sees it: the container goes below the run's cgroup, which the collector follows",
+    async () => {
+      const plan = await chooseTracer(config, containerSandbox, 'ebpf');
+      expect(plan.choice).toMatchObject({ kind: 'ebpf', fallbacks: [] });
+      expect(plan.choice.reason).toContain(
+        "in a cgroup below the run's, which the compiled collector follows",
+      );
+    },
+  );
+
+  it.skipIf(!ebpf.ok)(
+    'ebpf by bpftrace does not (its filter is the run cgroup alone): untraced, and why',
+    async () => {
+      process.env[ENGINE_ENV] = 'bpftrace';
+      try {
+        const plan = await chooseTracer(config, containerSandbox, 'ebpf');
+        expect(plan.choice).toMatchObject({ tracer: null, kind: 'off' });
+        expect(plan.choice.fallbacks).toContainEqual(
+          expect.objectContaining({
+            wanted: 'ebpf',
+            used: 'off',
+            reason: expect.stringContaining('bpftrace'),
+          }),
+        );
+      } finally {
+        delete process.env[ENGINE_ENV];
+      }
     },
   );
 });

@@ -194,6 +194,13 @@ export async function chooseTracer(
   const requested = override ?? config.tracer;
   const tracer: TracerPlan = { requested, choice: await selectTracer(requested, TRACERS) };
   const hidden = sandbox.capabilities.hiddenFromTracers;
+  if (hidden?.seenFromCgroupTree && (await tracer.choice.tracer?.followsCgroupTree?.())) {
+    tracer.choice = {
+      ...tracer.choice,
+      reason: `${tracer.choice.reason}; sandbox '${sandbox.kind}' runs its commands in a cgroup below the run's, which the compiled collector follows`,
+    };
+    return tracer;
+  }
   if (hidden && tracer.choice.kind !== 'off') {
     const reason = `sandbox '${sandbox.kind}' ${hidden.reason}; fix: ${hidden.fix}`;
     const wanted = tracer.choice.kind;

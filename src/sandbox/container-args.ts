@@ -21,6 +21,8 @@ export type RunPlan = {
   user?: RunUser;
   /** The OCI seccomp profile written from seccomp.ts (seccomp-profile.ts); absent where it cannot apply. */
   seccompFile?: string;
+  /** The cgroup (below the v2 mount) the container goes below: the run's, which the collector follows. */
+  cgroupParent?: string;
 };
 
 /** Lowered limits: the engines' defaults (nofile 1048576) exceed what this host lets a container set. */
@@ -53,6 +55,7 @@ export function runArgs(plan: RunPlan, name: string, cwd: string, envArgs: strin
   args.push('--cap-drop', 'ALL', '--security-opt', 'no-new-privileges');
   if (plan.seccompFile) args.push('--security-opt', `seccomp=${plan.seccompFile}`);
   if (plan.user) args.push('--user', `${plan.user.uid}:${plan.user.gid}`);
+  if (plan.cgroupParent) args.push('--cgroup-parent', plan.cgroupParent);
   if (plan.readOnly) args.push('--read-only');
   args.push('--tmpfs', '/tmp');
   // The engine mounts by depth, so a mask goes over its shown folder and the run's own folders over it.

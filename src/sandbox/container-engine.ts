@@ -5,7 +5,14 @@ export type EngineName = 'podman' | 'docker';
 export type EngineChoice = ContainerConfig['engine'];
 
 export type EngineResolution =
-  | { ok: true; engine: EngineName; version: string; defaultRuntime: string }
+  | {
+      ok: true;
+      engine: EngineName;
+      version: string;
+      defaultRuntime: string;
+      /** `cgroupfs` takes a cgroup path as `--cgroup-parent`; `systemd` only a slice name. */
+      cgroupManager: string;
+    }
   | { ok: false; reason: string; fix: string };
 
 const FALLBACK_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -81,8 +88,8 @@ async function probe(engine: EngineName): Promise<EngineResolution> {
   // `info` talks to the engine for real (storage, runtime, daemon), unlike `version` which a lone client answers.
   const format =
     engine === 'podman'
-      ? '{{.Version.Version}}|{{.Host.OCIRuntime.Name}}'
-      : '{{.ServerVersion}}|{{.DefaultRuntime}}';
+      ? '{{.Version.Version}}|{{.Host.OCIRuntime.Name}}|{{.Host.CgroupManager}}'
+      : '{{.ServerVersion}}|{{.DefaultRuntime}}|{{.CgroupDriver}}';
   const out = await engineCommand(engine, ['info', '--format', format], 30_000);
   if (out.spawn_error?.includes('not found')) {
     return { ok: false, reason: `${engine} is not installed`, fix: INSTALL_FIX };
@@ -102,8 +109,8 @@ async function probe(engine: EngineName): Promise<EngineResolution> {
       fix: 'run `podman info` as the harness user and fix what it reports (storage, runtime, permissions)',
     };
   }
-  const [version = 'unknown', runtime = 'unknown'] = out.stdout.trim().split('|');
-  return { ok: true, engine, version, defaultRuntime: runtime };
+  const [version = 'unknown', runtime = 'unknown', cgroupManager = 'unknown'] = out.stdout.trim().split('|');
+  return { ok: true, engine, version, defaultRuntime: runtime, cgroupManager };
 }
 
 /** Resolve `auto` to podman, then docker, and check that the chosen engine actually works here. */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ContainerConfig } from '../config/schema.js';
-import { InternalError, SetupError } from '../errors.js';
+import { SetupError } from '../errors.js';
 import { isInside } from '../workspace/copy-template.js';
 import { SANDBOX_PROXY_DIR } from './bwrap.js';
 import { checkMountPath, type RunPlan, runArgs } from './container-args.js';
@@ -96,11 +96,8 @@ export function planMounts(ctx: SandboxContext): {
   for (const dir of new Set(ctx.writable ?? []))
     if (existsSync(dir)) mounts.push({ source: dir, target: dir });
   mounts.push({ source: ctx.repoDir, target: ctx.repoDir }, { source: ctx.hostHome, target: ctx.agentHome });
-  if (ctx.network.mode === 'allowlist' && !ctx.proxyDir) {
-    throw new InternalError(
-      'network mode allowlist needs the egress proxy folder (proxyDir) before the sandbox starts',
-    );
-  }
+  // An allow list without the proxy's sockets (the container bridges none: observe-window records the
+  // run's network as none) leaves the container its empty network namespace.
   // Read-only: the agent may connect to the proxy's sockets but not replace them.
   if (ctx.proxyDir) mounts.push({ source: ctx.proxyDir, target: SANDBOX_PROXY_DIR, readOnly: true });
   for (const m of mounts) checkMountPath(m.source, 'host folder');

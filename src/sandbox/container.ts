@@ -55,12 +55,14 @@ export const containerSandbox: Sandbox = {
     onHost: false,
     runsAsRunUser: true,
     // Checked on podman 4.3 with runc: the agent runs under conmon and runc, started apart from the
-    // client the tracer wraps and moved to a cgroup of the engine's: the collector saw none of its
-    // calls, and runc fails to start a container under strace.
+    // client the tracer wraps, so strace cannot follow it (and runc fails to start a container under
+    // strace). With --cgroup-parent the payload's cgroup is a child of the run's, which the compiled
+    // collector follows; bpftrace matches the run's cgroup exactly and does not.
     hiddenFromTracers: {
       reason:
-        "runs each command under the engine's runtime (conmon, runc), outside the process tree and cgroup the host's tracers watch",
-      fix: 'use the bwrap or microvm sandbox for a traced run',
+        "runs each command under the engine's runtime (conmon, runc), outside the process tree strace follows and below the run's cgroup, which bpftrace does not watch",
+      fix: 'use the ebpf tracer with the compiled collector (make -C collector), or the bwrap or microvm sandbox',
+      seenFromCgroupTree: true,
     },
     needsConfig: { field: 'container', missing: 'needs an image', fix: 'add container: {image: NAME}' },
   },
@@ -117,6 +119,7 @@ async function startContainerSession(ctx: SandboxContext): Promise<SandboxSessio
     image: cfg.image,
     image_id: imageId,
     runtime,
+    cgroup_manager: resolved.cgroupManager,
     network: plan.network,
     memory: cfg.memory,
     cpus: String(cfg.cpus),
@@ -146,7 +149,7 @@ async function startContainerSession(ctx: SandboxContext): Promise<SandboxSessio
   const started: string[] = [];
   let stopped = false;
 
-  const wrap = (spec: SpawnSpec, harness?: HarnessWrapper): SpawnSpec => {
+  const wrap = (spec: SpawnSpec, harness?: HarnessWrapper, cgroupTree?: string): SpawnSpec => {
     // Everything in the container runs as the run user: a harness process there (the proxy bridge)
     // could be signalled, traced and read by the agent. The sandbox does not bridge the proxy.
     if (harness) {
@@ -166,7 +169,15 @@ async function startContainerSession(ctx: SandboxContext): Promise<SandboxSessio
     for (const n of env.passNames) envArgs.push('-e', n);
     const cwd = insidePath(spec.cwd, ctx.hostHome, ctx.agentHome);
     started.push(name);
-    const client = [engine, ...runArgs(plan, name, cwd, envArgs), ...spec.argv];
+    if (cgroupTree && resolved.cgroupManager !== 'cgroupfs') {
+      // The systemd manager takes only a slice name: the payload would land outside the run's cgroup, untraced.
+      throw new SetupError(
+        `the container sandbox cannot put its commands below the run's cgroup ${cgroupTree}: ${engine} uses the ${resolved.cgroupManager} cgroup manager, whose --cgroup-parent is a systemd slice. ` +
+          `Fix: set cgroup_manager = "cgroupfs" in containers.conf (docker: exec-opts ["native.cgroupdriver=cgroupfs"]), or run with --tracer off.`,
+      );
+    }
+    const placed: RunPlan = cgroupTree ? { ...plan, cgroupParent: cgroupTree } : plan;
+    const client = [engine, ...runArgs(placed, name, cwd, envArgs), ...spec.argv];
     return {
       argv: supervised(engine, name, client),
       cwd: ctx.repoDir,

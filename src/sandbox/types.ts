@@ -62,8 +62,13 @@ export interface SandboxSession {
   readonly detail: string;
   /** Facts for observation.json, e.g. the container image id actually used. */
   readonly facts: Record<string, string>;
-  /** The command as it must be spawned to run inside the sandbox, under `harness` when given. */
-  wrap(spec: SpawnSpec, harness?: HarnessWrapper): SpawnSpec;
+  /**
+   * The command as it must be spawned to run inside the sandbox, under `harness` when given.
+   * `cgroupTree`: the cgroup (below the v2 mount) the tracer watches with its descendants; a sandbox
+   * that runs commands outside the caller's process tree (`hiddenFromTracers.seenFromCgroupTree`)
+   * puts them below it.
+   */
+  wrap(spec: SpawnSpec, harness?: HarnessWrapper, cgroupTree?: string): SpawnSpec;
   stop(): Promise<void>;
 }
 
@@ -98,7 +103,15 @@ export type SandboxCapabilities = {
    * outside the traced process tree and cgroup): the run is planned untraced, recorded as a fallback
    * with this reason, rather than passing as watched with nothing seen.
    */
-  hiddenFromTracers?: { reason: string; fix: string };
+  hiddenFromTracers?: {
+    reason: string;
+    fix: string;
+    /**
+     * The sandbox puts its commands below the cgroup the tracer names (`wrap`'s cgroupTree): a tracer
+     * that follows the run's cgroup tree (the compiled collector) sees them; the others do not.
+     */
+    seenFromCgroupTree?: boolean;
+  };
   /**
    * Runs every command as the run's own unprivileged user (SandboxContext.user) with no capabilities
    * and no_new_privs; the harness claims one per run when it is root.

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { createConnection, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -383,6 +383,45 @@ describe.skipIf(skip)('agentguard-collector', () => {
     expect(paths(runB)).not.toContain('/run-a-marker');
     const pidsA = new Set(runA.events.map((event) => event.pid));
     expect(runB.events.some((event) => pidsA.has(event.pid))).toBe(false);
+    collector.child.kill('SIGINT');
+    expect(await exited(collector.child)).toBe(0);
+  });
+
+  it("follows a run into the cgroups below its own (a container engine's, one it moves itself to), and keeps them its own", async () => {
+    const collector = await startCollector(socketPath());
+    const run = await createRunCgroup(mount, `collector-test-tree-${process.pid}`, { children: true });
+    cgroups.push(run);
+    const other = await newCgroup('tree-other');
+    const out = join(root, 'tree.jsonl');
+    const client = await Client.connect(collector.socket);
+    expect(await client.ask(`WATCH ${run.id} ${out}`)).toMatch(/^OK /);
+    // Made before the run starts (as an engine makes its payload's) and made by the run itself, two deep.
+    await mkdir(join(run.dir, 'engine-payload'));
+    await runIn(
+      run,
+      `echo 0 > ${join(run.dir, 'engine-payload', 'cgroup.procs')} && exec cat /tree-marker-payload`,
+    );
+    await runIn(
+      run,
+      `mkdir -p ${join(run.dir, 'self', 'deeper')} && echo $$ > ${join(run.dir, 'self', 'deeper', 'cgroup.procs')} && exec cat /tree-marker-moved`,
+    );
+    await runIn(other, 'exec cat /tree-marker-outside');
+    // A watch of a cgroup below a watched one, or above one, is refused: each task is one run's.
+    const nested = await Client.connect(collector.socket);
+    const payloadId = statSync(join(run.dir, 'engine-payload')).ino;
+    expect(await nested.ask(`WATCH ${payloadId} ${join(root, 'nested.jsonl')}`)).toBe(
+      `ERR cgroup ${payloadId} lies below cgroup ${run.id}, which another run watches`,
+    );
+    const parentId = statSync(run.parent).ino;
+    const holder = await Client.connect(collector.socket);
+    expect(await holder.ask(`WATCH ${parentId} ${join(root, 'holder.jsonl')}`)).toBe(
+      `ERR cgroup ${parentId} holds cgroup ${run.id}, which another run watches`,
+    );
+    expect(await client.ask('STOP')).toBe('DONE 0');
+    const paths = (await parseFile(out)).events.map((event) => event.path ?? '');
+    expect(paths).toContain('/tree-marker-payload');
+    expect(paths).toContain('/tree-marker-moved');
+    expect(paths).not.toContain('/tree-marker-outside');
     collector.child.kill('SIGINT');
     expect(await exited(collector.child)).toBe(0);
   });

@@ -96,7 +96,7 @@ describe.skipIf(skip)('a run in the container sandbox: the agent and the tests r
       component: 'tracer',
       wanted: 'strace',
       used: 'off',
-      reason: expect.stringMatching(/outside the process tree and cgroup the host's tracers watch/),
+      reason: expect.stringMatching(/outside the process tree strace follows/),
     });
     expect(report.checks.find((c: { id: string }) => c.id === 'observation-complete').message).toBe(
       'not traced (the tracer is off)',

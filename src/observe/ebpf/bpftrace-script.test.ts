@@ -8,7 +8,7 @@ import { generateScript } from './bpftrace-script.js';
 import { mechanismTracepoints } from './mechanism-tracepoints.js';
 import { findCgroup2Mount } from './mounts.js';
 import { STRLEN } from './record-format.js';
-import { TRACED_CALLS } from './syscall-table.js';
+import { CODE_SECCOMP_REFUSED, TRACED_CALLS } from './syscall-table.js';
 import { exitHasGroupDead, syscallTracepoints, tracefsState } from './tracefs.js';
 
 const run = promisify(execFile);
@@ -88,12 +88,13 @@ describe('generateScript', () => {
     expect(missing).toEqual([
       'init_module',
       '32-bit calls (raw_syscalls)',
+      'calls the seccomp filter refused (raw_syscalls)',
       'io_uring operations (io_uring:io_uring_submit_req)',
     ]);
-    expect(script).not.toMatch(/raw_syscalls|io_uring_submit_req|@c32seen|@iouseen/);
+    expect(script).not.toMatch(/raw_syscalls|io_uring_submit_req|@c32seen|@iouseen|@rfseen/);
   });
 
-  it('filters the raw syscall probes on the cgroup, then the compat bit, before anything else', () => {
+  it('filters the raw syscall probes on the cgroup, then the compat bit (refusals: the result), before anything else', () => {
     const { script } = generateScript({
       cgroupPath: '/sys/fs/cgroup/unified/agentguard/run-1',
       cgroupId: 1234n,
@@ -102,12 +103,25 @@ describe('generateScript', () => {
       mechanisms: { compatSyscalls: true, ioUring: true },
     });
     const raw = script.split(/\n\n(?=[a-zA-Z])/).filter((p) => p.startsWith('tracepoint:raw_syscalls:'));
-    expect(raw).toHaveLength(2);
-    for (const p of raw) {
+    expect(raw).toHaveLength(3);
+    const [refused, ...compat] = raw
+      .sort((a, b) => Number(a.includes('@rfseen')) - Number(b.includes('@rfseen')))
+      .reverse();
+    for (const p of compat) {
       expect(p.split('\n')[1]).toMatch(
         /^\/cgroup == cgroupid\("[^"]+"\) && \(curtask->thread_info\.status & 2\) != 0( |\/$)/,
       );
     }
+    // A native call the seccomp filter refused: ENOSYS, once per process and number (add_key 248, unshare 272).
+    expect(refused?.split('\n')[1]).toMatch(
+      /^\/cgroup == cgroupid\("[^"]+"\) && args->ret == -38 && \(curtask->thread_info\.status & 2\) == 0\/$/,
+    );
+    expect(refused).toContain('$nr == 248');
+    expect(refused).toContain('$nr == 272');
+    expect(refused).toContain(
+      `print((2, tid, nsecs, pid, curtask->real_parent->tgid, ${CODE_SECCOMP_REFUSED}, args->ret, $nr,`,
+    );
+    expect(script).toContain('clear(@rfseen);');
     expect(script).toContain('clear(@c32seen);');
     expect(script).toContain('clear(@iouseen);');
   });

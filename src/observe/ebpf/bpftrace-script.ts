@@ -22,6 +22,7 @@ import {
   TICK_MS,
   WALK_NONE,
 } from './record-format.js';
+import { REFUSED_MAPS, refusedBlocks } from './refused-probes.js';
 import { callCode, type PathArg, TRACED_CALLS, type TracedCall } from './syscall-table.js';
 
 export type ScriptOptions = {
@@ -107,7 +108,9 @@ export function generateScript(options: ScriptOptions): GeneratedScript {
   if (options.mechanisms?.compatSyscalls) {
     blocks.push(...compatBlocks(inCgroup, pathCallExitBody));
     maps.push(...COMPAT_MAPS);
-  } else missing.push('32-bit calls (raw_syscalls)');
+    blocks.push(...refusedBlocks(inCgroup));
+    maps.push(...REFUSED_MAPS);
+  } else missing.push('32-bit calls (raw_syscalls)', 'calls the seccomp filter refused (raw_syscalls)');
   if (options.mechanisms?.ioUring) {
     blocks.push(...ioUringBlocks(inCgroup));
     maps.push(...IO_URING_MAPS);

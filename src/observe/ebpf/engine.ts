@@ -58,6 +58,7 @@ export function ebpfAvailability(): Promise<TracerAvailability> {
  */
 export async function startEbpf(ctx: TracerContext): Promise<TracerSession> {
   const engine = requestedEngine();
+  if (ctx.needsCgroupTree) return startCollectorForTree(ctx, engine);
   if (engine === 'bpftrace') return startBpftraceSession(ctx);
   const collector = await collectorAvailability();
   let why: string;
@@ -77,4 +78,23 @@ export async function startEbpf(ctx: TracerContext): Promise<TracerSession> {
   const session = await startBpftraceSession(ctx);
   session.fallback = { component: 'tracer', wanted: COLLECTOR_ENGINE, used: BPFTRACE_ENGINE, reason: why };
   return session;
+}
+
+/**
+ * Whether the ebpf tracer would follow the run's cgroup tree: only the compiled collector does
+ * (bpftrace's filter is `cgroup == id`, and a run's cgroup for it has no room for children).
+ */
+export async function ebpfFollowsCgroupTree(): Promise<boolean> {
+  if (requestedEngine() === 'bpftrace') return false;
+  return (await collectorAvailability()).ok;
+}
+
+/** A sandbox runs commands in cgroups below the run's: only the collector sees them, so no step down. */
+async function startCollectorForTree(ctx: TracerContext, engine: string): Promise<TracerSession> {
+  const why =
+    "the sandbox runs commands in cgroups below the run's, which only the compiled collector follows";
+  if (engine === 'bpftrace') throw new SetupError(`${ENGINE_ENV}=bpftrace, but ${why}`);
+  const collector = await collectorAvailability();
+  if (!collector.ok) throw new SetupError(`${collector.reason}, and ${why}. Fix: ${collector.fix}`);
+  return startCollectorSession(ctx);
 }

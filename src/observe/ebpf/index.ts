@@ -1,5 +1,5 @@
 import type { Tracer } from '../types.js';
-import { ebpfAvailability, startEbpf } from './engine.js';
+import { ebpfAvailability, ebpfFollowsCgroupTree, startEbpf } from './engine.js';
 
 /**
  * The ebpf tracer: syscall tracepoints filtered in the kernel on a cgroup v2 made for the run,
@@ -11,6 +11,7 @@ export const ebpfTracer: Tracer = {
   kind: 'ebpf',
   available: ebpfAvailability,
   start: startEbpf,
+  followsCgroupTree: ebpfFollowsCgroupTree,
 };
 
 export { type GeneratedScript, generateScript, type ScriptOptions } from './bpftrace-script.js';

@@ -2,22 +2,31 @@ import { constants } from 'node:fs';
 import { access, mkdir, readdir, readFile, rmdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { mountPoints, readMounts } from './mounts.js';
 
 /** Where every run's cgroup lives, below the cgroup v2 mount. */
 export const CGROUP_PARENT = 'agentguard';
 
-export type RunCgroup = { dir: string; parent: string; id: bigint };
+/** `path`: the cgroup below the v2 mount (`/agentguard/<run>`), as an engine's `--cgroup-parent` names it. */
+export type RunCgroup = { dir: string; parent: string; id: bigint; path: string };
 
 /**
- * Creates `<mount>/agentguard/<run id>` with no room for child cgroups, so that a process cannot
- * slip into a sub-cgroup that the kernel filter (`cgroup == id`, an exact match) would not see.
+ * Creates `<mount>/agentguard/<run id>`. A tracer that follows the cgroup tree (the compiled
+ * collector) lets the run make child cgroups, which stay the run's: a container engine puts its
+ * payload in one. A tracer that matches the run's cgroup exactly (bpftrace's `cgroup == id`) gets
+ * one with no room for child cgroups, so that no process can slip into a sub-cgroup it would not see.
  */
-export async function createRunCgroup(mount: string, runId: string): Promise<RunCgroup> {
+export async function createRunCgroup(
+  mount: string,
+  runId: string,
+  opts: { children: boolean } = { children: false },
+): Promise<RunCgroup> {
   const parent = join(mount, CGROUP_PARENT);
   await mkdir(parent, { recursive: true });
   const base = runId.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 100) || 'run';
   for (let attempt = 0; ; attempt++) {
-    const dir = join(parent, attempt === 0 ? base : `${base}-${attempt}`);
+    const name = attempt === 0 ? base : `${base}-${attempt}`;
+    const dir = join(parent, name);
     try {
       await mkdir(dir);
     } catch (err) {
@@ -28,10 +37,10 @@ export async function createRunCgroup(mount: string, runId: string): Promise<Run
       else if (code !== 'EEXIST') throw err;
       continue;
     }
-    await writeFile(join(dir, 'cgroup.max.descendants'), '0').catch(() => undefined);
+    if (!opts.children) await writeFile(join(dir, 'cgroup.max.descendants'), '0').catch(() => undefined);
     // On 64-bit kernels a cgroup's id is its directory's inode number.
     const id = BigInt((await stat(dir, { bigint: true })).ino);
-    return { dir, parent, id };
+    return { dir, parent, id, path: `/${CGROUP_PARENT}/${name}` };
   }
 }
 
@@ -105,10 +114,24 @@ export async function stopCgroup(dir: string): Promise<string[]> {
   return warnings;
 }
 
-/** Removes the cgroup (children first) and the shared parent when no other run uses it. */
+/**
+ * Removes the cgroup (children first) and the shared parent when no other run uses it. On a hybrid
+ * host a container engine also made the run's path in each cgroup v1 hierarchy (conmon's cgroup):
+ * those go too.
+ */
 export async function removeCgroup(cgroup: RunCgroup): Promise<void> {
   await removeTree(cgroup.dir);
   await rmdir(cgroup.parent).catch(() => undefined);
+  for (const hierarchy of await v1Hierarchies()) {
+    const dir = join(hierarchy, cgroup.path);
+    if (!(await stat(dir).catch(() => null))) continue;
+    await removeTree(dir).catch(() => undefined);
+    await rmdir(join(hierarchy, CGROUP_PARENT)).catch(() => undefined);
+  }
+}
+
+async function v1Hierarchies(): Promise<string[]> {
+  return mountPoints(await readMounts().catch(() => ''), 'cgroup');
 }
 
 async function removeTree(dir: string): Promise<void> {

@@ -40,7 +40,8 @@ export async function startCollectorSession(
   const connection = await connectToCollector(paths);
   let cgroup: RunCgroup | null = null;
   try {
-    cgroup = await createRunCgroup(mount, ctx.run_id);
+    // The collector follows the run's cgroup tree: what the run starts in a child cgroup is still traced.
+    cgroup = await createRunCgroup(mount, ctx.run_id, { children: true });
     const watching = await connection.watch(cgroup.id, rawPath);
     if (!watching.version.startsWith(`agentguard-collector ${COLLECTOR_PROTOCOL} `)) {
       throw new SetupError(
@@ -97,6 +98,10 @@ class CollectorSession implements TracerSession {
 
   get zeroWallMs(): number | null {
     return this.stream.zeroWallMs;
+  }
+
+  get cgroupTree(): string {
+    return this.cgroup.path;
   }
 
   wrap(spec: SpawnSpec): SpawnSpec {
