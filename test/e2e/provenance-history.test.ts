@@ -100,6 +100,15 @@ describe('reports list --check / --rule', () => {
       "agentguard: --check scop is not a check id. Fix: did you mean --check scope? 'agentguard checks' lists them.",
     );
   });
+
+  it('an empty list for a rule no default rule is named says so, with the likely id', async () => {
+    const r = await cli('reports', 'list', '--rule', 'read-ssh-key');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("no default rule is named 'read-ssh-key'");
+    expect(r.stderr).toContain('did you mean --rule secrets-ssh-key-read?');
+    const known = await cli('reports', 'list', '--rule', 'secrets-ssh-key-read');
+    expect(known.stderr).toBe('');
+  });
 });
 
 describe('reports trends and incidents', () => {

@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { loadRuleSet } from '../../analysis/rules/load-rules.js';
+import { closestKey } from '../../config/closest-key.js';
 import { InputError } from '../../errors.js';
 import { readEvidenceText, readJson } from '../../evidence/read.js';
 import { openHistory } from '../../history/db.js';
@@ -79,6 +81,10 @@ export async function reportsList(io: CliIO, opts: ReportsOptions): Promise<numb
     if (opts.json) {
       io.out(JSON.stringify(rows, null, 2));
       return 0;
+    }
+    if (rows.length === 0 && opts.rule !== undefined) {
+      const note = unknownRuleNote(String(opts.rule));
+      if (note !== null) io.err(note);
     }
     io.out(
       renderTable(
@@ -163,4 +169,34 @@ export async function reportsShow(io: CliIO, runId: string, opts: ReportsOptions
     readJson(file, `'agentguard analyze ${row.run_dir}' rewrites it`, RunReportFileSchema, row.run_dir);
   io.out(readEvidenceText(file, { fix, within: row.run_dir }));
   return 0;
+}
+
+/**
+ * Rule ids are open-ended (a project's own rule files), so any id may be asked for; but an empty list
+ * for an id no default rule has is most likely a typo, and says so.
+ */
+function unknownRuleNote(rule: string): string | null {
+  const ids = loadRuleSet().rules.map((r) => r.id);
+  if (ids.includes(rule)) return null;
+  const near = closestKey(rule, ids) ?? mostWordsShared(rule, ids);
+  return (
+    `note: no default rule is named '${rule}' and no run in this history raised it. ` +
+    `Fix: ${near ? `did you mean --rule ${near}? ` : ''}the default rules are the ids in the package's rules/*.yaml.`
+  );
+}
+
+/** The id sharing the most of the asked id's words (`read-ssh-key` → `secrets-ssh-key-read`), if two or more. */
+function mostWordsShared(asked: string, ids: readonly string[]): string | undefined {
+  const words = new Set(
+    asked
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter(Boolean),
+  );
+  let best: { id: string; shared: number } | undefined;
+  for (const id of ids) {
+    const shared = id.split('-').filter((w) => words.has(w)).length;
+    if (shared >= 2 && (best === undefined || shared > best.shared)) best = { id, shared };
+  }
+  return best?.id;
 }
