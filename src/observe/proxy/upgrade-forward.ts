@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { parseProxyTarget } from './http-forward.js';
 import { requestLeaks } from './leak-scan.js';
+import type { PlacedPiece } from './piece-ledger.js';
 import { rawResponse, refusal, refusalFor } from './refusal.js';
 import { admit, type ProxyContext, splice } from './upstream.js';
 
@@ -31,13 +32,15 @@ export async function forwardUpgrade(
     client.end(rawResponse(refusal(400, target.reason)));
     return;
   }
-  const leaks = requestLeaks(ctx.outbound?.scan, req.url ?? '', req.rawHeaders);
+  const pieces: PlacedPiece[] = [];
+  const leaks = requestLeaks(ctx.outbound?.scan, req.url ?? '', req.rawHeaders, pieces);
   const admission = await admit(ctx, {
     host: target.host,
     port: target.port,
     protocol: 'http',
     method,
     leaks,
+    pieces,
   });
   if (!admission.ok) {
     client.end(rawResponse(refusalFor(admission)));

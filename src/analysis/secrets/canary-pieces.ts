@@ -1,0 +1,145 @@
+import { type CanaryForm, type CarrierView, canaryForms } from './canary-match.js';
+
+/**
+ * Token bytes a piece must carry to count. The tokens are random (hex or base32-like characters):
+ * ten of them are 40 bits or more, so a piece in honest traffic is a 1-in-10^12 coincidence per
+ * position and form, and a leak is only called once pieces cover all but MAX_WITHHELD bytes of one
+ * token, which takes two such pieces at least. Shorter pieces are not followed (docs/coverage.md).
+ */
+export const MIN_PIECE_BYTES = 10;
+/** Bytes of a token a sender may hold back and still have leaked it (16 bits of hex left to guess). */
+export const MAX_WITHHELD = 4;
+
+/** Token bytes `[from, to)` of canary `index`, carried in one text as a form names (`hex`, `base64`, ...). */
+export type CanaryPiece = { index: number; from: number; to: number; encoding: string };
+
+type Entry = { form: number; pos: number };
+type Indexed = CanaryForm & { index: number; length: number };
+
+/** Characters of a lookup key: the shortest run that could carry MIN_PIECE_BYTES in any form. */
+const KEY = MIN_PIECE_BYTES;
+
+/**
+ * Finds pieces of the run's canary tokens, in any of their forms, in the views of a text: every run
+ * of KEY characters is looked up among the forms' own runs (after a rolling hash's table says it
+ * may be one), extended both ways as far as it agrees, and kept when it carries at least
+ * `minBytes` whole token bytes and is not the whole form (a whole one is the matcher's to report).
+ */
+export class CanaryPieces {
+  readonly #forms: Indexed[] = [];
+  readonly #keys: [Map<string, Entry[]>, Map<string, Entry[]>] = [new Map(), new Map()];
+  readonly #hashes: [Uint8Array, Uint8Array] = [new Uint8Array(TABLE >> 3), new Uint8Array(TABLE >> 3)];
+
+  constructor(
+    tokens: readonly string[],
+    private readonly minBytes = MIN_PIECE_BYTES,
+  ) {
+    tokens.forEach((token, index) => {
+      const length = Buffer.byteLength(token);
+      for (const f of canaryForms(token)) {
+        const form = this.#forms.length;
+        this.#forms.push({ ...f, index, length });
+        const at = f.caseless ? 0 : 1;
+        for (let pos = 0; pos + KEY <= f.text.length; pos++) {
+          const key = f.text.slice(pos, pos + KEY);
+          const list = this.#keys[at].get(key) ?? [];
+          list.push({ form, pos });
+          this.#keys[at].set(key, list);
+          const slot = hashAt(key, 0) & (TABLE - 1);
+          const table = this.#hashes[at];
+          table[slot >> 3] = (table[slot >> 3] as number) | (1 << (slot & 7));
+        }
+      }
+    });
+  }
+
+  find(views: readonly CarrierView[]): CanaryPiece[] {
+    const found: CanaryPiece[] = [];
+    const seen = new Set<string>();
+    for (const v of views) {
+      this.#scan(v.text.toLowerCase(), 0, v.via, found, seen);
+      this.#scan(v.text, 1, v.via, found, seen);
+    }
+    return found;
+  }
+
+  #scan(text: string, at: 0 | 1, via: string, found: CanaryPiece[], seen: Set<string>): void {
+    const keys = this.#keys[at];
+    const table = this.#hashes[at];
+    if (keys.size === 0 || text.length < KEY) return;
+    // A rolling hash of the last KEY characters; only a hit in the table is looked up by text.
+    let h = hashAt(text, 0);
+    let i = 0;
+    for (;;) {
+      const slot = h & (TABLE - 1);
+      let next = i + 1;
+      if ((table[slot >> 3] as number) & (1 << (slot & 7))) {
+        const entries = keys.get(text.slice(i, i + KEY));
+        if (entries !== undefined) next = this.#extend(text, i, entries, via, found, seen);
+      }
+      if (next + KEY > text.length) return;
+      h =
+        next === i + 1
+          ? (Math.imul(h - Math.imul(text.charCodeAt(i), TOP), BASE) + text.charCodeAt(i + KEY)) | 0
+          : hashAt(text, next);
+      i = next;
+    }
+  }
+
+  /** The pieces that start with the run at `i`; returns where to look next (past a piece found). */
+  #extend(
+    text: string,
+    i: number,
+    entries: readonly Entry[],
+    via: string,
+    found: CanaryPiece[],
+    seen: Set<string>,
+  ): number {
+    let next = i + 1;
+    for (const e of entries) {
+      const f = this.#forms[e.form] as Indexed;
+      // Extend the agreement both ways: the piece is as long as text and form agree.
+      let back = 0;
+      while (back < e.pos && back < i && text[i - back - 1] === f.text[e.pos - back - 1]) back++;
+      let fwd = KEY;
+      while (e.pos + fwd < f.text.length && i + fwd < text.length && text[i + fwd] === f.text[e.pos + fwd])
+        fwd++;
+      // The whole form is the matcher's to report.
+      if (e.pos - back === 0 && e.pos + fwd === f.text.length) continue;
+      const bytes = bytesOf(f, e.pos - back, e.pos + fwd);
+      if (bytes === null || bytes.to - bytes.from < this.minBytes) continue;
+      next = Math.max(next, i + fwd - KEY + 1);
+      const encoding = [...(via === '' ? [] : via.split('+')), f.encoding].join('+');
+      const key = `${f.index}:${bytes.from}:${bytes.to}:${encoding}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      found.push({ index: f.index, ...bytes, encoding });
+    }
+    return next;
+  }
+}
+
+/** Slots of the hash table of the forms' runs (a bit each): a few thousand runs leave it nearly empty. */
+const TABLE = 1 << 22;
+const BASE = 0x01000193;
+/** BASE to the power KEY - 1: what the character leaving the window weighed. */
+const TOP = (() => {
+  let p = 1;
+  for (let i = 1; i < KEY; i++) p = Math.imul(p, BASE);
+  return p;
+})();
+
+/** The hash of the KEY characters at `i`, as the rolling update keeps it. */
+function hashAt(text: string, i: number): number {
+  let h = 0;
+  for (let k = 0; k < KEY; k++) h = (Math.imul(h, BASE) + text.charCodeAt(i + k)) | 0;
+  return h;
+}
+
+/** The whole token bytes that form characters `[a, b)` carry. */
+function bytesOf(f: Indexed, a: number, b: number): { from: number; to: number } | null {
+  const from = Math.ceil((f.bitStart + a * f.bits) / 8);
+  const to = Math.min(f.length, Math.floor((f.bitStart + b * f.bits) / 8));
+  if (to <= from) return null;
+  return f.reversed ? { from: f.length - to, to: f.length - from } : { from, to };
+}
