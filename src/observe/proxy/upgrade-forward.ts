@@ -5,10 +5,12 @@ import { requestLeaks } from './leak-scan.js';
 import type { PlacedPiece } from './piece-ledger.js';
 import { rawResponse, refusal, refusalFor } from './refusal.js';
 import { admit, type ProxyContext, splice } from './upstream.js';
+import { WebSocketScan } from './websocket-scan.js';
 
 /**
  * `GET http://host/ws` with `Upgrade:` (WebSocket through a plain HTTP proxy): replay the request
- * head upstream and splice, so the upgrade handshake happens end to end.
+ * head upstream and splice, so the upgrade handshake happens end to end. What a WebSocket client
+ * sends is read as frames too (WebSocketScan).
  */
 export async function forwardUpgrade(
   ctx: ProxyContext,
@@ -54,5 +56,13 @@ export async function forwardUpgrade(
       lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1] ?? ''}`);
   }
   admission.socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+  // A WebSocket's messages are read unmasked and inflated; the tunnel's scan reads the bytes as sent.
+  if (ctx.outbound && /(^|,)\s*websocket\s*(,|$)/i.test(String(req.headers.upgrade ?? ''))) {
+    const ws = new WebSocketScan(ctx.outbound.scan);
+    const { exchange } = admission;
+    client.on('data', (chunk: Buffer) => ws.push(chunk));
+    client.once('close', () => exchange.addLeaks(ws.end(), ws.stream.incomplete, ws.stream.pieces));
+    if (head.length > 0) ws.push(head);
+  }
   splice(ctx, client, admission.socket, admission.exchange, head);
 }
