@@ -63,7 +63,33 @@ export class CanaryPieces {
     return found;
   }
 
-  #scan(text: string, at: 0 | 1, via: string, found: CanaryPiece[], seen: Set<string>): void {
+  /**
+   * Where a text holds a canary's form or a piece of one as it stands (whole forms included), for
+   * redaction: characters `[start, end)` and the canary's index, overlapping spans merged.
+   */
+  spans(text: string): { start: number; end: number; index: number }[] {
+    const spans: { start: number; end: number; index: number }[] = [];
+    const seen = new Set<string>();
+    this.#scan(text.toLowerCase(), 0, '', [], seen, spans);
+    this.#scan(text, 1, '', [], seen, spans);
+    spans.sort((a, b) => a.start - b.start);
+    const merged: typeof spans = [];
+    for (const s of spans) {
+      const last = merged.at(-1);
+      if (last && s.start <= last.end) last.end = Math.max(last.end, s.end);
+      else merged.push({ ...s });
+    }
+    return merged;
+  }
+
+  #scan(
+    text: string,
+    at: 0 | 1,
+    via: string,
+    found: CanaryPiece[],
+    seen: Set<string>,
+    spans?: { start: number; end: number; index: number }[],
+  ): void {
     const keys = this.#keys[at];
     const table = this.#hashes[at];
     if (keys.size === 0 || text.length < KEY) return;
@@ -75,7 +101,7 @@ export class CanaryPieces {
       let next = i + 1;
       if ((table[slot >> 3] as number) & (1 << (slot & 7))) {
         const entries = keys.get(text.slice(i, i + KEY));
-        if (entries !== undefined) next = this.#extend(text, i, entries, via, found, seen);
+        if (entries !== undefined) next = this.#extend(text, i, entries, via, found, seen, spans);
       }
       if (next + KEY > text.length) return;
       h =
@@ -94,6 +120,7 @@ export class CanaryPieces {
     via: string,
     found: CanaryPiece[],
     seen: Set<string>,
+    spans?: { start: number; end: number; index: number }[],
   ): number {
     let next = i + 1;
     for (const e of entries) {
@@ -104,11 +131,16 @@ export class CanaryPieces {
       let fwd = KEY;
       while (e.pos + fwd < f.text.length && i + fwd < text.length && text[i + fwd] === f.text[e.pos + fwd])
         fwd++;
-      // The whole form is the matcher's to report.
-      if (e.pos - back === 0 && e.pos + fwd === f.text.length) continue;
+      const whole = e.pos - back === 0 && e.pos + fwd === f.text.length;
       const bytes = bytesOf(f, e.pos - back, e.pos + fwd);
-      if (bytes === null || bytes.to - bytes.from < this.minBytes) continue;
+      if (!whole && (bytes === null || bytes.to - bytes.from < this.minBytes)) continue;
       next = Math.max(next, i + fwd - KEY + 1);
+      if (spans) {
+        spans.push({ start: i - back, end: i + fwd, index: f.index });
+        continue;
+      }
+      // The whole form is the matcher's to report.
+      if (whole || bytes === null) continue;
       const encoding = [...(via === '' ? [] : via.split('+')), f.encoding].join('+');
       const key = `${f.index}:${bytes.from}:${bytes.to}:${encoding}`;
       if (seen.has(key)) continue;
