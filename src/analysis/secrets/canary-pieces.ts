@@ -16,8 +16,13 @@ export type CanaryPiece = { index: number; from: number; to: number; encoding: s
 type Entry = { form: number; pos: number };
 type Indexed = CanaryForm & { index: number; length: number };
 
-/** Characters of a lookup key: the shortest run that could carry MIN_PIECE_BYTES in any form. */
-const KEY = MIN_PIECE_BYTES;
+/**
+ * Characters of a lookup key, and the step between the text positions looked up: every run of
+ * KEY + STEP - 1 characters holds a looked-up key, and the shortest piece that counts (MIN_PIECE_BYTES
+ * characters as written, more in any encoding) is that long.
+ */
+const KEY = 6;
+const STEP = MIN_PIECE_BYTES - KEY + 1;
 
 /**
  * Finds pieces of the run's canary tokens, in any of their forms, in the views of a text: every run
@@ -57,7 +62,9 @@ export class CanaryPieces {
     const found: CanaryPiece[] = [];
     const seen = new Set<string>();
     for (const v of views) {
-      this.#scan(v.text.toLowerCase(), 0, v.via, found, seen);
+      // A reversed view holds what the reversed forms already find in the view it reverses.
+      if (v.via.endsWith('reversed')) continue;
+      this.#scan(v.text, 0, v.via, found, seen);
       this.#scan(v.text, 1, v.via, found, seen);
     }
     return found;
@@ -70,7 +77,7 @@ export class CanaryPieces {
   spans(text: string): { start: number; end: number; index: number }[] {
     const spans: { start: number; end: number; index: number }[] = [];
     const seen = new Set<string>();
-    this.#scan(text.toLowerCase(), 0, '', [], seen, spans);
+    this.#scan(text, 0, '', [], seen, spans);
     this.#scan(text, 1, '', [], seen, spans);
     spans.sort((a, b) => a.start - b.start);
     const merged: typeof spans = [];
@@ -93,21 +100,16 @@ export class CanaryPieces {
     const keys = this.#keys[at];
     const table = this.#hashes[at];
     if (keys.size === 0 || text.length < KEY) return;
-    // A rolling hash of the last KEY characters; only a hit in the table is looked up by text.
-    let h = hashAt(text, 0);
-    let i = 0;
-    for (;;) {
-      const slot = h & (TABLE - 1);
-      let next = i + 1;
+    // Every STEP-th run of KEY characters; only a hit in the hash table is looked up by text.
+    for (let i = 0; i + KEY <= text.length; ) {
+      const slot = hashAt(text, i, at === 0) & (TABLE - 1);
+      let next = i + STEP;
       if ((table[slot >> 3] as number) & (1 << (slot & 7))) {
-        const entries = keys.get(text.slice(i, i + KEY));
-        if (entries !== undefined) next = this.#extend(text, i, entries, via, found, seen, spans);
+        const run = text.slice(i, i + KEY);
+        const entries = keys.get(at === 0 ? run.toLowerCase() : run);
+        if (entries !== undefined)
+          next = Math.max(next, this.#extend(text, i, entries, at === 0, via, found, seen, spans));
       }
-      if (next + KEY > text.length) return;
-      h =
-        next === i + 1
-          ? (Math.imul(h - Math.imul(text.charCodeAt(i), TOP), BASE) + text.charCodeAt(i + KEY)) | 0
-          : hashAt(text, next);
       i = next;
     }
   }
@@ -117,6 +119,7 @@ export class CanaryPieces {
     text: string,
     i: number,
     entries: readonly Entry[],
+    fold: boolean,
     via: string,
     found: CanaryPiece[],
     seen: Set<string>,
@@ -126,15 +129,15 @@ export class CanaryPieces {
     for (const e of entries) {
       const f = this.#forms[e.form] as Indexed;
       // Extend the agreement both ways: the piece is as long as text and form agree.
+      const same = (t: number, p: number) => charAt(text, t, fold) === f.text.charCodeAt(p);
       let back = 0;
-      while (back < e.pos && back < i && text[i - back - 1] === f.text[e.pos - back - 1]) back++;
+      while (back < e.pos && back < i && same(i - back - 1, e.pos - back - 1)) back++;
       let fwd = KEY;
-      while (e.pos + fwd < f.text.length && i + fwd < text.length && text[i + fwd] === f.text[e.pos + fwd])
-        fwd++;
+      while (e.pos + fwd < f.text.length && i + fwd < text.length && same(i + fwd, e.pos + fwd)) fwd++;
       const whole = e.pos - back === 0 && e.pos + fwd === f.text.length;
       const bytes = bytesOf(f, e.pos - back, e.pos + fwd);
       if (!whole && (bytes === null || bytes.to - bytes.from < this.minBytes)) continue;
-      next = Math.max(next, i + fwd - KEY + 1);
+      next = Math.max(next, i + fwd);
       if (spans) {
         spans.push({ start: i - back, end: i + fwd, index: f.index });
         continue;
@@ -154,18 +157,18 @@ export class CanaryPieces {
 /** Slots of the hash table of the forms' runs (a bit each): a few thousand runs leave it nearly empty. */
 const TABLE = 1 << 22;
 const BASE = 0x01000193;
-/** BASE to the power KEY - 1: what the character leaving the window weighed. */
-const TOP = (() => {
-  let p = 1;
-  for (let i = 1; i < KEY; i++) p = Math.imul(p, BASE);
-  return p;
-})();
 
-/** The hash of the KEY characters at `i`, as the rolling update keeps it. */
-function hashAt(text: string, i: number): number {
+/** The hash of the KEY characters at `i`, ASCII capitals lower-cased when `fold`. */
+function hashAt(text: string, i: number, fold = false): number {
   let h = 0;
-  for (let k = 0; k < KEY; k++) h = (Math.imul(h, BASE) + text.charCodeAt(i + k)) | 0;
+  for (let k = 0; k < KEY; k++) h = (Math.imul(h, BASE) + charAt(text, i + k, fold)) | 0;
   return h;
+}
+
+/** A character code, an ASCII capital lower-cased when `fold` (the caseless forms are lower case). */
+function charAt(text: string, i: number, fold: boolean): number {
+  const c = text.charCodeAt(i);
+  return fold && c >= 65 && c <= 90 ? c + 32 : c;
 }
 
 /** The whole token bytes that form characters `[a, b)` carry. */
