@@ -98,8 +98,12 @@ function unescapeOnce(text: string): string {
   });
 }
 
-/** Separators an encoder or a DNS name puts between the pieces of one value (wrapped base64, `aa:bb`, labels). */
-const SEPARATORS = /[\s.:,'"`\\-]+/g;
+/**
+ * Separators an encoder or a DNS name puts between the pieces of one value (wrapped base64, `aa:bb`,
+ * labels), a form's `+` for a space and a path's `/`. What they join is a view of its own: a base64
+ * run keeps its `+` and `/` in the text as carried.
+ */
+const SEPARATORS = /[\s.:,'"`\\+/-]+/g;
 
 /** Runs of base64, hex or base32 long enough to hide a token (16 bytes or more), decoded and scanned again (base64 of hex, hex of gzip...). */
 const BASE64_RUN = /[A-Za-z0-9+/_-]{24,}={0,2}/g;
