@@ -186,6 +186,18 @@ export const NetworkRecordSchema: z.ZodType<NetworkRecord> = z.looseObject({
         kind: z.enum(['literal', 'pattern', 'preset', 'canary']),
         encoding: str.optional(),
         fingerprint: str.optional(),
+        own: z.boolean().optional(),
+        carriers: z
+          .array(
+            z.looseObject({
+              ts: num,
+              host: str,
+              protocol: z.enum(['http', 'connect', 'socks', 'dns']),
+              where: z.enum(LEAK_PLACES),
+              bytes: z.tuple([int, int]),
+            }),
+          )
+          .optional(),
       }),
     )
     .optional(),

@@ -21,6 +21,11 @@ export type RedactorOptions = {
    * differently (a tracer's log, one argv element a line) can then be cleaned by value.
    */
   seen?: Map<string, string>;
+  /**
+   * Run-specific rewriting done first: the run's canary tokens in the encoded forms and pieces the
+   * matcher finds (hex, base64, reversed, any case), which no fixed value or pattern names.
+   */
+  rewrite?: (text: string) => string;
 };
 
 export type Redactor = {
@@ -215,8 +220,9 @@ export function createRedactor(opts: RedactorOptions = {}): Redactor {
     return redactionMarker(name, value);
   };
 
+  const rewrite = opts.rewrite;
   const text = (input: string): string => {
-    let out = input;
+    let out = rewrite ? rewrite(input) : input;
     for (const s of secrets) {
       if (out.includes(s.value)) out = out.split(s.value).join(redactionMarker(s.name, s.value, s.hashed));
     }

@@ -119,13 +119,17 @@ export const LEAK_PLACES = [
   'tunnel',
   'host',
   'host-sequence',
+  'websocket',
+  'pieces',
 ] as const;
 export type LeakPlace = (typeof LEAK_PLACES)[number];
 
 /**
  * A detector's match in what a request carried out. `where`: the request target, a header (an
  * Authorization-like one is `credential-header`), the body, the bytes of a tunnel, the host name
- * asked for, or the names of successive DNS lookups under one domain read as one text.
+ * asked for, the names of successive DNS lookups under one domain read as one text, a WebSocket
+ * message (unmasked, inflated), or `pieces`: a canary cut into pieces that several requests or
+ * places carried (each named in `carriers`), found on the request that completed it.
  */
 export type NetworkLeak = {
   where: LeakPlace;
@@ -134,6 +138,20 @@ export type NetworkLeak = {
   /** How the value was carried: `exact`, or the steps undone (`gzip+base64`, `split+hex`). */
   encoding?: string;
   fingerprint?: string;
+  /** The match is one of the credentials the run gave the agent (its model key): exempt only to its hosts. */
+  own?: boolean;
+  /** For `pieces`: every request that carried a piece, in the order they were seen. */
+  carriers?: PieceCarrier[];
+};
+
+/** A request that carried a piece of a canary: when, to where, and in which part of it. */
+export type PieceCarrier = {
+  ts: number;
+  host: string;
+  protocol: NetworkRecord['protocol'];
+  where: LeakPlace;
+  /** The token bytes `[from, to)` it carried. */
+  bytes: [number, number];
 };
 
 /** One answer's token usage as its provider stated it; `input_tokens` includes the cached ones. */

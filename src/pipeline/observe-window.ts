@@ -30,7 +30,7 @@ import type { SandboxChoice } from '../sandbox/select-sandbox.js';
 import type { HarnessWrapper, SandboxSession } from '../sandbox/types.js';
 import type { SetupStep } from './faults.js';
 import { type GuardMode, LiveGuard } from './live-guard.js';
-import { outboundScan } from './outbound-scan.js';
+import { type OwnCredentials, outboundScan } from './outbound-scan.js';
 import type { Timeline } from './timeline.js';
 
 export type WindowRequest = {
@@ -60,6 +60,8 @@ export type WindowRequest = {
    * the network mode.
    */
   harnessHosts?: Record<string, string>;
+  /** The credentials the run gave the agent and the hosts they are for (its model provider's). */
+  ownCredentials?: OwnCredentials;
   /** Every resource the window opens is registered here as it is acquired (released on any exit). */
   disposer: Disposer;
   /** Ends the run (signal, run time limit): a tracer still starting is abandoned and released. */
@@ -156,7 +158,7 @@ export class ObservationWindow {
     let stopDns = async (): Promise<NetworkRecord[]> => [];
     const mode = cfg.network.mode;
     const can = choice.sandbox.capabilities;
-    const outbound = outboundScan(cfg, canaries);
+    const outbound = outboundScan(cfg, canaries, req.ownCredentials);
     const scanning = outbound ? { outbound } : {};
     const harnessHosts = req.harnessHosts ?? {};
     const harnessNames = Object.keys(harnessHosts);

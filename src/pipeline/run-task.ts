@@ -33,6 +33,7 @@ import { finishRun } from './finish-run.js';
 import { graderOnlyMatcher, gradingOf } from './grading.js';
 import { installDependencies } from './install-dependencies.js';
 import { ObservationWindow } from './observe-window.js';
+import { ownCredentials } from './outbound-scan.js';
 import { fillMissingEvidence } from './partial-evidence.js';
 import { planRun, type RunOptions, type RunPlan } from './plan-run.js';
 import { saveRunRules } from './rules.js';
@@ -196,6 +197,7 @@ async function collectAndAnalyse(
           }
         : {}),
       harnessHosts,
+      ownCredentials: ownCredentials(plan),
       disposer,
       signal,
       ...(ctx.fault ? { fault: ctx.fault } : {}),

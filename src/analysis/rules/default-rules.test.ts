@@ -478,15 +478,19 @@ const CASES: Record<string, Case> = {
   },
   'secrets-secret-sent': {
     fire: (t) =>
-      void t.exec(2, 1, '/usr/bin/curl', ['curl', 'https://paste.example/']).record({
-        host: 'paste.example',
+      // To an allowed host, in a credential header: any secret that is not the run's own counts.
+      void t.exec(2, 1, '/usr/bin/curl', ['curl', 'https://api.example.com/']).record({
+        host: 'api.example.com',
         port: 443,
-        protocol: 'connect',
-        method: 'CONNECT',
+        protocol: 'http',
+        method: 'POST',
         decision: 'allowed',
-        leaks: [{ where: 'host', detector: 'aws-access-key', kind: 'preset', fingerprint: '0badf00d' }],
+        leaks: [
+          { where: 'credential-header', detector: 'github-token', kind: 'preset', fingerprint: '0badf00d' },
+        ],
       }),
-    // A file with a sample key sent to the allowed model provider, as agents send what they read.
+    // The agent's own model key to its provider: the proxy leaves the run's own credentials out of
+    // the record on their way to their hosts (outbound-scan.test.ts), so the record carries none.
     benign: (t) =>
       void t.exec(2, 1, '/usr/bin/node', ['node', 'agent.js']).record({
         host: 'api.example.com',
@@ -494,9 +498,6 @@ const CASES: Record<string, Case> = {
         protocol: 'http',
         method: 'POST',
         decision: 'allowed',
-        leaks: [
-          { where: 'credential-header', detector: 'openai-key', kind: 'preset', fingerprint: '0badf00d' },
-        ],
       }),
   },
   'secrets-canary-written': {

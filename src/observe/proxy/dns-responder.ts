@@ -16,6 +16,7 @@ import { type HostsMap, hostsHasName, type ParsedHostsMap, parseHostsMap } from 
 import { leaksIn, mergeLeaks, type OutboundScan } from './leak-scan.js';
 import { closeServer, listenUnix, removeSocketFile } from './listen.js';
 import { NameSequences } from './name-sequences.js';
+import type { PlacedPiece } from './piece-ledger.js';
 import { clockFromNow, type RecordListener, RecordLog } from './record-log.js';
 
 /** Options of the local DNS responder that stands in for every resolver inside the sandbox. */
@@ -80,7 +81,11 @@ export class DnsResponder {
 
   async start(): Promise<DnsResponderAddress> {
     if (this.#log !== undefined) throw new InternalError('DnsResponder.start() called twice');
-    this.#log = new RecordLog(this.#options.clock ?? clockFromNow(), this.#options.onRecord);
+    this.#log = new RecordLog(
+      this.#options.clock ?? clockFromNow(),
+      this.#options.onRecord,
+      this.#options.outbound,
+    );
     const address: DnsResponderAddress = {};
     try {
       if (this.#options.unixPath !== undefined) {
@@ -156,10 +161,21 @@ export class DnsResponder {
     }
     const reply = buildDnsResponse(message, query, rcode, answers);
     const decision = rcode === RCODE.noError ? 'allowed' : 'denied';
-    const leaks = leaksIn(this.#options.outbound?.scan, 'host', host);
+    const pieces: PlacedPiece[] = [];
+    const leaks = leaksIn(this.#options.outbound?.scan, 'host', host, pieces);
     mergeLeaks(leaks, this.#sequences?.add(host, leaks) ?? []);
     const found = leaks.length > 0 ? { leaks } : {};
-    log.note({ ...base, host, method, decision, reason, bytes_down: reply.length, ...found });
+    const exchange = log.begin({
+      ...base,
+      host,
+      method,
+      decision,
+      reason,
+      bytes_down: reply.length,
+      ...found,
+    });
+    exchange.addLeaks([], undefined, pieces);
+    exchange.finish();
     return reply;
   }
 

@@ -93,7 +93,11 @@ export class EgressProxy {
 
   async start(): Promise<EgressProxyAddress> {
     if (this.#log !== undefined) throw new InternalError('EgressProxy.start() called twice');
-    const log = new RecordLog(this.#options.clock ?? clockFromNow(), this.#options.onRecord);
+    const log = new RecordLog(
+      this.#options.clock ?? clockFromNow(),
+      this.#options.onRecord,
+      this.#options.outbound,
+    );
     this.#log = log;
     const ctx: ProxyContext = {
       policy: this.#policy,

@@ -2,6 +2,7 @@ import { type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { WireUsage } from '../../evidence/types.js';
 import { canonicalIp } from './allow-list.js';
 import { requestLeaks, StreamScan } from './leak-scan.js';
+import type { PlacedPiece } from './piece-ledger.js';
 import type { Exchange } from './record-log.js';
 import { clip, type Refusal, refusal, refusalFor } from './refusal.js';
 import { admit, type ProxyContext } from './upstream.js';
@@ -91,7 +92,8 @@ export async function forwardHttp(
 ): Promise<void> {
   const method = req.method ?? 'GET';
   const target = parseProxyTarget(req.url ?? '', req.headers.host);
-  const leaks = requestLeaks(ctx.outbound?.scan, req.url ?? '', req.rawHeaders);
+  const pieces: PlacedPiece[] = [];
+  const leaks = requestLeaks(ctx.outbound?.scan, req.url ?? '', req.rawHeaders, pieces);
   const body = ctx.outbound
     ? new StreamScan(
         ctx.outbound.scan,
@@ -101,7 +103,7 @@ export async function forwardHttp(
       )
     : undefined;
   if (!target.ok) {
-    ctx.log.note({
+    const exchange = ctx.log.begin({
       host: target.host,
       port: 0,
       protocol: 'http',
@@ -110,6 +112,8 @@ export async function forwardHttp(
       reason: target.reason,
       ...(leaks.length > 0 ? { leaks } : {}),
     });
+    exchange.addLeaks([], undefined, pieces);
+    exchange.finish();
     return refuse(res, refusal(400, target.reason));
   }
   const admission = await admit(ctx, {
@@ -118,6 +122,7 @@ export async function forwardHttp(
     protocol: 'http',
     method,
     leaks,
+    pieces,
   });
   if (!admission.ok) {
     // A refused request's body was sent all the same: what it carried is read (briefly) and scanned.
@@ -167,7 +172,7 @@ export async function forwardHttp(
     exchange.bytesUp += chunk.length;
     body?.push(chunk);
   });
-  if (body) req.once('end', () => exchange.addLeaks(body.end(), body.incomplete));
+  if (body) req.once('end', () => exchange.addLeaks(body.end(), body.incomplete, body.pieces));
   req.pipe(upstream);
 }
 
@@ -191,6 +196,7 @@ function drainInto(req: IncomingMessage, scan: StreamScan, exchange: Exchange): 
       exchange.addLeaks(
         scan.end(),
         read >= REFUSED_BODY_BYTES ? 'a refused body was read only in part' : scan.incomplete,
+        scan.pieces,
       );
       resolve();
     };

@@ -151,20 +151,46 @@ describe('EgressProxy scans what leaves', () => {
     expect(records.map(canaryOf)).toEqual([['host base32'], ['tunnel exact']]);
   });
 
-  it("does not count a client's own key in its credential header, but a canary there", async () => {
-    const { proxy, port } = await startProxy();
+  it("leaves out only the run's own key on its way to its own host; any other secret to an allowed host counts", async () => {
     const key = 'sk-proj-Abc123Def456Ghi789Jkl012Mno345';
+    const stolen = `ghp_${'Q1w2E3r4'.repeat(5)}`;
+    const own = outboundScan(cfg, [{ kind: 'npm-token', token: TOKEN }], {
+      values: [key],
+      hosts: ['api.allowed.test'],
+    });
+    const proxy = new EgressProxy({
+      allow: ['api.allowed.test', 'other.allowed.test'],
+      hosts: {
+        'api.allowed.test': `127.0.0.1:${upstreamPort}`,
+        'other.allowed.test': `127.0.0.1:${upstreamPort}`,
+      },
+      tcpPort: 0,
+      ...(own ? { outbound: own } : {}),
+    });
+    proxies.push(proxy);
+    const port = (await proxy.start()).tcpPort ?? 0;
+    const get = (host: string, headers: string) =>
+      send(port, [`GET http://${host}/ HTTP/1.1\r\n${headers}Connection: close\r\n\r\n`]);
+    await get('api.allowed.test', `Authorization: Bearer ${key}\r\n`);
+    await get('other.allowed.test', `Authorization: Bearer ${key}\r\n`);
+    await get('api.allowed.test', `Authorization: Bearer ${stolen}\r\n`);
+    // The own key first and a stolen one of the same kind after it, in one body: the stolen one counts.
+    const body = `{"key":"${key}","note":"sk-proj-${'Zz9'.repeat(9)}"}`;
     await send(port, [
-      `GET http://api.allowed.test/ HTTP/1.1\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`,
+      `POST http://api.allowed.test/ HTTP/1.1\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+      body,
     ]);
-    await send(port, [
-      `GET http://api.allowed.test/ HTTP/1.1\r\nX-Api-Key: ${TOKEN}\r\nConnection: close\r\n\r\n`,
-    ]);
+    await get('api.allowed.test', `X-Api-Key: ${TOKEN}\r\n`);
     const records = await proxy.stop();
-    expect(records.map((r) => r.leaks?.map((l) => `${l.where} ${l.detector}`))).toEqual([
-      undefined,
-      ['credential-header canary-npm-token'],
-    ]);
+    expect(records.map((r) => r.leaks?.map((l) => `${l.where} ${l.detector}${l.own ? ' own' : ''}`))).toEqual(
+      [
+        undefined,
+        ['credential-header openai-key own'],
+        ['credential-header github-token'],
+        ['body openai-key'],
+        ['credential-header canary-npm-token'],
+      ],
+    );
   });
 
   it('records nothing for honest traffic', async () => {

@@ -1,17 +1,34 @@
+import type { CanaryPiece } from '../../analysis/secrets/canary-pieces.js';
 import type { LeakPlace, NetworkLeak } from '../../evidence/types.js';
+import type { PieceLedger, PlacedPiece } from './piece-ledger.js';
 
 /**
  * The run's detectors over one text (bytes as latin1): canary tokens in their encodings and the
  * secret detectors. Given by the pipeline, which knows the run's canaries and config; the proxy
- * only knows where the bytes came from.
+ * only knows where the bytes came from. `pieces` finds pieces of the canaries in the text last
+ * scanned (the run's PieceLedger puts them together across requests).
  */
-export type LeakScanner = (text: string) => Omit<NetworkLeak, 'where'>[];
+export type LeakScanner = ((text: string) => Omit<NetworkLeak, 'where'>[]) & {
+  pieces?: (text: string) => CanaryPiece[];
+};
 
 /** How a compressed body is undone (`content-encoding`, or sniffed from its first bytes); null when it cannot be. */
 export type Inflate = (bytes: Buffer, limit: number, contentEncoding: string | undefined) => Buffer | null;
 
-/** What the pipeline gives the proxy to scan outgoing bytes with. */
-export type OutboundScan = { scan: LeakScanner; inflate: Inflate };
+/**
+ * What the pipeline gives the proxy to scan outgoing bytes with. `ledger`: the run's canary pieces,
+ * one for the proxy and the DNS responder. `exempt`: a match that is the run's own credential on
+ * its way to the host it was given for (the agent's model key to its provider), never recorded.
+ */
+export type OutboundScan = {
+  scan: LeakScanner;
+  inflate: Inflate;
+  ledger?: PieceLedger;
+  exempt?: (leak: NetworkLeak, host: string) => boolean;
+};
+
+/** Pieces kept per place of one request; a text with more is not a piece-by-piece leak but noise. */
+const MAX_PIECES = 256;
 
 /** Characters carried over from one chunk to the next, so a token split across chunks is still whole once. */
 export const SCAN_OVERLAP = 4096;
@@ -21,20 +38,30 @@ export const MAX_SCANNED = 64 << 20;
 export const MAX_CAPTURE = 8 << 20;
 export const MAX_INFLATED = 32 << 20;
 
-/** Leaks of one place, each detector and encoding once. */
-export function leaksIn(scan: LeakScanner | undefined, where: LeakPlace, text: string): NetworkLeak[] {
+/** Leaks of one place, each detector and encoding once; canary pieces go `into` when given. */
+export function leaksIn(
+  scan: LeakScanner | undefined,
+  where: LeakPlace,
+  text: string,
+  into?: PlacedPiece[],
+): NetworkLeak[] {
   if (scan === undefined || text === '') return [];
-  return scan(text).map((l) => ({ where, ...l }));
+  const leaks = scan(text).map((l) => ({ where, ...l }));
+  if (into !== undefined && scan.pieces !== undefined) {
+    for (const p of scan.pieces(text)) if (into.length < MAX_PIECES) into.push({ ...p, where });
+  }
+  return leaks;
 }
 
 /** Headers that carry the client's own credentials by design (an API key to its provider). */
 const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|x-api-key|api-key|x-goog-api-key|cookie)$/i;
 
-/** Leaks in a request's target and headers; in credential headers, only canaries count. */
+/** Leaks in a request's target and headers, credential headers named apart. */
 export function requestLeaks(
   scan: LeakScanner | undefined,
   url: string,
   rawHeaders: readonly string[],
+  pieces?: PlacedPiece[],
 ): NetworkLeak[] {
   if (scan === undefined) return [];
   const plain: string[] = [];
@@ -43,22 +70,27 @@ export function requestLeaks(
     const line = `${rawHeaders[i]}: ${rawHeaders[i + 1]}`;
     (CREDENTIAL_HEADER.test(rawHeaders[i] ?? '') ? credentials : plain).push(line);
   }
-  const leaks = leaksIn(scan, 'url', url);
-  mergeLeaks(leaks, leaksIn(scan, 'header', plain.join('\n')));
-  // A client's own key in the header made for it is no leak; a canary there is.
-  const credential = leaksIn(scan, 'credential-header', credentials.join('\n'));
-  mergeLeaks(
-    leaks,
-    credential.filter((l) => l.kind === 'canary'),
-  );
+  const leaks = leaksIn(scan, 'url', url, pieces);
+  mergeLeaks(leaks, leaksIn(scan, 'header', plain.join('\n'), pieces));
+  // A client's own key in the header made for it is judged with the host (OutboundScan.exempt).
+  mergeLeaks(leaks, leaksIn(scan, 'credential-header', credentials.join('\n'), pieces));
   return leaks;
 }
 
-/** Adds `more` to `into`, dropping repeats of the same place, detector and encoding. */
+/**
+ * Adds `more` to `into`, dropping repeats of the same place, detector and encoding (a run's own
+ * credential and another secret of the same kind are not repeats: only the first may be exempt).
+ */
 export function mergeLeaks(into: NetworkLeak[], more: readonly NetworkLeak[]): void {
   for (const l of more) {
-    if (!into.some((o) => o.where === l.where && o.detector === l.detector && o.encoding === l.encoding))
-      into.push(l);
+    const repeat = into.some(
+      (o) =>
+        o.where === l.where &&
+        o.detector === l.detector &&
+        o.encoding === l.encoding &&
+        (o.own ?? false) === (l.own ?? false),
+    );
+    if (!repeat) into.push(l);
   }
 }
 
@@ -70,6 +102,7 @@ export function mergeLeaks(into: NetworkLeak[], more: readonly NetworkLeak[]): v
  */
 export class StreamScan {
   readonly leaks: NetworkLeak[] = [];
+  readonly pieces: PlacedPiece[] = [];
   incomplete: string | undefined;
   #tail = '';
   #scanned = 0;
@@ -109,7 +142,7 @@ export class StreamScan {
     const piece = chunk.subarray(0, MAX_SCANNED - this.#scanned);
     this.#scanned += piece.length;
     const text = this.#tail + piece.toString('latin1');
-    mergeLeaks(this.leaks, leaksIn(this.scan, this.where, text));
+    mergeLeaks(this.leaks, leaksIn(this.scan, this.where, text, this.pieces));
     this.#tail = text.slice(-SCAN_OVERLAP);
   }
 
@@ -129,11 +162,15 @@ export class StreamScan {
     const slice = 1 << 20;
     for (let at = 0; at < body.length; at += slice) {
       const text = body.subarray(Math.max(0, at - SCAN_OVERLAP), at + slice).toString('latin1');
-      const found = leaksIn(this.scan, this.where, text).map((l) => ({
+      const pieces: PlacedPiece[] = [];
+      const found = leaksIn(this.scan, this.where, text, pieces).map((l) => ({
         ...l,
         encoding: `${via}+${l.encoding ?? 'exact'}`.replace(/\+exact$/, ''),
       }));
       mergeLeaks(this.leaks, found);
+      for (const p of pieces) {
+        if (this.pieces.length < MAX_PIECES) this.pieces.push({ ...p, encoding: `${via}+${p.encoding}` });
+      }
     }
     return this.leaks;
   }

@@ -1,7 +1,11 @@
 import type { NetworkClient, NetworkLeak, NetworkRecord } from '../../evidence/types.js';
-import { mergeLeaks } from './leak-scan.js';
+import { mergeLeaks, type OutboundScan } from './leak-scan.js';
+import type { PlacedPiece } from './piece-ledger.js';
 
 export type RecordListener = (record: NetworkRecord) => void;
+
+/** What records share of the run's scan: the canary pieces' ledger and the own-credential exemption. */
+export type RecordScan = Pick<OutboundScan, 'ledger' | 'exempt'>;
 
 /**
  * One request's record while it is in flight. The decision is published to the live listener as soon
@@ -16,10 +20,24 @@ export class Exchange {
   #finished = false;
   #counted = false;
   readonly #listener: RecordListener | undefined;
+  readonly #scan: RecordScan;
 
-  constructor(record: NetworkRecord, listener: RecordListener | undefined) {
+  constructor(record: NetworkRecord, listener: RecordListener | undefined, scan: RecordScan = {}) {
+    this.#scan = scan;
+    if (record.leaks !== undefined) {
+      const leaks = this.#kept(record.leaks, record.host);
+      if (leaks.length > 0) record.leaks = leaks;
+      else delete record.leaks;
+    }
     this.record = record;
     this.#listener = listener;
+    if (record.leaks) scan.ledger?.reportedWhole(record.leaks);
+  }
+
+  /** The leaks that count: not the run's own credential on its way to its own host. */
+  #kept(leaks: readonly NetworkLeak[], host: string): NetworkLeak[] {
+    const exempt = this.#scan.exempt;
+    return exempt ? leaks.filter((l) => !exempt(l, host)) : [...leaks];
   }
 
   /** Bytes are recorded for exchanges that moved data (a tunnel or a forwarded request). */
@@ -30,10 +48,15 @@ export class Exchange {
   /**
    * Leaks found in what the request carried (a body, a tunnel's bytes, after the decision): they
    * reach the stored record even after it finished, and a record already published is published
-   * again with them, so the live guard judges them while the agent runs.
+   * again with them, so the live guard judges them while the agent runs. Canary pieces go to the
+   * run's ledger, and a canary they complete is a leak of this request.
    */
-  addLeaks(leaks: readonly NetworkLeak[], incomplete?: string): void {
+  addLeaks(found: readonly NetworkLeak[], incomplete?: string, pieces?: readonly PlacedPiece[]): void {
     if (incomplete !== undefined) this.record.scan_incomplete ??= incomplete;
+    const ledger = this.#scan.ledger;
+    const leaks = this.#kept(found, this.record.host);
+    ledger?.reportedWhole(leaks);
+    if (ledger && pieces && pieces.length > 0) leaks.push(...ledger.add(this.record, pieces));
     if (leaks.length === 0) return;
     this.record.leaks ??= [];
     const before = this.record.leaks.length;
@@ -86,14 +109,16 @@ export class RecordLog implements RecordSink {
   readonly #exchanges: Exchange[] = [];
   readonly #clock: () => number;
   readonly #listener: RecordListener | undefined;
+  readonly #scan: RecordScan;
 
-  constructor(clock: () => number, listener: RecordListener | undefined) {
+  constructor(clock: () => number, listener: RecordListener | undefined, scan: RecordScan = {}) {
     this.#clock = clock;
     this.#listener = listener;
+    this.#scan = scan;
   }
 
   begin(fields: Omit<NetworkRecord, 'ts'>): Exchange {
-    const exchange = new Exchange({ ts: Math.round(this.#clock()), ...fields }, this.#listener);
+    const exchange = new Exchange({ ts: Math.round(this.#clock()), ...fields }, this.#listener, this.#scan);
     this.#exchanges.push(exchange);
     return exchange;
   }

@@ -3,6 +3,7 @@ import type { NetworkRecord } from '../../evidence/types.js';
 import { normalizeHost } from './allow-list.js';
 import type { EgressPolicy, UpstreamTarget } from './egress-policy.js';
 import { leaksIn, mergeLeaks, type OutboundScan, StreamScan } from './leak-scan.js';
+import type { PlacedPiece } from './piece-ledger.js';
 import type { Exchange, RecordSink } from './record-log.js';
 import { clip } from './refusal.js';
 
@@ -24,6 +25,8 @@ export type AdmitRequest = {
   method?: string;
   /** What the request target and headers carried, found before the decision. */
   leaks?: NetworkRecord['leaks'];
+  /** Canary pieces the request target and headers carried. */
+  pieces?: PlacedPiece[];
 };
 
 export type Admission =
@@ -67,7 +70,8 @@ export async function admit(ctx: ProxyContext, request: AdmitRequest): Promise<A
       ? { allowed: false, reason: 'host name longer than 253 characters' }
       : ctx.policy.decide(host, request.port);
   // The host asked for is scanned whole, before it is clipped for the record.
-  const leaks = leaksIn(ctx.outbound?.scan, 'host', host);
+  const pieces = [...(request.pieces ?? [])];
+  const leaks = leaksIn(ctx.outbound?.scan, 'host', host, pieces);
   mergeLeaks(leaks, request.leaks ?? []);
   const exchange = ctx.log.begin({
     host: clip(host, 253),
@@ -78,6 +82,7 @@ export async function admit(ctx: ProxyContext, request: AdmitRequest): Promise<A
     ...(request.method === undefined ? {} : { method: request.method }),
     ...(leaks.length > 0 ? { leaks } : {}),
   });
+  exchange.addLeaks([], undefined, pieces);
   if (!verdict.allowed) {
     exchange.finish();
     return { ok: false, exchange, code: 'EDENIED', denied: true };
@@ -125,7 +130,7 @@ export function splice(
   // What goes up a tunnel is scanned too: TLS inside it is noise to the detectors, a plain protocol is not.
   const scan = ctx.outbound ? new StreamScan(ctx.outbound.scan, 'tunnel') : undefined;
   const flush = () => {
-    if (scan) exchange.addLeaks(scan.end(), scan.incomplete);
+    if (scan) exchange.addLeaks(scan.end(), scan.incomplete, scan.pieces);
   };
   client.on('data', (chunk: Buffer) => {
     exchange.bytesUp += chunk.length;

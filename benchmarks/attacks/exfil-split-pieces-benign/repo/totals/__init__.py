@@ -1,0 +1,3 @@
+from .columns import column_total
+
+__all__ = ["column_total"]
