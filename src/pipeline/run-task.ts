@@ -35,6 +35,7 @@ import { installDependencies } from './install-dependencies.js';
 import { ObservationWindow } from './observe-window.js';
 import { fillMissingEvidence } from './partial-evidence.js';
 import { planRun, type RunOptions, type RunPlan } from './plan-run.js';
+import { watchProtectedState } from './protected-state.js';
 import { saveRunRules } from './rules.js';
 import { scanWrittenBytes } from './scan-written.js';
 import { runSetup } from './setup-phase.js';
@@ -209,6 +210,8 @@ async function collectAndAnalyse(
     let agent: AgentEvidence;
     let agentExitedAt: number | null = null;
     let agentWritten: AgentEvidence | null = null;
+    // The final-state backstop: HOME and the workspace's git folder, recorded around the agent.
+    let protectedAfter: (() => void) | null = null;
     try {
       try {
         throwIfStopped(signal);
@@ -242,6 +245,7 @@ async function collectAndAnalyse(
           timeline.add('prepare', 'baseline', workspace.baseline_sha);
           throwIfStopped(signal);
         }
+        protectedAfter = watchProtectedState(places, runPath(runDir, 'protectedState'), writeJson);
         agent = await runAgent({
           plan,
           cfg,
@@ -269,6 +273,7 @@ async function collectAndAnalyse(
         agentExitedAt = Date.now();
       } finally {
         window.guard?.disarm();
+        protectedAfter?.();
         writeJsonl(runPath(runDir, 'network'), await window.endAgent());
         await stopModel?.release();
       }
