@@ -84,9 +84,16 @@ export function securityAlerts(bundle: EvidenceBundle, rules: RuleSet): Alert[] 
     ctx,
   );
   // The tests run the agent's code: a poisoned test or import that reads a canary while they run
-  // is the agent's doing too. Only the calls are judged here; the diff was judged above.
+  // is the agent's doing too. The calls, and HOME's and .git's changes while the tests ran; the diff was judged above.
+  const testChanges = bundle.protected_state?.test_changes;
   const tests = evaluateRules(
-    { syscalls: bundle.test_syscalls, network: [], patch: '', files: [] },
+    {
+      syscalls: bundle.test_syscalls,
+      network: [],
+      patch: '',
+      files: [],
+      ...(testChanges ? { finalState: testChanges } : {}),
+    },
     rules,
     ctx,
   );

@@ -409,15 +409,16 @@ export const CanaryEvidenceSchema: z.ZodType<CanaryEvidence> = z.looseObject({
   ),
 });
 
+const ProtectedChangeSchema = z.looseObject({
+  path: str,
+  change: z.enum(['created', 'removed', 'content', 'mode', 'link', 'type']),
+  detail: str,
+});
+
 export const ProtectedStateEvidenceSchema: z.ZodType<ProtectedStateEvidence> = z.looseObject({
   files: z.array(z.looseObject({ path: str, dev: int, ino: int })),
-  changes: z.array(
-    z.looseObject({
-      path: str,
-      change: z.enum(['created', 'removed', 'content', 'mode', 'link', 'type']),
-      detail: str,
-    }),
-  ),
+  changes: z.array(ProtectedChangeSchema),
+  test_changes: z.array(ProtectedChangeSchema).optional(),
   incomplete: z.array(str).optional(),
 });
 

@@ -249,6 +249,8 @@ export type ProtectedStateEvidence = {
   /** The regular files recorded before the agent, with their identity (stat's dev and ino). */
   files: { path: string; dev: number; ino: number }[];
   changes: ProtectedChange[];
+  /** What changed while the tests ran (they run the agent's code with the same HOME); absent: not recorded. */
+  test_changes?: ProtectedChange[];
   /** Folders not recorded to the end (unreadable, or the entry bound was reached). */
   incomplete?: string[];
 };

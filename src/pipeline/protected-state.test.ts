@@ -11,7 +11,14 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compareProtected, protectedEvidence, protectedRoots, snapshotProtected } from './protected-state.js';
+import type { ProtectedStateEvidence } from '../evidence/types.js';
+import {
+  compareProtected,
+  ProtectedStateWatch,
+  protectedEvidence,
+  protectedRoots,
+  snapshotProtected,
+} from './protected-state.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'ag-protected-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -99,5 +106,29 @@ describe('the protected state around the agent', () => {
     const rc = evidence.files.find((f) => f.path === '/home/agent/.bashrc');
     const st = statSync(path.join(hostHome, '.bashrc'));
     expect(rc).toEqual({ path: '/home/agent/.bashrc', dev: st.dev, ino: st.ino });
+  });
+
+  it("the watch writes the agent's changes, then the changes made while the traced tests ran", () => {
+    const { repoDir, hostHome } = layout('watch');
+    const written: ProtectedStateEvidence[] = [];
+    const watch = new ProtectedStateWatch({ repoDir, hostHome, agentHome: '/home/agent' }, 'f', (_f, v) =>
+      written.push(v),
+    );
+    writeFileSync(path.join(hostHome, '.bashrc'), '# agent\n');
+    watch.afterAgent();
+    watch.afterAgent();
+    // Between the agent and the traced tests: the untraced run of the baseline's tests (setup).
+    writeFileSync(path.join(hostHome, '.profile'), '# setup\n');
+    watch.beforeTests();
+    writeFileSync(path.join(repoDir, '.git/hooks/pre-push'), '#!/bin/sh\n');
+    watch.beforeTests();
+    watch.afterTests();
+    expect(written).toHaveLength(2);
+    expect(written[0]?.changes.map((c) => c.path)).toEqual(['/home/agent/.bashrc']);
+    expect(written[0]?.test_changes).toBeUndefined();
+    expect(written[1]?.changes.map((c) => c.path)).toEqual(['/home/agent/.bashrc']);
+    expect(written[1]?.test_changes?.map((c) => [c.path, c.change])).toEqual([
+      [path.join(repoDir, '.git/hooks/pre-push'), 'created'],
+    ]);
   });
 });

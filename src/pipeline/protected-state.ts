@@ -248,20 +248,43 @@ export function protectedEvidence(
 }
 
 /**
- * Records the protected state now (just before the agent starts); the returned function records it
- * again and writes protected-state.json (just after the agent, before anything else runs).
+ * The protected state around the agent and its tests: recorded at construction (just before the
+ * agent starts), after the agent (before anything else runs), and around the traced test command,
+ * which runs the agent's code with the same HOME (not around the untraced run of the baseline's
+ * tests: that is setup). `afterAgent` and `afterTests` write protected-state.json.
  */
-export function watchProtectedState(
-  opts: { repoDir: string; hostHome: string; agentHome: string },
-  file: string,
-  write: (file: string, value: ProtectedStateEvidence) => void,
-): () => void {
-  const roots = protectedRoots(opts);
-  const before = snapshotProtected(roots);
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    write(file, protectedEvidence(before, snapshotProtected(roots)));
-  };
+export class ProtectedStateWatch {
+  readonly #roots: ProtectedRoot[];
+  readonly #before: ProtectedSnapshot;
+  #evidence: ProtectedStateEvidence | null = null;
+  #beforeTests: ProtectedSnapshot | null = null;
+
+  constructor(
+    opts: { repoDir: string; hostHome: string; agentHome: string },
+    private readonly file: string,
+    private readonly write: (file: string, value: ProtectedStateEvidence) => void,
+  ) {
+    this.#roots = protectedRoots(opts);
+    this.#before = snapshotProtected(this.#roots);
+  }
+
+  /** The agent has exited. Once; later calls do nothing. */
+  afterAgent(): void {
+    if (this.#evidence) return;
+    this.#evidence = protectedEvidence(this.#before, snapshotProtected(this.#roots));
+    this.write(this.file, this.#evidence);
+  }
+
+  /** The traced test command is about to start (the first time only). */
+  beforeTests(): void {
+    if (this.#evidence) this.#beforeTests ??= snapshotProtected(this.#roots);
+  }
+
+  /** The tests have run: what changed while they ran is theirs (`test_changes`). */
+  afterTests(): void {
+    if (!this.#evidence || !this.#beforeTests || this.#evidence.test_changes) return;
+    const changes = compareProtected(this.#beforeTests, snapshotProtected(this.#roots));
+    this.#evidence = { ...this.#evidence, test_changes: changes };
+    this.write(this.file, this.#evidence);
+  }
 }

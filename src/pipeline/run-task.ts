@@ -35,7 +35,7 @@ import { installDependencies } from './install-dependencies.js';
 import { ObservationWindow } from './observe-window.js';
 import { fillMissingEvidence } from './partial-evidence.js';
 import { planRun, type RunOptions, type RunPlan } from './plan-run.js';
-import { watchProtectedState } from './protected-state.js';
+import { ProtectedStateWatch } from './protected-state.js';
 import { saveRunRules } from './rules.js';
 import { scanWrittenBytes } from './scan-written.js';
 import { runSetup } from './setup-phase.js';
@@ -211,7 +211,7 @@ async function collectAndAnalyse(
     let agentExitedAt: number | null = null;
     let agentWritten: AgentEvidence | null = null;
     // The final-state backstop: HOME and the workspace's git folder, recorded around the agent.
-    let protectedAfter: (() => void) | null = null;
+    let protectedState: ProtectedStateWatch | null = null;
     try {
       try {
         throwIfStopped(signal);
@@ -245,7 +245,7 @@ async function collectAndAnalyse(
           timeline.add('prepare', 'baseline', workspace.baseline_sha);
           throwIfStopped(signal);
         }
-        protectedAfter = watchProtectedState(places, runPath(runDir, 'protectedState'), writeJson);
+        protectedState = new ProtectedStateWatch(places, runPath(runDir, 'protectedState'), writeJson);
         agent = await runAgent({
           plan,
           cfg,
@@ -273,7 +273,7 @@ async function collectAndAnalyse(
         agentExitedAt = Date.now();
       } finally {
         window.guard?.disarm();
-        protectedAfter?.();
+        protectedState?.afterAgent();
         writeJsonl(runPath(runDir, 'network'), await window.endAgent());
         await stopModel?.release();
       }
@@ -317,7 +317,10 @@ async function collectAndAnalyse(
       const phase = { cfg, repoDir, env: testEnv, commands, timeline, reportFile };
       const tests = await runTests({
         ...phase,
-        wrap: (spec) => window.wrapTests(spec),
+        wrap: (spec) => {
+          protectedState?.beforeTests();
+          return window.wrapTests(spec);
+        },
         grading: gradingOf(
           cfg,
           workspace,
@@ -335,6 +338,7 @@ async function collectAndAnalyse(
         ),
       });
       writeJson(runPath(runDir, 'tests'), tests);
+      protectedState?.afterTests();
     } finally {
       // Events collected up to a crash, timeout or interrupt are evidence too.
       const closed = await window.close(plan.spec.argv, testArgv(cfg, reportFile));

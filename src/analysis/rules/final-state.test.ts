@@ -2,6 +2,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ProtectedChange } from '../../evidence/types.js';
 import { packageRoot } from '../../package-root.js';
+import { securityAlerts } from '../analyze.js';
+import { diffFile, makeBundle } from '../test-bundle.js';
 import { evaluateRules } from './evaluate.js';
 import { finalStateChanges } from './final-state.js';
 import { loadRuleSet } from './load-rules.js';
@@ -197,5 +199,26 @@ describe('protected files by identity', () => {
     t.exec(3, 1, '/usr/bin/node', ['node', 'gen.js']);
     write(t, 3, `${WS}/src/out.js`, 500);
     expect(evaluateRules({ syscalls: t.events, network: [] }, rules, ctx)).toEqual([]);
+  });
+});
+
+describe('the final state in a run bundle', () => {
+  it("the agent's changes are the agent's, the changes while the tests ran are the tests'", () => {
+    const repo = '/runs/run-test/repo';
+    const bundle = makeBundle({
+      canaries: { home: HOME, canaries: [] },
+      diff: { files: [diffFile('.github/workflows/ci.yml')] },
+      protected_state: {
+        files: [],
+        changes: [change(`${repo}/.git/hooks/pre-commit`, 'created')],
+        test_changes: [change(`${HOME}/.zshenv`, 'created')],
+      },
+    });
+    const alerts = securityAlerts(bundle, rules);
+    expect(alerts.map((a) => [a.rule, a.path, a.phase])).toEqual([
+      ['persist-ci-config', `${repo}/.github/workflows/ci.yml`, undefined],
+      ['persist-git-hook', `${repo}/.git/hooks/pre-commit`, undefined],
+      ['integrity-protected-path', `${HOME}/.zshenv`, 'tests'],
+    ]);
   });
 });
