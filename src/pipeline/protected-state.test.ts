@@ -120,6 +120,8 @@ describe('the protected state around the agent', () => {
     // Between the agent and the traced tests: the untraced run of the baseline's tests (setup).
     writeFileSync(path.join(hostHome, '.profile'), '# setup\n');
     watch.beforeTests();
+    writeFileSync(path.join(hostHome, '.zshenv'), 'id\n');
+    // The workspace may be the grading copy while the tests run: its .git is not the agent's.
     writeFileSync(path.join(repoDir, '.git/hooks/pre-push'), '#!/bin/sh\n');
     watch.beforeTests();
     watch.afterTests();
@@ -128,7 +130,7 @@ describe('the protected state around the agent', () => {
     expect(written[0]?.test_changes).toBeUndefined();
     expect(written[1]?.changes.map((c) => c.path)).toEqual(['/home/agent/.bashrc']);
     expect(written[1]?.test_changes?.map((c) => [c.path, c.change])).toEqual([
-      [path.join(repoDir, '.git/hooks/pre-push'), 'created'],
+      ['/home/agent/.zshenv', 'created'],
     ]);
   });
 });

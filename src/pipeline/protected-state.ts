@@ -249,12 +249,17 @@ export function protectedEvidence(
 
 /**
  * The protected state around the agent and its tests: recorded at construction (just before the
- * agent starts), after the agent (before anything else runs), and around the traced test command,
- * which runs the agent's code with the same HOME (not around the untraced run of the baseline's
- * tests: that is setup). `afterAgent` and `afterTests` write protected-state.json.
+ * agent starts), after the agent (before anything else runs), and HOME around the traced test
+ * command, which runs the agent's code with the same HOME (not around the untraced run of the
+ * baseline's tests: that is setup). `afterAgent` and `afterTests` write protected-state.json.
  */
 export class ProtectedStateWatch {
   readonly #roots: ProtectedRoot[];
+  /**
+   * Around the tests, HOME only: the tests may run in a grading copy put at the workspace's path
+   * (test-phase.ts `inFolderAt`), whose .git is the baseline's, not the agent's.
+   */
+  readonly #homeRoots: ProtectedRoot[];
   readonly #before: ProtectedSnapshot;
   #evidence: ProtectedStateEvidence | null = null;
   #beforeTests: ProtectedSnapshot | null = null;
@@ -265,6 +270,7 @@ export class ProtectedStateWatch {
     private readonly write: (file: string, value: ProtectedStateEvidence) => void,
   ) {
     this.#roots = protectedRoots(opts);
+    this.#homeRoots = this.#roots.filter((r) => r.host === opts.hostHome);
     this.#before = snapshotProtected(this.#roots);
   }
 
@@ -277,13 +283,13 @@ export class ProtectedStateWatch {
 
   /** The traced test command is about to start (the first time only). */
   beforeTests(): void {
-    if (this.#evidence) this.#beforeTests ??= snapshotProtected(this.#roots);
+    if (this.#evidence) this.#beforeTests ??= snapshotProtected(this.#homeRoots);
   }
 
   /** The tests have run: what changed while they ran is theirs (`test_changes`). */
   afterTests(): void {
     if (!this.#evidence || !this.#beforeTests || this.#evidence.test_changes) return;
-    const changes = compareProtected(this.#beforeTests, snapshotProtected(this.#roots));
+    const changes = compareProtected(this.#beforeTests, snapshotProtected(this.#homeRoots));
     this.#evidence = { ...this.#evidence, test_changes: changes };
     this.write(this.file, this.#evidence);
   }
