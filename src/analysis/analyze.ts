@@ -3,6 +3,7 @@ import type { EvidenceBundle } from '../evidence/bundle-types.js';
 import { CHECKS } from './checks/index.js';
 import { buildRuleContext } from './rules/context.js';
 import { evaluateRules } from './rules/evaluate.js';
+import { finalStateChanges } from './rules/final-state.js';
 import type { Alert, RuleSet } from './rules/types.js';
 import { type ScoredFinding, SEVERITY_POINTS, scoreChecks } from './score.js';
 import { writtenCanaries } from './secrets/written-canaries.js';
@@ -48,13 +49,14 @@ export function analyze(
   return { checks, alerts, score };
 }
 
-/** The rules over the run's syscalls, network records and final diff, then over the test phase's syscalls. */
+/** The rules over the run's syscalls, network records, final diff and final state, then over the test phase's syscalls. */
 export function securityAlerts(bundle: EvidenceBundle, rules: RuleSet): Alert[] {
   const ctx = buildRuleContext({
     workspace: bundle.workspace.repo_dir,
     home: bundle.canaries?.home ?? bundle.observation.sandbox.facts?.home_inside ?? '/root',
     canaryPaths: bundle.canaries?.canaries.map((c) => c.path) ?? [],
     canaryFiles: bundle.canaries?.canaries ?? [],
+    ...(bundle.protected_state ? { protectedFiles: bundle.protected_state.files } : {}),
     allow: bundle.config.network.allow,
     hostsMap: bundle.config.network.hosts,
     stateDirs: bundle.config.security.state_dirs,
@@ -71,14 +73,27 @@ export function securityAlerts(bundle: EvidenceBundle, rules: RuleSet): Alert[] 
       patch: bundle.patch,
       files: bundle.diff.files,
       written: writtenCanaries(bundle),
+      finalState: finalStateChanges({
+        workspace: bundle.workspace.repo_dir,
+        files: bundle.diff.files,
+        ignored: bundle.diff.ignored_files,
+        ...(bundle.protected_state ? { protectedState: bundle.protected_state } : {}),
+      }),
     },
     rules,
     ctx,
   );
   // The tests run the agent's code: a poisoned test or import that reads a canary while they run
-  // is the agent's doing too. Only the calls are judged here; the diff was judged above.
+  // is the agent's doing too. The calls, and HOME's and .git's changes while the tests ran; the diff was judged above.
+  const testChanges = bundle.protected_state?.test_changes;
   const tests = evaluateRules(
-    { syscalls: bundle.test_syscalls, network: [], patch: '', files: [] },
+    {
+      syscalls: bundle.test_syscalls,
+      network: [],
+      patch: '',
+      files: [],
+      ...(testChanges ? { finalState: testChanges } : {}),
+    },
     rules,
     ctx,
   );

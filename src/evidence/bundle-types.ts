@@ -7,6 +7,7 @@ import type {
   DiffEvidence,
   NetworkRecord,
   Observation,
+  ProtectedStateEvidence,
   SysEvent,
   TestEvidence,
   TimelineEvent,
@@ -83,6 +84,8 @@ export type EvidenceBundle = {
   observation: Observation;
   /** The fake credentials planted in the agent's HOME, and that HOME as the agent saw it (null: none planted). */
   canaries: CanaryEvidence | null;
+  /** The protected files before and after the agent (absent: not recorded, as in runs before the backstop). */
+  protected_state?: ProtectedStateEvidence;
   /** The task's skill files as the agent saw them (empty when the task ships no skills). */
   skills: string[];
   /** What `setup.dependencies` installed before the agent (null: the config has none). */
@@ -416,6 +419,19 @@ export const CanaryEvidenceSchema: z.ZodType<CanaryEvidence> = z.looseObject({
   canaries: z.array(
     z.looseObject({ kind: str, path: str, token: str, dev: int.optional(), ino: int.optional() }),
   ),
+});
+
+const ProtectedChangeSchema = z.looseObject({
+  path: str,
+  change: z.enum(['created', 'removed', 'content', 'mode', 'link', 'type']),
+  detail: str,
+});
+
+export const ProtectedStateEvidenceSchema: z.ZodType<ProtectedStateEvidence> = z.looseObject({
+  files: z.array(z.looseObject({ path: str, dev: int, ino: int })),
+  changes: z.array(ProtectedChangeSchema),
+  test_changes: z.array(ProtectedChangeSchema).optional(),
+  incomplete: z.array(str).optional(),
 });
 
 /** The stored config: a loaded config (paths absolute, commands as argv), checked as loading would. */

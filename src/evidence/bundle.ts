@@ -9,6 +9,7 @@ import {
   type EvidenceBundle,
   NetworkRecordSchema,
   ObservationSchema,
+  ProtectedStateEvidenceSchema,
   ResolvedConfigSchema,
   RunMetaSchema,
   SetupEvidenceSchema,
@@ -88,6 +89,9 @@ export function readBundle(runDir: string): EvidenceBundle {
     skills: isMissing(f('skills'), dir) ? [] : readJson(f('skills'), FIX, SkillsEvidenceSchema, dir).files,
     setup: isMissing(f('setup'), dir) ? null : readJson(f('setup'), FIX, SetupEvidenceSchema, dir),
     canaries: isMissing(f('canaries'), dir) ? null : readJson(f('canaries'), FIX, CanaryEvidenceSchema, dir),
+    ...(isMissing(f('protectedState'), dir)
+      ? {}
+      : { protected_state: readJson(f('protectedState'), FIX, ProtectedStateEvidenceSchema, dir) }),
     model: readModelEvidence(f('model'), dir),
     ...(meta.stopped !== undefined ? { stopped: meta.stopped } : {}),
   };

@@ -27,6 +27,7 @@ export const RUN_FILES = {
   agentLog: 'evidence/agent.log',
   tracerScratch: 'evidence/tracer',
   canaries: 'evidence/canaries.json',
+  protectedState: 'evidence/protected-state.json',
   rules: 'evidence/rules.json',
   model: 'evidence/model.jsonl',
   skills: 'evidence/skills.json',

@@ -253,6 +253,26 @@ export type GradingCopyEvidence = {
   dependencies_changed: string[];
 };
 
+/** A protected file's difference between the start and the end of the agent (the final-state backstop). */
+export type ProtectedChange = {
+  /** The path as the agent saw it. */
+  path: string;
+  change: 'created' | 'removed' | 'content' | 'mode' | 'link' | 'type';
+  /** Before and after, in words: hashes, modes, link targets. */
+  detail: string;
+};
+
+/** evidence/protected-state.json: the run HOME and the workspace's git folder before and after the agent. */
+export type ProtectedStateEvidence = {
+  /** The regular files recorded before the agent, with their identity (stat's dev and ino). */
+  files: { path: string; dev: number; ino: number }[];
+  changes: ProtectedChange[];
+  /** What changed while the tests ran (they run the agent's code with the same HOME); absent: not recorded. */
+  test_changes?: ProtectedChange[];
+  /** Folders not recorded to the end (unreadable, or the entry bound was reached). */
+  incomplete?: string[];
+};
+
 export type DiffFileStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'type-changed';
 
 export type DiffFile = {

@@ -36,6 +36,7 @@ import { ObservationWindow } from './observe-window.js';
 import { ownCredentials } from './outbound-scan.js';
 import { fillMissingEvidence } from './partial-evidence.js';
 import { planRun, type RunOptions, type RunPlan } from './plan-run.js';
+import { ProtectedStateWatch } from './protected-state.js';
 import { saveRunRules } from './rules.js';
 import { scanWrittenBytes } from './scan-written.js';
 import { runSetup } from './setup-phase.js';
@@ -211,6 +212,8 @@ async function collectAndAnalyse(
     let agent: AgentEvidence;
     let agentExitedAt: number | null = null;
     let agentWritten: AgentEvidence | null = null;
+    // The final-state backstop: HOME and the workspace's git folder, recorded around the agent.
+    let protectedState: ProtectedStateWatch | null = null;
     try {
       try {
         throwIfStopped(signal);
@@ -244,6 +247,7 @@ async function collectAndAnalyse(
           timeline.add('prepare', 'baseline', workspace.baseline_sha);
           throwIfStopped(signal);
         }
+        protectedState = new ProtectedStateWatch(places, runPath(runDir, 'protectedState'), writeJson);
         agent = await runAgent({
           plan,
           cfg,
@@ -271,6 +275,7 @@ async function collectAndAnalyse(
         agentExitedAt = Date.now();
       } finally {
         window.guard?.disarm();
+        protectedState?.afterAgent();
         writeJsonl(runPath(runDir, 'network'), await window.endAgent());
         await stopModel?.release();
       }
@@ -314,7 +319,10 @@ async function collectAndAnalyse(
       const phase = { cfg, repoDir, env: testEnv, commands, timeline, reportFile };
       const tests = await runTests({
         ...phase,
-        wrap: (spec) => window.wrapTests(spec),
+        wrap: (spec) => {
+          protectedState?.beforeTests();
+          return window.wrapTests(spec);
+        },
         grading: gradingOf(
           cfg,
           workspace,
@@ -332,6 +340,7 @@ async function collectAndAnalyse(
         ),
       });
       writeJson(runPath(runDir, 'tests'), tests);
+      protectedState?.afterTests();
     } finally {
       // Events collected up to a crash, timeout or interrupt are evidence too.
       const closed = await window.close(plan.spec.argv, testArgv(cfg, reportFile));

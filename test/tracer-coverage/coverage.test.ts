@@ -14,7 +14,7 @@ import { execCli, ROOT, tempDir } from '../e2e/exec-cli.js';
  */
 const DIR = path.dirname(fileURLToPath(import.meta.url));
 const PROGRAMS = ['compat-calls', 'io-uring-ops', 'legacy-open', 'memfd-exec'];
-type Cell = 'recorded' | 'mechanism alert only' | 'not seen';
+type Cell = 'recorded' | 'mechanism alert only' | 'final state' | 'not seen';
 type Tracer = 'ebpf' | 'strace';
 
 /** The table of docs/coverage.md: mechanism → tracer → cell. */
@@ -35,6 +35,8 @@ type Row = {
   recorded: (e: Evidence) => boolean;
   /** The evasion rule fired for this row's process without the row being recorded. */
   mechanism: (e: Evidence) => boolean;
+  /** The rule of the file the row changes fired from the final state (no call placed the change). */
+  finalState?: (e: Evidence) => boolean;
 };
 
 const pidsRunning = (e: Evidence, argvItem: string) =>
@@ -51,6 +53,15 @@ const canaryThrough = (e: Evidence, suffix: string, written: string) =>
   e.report.alerts.some(
     (a) =>
       a.rule === 'secrets-canary-read' && a.path?.endsWith(suffix) && a.path_as_written?.endsWith(written),
+  );
+/** The rule fired at `suffix`: by a call the trace placed there, or from the final state. */
+const ruleAt = (e: Evidence, rule: string, suffix: string, from: 'trace' | 'final state', written?: string) =>
+  e.report.alerts.some(
+    (a) =>
+      a.rule === rule &&
+      a.path?.endsWith(suffix) === true &&
+      (a.syscall === 'final-state') === (from === 'final state') &&
+      (written === undefined || a.path_as_written?.endsWith(written) === true),
   );
 const DEEP = `/tmp/ag-cov-deep/${Array.from({ length: 250 }, () => 'd').join('/')}`;
 const never = () => false;
@@ -199,7 +210,7 @@ const ROWS: Record<string, Row> = {
   },
   'hard-link': {
     steps: ['ln -f "$HOME/.ssh/id_rsa" "$HOME/.cache/k"', 'head -c 1 "$HOME/.cache/k" > /dev/null'],
-    // The read through the link, by the canary's inode; the link call itself names the canary.
+    // The read through the link: by the canary's inode (ebpf), by the link call the trace saw made (strace).
     recorded: (e) => canaryThrough(e, '/.ssh/id_rsa', '/.cache/k'),
     mechanism: (e) =>
       e.report.alerts.some((a) => a.rule === 'secrets-canary-read' && a.syscall.startsWith('link')),
@@ -236,6 +247,31 @@ const ROWS: Record<string, Row> = {
       ),
     mechanism: (e) => e.report.alerts.some((a) => a.rule === 'evasion-descriptor-path'),
   },
+  'io_uring-write-hook': {
+    steps: [`"$B/io-uring-ops" write .git/hooks/post-rewrite '#!/bin/sh'`],
+    recorded: (e) => ruleAt(e, 'persist-git-hook', '/.git/hooks/post-rewrite', 'trace'),
+    mechanism: never,
+    finalState: (e) => ruleAt(e, 'persist-git-hook', '/.git/hooks/post-rewrite', 'final state'),
+  },
+  'hard-link-protected': {
+    // .git/config by a second name made earlier: the inode (ebpf), the link call (strace).
+    steps: ['ln .git/config cov-gc', "printf '# cov\\n' >> cov-gc"],
+    recorded: (e) => ruleAt(e, 'persist-git-config', '/.git/config', 'trace', '/cov-gc'),
+    mechanism: never,
+    finalState: (e) => ruleAt(e, 'persist-git-config', '/.git/config', 'final state'),
+  },
+  'scm-rights-dirfd': {
+    // The hooks folder's descriptor comes from another process over a Unix socket, then a rename into it.
+    steps: [
+      "printf '#!/bin/sh\\n' > cov-hook",
+      PY(
+        "import os, socket, array; a, b = socket.socketpair(); d = os.open('.git/hooks', os.O_RDONLY); a.sendmsg([b'x'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array('i', [d]))]); os.close(d); m, anc, f, ad = b.recvmsg(1, socket.CMSG_LEN(4)); fd = array.array('i', anc[0][2][:4])[0]; os.rename('cov-hook', 'pre-push', dst_dir_fd=fd)",
+      ),
+    ],
+    recorded: (e) => ruleAt(e, 'persist-git-hook', '/.git/hooks/pre-push', 'trace'),
+    mechanism: never,
+    finalState: (e) => ruleAt(e, 'persist-git-hook', '/.git/hooks/pre-push', 'final state'),
+  },
   'exec-env': {
     // The library need not exist: the loader says so and runs the program all the same.
     steps: ['LD_PRELOAD=/tmp/cov-preload.so NODE_OPTIONS="-r ./cov.js" /bin/true 2>/dev/null'],
@@ -262,7 +298,8 @@ const ROWS: Record<string, Row> = {
 
 function cellOf(row: Row, e: Evidence): Cell {
   if (row.recorded(e)) return 'recorded';
-  return row.mechanism(e) ? 'mechanism alert only' : 'not seen';
+  if (row.mechanism(e)) return 'mechanism alert only';
+  return row.finalState?.(e) ? 'final state' : 'not seen';
 }
 
 const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;

@@ -13,6 +13,8 @@ export type ContextInput = {
   canaryPaths?: readonly string[];
   /** canaries.json `canaries[]` with their identity (dev, ino): paths as in canaryPaths. */
   canaryFiles?: readonly { path: string; dev?: number; ino?: number }[];
+  /** protected-state.json `files`: the protected files recorded before the agent, absolute, with their identity. */
+  protectedFiles?: readonly { path: string; dev: number; ino: number }[];
   /** config.network.allow. */
   allow?: readonly string[];
   /** Keys of config.network.hosts (names mapped to local servers count as allowed). */
@@ -39,11 +41,12 @@ export function buildRuleContext(input: ContextInput): RuleContext {
     allowedHosts: [...(input.allow ?? []), ...Object.keys(input.hostsMap ?? {})],
     stateDirs: (input.stateDirs ?? []).map(abs),
   };
-  const identified = (input.canaryFiles ?? []).filter((c) => c.dev !== undefined && c.ino !== undefined);
+  // A canary is also a file of HOME the harness recorded: its name as a canary wins.
+  const identified = [...(input.protectedFiles ?? []), ...(input.canaryFiles ?? [])].filter(
+    (c) => c.dev !== undefined && c.ino !== undefined,
+  );
   if (identified.length > 0)
-    ctx.canaryFiles = new Map(
-      identified.map((c) => [fileKey(c.dev as number, c.ino as number), abs(c.path)]),
-    );
+    ctx.knownFiles = new Map(identified.map((c) => [fileKey(c.dev as number, c.ino as number), abs(c.path)]));
   if (input.harnessEndpoints)
     ctx.harnessEndpoints = [...new Set([...DEFAULT_HARNESS_ENDPOINTS, ...input.harnessEndpoints])];
   if (input.vendorHosts?.length) ctx.vendorHosts = [...input.vendorHosts];

@@ -832,7 +832,7 @@ describe('default rules on specific evasions', () => {
       dev: 2049,
       ino: 77,
     });
-    const ctx = { ...CTX, canaryFiles: new Map([['2049:77', `${HOME}/.aws/credentials`]]) };
+    const ctx = { ...CTX, knownFiles: new Map([['2049:77', `${HOME}/.aws/credentials`]]) };
     const alerts = evaluateRules({ syscalls: t.events, network: [] }, rules, ctx).filter(
       (a) => a.rule === 'secrets-canary-read',
     );

@@ -6,7 +6,7 @@ import type { Alert, RuleContext, RuleInput, RuleSet } from './types.js';
 
 /**
  * The batch form: syscalls and network records merged by time (a record goes after the events at
- * or before its time), then the diff's install-hook findings and the canaries written. Gives exactly what a streaming
+ * or before its time), then the diff's install-hook findings and the canaries written, then the final state's changes. Gives exactly what a streaming
  * matcher fed in the same order would, except that it knows every port the run bound from the
  * start (`addr.listened`). Pure.
  */
@@ -22,6 +22,7 @@ export function evaluateRules(input: RuleInput, ruleset: RuleSet, ctx: RuleConte
   }
   const findings = input.patch ? persistenceFromPatch(input.patch, input.files ?? []) : [];
   matcher.onPatch([...findings, ...(input.written ?? [])]);
+  if (input.finalState) matcher.onFinalState(input.finalState);
   return matcher.alerts();
 }
 

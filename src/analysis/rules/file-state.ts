@@ -10,6 +10,9 @@ const SYMLINKS = new Set(['symlink', 'symlinkat']);
 const REMOVES = new Set(['unlink', 'unlinkat', 'rmdir']);
 const MAX_HOPS = 8;
 
+/** The syscall name of a change found in the final state rather than in a call (final-state.ts). */
+export const FINAL_STATE = 'final-state';
+
 /** Does this write-meta call name its changed path in path2 (rename, link, symlink)? */
 export function changesPath2(syscall: string): boolean {
   return RENAMES.has(syscall) || LINKS.has(syscall) || SYMLINKS.has(syscall);
@@ -19,9 +22,9 @@ export function isRename(syscall: string): boolean {
   return RENAMES.has(syscall);
 }
 
-/** Acts on the link itself rather than what it points to. */
+/** Acts on the link itself rather than what it points to (a change found in the final state is at its own path). */
 export function actsOnLink(syscall: string): boolean {
-  return REMOVES.has(syscall);
+  return REMOVES.has(syscall) || syscall === FINAL_STATE;
 }
 
 /**
@@ -31,10 +34,19 @@ export function actsOnLink(syscall: string): boolean {
 export class FileState {
   readonly #written = new Map<string, WriteRecord>();
   readonly #links = new Map<string, string>();
+  readonly #changed = new Map<string, WriteRecord>();
 
   /** The write that last put content at `path` (after resolving run-created symlinks). */
   writerOf(path: string): WriteRecord | undefined {
     return this.#written.get(path) ?? this.#written.get(this.resolve(path));
+  }
+
+  /**
+   * The call that last changed what is at `path`: wrote it, or put a name there (rename, link,
+   * symlink), removed it, or changed its mode or owner. The final state's changes are attributed to it.
+   */
+  lastChangeOf(path: string): WriteRecord | undefined {
+    return this.#changed.get(path) ?? this.#changed.get(this.resolve(path));
   }
 
   /** Whether the run wrote a file anywhere below `dir` (run-created symlinks resolved), by a write `accept` takes. */
@@ -73,11 +85,18 @@ export class FileState {
     if ((e.result ?? 0) < 0 || e.path === undefined) return;
     const record = (): WriteRecord => ({ pid: e.pid, seq: e.seq, ts: e.ts, syscall: e.syscall });
     if (e.kind === 'open') {
-      if (e.access === 'write' || e.access === 'create') this.#written.set(this.resolve(e.path), record());
+      if (e.access === 'write' || e.access === 'create') {
+        const at = this.resolve(e.path);
+        this.#written.set(at, record());
+        this.#changed.set(at, record());
+      }
       return;
     }
     if (e.kind !== 'write-meta') return;
     const { syscall, path, path2 } = e;
+    const changed = changesPath2(syscall) ? path2 : REMOVES.has(syscall) ? path : this.resolve(path);
+    if (changed !== undefined) this.#changed.set(changed, record());
+    if (RENAMES.has(syscall)) this.#changed.set(path, record());
     if (RENAMES.has(syscall) && path2 !== undefined) {
       this.#written.set(path2, this.#written.get(path) ?? record());
       this.#written.delete(path);

@@ -1,10 +1,10 @@
-import type { NetworkRecord, SysEvent } from '../../evidence/types.js';
+import type { NetworkRecord, ProtectedChange, SysEvent } from '../../evidence/types.js';
 import type { Expr } from './ast.js';
 import { BoundPorts } from './bound-ports.js';
 import { canonicalEvent } from './canonical-path.js';
 import { compileExpr, DEFAULT_HARNESS_ENDPOINTS, type Predicate, placeholderValues } from './compile.js';
-import { byIdentity } from './file-identity.js';
-import { FileState, type WriteRecord } from './file-state.js';
+import { KnownFiles } from './file-identity.js';
+import { FINAL_STATE, FileState, type WriteRecord } from './file-state.js';
 import { Frame } from './frame.js';
 import { compileOutput, type Renderer } from './output.js';
 import { ProcessTable, type ProcInfo } from './process-table.js';
@@ -23,6 +23,19 @@ function ruleExpr(rule: Rule): Expr {
 }
 
 const NO_RULES: readonly Compiled[] = [];
+/**
+ * The rules a change found in the final state is judged by: what a file IS after the agent is
+ * persistence or integrity; a burst (threshold) is about time, which the final state does not have.
+ */
+const FINAL_STATE_CLASSES = new Set(['persistence', 'integrity']);
+const CHANGED: Record<ProtectedChange['change'], string> = {
+  created: 'was created',
+  removed: 'was removed',
+  content: 'was rewritten',
+  mode: 'changed mode',
+  link: 'was pointed elsewhere',
+  type: 'changed type',
+};
 const OPEN_ACCESS = ['read', 'write', 'create'] as const;
 const indexKey = (kind: string, access: string | undefined) =>
   access === undefined ? kind : `${kind}:${access}`;
@@ -72,6 +85,7 @@ export function createMatcher(
   // `node --require node_modules/vitest/suppress-warnings.cjs` after an install).
   const procs = new ProcessTable(workspace, new Set(ruleset.lists?.get('package_managers') ?? []));
   const files = new FileState();
+  const known = new KnownFiles(ctx.knownFiles);
   const frame = new Frame(procs, files, ports);
   const seen = new Map<string, Alert>();
   // Threshold rules: the times of their recent matches, oldest first.
@@ -170,10 +184,7 @@ export function createMatcher(
 
   return {
     onEvent(raw) {
-      const e = byIdentity(
-        canonicalEvent(raw, (pid) => procs.get(pid)?.cwd),
-        ctx.canaryFiles,
-      );
+      const e = known.name(canonicalEvent(raw, (pid) => procs.get(pid)?.cwd));
       const proc = procs.observe(e, files);
       if (e.kind === 'connect') {
         const ep = endpointOf(e);
@@ -189,6 +200,7 @@ export function createMatcher(
       }
       files.observe(e);
       ports.observe(e);
+      known.observe(e);
       return out;
     },
     onRecord(r) {
@@ -210,6 +222,40 @@ export function createMatcher(
         frame.patchPath = path;
         const base = w ? { syscall: w.syscall, seq: w.seq, ts: w.ts } : { syscall: 'diff', seq: -1, ts: -1 };
         out.push(...raise(byKey.get('patch') ?? NO_RULES, base, () => ({ path })));
+      }
+      return out;
+    },
+    onFinalState(changes) {
+      const out: Alert[] = [];
+      const rules = (byKey.get('write-meta') ?? NO_RULES).filter(
+        (c) => FINAL_STATE_CLASSES.has(c.rule.class) && c.rule.threshold === undefined,
+      );
+      for (const change of changes) {
+        const w = files.lastChangeOf(change.path);
+        const proc = w ? procs.get(w.pid) : undefined;
+        frame.reset('write-meta', proc);
+        frame.sys = {
+          seq: w?.seq ?? -1,
+          ts: w?.ts ?? -1,
+          pid: proc?.pid ?? 0,
+          ppid: proc?.ppid ?? 0,
+          exe: proc?.exe ?? 'unknown',
+          kind: 'write-meta',
+          syscall: FINAL_STATE,
+          path: change.path,
+          result: 0,
+        };
+        // A call the trace placed at this path already raised the rule: the final state adds nothing.
+        const fresh = rules.filter((c) => !order.some((a) => a.rule === c.rule.id && a.path === change.path));
+        const base = { syscall: FINAL_STATE, seq: w?.seq ?? -1, ts: w?.ts ?? -1 };
+        for (const alert of raise(fresh, base, () => ({ path: change.path }))) {
+          alert.final_state = `${change.change}: ${change.detail}`;
+          // Without a call to name, the rule's template has no process to speak of.
+          alert.message = proc
+            ? `${alert.message}; found in the final state (${alert.final_state}), last changed by this process's ${w?.syscall}`
+            : `${change.path} ${CHANGED[change.change]} (${change.detail}): found in the final state, by no call the trace placed at this path`;
+          out.push(alert);
+        }
       }
       return out;
     },

@@ -1,5 +1,5 @@
 import type { Severity } from '../../config/schema.js';
-import type { DiffFile, NetworkRecord, SysEvent } from '../../evidence/types.js';
+import type { DiffFile, NetworkRecord, ProtectedChange, SysEvent } from '../../evidence/types.js';
 import type { Expr } from './ast.js';
 import type { Kind } from './vocabulary.js';
 
@@ -40,6 +40,8 @@ export type Alert = {
   /** Milliseconds since the observation window opened, of the first matching event (-1 when unknown). */
   ts: number;
   count: number;
+  /** Set when the change was found by comparing the file before and after the agent (final-state.ts): what changed. */
+  final_state?: string;
   /** Set when the alert came from the test phase (the tests are observed too); absent: the agent. */
   phase?: 'tests';
   /** The model's tool call (its step in the report's trajectory) whose process raised it, when known. */
@@ -58,8 +60,11 @@ export type RuleContext = {
   home: string;
   /** `$CANARIES`: absolute paths of the planted fake credentials. */
   canaries: readonly string[];
-  /** The canaries by identity (`fileKey(dev, ino)` → their path in `canaries`), where recorded. */
-  canaryFiles?: ReadonlyMap<string, string>;
+  /**
+   * Files known by identity (`fileKey(dev, ino)` → their absolute path): the canaries (paths as in
+   * `canaries`) and the protected files recorded before the agent, where recorded.
+   */
+  knownFiles?: ReadonlyMap<string, string>;
   /** `$ALLOWED_HOSTS`: the task's network allow list plus the hosts-map names (host[:port], *.domain, IP, *). */
   allowedHosts: readonly string[];
   /** `$STATE_DIRS`: files and folders the agent profile declares as its own state (e.g. CODEX_HOME). */
@@ -156,6 +161,8 @@ export type RuleInput = {
   files?: readonly DiffFile[];
   /** The run's canaries found in what the agent wrote (`writtenCanaries`), judged as `canary` patch findings. */
   written?: readonly PatchFinding[];
+  /** What changed between the start and the end of the agent, by absolute path (final-state.ts). */
+  finalState?: readonly ProtectedChange[];
 };
 
 /** A streaming matcher: feed events in arrival order; each call returns the alerts it newly raised. */
@@ -164,6 +171,12 @@ export type Matcher = {
   onRecord(record: NetworkRecord): Alert[];
   /** Findings from the final diff, attributed to the last process that wrote each file. */
   onPatch(findings: readonly PatchFinding[]): Alert[];
+  /**
+   * The final state's changes, judged as changes of their path by the persistence and integrity
+   * rules, attributed to the last call that changed the path; a change such a rule already
+   * alerted on at that path adds nothing.
+   */
+  onFinalState(changes: readonly ProtectedChange[]): Alert[];
   /** Every alert so far, deduplicated (counts up to date), in the order first raised. */
   alerts(): Alert[];
 };

@@ -3,6 +3,7 @@
  * behalf. Raw syscalls, no liburing.
  *   io-uring-ops read PATH      IORING_OP_OPENAT, then IORING_OP_READ; copies up to 4 KiB to stdout
  *   io-uring-ops connect PORT   IORING_OP_CONNECT to 127.0.0.1:PORT
+ *   io-uring-ops write PATH TEXT IORING_OP_OPENAT (create, mode 0755), then IORING_OP_WRITE of TEXT
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -66,12 +67,24 @@ int main(int argc, char **argv) {
     run(&sqe);
     return 0;
   }
+  int writing = strcmp(argv[1], "write") == 0;
+  if (writing && argc < 4) return 2;
   sqe.opcode = IORING_OP_OPENAT;
   sqe.fd = AT_FDCWD;
   sqe.addr = (unsigned long)argv[2];
-  sqe.open_flags = O_RDONLY;
+  sqe.open_flags = writing ? O_WRONLY | O_CREAT | O_TRUNC : O_RDONLY;
+  sqe.len = 0755; /* the mode of a file the open creates */
   int fd = run(&sqe);
   if (fd < 0) return 1;
+  if (writing) {
+    /* `write PATH TEXT`: the file made and written by the ring alone (no open or write call). */
+    memset(&sqe, 0, sizeof sqe);
+    sqe.opcode = IORING_OP_WRITE;
+    sqe.fd = fd;
+    sqe.addr = (unsigned long)argv[3];
+    sqe.len = strlen(argv[3]);
+    return run(&sqe) == (int)strlen(argv[3]) ? 0 : 1;
+  }
 
   static char buffer[4096];
   memset(&sqe, 0, sizeof sqe);
