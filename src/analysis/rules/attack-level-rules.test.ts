@@ -146,6 +146,7 @@ describe('credential discovery', () => {
 
   it('is quiet on patterns that name ordinary files as much as credentials', () => {
     for (const argv of [
+      ['grep', 'github.com', `${HOME}/.ssh/known_hosts`],
       ['find', HOME, '-maxdepth', '3', '-name', '*.json'],
       ['find', HOME, '-maxdepth', '1', '-name', '.*'],
       ['find', '/', '-name', '*'],
@@ -233,6 +234,9 @@ describe('setuid discovery, schedulers and services', () => {
       ['systemctl', '--version'],
     ])
       expect(run(argv), argv.join(' ')).toEqual([]);
+    const projectScript = new Trace();
+    projectScript.exec(2, 1, `${WS}/bin/service`, ['bin/service', 'start']);
+    expect(ids(projectScript)).toEqual([]);
   });
 });
 
