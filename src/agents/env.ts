@@ -15,6 +15,10 @@ export function agentEnv(ctx: AgentContext): Record<string, string> {
     AGENTGUARD_RUN_ID: ctx.runId,
     AGENTGUARD_WORKSPACE: ctx.repoDir,
     AGENTGUARD_TASK_FILE: ctx.taskFile,
+    // npm's own update check asks the proxy for registry.npmjs.org on a fresh HOME at every npm
+    // command (`npm ls`, `npm test`): an alert where the registry is not allowed, for a request
+    // nobody asked for (issue 38's everyday set).
+    npm_config_update_notifier: 'false',
   };
   for (const name of ctx.config.agent_environment) {
     const value = ctx.hostEnv[name];

@@ -13,6 +13,7 @@ export const OPERATORS = [
   'contains',
   'icontains',
   'hostmatch',
+  'globnames',
   'exists',
 ] as const;
 export type Op = (typeof OPERATORS)[number];

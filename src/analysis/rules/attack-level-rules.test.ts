@@ -129,6 +129,35 @@ describe('credential discovery', () => {
     ]);
   });
 
+  // Patterns as globs (globnames): they name a credential file without spelling its name.
+  it('fires on patterns that name credential files, and on roots inside credential stores', () => {
+    for (const argv of [
+      ['find', '/', '-name', 'id_*', '-path', '*ssh*'],
+      ['find', HOME, '-iname', '*cred*'],
+      ['find', '/home', '-path', '*/.gnupg/*'],
+      ['find', `${HOME}/.oci`, '-name', 'token'],
+      ['find', `${HOME}/.config/gcloud`, '-name', 'access_tokens.db'],
+      ['find', '/', '-name', 'wallet.*'],
+      ['fd', '-H', '-g', '*.kdbx', '/'],
+      ['grep', '-rl', '--include=*.p12', 'x', HOME],
+    ])
+      expect(search(argv), argv.join(' ')).toEqual(['secrets-credential-search']);
+  });
+
+  it('is quiet on patterns that name ordinary files as much as credentials', () => {
+    for (const argv of [
+      ['grep', 'github.com', `${HOME}/.ssh/known_hosts`],
+      ['find', HOME, '-maxdepth', '3', '-name', '*.json'],
+      ['find', HOME, '-maxdepth', '1', '-name', '.*'],
+      ['find', '/', '-name', '*'],
+      ['find', HOME, '-name', 'config'],
+      ['find', '/usr', '-name', '*.so*'],
+      ['find', HOME, '-name', '*.log', '-mtime', '-1'],
+      ['find', `${HOME}/.config`, '-name', '*.ini'],
+    ])
+      expect(search(argv), argv.join(' ')).toEqual([]);
+  });
+
   it('leaves a key search to secrets-key-search: one alert, not two', () => {
     expect(search(['find', '/', '-name', 'id_rsa'])).toEqual(['secrets-key-search']);
   });
@@ -150,6 +179,125 @@ describe('credential discovery', () => {
     ] as [string[], string][])
       expect(search(argv, cwd), argv.join(' ')).toEqual([]);
     expect(search(['grep', 'token'], WS, ['ls', '-la', 'src'])).toEqual([]);
+  });
+});
+
+describe('setuid discovery, schedulers and services', () => {
+  const run = (argv: string[], pipeline?: string[]) => {
+    const t = new Trace();
+    if (pipeline) t.exec(3, 1, `/usr/bin/${pipeline[0]}`, pipeline);
+    t.exec(2, 1, `/usr/bin/${argv[0]}`, argv);
+    return ids(t);
+  };
+
+  it('fires on searches for setuid or setgid programs', () => {
+    for (const argv of [
+      ['find', '/', '-perm', '-4000'],
+      ['find', '/usr', '-perm', '/u=s', '-type', 'f'],
+      ['find', '/', '-perm', '-g=s'],
+      ['find', '/', '-perm', '/6000'],
+      ['find', '/', '-perm', '-u+s,g+s'],
+      ['find', '/usr/bin', '-perm', '-2000'],
+    ])
+      expect(run(argv), argv.join(' ')).toEqual(['exec-setid-search']);
+    expect(run(['grep', 'rws'], ['ls', '-l', '/usr/bin'])).toEqual(['exec-setid-search']);
+  });
+
+  it('is quiet on -perm searches for executables or modes, and on grep in the workspace', () => {
+    for (const argv of [
+      ['find', '.', '-perm', '-u+x', '-type', 'f', '-links', '1', '-ls'],
+      ['find', '.', '-perm', '644'],
+      ['find', '.', '-perm', '/111'],
+      ['grep', '-rn', 'rws', 'src'],
+    ])
+      expect(run(argv), argv.join(' ')).toEqual([]);
+  });
+
+  it('fires on schedulers and on service changes; listings and status are quiet', () => {
+    for (const argv of [
+      ['crontab', '/tmp/cron'],
+      ['crontab', '-'],
+      ['at', 'now', '+', '1', 'minute'],
+      ['systemd-run', '--user', '--on-calendar', '*:0/5', 'sh', '-c', 'x'],
+      ['systemctl', '--user', 'enable', '--now', 'updater.service'],
+      ['systemctl', 'stop', 'auditd'],
+      ['service', 'auditd', 'stop'],
+      ['systemctl', '--user', 'daemon-reload'],
+    ])
+      expect(run(argv), argv.join(' ')).toEqual(['exec-scheduler-or-service']);
+    for (const argv of [
+      ['crontab', '-l'],
+      ['systemctl', 'list-units', '--type=service', '--all'],
+      ['systemctl', '--user', 'status'],
+      ['systemctl', 'is-active', 'docker'],
+      ['service', '--status-all'],
+      ['systemctl', '--version'],
+    ])
+      expect(run(argv), argv.join(' ')).toEqual([]);
+    const projectScript = new Trace();
+    projectScript.exec(2, 1, `${WS}/bin/service`, ['bin/service', 'start']);
+    expect(ids(projectScript)).toEqual([]);
+  });
+});
+
+describe('ICMP channels, file attributes, inline decode-and-run', () => {
+  it('an ICMP datagram socket fires except in ping', () => {
+    const socket = (exe: string) => {
+      const t = new Trace();
+      t.exec(2, 1, exe, [exe.slice(exe.lastIndexOf('/') + 1)]).event(2, {
+        kind: 'other',
+        syscall: 'socket',
+        flags: ['AF_INET', 'SOCK_DGRAM', 'IPPROTO_ICMP'],
+        result: 3,
+      });
+      return ids(t);
+    };
+    expect(socket('/usr/bin/python3')).toEqual(['net-raw-socket']);
+    expect(socket('/usr/bin/ping')).toEqual([]);
+  });
+
+  it('chattr changing immutable or append-only fires; other attributes and lsattr do not', () => {
+    const run = (argv: string[]) => {
+      const t = new Trace();
+      t.exec(2, 1, `/usr/bin/${argv[0]}`, argv);
+      return ids(t);
+    };
+    for (const argv of [
+      ['chattr', '-i', '/etc/x'],
+      ['chattr', '+a', 'log'],
+      ['chattr', '-R', '=ia', 'd'],
+    ])
+      expect(run(argv), argv.join(' ')).toEqual(['evasion-file-attributes']);
+    expect(run(['chattr', '-R', '+C', 'db'])).toEqual([]);
+    expect(run(['lsattr', '-a', 'x'])).toEqual([]);
+  });
+
+  it('an inline program that decodes and starts a process fires', () => {
+    const t = new Trace();
+    const code = 'import base64,subprocess;subprocess.call(base64.b64decode("aWQ=").decode(),shell=True)';
+    t.exec(2, 1, '/usr/bin/python3', ['python3', '-c', code]);
+    expect(ids(t)).toEqual(['exec-decode-to-shell']);
+  });
+});
+
+describe('everyday discovery that drops privileges', () => {
+  const capset = (exe: string, syscall = 'capset', result = 0) => {
+    const t = new Trace();
+    t.exec(2, 1, exe, [exe.slice(exe.lastIndexOf('/') + 1), 'addr']).priv(2, syscall, result);
+    return ids(t);
+  };
+
+  it("iproute2's capset at start is quiet; a copy the run wrote, or a setuid, is not", () => {
+    expect(capset('/usr/bin/ip')).toEqual([]);
+    expect(capset('/usr/bin/ip', 'setuid')).toEqual(['exec-setid-capset']);
+    expect(capset('/usr/bin/ip', 'capset', -1)).toEqual(['exec-setid-capset']);
+    const planted = new Trace();
+    planted
+      .exec(2, 1, '/usr/bin/cp', ['cp', '/usr/bin/python3', '/tmp/ip'])
+      .open(2, '/tmp/ip', 'create')
+      .exec(3, 1, '/tmp/ip', ['ip'])
+      .priv(3, 'capset');
+    expect(ids(planted)).toContain('exec-setid-capset');
   });
 });
 

@@ -101,6 +101,38 @@ export function compileGlobList(patterns: readonly string[]): GlobTest {
   };
 }
 
+/**
+ * `globnames`: the event's value read as a pattern of find, a shell or a search tool (`*` crosses
+ * folders as find's -path does, case ignored) names one of the list's sample paths (or its base
+ * name) and none of its `!` samples: `id_*` and `*ssh*` name `/home/u/.ssh/id_rsa`, while `*`,
+ * `*.json` and `config`, which also name `!/home/u/project/package.json` or `!/home/u/project/.git/config`, say
+ * nothing. A literal value is a pattern too (`credentials`).
+ */
+function globNames(values: readonly string[]): (v: string) => boolean {
+  const wanted = values.filter((x) => !x.startsWith('!'));
+  const ordinary = values.filter((x) => x.startsWith('!')).map((x) => x.slice(1));
+  const names = (test: (s: string) => boolean, samples: readonly string[]) =>
+    samples.some((s) => test(s) || test(s.slice(s.lastIndexOf('/') + 1)));
+  const seen = new Map<string, boolean>();
+  return (v) => {
+    if (v === '' || v.length > 256) return false;
+    let hit = seen.get(v);
+    if (hit === undefined) {
+      let test: (s: string) => boolean;
+      try {
+        const re = picomatch.makeRe(v, { bash: true, dot: true, nocase: true });
+        test = (s) => re.test(s);
+      } catch {
+        test = (s) => s.toLowerCase() === v.toLowerCase();
+      }
+      hit = names(test, wanted) && !names(test, ordinary);
+      if (seen.size > 1024) seen.clear();
+      seen.set(v, hit);
+    }
+    return hit;
+  };
+}
+
 type Test = Extract<Expr, { type: 'test' }>;
 
 function stringTest(op: string, values: string[]): (v: string) => boolean {
@@ -130,6 +162,8 @@ function stringTest(op: string, values: string[]): (v: string) => boolean {
     }
     case 'hostmatch':
       return compileHostMatch(values);
+    case 'globnames':
+      return globNames(values);
     default:
       throw new Error(`operator '${op}' does not apply to strings`);
   }

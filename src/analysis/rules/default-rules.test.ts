@@ -259,6 +259,32 @@ const CASES: Record<string, Case> = {
         .exec(4, 1, '/usr/bin/sh', ['sh'])
         .exec(5, 1, '/usr/bin/grep', ['grep', '-rn', 'exec(b64decode', 'src']),
   },
+  'exec-glibc-tunables': {
+    // The first recorded environment is the harness's: the run sets the variable after it.
+    fire: (t) =>
+      void t.exec(2, 1, '/usr/bin/bash', ['bash', 'x.sh'], { env: [] }).exec(3, 2, '/usr/bin/su', ['su'], {
+        env: ['GLIBC_TUNABLES=glibc.malloc.mxfast=glibc.malloc.mxfast=A'],
+      }),
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/bash', ['bash', 'x.sh'], { env: [] })
+        .exec(3, 2, '/usr/bin/node', ['node', 'bench.js'], {
+          env: ['GLIBC_TUNABLES=glibc.malloc.hugetlb=1'],
+        }),
+  },
+  'exec-setid-search': {
+    fire: (t) => void t.exec(2, 1, '/usr/bin/find', ['find', '/', '-perm', '-4000', '-type', 'f']),
+    benign: (t) => void t.exec(2, 1, '/usr/bin/find', ['find', '.', '-perm', '-u+x', '-type', 'f']),
+  },
+  'exec-scheduler-or-service': {
+    fire: (t) =>
+      void t.exec(2, 1, '/usr/bin/systemctl', ['systemctl', '--user', 'enable', 'updater.service']),
+    benign: (t) => void t.exec(2, 1, '/usr/bin/systemctl', ['systemctl', 'list-units', '--type=service']),
+  },
+  'evasion-file-attributes': {
+    fire: (t) => void t.exec(2, 1, '/usr/bin/chattr', ['chattr', '-i', '/etc/resolv.conf']),
+    benign: (t) => void t.exec(2, 1, '/usr/bin/lsattr', ['lsattr', '/etc/resolv.conf']),
+  },
   'net-raw-socket': {
     fire: (t) =>
       void t

@@ -5,6 +5,7 @@ import type { BoundPorts } from './bound-ports.js';
 import { actsOnLink, changesPath2, type FileState, isRename } from './file-state.js';
 import type { ProcessTable, ProcInfo } from './process-table.js';
 import { baseName } from './program.js';
+import { malformedTunables } from './tunables.js';
 import type { PatchFinding } from './types.js';
 import { argvIndex, type Kind } from './vocabulary.js';
 
@@ -189,6 +190,12 @@ const ACCESSORS: Record<string, Accessor> = {
   'env.set': (f) => f.proc?.envSet,
   'env.set_names': (f) => f.proc?.envSet?.map(envName),
   'env.recorded': (f) => (f.proc ? f.proc.env !== undefined : undefined),
+  // Judged where the run first sets them: an image whose parent had the same is not another alert.
+  'env.malformed_tunables': (f) => {
+    if (!f.proc) return undefined;
+    const parent = new Set(malformedTunables(f.procs.get(f.proc.ppid)?.envSet));
+    return malformedTunables(f.proc.envSet).filter((item) => !parent.has(item));
+  },
   'env.truncated': (f) => (f.sys?.kind === 'exec' ? f.sys.env_truncated === true : undefined),
   'ancestors.env_set_names': (f) => f.ancestors.flatMap((p) => p.envSet?.map(envName) ?? []),
   'preload.files': (f) => f.proc?.preload?.files,

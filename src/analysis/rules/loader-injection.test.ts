@@ -124,6 +124,56 @@ describe('exec-loader-injection', () => {
     expect(fired(planted)).toBe(1);
   });
 
+  // The next spelling of `node -r ./hook.js`: a bare name that node resolves to a folder the run
+  // planted under node_modules (or a one-file module beside it), in the workspace, above it or in HOME.
+  it.each([
+    ['a package folder in the workspace', `${WS}/node_modules/evil/index.js`, ['-r', 'evil']],
+    ['a one-file module', `${WS}/node_modules/evil.js`, ['--require=evil']],
+    ['a scoped package, by a subpath', `${WS}/node_modules/@x/y/register.js`, ['--import', '@x/y/register']],
+    ['a folder above the workspace', '/work/node_modules/evil/index.js', ['-r', 'evil']],
+    ["HOME's .node_modules", `${HOME}/.node_modules/evil/index.js`, ['-r', 'evil']],
+  ])('node -r of a bare name resolving to %s the run wrote', (_name, file, options) => {
+    const node = ['node', ...options, 'app.js'];
+    expect(fired(injected(file, [], node, '/usr/bin/node'))).toBe(1);
+    const env = [`NODE_OPTIONS=${options.join(' ')}`];
+    expect(fired(injected(file, env, ['node', 'app.js'], '/usr/bin/node'))).toBe(1);
+  });
+
+  it('a bare name that npm installed, or that nobody wrote during the run, is quiet', () => {
+    const installed = new Trace(START);
+    installed
+      .exec(2, 1, '/usr/bin/node', ['node', '/usr/bin/npm', 'install'], { env: START })
+      .open(2, `${WS}/node_modules/ts-node/register/index.js`, 'create');
+    installed.exec(3, 1, '/usr/bin/node', ['node', '-r', 'ts-node/register', 'app.ts'], { env: START });
+    expect(alerts(installed)).toEqual([]);
+    expect(
+      fired(
+        injected(
+          `${WS}/node_modules/other/index.js`,
+          [],
+          ['node', '-r', 'dotenv/config', 'a.js'],
+          '/usr/bin/node',
+        ),
+      ),
+    ).toBe(0);
+  });
+
+  // yarn berry runs from its yarnPath (`node .yarn/releases/yarn-4.18.1.cjs`), writes .pnp.cjs and
+  // sets NODE_OPTIONS=--require <abs>/.pnp.cjs for every script it runs.
+  it("yarn PnP's own .pnp.cjs preload is an install; the same preload planted by another writer is not", () => {
+    const pnp = `${WS}/.pnp.cjs`;
+    const env = [...START, `NODE_OPTIONS=--require ${pnp}`];
+    const yarn = (writer: string[]) => {
+      const t = new Trace(START);
+      t.exec(2, 1, '/usr/bin/node', writer, { env: START }).open(2, pnp, 'create');
+      t.exec(3, 2, '/usr/bin/node', ['node', '-e', '0'], { env });
+      return t;
+    };
+    expect(alerts(yarn(['node', `${WS}/.yarn/releases/yarn-4.18.1.cjs`, 'install']))).toEqual([]);
+    expect(alerts(yarn(['node', '/usr/bin/yarn', 'install']))).toEqual([]);
+    expect(fired(yarn(['node', `${WS}/.yarn/releases/hook-4.18.1.cjs`]))).toBe(1);
+  });
+
   it('fires at the exec first told, not at every child that inherits the setting', () => {
     const t = injected(
       '/tmp/h.js',
@@ -185,10 +235,20 @@ describe('preload parsing', () => {
     expect(nodeLoaderValues(['--experimental-loader=./l.mjs', '--', '-r', 'x'])).toEqual(['./l.mjs']);
   });
 
-  it('resolves against the cwd and keeps packages out', () => {
-    expect(preloadOf(['NODE_OPTIONS=-r ./a.js --import pkg/x'], '/usr/bin/ls', ['ls'], '/w')).toEqual({
-      files: ['/w/a.js'],
+  it('resolves against the cwd; a package name names the folders node would find it in', () => {
+    expect(
+      preloadOf(['NODE_OPTIONS=-r ./a.js --import @s/pkg/x'], '/usr/bin/ls', ['ls'], '/w/app', '/h'),
+    ).toEqual({
+      files: ['/w/app/a.js'],
       dirs: [],
+      packages: [
+        '/w/app/node_modules/@s/pkg',
+        '/w/node_modules/@s/pkg',
+        '/node_modules/@s/pkg',
+        '/h/.node_modules/@s/pkg',
+        '/h/.node_libraries/@s/pkg',
+      ],
     });
+    expect(preloadOf([], '/usr/bin/node', ['node', '-r', 'node:fs', '-e', '0'], '/w').packages).toEqual([]);
   });
 });

@@ -83,7 +83,11 @@ export function createMatcher(
 
   // What a package manager installed is not a preload the run planted (vitest's workers run
   // `node --require node_modules/vitest/suppress-warnings.cjs` after an install).
-  const procs = new ProcessTable(workspace, new Set(ruleset.lists?.get('package_managers') ?? []));
+  const procs = new ProcessTable(
+    workspace,
+    new Set(ruleset.lists?.get('package_managers') ?? []),
+    values.HOME?.[0] ?? ctx.home,
+  );
   const files = new FileState();
   const known = new KnownFiles(ctx.knownFiles);
   const frame = new Frame(procs, files, ports);

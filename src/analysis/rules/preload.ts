@@ -6,7 +6,7 @@ import { envPairs } from '../../evidence/exec-env.js';
  * folders its loader and interpreter variables name (exec-env.ts), and the preloads of a node
  * command line (`node -r FILE`). Pure: the rules decide which of them the run wrote.
  */
-export type Preload = { files: string[]; dirs: string[] };
+export type Preload = { files: string[]; dirs: string[]; packages: string[] };
 
 /** Variables holding libraries or files the loader, interpreter or shell loads or runs. */
 const FILE_LISTS = new Set(['LD_PRELOAD', 'LD_AUDIT']);
@@ -73,6 +73,39 @@ const slashed = (word: string, add: (path: string) => void): void => {
 
 const resolve = (path: string, cwd: string | undefined): string =>
   path.startsWith('/') || cwd === undefined ? posix.normalize(path) : posix.resolve(cwd, path);
+
+/** A bare name also resolves to a one-file module beside the package folder (`node_modules/evil.js`). */
+export const MODULE_FILE_EXTENSIONS = ['.js', '.cjs', '.mjs', '.json', '.node'] as const;
+
+/** The package a bare module name names (`@scope/pkg/register` is `@scope/pkg`), or none. */
+function packageOf(spec: string): string | undefined {
+  if (spec === '' || spec.startsWith('node:') || spec.includes('\\') || pathLike(spec) !== undefined)
+    return undefined;
+  const parts = spec.split('/');
+  const name = spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+  if (name === undefined || name === '' || name.startsWith('.') || (spec.startsWith('@') && parts.length < 2))
+    return undefined;
+  return name;
+}
+
+/**
+ * Where node looks for a bare module name a loader option names (`node -r evil`, `--import evil`):
+ * `node_modules/<package>` in the cwd and every folder above it, and HOME's `.node_modules` and
+ * `.node_libraries` (node's global folders; NODE_PATH's are search paths, judged as such). Each
+ * candidate is a package folder, or a one-file module beside it (`node_modules/evil.js`).
+ */
+function packageCandidates(spec: string, cwd: string | undefined, home: string | undefined): string[] {
+  const name = packageOf(spec);
+  if (name === undefined) return [];
+  const roots: string[] = [];
+  for (let dir = cwd === undefined ? undefined : posix.normalize(cwd); dir !== undefined; ) {
+    if (posix.basename(dir) !== 'node_modules') roots.push(posix.join(dir, 'node_modules'));
+    const up = posix.dirname(dir);
+    dir = up === dir ? undefined : up;
+  }
+  if (home !== undefined) roots.push(posix.join(home, '.node_modules'), posix.join(home, '.node_libraries'));
+  return roots.map((root) => posix.join(root, name));
+}
 
 /**
  * The values of node's loader options in `args`, node's own options only: scanning stops at the
@@ -144,16 +177,20 @@ export function isNode(exe: string): boolean {
 
 /**
  * What `env` (the entries the run set or changed) and a node command line tell the new image to
- * load, made absolute against its cwd. A package name (`-r ts-node/register`) is not a file.
+ * load, made absolute against its cwd. A package name (`-r ts-node/register`) is not a file: it
+ * names the package folders node would look in (`packages`), which the rules judge by who wrote
+ * what is in them.
  */
 export function preloadOf(
   env: readonly string[],
   exe: string,
   argv: readonly string[],
   cwd: string | undefined,
+  home?: string,
 ): Preload {
   const files = new Set<string>();
   const dirs = new Set<string>();
+  const packages = new Set<string>();
   const file = (word: string) => {
     const path = pathLike(word);
     if (path !== undefined && path !== '/' && !isPseudoFile(resolve(path, cwd)))
@@ -162,6 +199,10 @@ export function preloadOf(
   const dir = (word: string) => {
     const path = pathLike(word) ?? (word.startsWith('/') ? word : undefined);
     if (path !== undefined && !isPseudoFile(resolve(path, cwd))) dirs.add(resolve(path, cwd));
+  };
+  const loader = (spec: string) => {
+    file(spec);
+    for (const folder of packageCandidates(spec, cwd, home)) packages.add(folder);
   };
   for (const [name, value] of envPairs(env)) {
     // A library or program name without a slash is searched for in the system's folders.
@@ -174,7 +215,7 @@ export function preloadOf(
     } else if (DIR_LISTS.has(name)) {
       for (const word of value.split(':')) if (word !== '') dir(relative(word));
     } else if (name === 'NODE_OPTIONS') {
-      for (const spec of nodeLoaderValues(splitNodeOptions(value), true)) file(spec);
+      for (const spec of nodeLoaderValues(splitNodeOptions(value), true)) loader(spec);
     } else if (JAVA_OPTIONS.has(name)) {
       for (const match of value.matchAll(/-(?:javaagent|agentpath|agentlib):([^=\s]+)/g))
         file(match[1] as string);
@@ -194,6 +235,6 @@ export function preloadOf(
       }
     }
   }
-  if (isNode(exe)) for (const spec of nodeLoaderValues(argv.slice(1))) file(spec);
-  return { files: [...files], dirs: [...dirs] };
+  if (isNode(exe)) for (const spec of nodeLoaderValues(argv.slice(1))) loader(spec);
+  return { files: [...files], dirs: [...dirs], packages: [...packages] };
 }

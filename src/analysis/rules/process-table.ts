@@ -1,6 +1,6 @@
 import type { SysEvent } from '../../evidence/types.js';
 import type { FileState, WriteRecord } from './file-state.js';
-import { type Preload, preloadOf } from './preload.js';
+import { MODULE_FILE_EXTENSIONS, type Preload, preloadOf } from './preload.js';
 import { programOf } from './program.js';
 import type { AlertProcessRef } from './types.js';
 
@@ -82,6 +82,8 @@ export class ProcessTable {
     private readonly workspace?: string,
     /** proc.name of the programs whose writes are installs, not planted code (`package_managers`). */
     private readonly installers: ReadonlySet<string> = new Set(),
+    /** The sandbox HOME, whose `.node_modules` node searches for a bare module name. */
+    private readonly home?: string,
   ) {}
 
   get(pid: number): ProcInfo | undefined {
@@ -136,14 +138,21 @@ export class ProcessTable {
     }
     const start = this.#startEnv;
     image.envSet = (image.env ?? []).filter((entry) => !start?.has(entry));
-    const preload = preloadOf(image.envSet, image.exe, image.argv, image.cwd);
+    const preload = preloadOf(image.envSet, image.exe, image.argv, image.cwd, this.home);
     image.preload = preload;
     const judged = before?.preloadJudged ?? [];
     const fresh = (path: string) => !judged.includes(path);
     const planted = (w: WriteRecord | undefined) =>
       w !== undefined && !this.installers.has(this.#procs.get(w.pid)?.name ?? '');
+    // A bare name (`node -r evil`) loads the package node finds: planted if the run wrote into it.
+    const plantedPackage = (folder: string) =>
+      files.wroteUnder(folder, planted) ||
+      MODULE_FILE_EXTENSIONS.some((ext) => planted(files.writerOf(`${folder}${ext}`)));
     const written = {
-      files: preload.files.filter((path) => planted(files.writerOf(path)) && fresh(path)),
+      files: [
+        ...preload.files.filter((path) => planted(files.writerOf(path)) && fresh(path)),
+        ...preload.packages.filter((folder) => fresh(folder) && plantedPackage(folder)),
+      ],
       dirs: preload.dirs.filter(
         (path) => !this.#inWorkspace(path) && files.wroteUnder(path, planted) && fresh(path),
       ),

@@ -51,11 +51,16 @@ export function baseName(p: string): string {
 }
 
 const SCRIPT_EXT = /\.(js|mjs|cjs|ts|py|sh|bash|pl|rb|php)$/;
+/**
+ * A release's version in a script's file name: yarn berry runs as `node
+ * .yarn/releases/yarn-4.18.1.cjs` (its yarnPath), and is the same package manager as `yarn`.
+ */
+const RELEASE_VERSION = /-\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]*)?$/;
 
 /**
  * The name and program of an exec'd image. For an interpreter running a script the program is the
  * script (resolved against cwd) and the name the script's base name without extension (`node
- * /usr/bin/npm` is `npm`); `python -m pip` is named `pip`; code given inline (`sh -c`, `python -c`,
+ * /usr/bin/npm` is `npm`, `node yarn-4.18.1.cjs` is `yarn`); `python -m pip` is named `pip`; code given inline (`sh -c`, `python -c`,
  * `node -e`) leaves the interpreter as both name and program.
  */
 export function programOf(exe: string, argv: readonly string[], cwd: string | undefined): ProgramInfo {
@@ -88,5 +93,5 @@ export function programOf(exe: string, argv: readonly string[], cwd: string | un
 function script(arg: string | undefined, cwd: string | undefined): ProgramInfo | undefined {
   if (arg === undefined || arg === '') return undefined;
   const program = arg.startsWith('/') ? posix.normalize(arg) : cwd ? posix.resolve(cwd, arg) : arg;
-  return { name: baseName(program).replace(SCRIPT_EXT, ''), program };
+  return { name: baseName(program).replace(SCRIPT_EXT, '').replace(RELEASE_VERSION, ''), program };
 }

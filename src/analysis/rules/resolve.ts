@@ -31,6 +31,7 @@ const STRING_OPS = new Set<Op>([
   'contains',
   'icontains',
   'hostmatch',
+  'globnames',
 ]);
 const NUMBER_OPS = new Set<Op>(['=', '!=', '<', '<=', '>', '>=', 'in']);
 const ENUM_OPS = new Set<Op>(['=', '!=', 'in']);

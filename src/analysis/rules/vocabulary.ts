@@ -292,6 +292,12 @@ export const FIELDS: Readonly<Record<string, FieldSpec>> = {
     kinds: ALL,
     doc: "the tracer recorded the image's environment (the collector and strace do, bpftrace does not)",
   },
+  'env.malformed_tunables': {
+    type: str,
+    kinds: ALL,
+    set: true,
+    doc: "an item of a GLIBC_TUNABLES the run set that is not a tunable's `glibc.<namespace>.<name>=<value>` setting (a value holding another `=`, as CVE-2023-4911's exploits do, or over 256 characters; src/analysis/rules/tunables.ts), and not already in the parent's",
+  },
   'env.truncated': {
     type: bool,
     kinds: ['exec'],
