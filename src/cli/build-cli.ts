@@ -36,7 +36,10 @@ export function buildCli(late: LateHelp | null, start: (spec: CommandSpec, param
     const own = late?.name === spec.name ? late : null;
     const command = cli.command(spec.usage, spec.summary);
     if (spec.usageLine) command.usage(spec.usageLine);
-    if (spec.ownsArgv) continue;
+    if (spec.ownsArgv) {
+      command.allowUnknownOptions().action((...params: unknown[]) => start(spec, params));
+      continue;
+    }
     for (const flag of spec.flags) {
       command.option(flag.flag, own?.flags?.[flagKey(flag.flag)] ?? flag.help);
     }

@@ -52,7 +52,7 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
 function helpCommand(argv: string[]): string[] {
   if (argv[0] !== 'help') return argv;
   const [, name, ...rest] = argv;
-  if (name === undefined) return ['--help'];
+  if (name === undefined || name.startsWith('-')) return ['--help'];
   if (!findCommand(name))
     throw notACommand({ typed: name, known: COMMANDS.map((c) => c.name), fix: "see 'agentguard --help'." });
   return [name, ...rest, '--help'];
@@ -64,6 +64,11 @@ function helpCommand(argv: string[]): string[] {
  * and run.
  */
 async function runCommand(io: CliIO, spec: CommandSpec, params: unknown[]): Promise<number> {
+  // Reached through cac only when something came before its name (`--output-dir X model-server`).
+  if (spec.ownsArgv)
+    throw new UsageError(
+      `'${spec.name}' reads its own flags, so it must come first. Fix: agentguard ${spec.usageLine ?? spec.name}.`,
+    );
   const flags = (params.at(-1) ?? {}) as ParsedFlags;
   const args = params
     .slice(0, -1)

@@ -30,8 +30,15 @@ describe('agentguard --help', () => {
   });
 
   it("gives each command's help its description, actions and examples; `help CMD` is the same", async () => {
-    for (const spec of COMMANDS.filter((c) => !c.ownsArgv)) {
-      const r = await execCli([spec.name, '--help'], { cwd: work });
+    const specs = COMMANDS.filter((c) => !c.ownsArgv);
+    const helps = await Promise.all(
+      specs.map(async (spec) => ({
+        r: await execCli([spec.name, '--help'], { cwd: work }),
+        viaHelp: await execCli(['help', spec.name], { cwd: work }),
+      })),
+    );
+    for (const [i, spec] of specs.entries()) {
+      const { r, viaHelp } = helps[i] as (typeof helps)[number];
       expect(r.code, `${spec.name}: ${r.stderr}`).toBe(0);
       expect(r.stdout, spec.name).toContain(`$ agentguard ${spec.usage}`);
       expect(r.stdout.replace(/\s+/g, ' '), spec.name).toContain(spec.description);
@@ -39,10 +46,9 @@ describe('agentguard --help', () => {
       for (const action of Object.keys(spec.actions ?? {}))
         expect(r.stdout, spec.name).toMatch(new RegExp(`^Actions:[^]*^  ${action} `, 'm'));
       within100(r.stdout);
-      const viaHelp = await execCli(['help', spec.name], { cwd: work });
       expect(viaHelp.stdout, spec.name).toBe(r.stdout);
     }
-  });
+  }, 300_000);
 
   it('builds help that needs a heavy module for that command only (run: the default sandbox)', async () => {
     const r = await execCli(['run', '--help'], { cwd: work });
@@ -62,6 +68,11 @@ describe('agentguard --help', () => {
     const proto = await execCli(['reports', 'constructor'], { cwd: work });
     expect(proto.code).toBe(2);
     expect(proto.stderr).toContain("'reports constructor' is not a command.");
+    // model-server reads its own flags: after another flag it is refused, never silently a no-op.
+    const late = await execCli(['--output-dir', 'x', 'model-server', '--script', 'f.yaml'], { cwd: work });
+    expect(late.code).toBe(2);
+    expect(late.stderr).toContain("'model-server' reads its own flags, so it must come first.");
+    expect((await execCli(['help', '--help'], { cwd: work })).code).toBe(0);
   });
 });
 
