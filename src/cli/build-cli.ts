@@ -8,7 +8,7 @@ import { COMMANDS, type CommandSpec, findCommand } from './registry/index.js';
 export type LateHelp = { name: string; flags?: Record<string, string>; description?: string };
 
 /** The command `--help` (or `-h`) asks about, as written in argv; `--output-dir`'s value is skipped. */
-export function helpTarget(argv: readonly string[]): CommandSpec | undefined {
+function helpTarget(argv: readonly string[]): CommandSpec | undefined {
   if (!argv.includes('--help') && !argv.includes('-h')) return undefined;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] as string;

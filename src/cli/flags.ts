@@ -25,11 +25,6 @@ export function flagKey(flag: string): string {
   return name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
-/** The flag takes a value (`<x>` or `[x]`), else it is a switch. */
-export function takesValue(flag: string): boolean {
-  return /[<[]/.test(flag);
-}
-
 /** `a, b or c`. */
 export function orList(names: readonly string[]): string {
   return names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
