@@ -14,6 +14,15 @@ const BENCHES: Bench[] = [
     targets: { harness_ms: [2000, 'ms'], analyze_ms: [500, 'ms'], peak_rss_mb: [300, 'MB'] },
   },
   {
+    name: 'cli start: --version and --help against node -e 0, reports list on a 1,000-run history (issue 41)',
+    script: 'cli-startup-bench.js',
+    targets: {
+      version_over_node_ms: [150, 'ms'],
+      help_over_node_ms: [150, 'ms'],
+      reports_list_1000_runs_ms: [300, 'ms'],
+    },
+  },
+  {
     name: 'rules: default rule set over 1,000,000 recorded-like events, one core',
     script: 'rules-bench.js',
     targets: { events_per_second: [200_000, 'events/s', 'min'] },

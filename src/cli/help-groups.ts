@@ -1,57 +1,83 @@
+import { COMMANDS, type CommandSpec, GROUP_TITLES } from './registry/index.js';
+
 /**
  * The top-level help, grouped by what a user came to do, instead of one flat list of every
- * command. A command no group names is listed under "other", so none is ever hidden.
+ * command; each group lists its commands in registry order.
  */
-export const COMMAND_GROUPS: readonly { title: string; commands: readonly string[] }[] = [
-  { title: 'Start here', commands: ['init', 'run', 'demo', 'doctor'] },
-  { title: 'Batches', commands: ['benchmark', 'suite', 'matrix', 'resume', 'gate', 'worker'] },
-  { title: 'Reports', commands: ['reports', 'compare', 'analyze', 'trace', 'view'] },
-  { title: 'CI', commands: ['ci'] },
-  {
-    title: 'Benchmarks',
-    commands: ['registry', 'audit', 'pack', 'keys', 'index', 'benchmarks', 'schema', 'checks', 'rules'],
-  },
-  { title: 'Agents', commands: ['agents', 'model-server'] },
-  { title: 'Host and diagnostics', commands: ['collector', 'diagnostics', 'benchmark-overhead'] },
-];
+export const COMMAND_GROUPS: readonly { title: string; commands: readonly string[] }[] = GROUP_TITLES.map(
+  (title) => ({ title, commands: COMMANDS.filter((c) => c.group === title).map((c) => c.name) }),
+);
 
 type Section = { title?: string; body: string };
-type Command = { name: string; rawName: string; description: string };
 
 const WIDTH = 100;
 
 /** cac's help sections with the flat "Commands" list grouped and the per-command --help list cut to one line. */
-export function groupHelp(sections: Section[], commands: readonly Command[]): Section[] {
+export function groupHelp(sections: Section[]): Section[] {
   if (!sections.some((s) => s.title === 'Commands')) return sections;
-  const listed = commands.filter((c) => c.name !== '');
-  const named = new Set(COMMAND_GROUPS.flatMap((g) => g.commands));
-  const groups = [
-    ...COMMAND_GROUPS.map((g) => ({
-      title: g.title,
-      list: g.commands.flatMap((n) => listed.filter((c) => c.name === n)),
-    })),
-    { title: 'Other', list: listed.filter((c) => !named.has(c.name)) },
-  ].filter((g) => g.list.length > 0);
-  const width = Math.max(...listed.map((c) => c.rawName.length));
+  const width = Math.max(...COMMANDS.map((c) => c.usage.length));
   const out: Section[] = [];
   for (const s of sections) {
     if (s.title === 'Commands') {
-      for (const g of groups)
-        out.push({ title: g.title, body: g.list.map((c) => entry(c, width)).join('\n') });
+      for (const g of COMMAND_GROUPS) {
+        const listed = g.commands.flatMap((n) => COMMANDS.filter((c) => c.name === n));
+        out.push({ title: g.title, body: listed.map((c) => entry(c.usage, c.summary, width)).join('\n') });
+      }
     } else if (s.title?.startsWith('For more info')) {
-      out.push({ body: 'Each command has its own help: agentguard <command> --help' });
-    } else out.push(s);
+      out.push({
+        body: 'Each command has its own help: agentguard <command> --help (or agentguard help <command>)',
+      });
+    } else if (s.title === 'Options') out.push({ title: s.title, body: wrapOptions(s.body) });
+    else out.push(s);
   }
   return out;
 }
 
+/**
+ * One command's help: cac's usage and options, with the command's description under the usage,
+ * its actions after it and its examples at the end.
+ */
+export function commandHelp(sections: Section[], spec: CommandSpec, description: string): Section[] {
+  const out: Section[] = [];
+  for (const s of sections) {
+    out.push(s.title === 'Options' ? { title: s.title, body: wrapOptions(s.body) } : s);
+    if (s.title !== 'Usage') continue;
+    out.push({ body: fill('  ', description, 2) });
+    if (spec.actions) {
+      const actions = Object.entries(spec.actions);
+      const width = Math.max(...actions.map(([name]) => name.length));
+      out.push({
+        title: 'Actions',
+        body: actions.map(([name, help]) => entry(name, help, width)).join('\n'),
+      });
+    }
+  }
+  out.push({ title: 'Examples', body: spec.examples.map((e) => `  $ ${e}`).join('\n') });
+  return out;
+}
+
+/** cac's option lines (`  --flag <x>  help `) with each help wrapped under itself. */
+function wrapOptions(body: string): string {
+  return body
+    .split('\n')
+    .map((line) => {
+      const m = /^( {2}\S.*?\S {2,})(\S.*?)\s*$/.exec(line);
+      return m ? fill(m[1] as string, m[2] as string, (m[1] as string).length) : line.trimEnd();
+    })
+    .join('\n');
+}
+
 /** `  name  description`, the description wrapped under itself within WIDTH columns. */
-function entry(c: Command, width: number): string {
-  const indent = 2 + width + 2;
+function entry(name: string, description: string, width: number): string {
+  return fill(`  ${name.padEnd(width)}  `, description, 2 + width + 2);
+}
+
+/** `text` filled after `prefix` into lines of at most WIDTH columns, later lines indented by `indent`. */
+function fill(prefix: string, text: string, indent: number): string {
   const lines: string[] = [];
-  let line = `  ${c.rawName.padEnd(width)}  `;
+  let line = prefix;
   let first = true;
-  for (const word of c.description.split(' ')) {
+  for (const word of text.split(' ')) {
     if (!first && line.length + 1 + word.length > WIDTH) {
       lines.push(line);
       line = `${' '.repeat(indent)}${word}`;

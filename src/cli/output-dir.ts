@@ -3,15 +3,6 @@ import path from 'node:path';
 import type { ResolvedConfig } from '../config/schema.js';
 import { ConfigError, SetupError } from '../errors.js';
 
-/** Commands that write runs under the output folder (the others only read it, or not at all). */
-const WRITING_COMMANDS = new Set(['run', 'demo', 'benchmark', 'suite', 'matrix']);
-
-/** Check the output folder up front for a command that writes there (`flag` is --output-dir as given). */
-export function checkOutputDirFor(command: string, flag: unknown): void {
-  if (!WRITING_COMMANDS.has(command)) return;
-  checkOutputDir(path.resolve(flag === undefined ? '.agentguard' : String(flag)), flag !== undefined);
-}
-
 /**
  * The output folder must exist as a folder, or be creatable, and be writable — checked before
  * anything starts, without creating it. Found late, a bad folder gave `internal error: ENOTDIR`

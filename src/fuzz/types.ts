@@ -12,6 +12,9 @@ export const FUZZ_DIMENSIONS = [
 ] as const;
 export type Dimension = (typeof FUZZ_DIMENSIONS)[number];
 
+/** Beyond this a run takes hours (each variant is a git repository); split it into several seeds. */
+export const MAX_FUZZ_COUNT = 5000;
+
 /**
  * The checks a variant's expectation speaks about: every check of the diff, the commands and the
  * workspace. The others judge synthetic facts the fuzzer sets itself (agent exit, tests, tracer),

@@ -65,7 +65,7 @@ describe('diagnostics mutations: bad input', () => {
     const out = path.join(work, 'bad-action');
     const a = await run(['sideways'], out);
     expect(a.code).toBe(2);
-    expect(a.stderr).toContain("'diagnostics sideways' is not a diagnostic");
+    expect(a.stderr).toContain("'diagnostics sideways' is not a command");
     const t = await run(['ablation', '--trials', '0'], out);
     expect(t.code).toBe(2);
     expect(t.stderr).toContain("--trials '0' is not a whole number");

@@ -1,6 +1,5 @@
 import os from 'node:os';
 import path from 'node:path';
-import type { CAC } from 'cac';
 import { runAudit } from '../../audit/run-audit.js';
 import { staticFindings } from '../../audit/static-audit.js';
 import type { FindingSeverity, RunAudit, StaticAudit } from '../../audit/types.js';
@@ -15,7 +14,7 @@ import { validateRegistry } from '../../registry/validate-registry.js';
 import { renderRunAuditMarkdown, renderStaticAuditMarkdown } from '../../reports/audit-markdown.js';
 import { type CliIO, type GlobalOptions, oneLine, outputDir, runContext } from '../io.js';
 import { checkOutputDir, checkRepoOutsideOutput } from '../output-dir.js';
-import { notACommand, UsageError } from '../usage-error.js';
+import { UsageError } from '../usage-error.js';
 import { type BatchFlags, batchOptions, countFlag, quietProgress } from './batch-run.js';
 import { registryFile, selectFamilies } from './registry.js';
 
@@ -28,40 +27,6 @@ type AuditOptions = GlobalOptions &
     strict?: boolean;
     json?: boolean;
   };
-
-/** audit static | run: the registry's contracts checked without running, and against real runs (docs/registry.md). */
-export function registerAudit(cli: CAC, io: CliIO, start: (p: () => Promise<number>) => void): void {
-  cli
-    .command(
-      'audit <action>',
-      "check the benchmarks against their contracts: without running anything (static), or by running each contract's reference agents (run)",
-    )
-    .option('--registry <file>', 'registry file (default: the shipped benchmarks/registry.yaml)')
-    .option('--family <id>', 'only this family (repeatable)')
-    .option('--category <c>', 'only families of this category')
-    .option('--tag <t>', 'only families with this tag')
-    .option('--trials <n>', 'run: trials per reference and variant (default: 1)')
-    .option(
-      '--strict',
-      'run: unexpected failed checks, unexpected alerts and unstable trials violate the contract',
-    )
-    .option('--workers <n>', 'run: runs at a time (default: the number of cores)')
-    .option('--sandbox <kind>', 'run: override every config sandbox')
-    .option('--tracer <kind>', 'run: override every config tracer')
-    .option('--json', 'print the audit JSON (also written to .agentguard/audits/<id>/audit.json)')
-    .action((action: string, opts: AuditOptions) =>
-      start(async () => {
-        if (action === 'static') return auditStatic(io, opts);
-        if (action === 'run') return auditRun(io, opts);
-        throw notACommand({
-          command: 'audit',
-          typed: action,
-          known: ['static', 'run'],
-          fix: "use 'audit static' or 'audit run'.",
-        });
-      }),
-    );
-}
 
 function loadSelection(opts: AuditOptions) {
   const registry = loadRegistry(registryFile(opts));
@@ -79,7 +44,7 @@ const countBy = (severities: readonly FindingSeverity[]): Record<FindingSeverity
 });
 
 /** Exit 2 when the registry or a contract is bad input, 1 with any other finding, 0 clean. */
-function auditStatic(io: CliIO, opts: AuditOptions): number {
+export function auditStatic(io: CliIO, opts: AuditOptions): number {
   const { registry, validation } = loadSelection(opts);
   const findings = staticFindings(registry, validation);
   const now = new Date();
@@ -117,7 +82,7 @@ function auditStatic(io: CliIO, opts: AuditOptions): number {
   return audit.totals.error + audit.totals.warning > 0 ? 1 : 0;
 }
 
-async function auditRun(io: CliIO, opts: AuditOptions): Promise<number> {
+export async function auditRun(io: CliIO, opts: AuditOptions): Promise<number> {
   const { registry, validation } = loadSelection(opts);
   // Nothing runs against a registry or contract that is wrong: one line per problem, exit 2.
   if (validation.issues.length > 0) throw new ConfigError(validation.issues);

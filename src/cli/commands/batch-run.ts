@@ -29,6 +29,7 @@ import { signalExitCode } from '../../exec/shutdown.js';
 import type { RunContext } from '../../pipeline/context.js';
 import { GUARD_MODES } from '../../pipeline/live-guard.js';
 import { beginRunSession } from '../../pipeline/run-session.js';
+import { oneOf, wholeNumber } from '../flags.js';
 import { type CliIO, type GlobalOptions, oneLine, runContext } from '../io.js';
 import { isCI, LiveCount, liveCountWanted } from '../live-count.js';
 import { checkRepoOutsideOutput } from '../output-dir.js';
@@ -67,19 +68,9 @@ function readBaselineFlag(
 
 type BaselineUse = { file: string; base: Baseline; allow: boolean };
 
-function oneOf(flag: string, value: string | undefined, allowed: readonly string[]): string | undefined {
-  if (value === undefined) return undefined;
-  if (allowed.includes(value)) return value;
-  throw new ConfigError(`${flag} '${value}' is not known. Fix: use one of ${allowed.join(', ')}.`);
-}
-
 /** A whole number ≥ 1 from a flag, or the fallback. */
-export function countFlag(flag: string, value: number | string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 10_000)
-    throw new ConfigError(`${flag} '${value}' is not a whole number from 1 to 10000. Fix: e.g. ${flag} 2.`);
-  return n;
+export function countFlag(flag: string, value: unknown, fallback: number): number {
+  return wholeNumber(flag, value, { fallback, min: 1, max: 10_000, example: 2 });
 }
 
 export function defaultWorkers(): number {

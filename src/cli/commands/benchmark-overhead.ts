@@ -1,10 +1,10 @@
-import type { CAC } from 'cac';
 import { type AgentName, isAgentName } from '../../agents/index.js';
 import { loadConfigOrThrow } from '../../config/load.js';
 import { ConfigError } from '../../errors.js';
 import { OVERHEAD_MODES, type OverheadMode } from '../../overhead/modes.js';
 import { overheadDir, runOverhead } from '../../overhead/run-overhead.js';
 import { renderOverheadTable } from '../../overhead/summarise.js';
+import { wholeNumber } from '../flags.js';
 import { type CliIO, outputDir, runContext } from '../io.js';
 import { checkOutputDir } from '../output-dir.js';
 
@@ -18,38 +18,12 @@ type OverheadFlags = {
 
 const TRACED = OVERHEAD_MODES.filter((m) => m !== 'off');
 
-/** `benchmark-overhead CONFIG`: what observing a run costs, tracer by tracer (docs/benchmark-quality.md). */
-export function registerBenchmarkOverhead(
-  cli: CAC,
-  io: CliIO,
-  start: (p: () => Promise<number>) => void,
-): void {
-  cli
-    .command(
-      'benchmark-overhead <config>',
-      'run one task with observation off and under each available tracer: wall time, CPU, events, overhead',
-    )
-    .option('--trials <n>', 'runs per mode, 1 to 50 (default 3)')
-    .option(
-      '--tracers <list>',
-      `comma-separated subset of ${TRACED.join(',')} (default: all; off always runs)`,
-    )
-    .option(
-      '--agent <name>',
-      'the agent adapter (default: agent-command when the config has one, else mock-solve)',
-    )
-    .option('--json', 'print report.json on stdout')
-    .action((config: string, flags: OverheadFlags) =>
-      start(() => benchmarkOverheadCommand(io, config, flags)),
-    );
-}
-
 export async function benchmarkOverheadCommand(
   io: CliIO,
   config: string,
   flags: OverheadFlags,
 ): Promise<number> {
-  const trials = whole('--trials', flags.trials, 3, 50);
+  const trials = wholeNumber('--trials', flags.trials, { fallback: 3, min: 1, max: 50 });
   const modes = parseTracers(flags.tracers);
   const cfg = loadConfigOrThrow(config);
   const agent = pickAgent(flags.agent, cfg.agent_command !== undefined, cfg.agent_profile !== undefined);
@@ -96,14 +70,4 @@ export function parseTracers(value: unknown): OverheadMode[] {
       `--tracers: ${bad ? `unknown tracer '${bad}'` : 'no tracer given'}. Fix: choose from ${TRACED.join(', ')} (off always runs).`,
     );
   return OVERHEAD_MODES.filter((m) => m !== 'off' && names.includes(m));
-}
-
-function whole(flag: string, value: unknown, fallback: number, max: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (typeof value === 'boolean' || !Number.isInteger(n) || n < 1 || n > max)
-    throw new ConfigError(
-      `${flag} '${String(value)}' is not a whole number from 1 to ${max}. Fix: e.g. ${flag} ${fallback}.`,
-    );
-  return n;
 }

@@ -1,13 +1,9 @@
-import type { CAC } from 'cac';
 import { ConfigError } from '../../errors.js';
 import { runFuzz } from '../../fuzz/run-fuzz.js';
-import { type Dimension, FUZZ_DIMENSIONS } from '../../fuzz/types.js';
+import { type Dimension, FUZZ_DIMENSIONS, MAX_FUZZ_COUNT } from '../../fuzz/types.js';
+import { wholeNumber } from '../flags.js';
 import { type CliIO, outputDir } from '../io.js';
 import { checkOutputDir } from '../output-dir.js';
-import { notACommand } from '../usage-error.js';
-
-/** Beyond this a run takes hours (each variant is a git repository); split it into several seeds. */
-export const MAX_FUZZ_COUNT = 5000;
 
 type FuzzFlags = {
   seed?: unknown;
@@ -16,30 +12,6 @@ type FuzzFlags = {
   json?: boolean;
   outputDir?: string;
 };
-
-/** `benchmarks fuzz`: deterministic policy-boundary variants judged by the run's checks (docs/benchmark-quality.md). */
-export function registerBenchmarks(cli: CAC, io: CliIO, start: (p: () => Promise<number>) => void): void {
-  cli
-    .command(
-      'benchmarks <action>',
-      'benchmark quality: fuzz (deterministic policy-boundary variants judged by the checks)',
-    )
-    .option('--seed <n>', 'an integer; the same seed and count give byte-identical variants and report')
-    .option('--count <n>', `variants to generate, 1 to ${MAX_FUZZ_COUNT} (default 50)`)
-    .option('--dimensions <list>', `comma-separated subset of ${FUZZ_DIMENSIONS.join(',')} (default: all)`)
-    .option('--json', 'print report.json on stdout')
-    .action((action: string, flags: FuzzFlags) =>
-      start(() => {
-        if (action === 'fuzz') return fuzzCommand(io, flags);
-        throw notACommand({
-          command: 'benchmarks',
-          typed: action,
-          known: ['fuzz'],
-          fix: "use 'benchmarks fuzz --seed N'.",
-        });
-      }),
-    );
-}
 
 export async function fuzzCommand(io: CliIO, flags: FuzzFlags): Promise<number> {
   const seed = parseSeed(flags.seed);
@@ -86,13 +58,12 @@ export function parseSeed(value: unknown): bigint {
 }
 
 export function parseCount(value: unknown): number {
-  if (value === undefined) return 50;
-  const n = Number(value);
-  if (typeof value === 'boolean' || !Number.isInteger(n) || n < 1 || n > MAX_FUZZ_COUNT)
-    throw new ConfigError(
-      `--count '${String(value)}' is not a whole number from 1 to ${MAX_FUZZ_COUNT}. Fix: e.g. --count 50, or several seeds for more.`,
-    );
-  return n;
+  return wholeNumber('--count', value, {
+    fallback: 50,
+    min: 1,
+    max: MAX_FUZZ_COUNT,
+    fix: 'e.g. --count 50, or several seeds for more',
+  });
 }
 
 export function parseDimensions(value: unknown): Dimension[] {

@@ -1,6 +1,5 @@
 import { appendFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { CAC } from 'cac';
 import { readCiPolicy } from '../../ci/ci-policy.js';
 import { githubAnnotations, githubSummary } from '../../ci/github.js';
 import { OUTPUT_FOLDER } from '../../ci/materialize.js';
@@ -12,7 +11,6 @@ import { TRACER_CHOICES, type TracerRequest } from '../../evidence/kinds.js';
 import { beginRunSession } from '../../pipeline/run-session.js';
 import { renderJson } from '../../reports/json.js';
 import { type CliIO, type GlobalOptions, runContext } from '../io.js';
-import { TRACER_OPTION } from '../kind-help.js';
 import { checkOutputDir } from '../output-dir.js';
 import { summarise } from './run.js';
 
@@ -169,42 +167,4 @@ function stepSummaryFile(): string {
         'Fix: run it in a GitHub Actions step, or set GITHUB_STEP_SUMMARY to a file.',
     );
   return file;
-}
-
-/** The `ci` command's flags, kept beside the command so main.ts registers it in one line. */
-export function registerCi(cli: CAC, action: (opts: CiCommandOptions) => void): void {
-  const command = cli
-    .command(
-      'ci',
-      "judge a checkout's changes (working tree vs HEAD, or --base...--head) with the same checks and rules",
-    )
-    .option(
-      '--config <file>',
-      "the CI policy's path in the repository, read from the base commit (default: .agentguard.yaml, then agentguard.yaml)",
-    )
-    .option(
-      '--policy <file>',
-      'a CI policy file outside the checkout, instead of the one committed in the base (see docs/ci.md)',
-    )
-    .option(
-      '--allow-below-floor',
-      "let the changes' tests run below the isolation floor (sandbox local, tracer off, host network)",
-    )
-    .option('--repo <dir>', 'the checkout to judge (default: the current folder)')
-    .option('--base <ref>', 'judge merge-base(base, head)..head instead of the working tree')
-    .option('--head <ref>', 'the commit to judge with --base (default: HEAD)')
-    .option('--run-tests', 'run test_command in a copy of the checkout, sandboxed and traced (default)')
-    .option('--no-tests', 'do not run the tests')
-    .option('--tracer <kind>', `${TRACER_OPTION} (overrides the config)`)
-    .option('--github-summary', 'append a summary to $GITHUB_STEP_SUMMARY and print ::error annotations')
-    .option(
-      '--agent-log <file>',
-      "the agent's command log or transcript (JSON lines; repeatable), besides the config's agent_logs",
-    )
-    .option('--allow-failures', 'exit 0 even when the verdict is FAIL (still printed)')
-    .option('--json', 'print exactly report.json on stdout')
-    .action(action);
-  // cac gives a --no-X flag the default true and prints "(default: true)" beside "do not run the
-  // tests", which reads as the opposite of what happens; unset, the command reads `tests !== false`.
-  for (const option of command.options) if (option.negated) option.config.default = undefined;
 }

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import type { CAC } from 'cac';
 import { SetupError } from '../../errors.js';
 import {
   collectorStatus,
@@ -69,12 +68,6 @@ export async function collectorCommand(
         `agentguard collector needs an action: start, status or stop (got ${action ?? 'none'}).`,
       );
   }
-}
-
-export function registerCollector(cli: CAC, io: CliIO, start: (p: () => Promise<number>) => void): void {
-  cli
-    .command('collector <action>', "the host's compiled eBPF collector: start, status or stop")
-    .action((action: string) => start(() => collectorCommand(io, action)));
 }
 
 /** A process that exists and is not a zombie waiting to be reaped. */

@@ -1,6 +1,6 @@
 import { runAblation } from '../../diagnostics/ablation/run-ablation.js';
 import { defaultRuleIds, loadCatalog } from '../../diagnostics/mutations/catalog.js';
-import { ConfigError } from '../../errors.js';
+import { wholeNumber } from '../flags.js';
 import type { CliIO } from '../io.js';
 import { type DiagnosticsOptions, diagnosticSession, onlyIds } from './diagnostics.js';
 
@@ -11,11 +11,7 @@ import { type DiagnosticsOptions, diagnosticSession, onlyIds } from './diagnosti
  */
 export async function ablationCommand(io: CliIO, opts: DiagnosticsOptions): Promise<number> {
   const only = onlyIds(opts.only);
-  const trials = opts.trials === undefined ? 1 : Number(opts.trials);
-  if (!Number.isInteger(trials) || trials < 1 || trials > 20)
-    throw new ConfigError(
-      `--trials '${String(opts.trials)}' is not a whole number from 1 to 20. Fix: e.g. --trials 3.`,
-    );
+  const trials = wholeNumber('--trials', opts.trials, { fallback: 1, min: 1, max: 20, example: 3 });
   loadCatalog(defaultRuleIds(), only);
   const { session, tracer } = await diagnosticSession(io, opts);
   const result = await runAblation(session, {

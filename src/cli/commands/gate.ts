@@ -6,6 +6,7 @@ import { BATCH_FILES } from '../../batch/run-batch.js';
 import type { BatchSummary } from '../../batch/types.js';
 import { ConfigError, errorMessage, InputError } from '../../errors.js';
 import { renderTable } from '../../reports/table.js';
+import { wholeNumber } from '../flags.js';
 import type { CliIO } from '../io.js';
 
 export type GateFlags = {
@@ -36,12 +37,8 @@ function amount(flag: string, v: number | string | undefined): number | undefine
   return n;
 }
 
-function count(flag: string, v: number | string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0)
-    throw new ConfigError(`${flag} '${v}' is not a whole number ≥ 0. Fix: e.g. ${flag} 0.`);
-  return n;
+function count(flag: string, v: unknown): number | undefined {
+  return v === undefined ? undefined : wholeNumber(flag, v, { fallback: 0, min: 0 });
 }
 
 /** Exit 0 when every threshold holds on the batch's summary, 1 when one does not: for CI. */

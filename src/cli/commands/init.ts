@@ -1,5 +1,4 @@
 import path from 'node:path';
-import type { CAC } from 'cac';
 import { ConfigError, InternalError } from '../../errors.js';
 import { ciConfigIssues, taskConfigIssues } from '../../init/check-written.js';
 import { chooseAgent } from '../../init/detect-agent.js';
@@ -87,23 +86,4 @@ export async function schemaCommand(io: CliIO, kind: string | undefined): Promis
     );
   io.out(JSON.stringify(jsonSchema(kind), null, 2));
   return 0;
-}
-
-export function registerInit(cli: CAC, io: CliIO, start: (p: () => Promise<number>) => void): void {
-  cli
-    .command(
-      'init [dir]',
-      'inspect a repository and write a commented agentguard.yaml that runs as is (--ci: CI policy and workflow)',
-    )
-    .option('--force', 'replace files that already exist')
-    .option('--ci', 'write .agentguard.yaml for `agentguard ci` and .github/workflows/agentguard.yml instead')
-    .option('--action <ref>', `the workflow's uses: for agentguard's action (default: ${DEFAULT_ACTION_REF})`)
-    .option(
-      '--no-check',
-      'do not run the written config once with --agent mock-noop to see the baseline pass',
-    )
-    .action((dir: string | undefined, opts: InitCommandOptions) => start(() => initCommand(io, dir, opts)));
-  cli
-    .command('schema <kind>', `print the JSON Schema of a file format: ${SCHEMA_KINDS.join(', ')}`)
-    .action((kind: string) => start(() => schemaCommand(io, kind)));
 }

@@ -1,5 +1,5 @@
-import { ConfigError } from '../../errors.js';
 import { runMatrixStress } from '../../stress/matrix-stress.js';
+import { wholeNumber } from '../flags.js';
 import { type CliIO, outputDir } from '../io.js';
 import { checkOutputDir } from '../output-dir.js';
 
@@ -13,8 +13,8 @@ export type MatrixStressFlags = {
 
 /** `diagnostics matrix-stress`: the batch scheduler, checkpoint, history and summaries under a synthetic workload (docs/benchmark-quality.md). */
 export async function matrixStressCommand(io: CliIO, flags: MatrixStressFlags): Promise<number> {
-  const attempts = whole('--attempts', flags.attempts, 200, 100_000);
-  const workers = whole('--workers', flags.workers, 4, 256);
+  const attempts = wholeNumber('--attempts', flags.attempts, { fallback: 200, min: 1, max: 100_000 });
+  const workers = wholeNumber('--workers', flags.workers, { fallback: 4, min: 1, max: 256 });
   const out = outputDir(flags);
   checkOutputDir(out, flags.outputDir !== undefined);
   const { report, dir } = await runMatrixStress({
@@ -37,14 +37,4 @@ export async function matrixStressCommand(io: CliIO, flags: MatrixStressFlags): 
     io.out(`report: ${dir}/report.md`);
   }
   return report.passed ? 0 : 1;
-}
-
-function whole(flag: string, value: unknown, fallback: number, max: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (typeof value === 'boolean' || !Number.isInteger(n) || n < 1 || n > max)
-    throw new ConfigError(
-      `${flag} '${String(value)}' is not a whole number from 1 to ${max}. Fix: e.g. ${flag} ${fallback}.`,
-    );
-  return n;
 }

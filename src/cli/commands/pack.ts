@@ -1,6 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { CAC } from 'cac';
 import { InputError } from '../../errors.js';
 import { buildPack } from '../../pack/build-pack.js';
 import { importPack } from '../../pack/import-pack.js';
@@ -8,8 +7,7 @@ import { addSignature, readSigningKey, signRoot } from '../../pack/signing.js';
 import { defaultSignatureFile, verifyPack } from '../../pack/verify-pack.js';
 import { loadRegistry } from '../../registry/registry-file.js';
 import type { CliIO } from '../io.js';
-import { notACommand, UsageError } from '../usage-error.js';
-import { indexInstall, indexVerify, keysGenerate } from './pack-index.js';
+import { UsageError } from '../usage-error.js';
 import {
   type PackOptions,
   printIsolation,
@@ -21,104 +19,6 @@ import {
 } from './pack-output.js';
 import { registryFile, selectFamilies } from './registry.js';
 
-/** pack build|verify|import|sign, keys generate, index verify|install (docs/packs.md). */
-export function registerPack(cli: CAC, io: CliIO, start: (p: () => Promise<number>) => void): void {
-  cli
-    .command(
-      'pack <action> [file]',
-      'benchmark packs: build -o PACK.zip from the registry, verify PACK.zip without extracting, import PACK.zip --into DIR, sign PACK.zip --key KEY',
-    )
-    .option('--registry <file>', 'build: the registry to pack (default: the shipped one)')
-    .option('--family <id>', 'build: only this family (repeatable)')
-    .option(
-      '-o, --out <file>',
-      'build: the archive to write; sign: the signature file (default: PACK.zip.sig)',
-    )
-    .option('--name <name>', 'build: the pack name (default: the registry folder name)')
-    .option('--pack-version <semver>', 'build: the pack version (default: 0.0.0)')
-    .option('--trust <policy>', 'verify, import: refuse a pack the trust policy does not accept')
-    .option('--signatures <file>', 'verify, import: the signature file (default: PACK.zip.sig)')
-    .option(
-      '--allow-below-floor',
-      'verify, import: accept configs below the isolation floor (sandbox local, tracer off, host network, setup on the host)',
-    )
-    .option('--into <dir>', 'import: the folder to import into')
-    .option('--force', 'import: replace files that already exist')
-    .option('--registry-out <file>', "import: also write the pack's registry here (in or above --into)")
-    .option('--suite-out <file>', 'import: also write a suite file of the newest configs here')
-    .option('--key <file>', 'sign: the private key (or with --hmac, the shared key file)')
-    .option('--hmac', 'sign: HMAC-SHA256 with a shared key (needs --key-id)')
-    .option('--key-id <id>', 'sign: the id of the shared HMAC key, as trust policies name it')
-    .option('--json', 'machine-readable output')
-    .action((action: string, file: string | undefined, opts: PackOptions) =>
-      start(async () => {
-        if (action === 'build') return packBuild(io, opts);
-        if (file === undefined && ['verify', 'import', 'sign'].includes(action))
-          throw new UsageError(
-            `'pack ${action}' needs the archive. Fix: agentguard pack ${action} PACK.zip …`,
-          );
-        if (action === 'verify') return packVerify(io, file as string, opts);
-        if (action === 'import') return packImport(io, file as string, opts);
-        if (action === 'sign') return packSign(io, file as string, opts);
-        throw notACommand({
-          command: 'pack',
-          typed: action,
-          known: ['build', 'verify', 'import', 'sign'],
-          fix: "use 'pack build', 'pack verify', 'pack import' or 'pack sign'.",
-        });
-      }),
-    );
-
-  cli
-    .command('keys <action>', 'signing keys for packs: generate --out DIR [--name N] [--hmac]')
-    .option('--out <dir>', 'where to write the key files')
-    .option('--name <name>', 'file name stem (default: agentguard)')
-    .option('--hmac', 'a shared HMAC-SHA256 key instead of an Ed25519 key pair')
-    .action((action: string, opts: { out?: string; name?: string; hmac?: boolean }) =>
-      start(async () => {
-        if (action !== 'generate')
-          throw notACommand({
-            command: 'keys',
-            typed: action,
-            known: ['generate'],
-            fix: "use 'keys generate --out DIR'.",
-          });
-        return keysGenerate(io, opts);
-      }),
-    );
-
-  cli
-    .command(
-      'index <action> <index> [spec]',
-      'pack indexes: verify INDEX (every local entry), install INDEX NAME[@RANGE] --into DIR',
-    )
-    .option('--trust <policy>', 'refuse packs the trust policy does not accept')
-    .option('--allow-below-floor', 'accept configs below the isolation floor')
-    .option('--into <dir>', 'install: the folder to import into')
-    .option('--force', 'install: replace files that already exist')
-    .option('--registry-out <file>', "install: also write the pack's registry here")
-    .option('--suite-out <file>', 'install: also write a suite file here')
-    .option('--json', 'machine-readable output')
-    .action((action: string, index: string, spec: string | undefined, opts: PackOptions) =>
-      start(async () => {
-        if (action === 'verify') return indexVerify(io, index, opts);
-        if (action === 'install') {
-          if (spec === undefined)
-            throw new UsageError(
-              "'index install' needs NAME[@RANGE]. Fix: agentguard index install INDEX NAME@^1.0.0 --into DIR.",
-            );
-          return indexInstall(io, index, spec, opts);
-        }
-        throw notACommand({
-          command: 'index',
-          typed: action,
-          known: ['verify', 'install'],
-          fix: "use 'index verify' or 'index install'.",
-        });
-      }),
-    );
-}
-
 function requireArchive(file: string): string {
   const abs = path.resolve(file);
   if (!existsSync(abs) || !statSync(abs).isFile())
@@ -126,7 +26,7 @@ function requireArchive(file: string): string {
   return abs;
 }
 
-async function packBuild(io: CliIO, opts: PackOptions): Promise<number> {
+export async function packBuild(io: CliIO, opts: PackOptions): Promise<number> {
   if (opts.out === undefined)
     throw new UsageError("'pack build' needs -o PACK.zip. Fix: add -o benchmarks.zip.");
   const outDir = path.dirname(path.resolve(opts.out));
@@ -160,7 +60,7 @@ async function packBuild(io: CliIO, opts: PackOptions): Promise<number> {
   return 0;
 }
 
-async function packVerify(io: CliIO, file: string, opts: PackOptions): Promise<number> {
+export async function packVerify(io: CliIO, file: string, opts: PackOptions): Promise<number> {
   const abs = requireArchive(file);
   const verdict = await verifyPack(abs, verifyOptions(opts));
   if (opts.json) io.out(JSON.stringify(verdictJson(abs, verdict), null, 2));
@@ -179,7 +79,7 @@ async function packVerify(io: CliIO, file: string, opts: PackOptions): Promise<n
   return 0;
 }
 
-async function packImport(io: CliIO, file: string, opts: PackOptions): Promise<number> {
+export async function packImport(io: CliIO, file: string, opts: PackOptions): Promise<number> {
   if (opts.into === undefined)
     throw new UsageError("'pack import' needs --into DIR. Fix: add --into benchmarks-imported.");
   const abs = requireArchive(file);
@@ -193,7 +93,7 @@ async function packImport(io: CliIO, file: string, opts: PackOptions): Promise<n
   return reportImport(io, abs, r.verdict, r.into, r.written, opts);
 }
 
-async function packSign(io: CliIO, file: string, opts: PackOptions): Promise<number> {
+export async function packSign(io: CliIO, file: string, opts: PackOptions): Promise<number> {
   if (opts.key === undefined)
     throw new UsageError("'pack sign' needs --key FILE. Fix: make one with 'agentguard keys generate'.");
   if (opts.hmac && opts.keyId === undefined)

@@ -1,22 +1,10 @@
 import { ConfigError } from '../../errors.js';
 import { connectRedis } from '../../queue/connect.js';
 import { queueCoordinator } from '../../queue/coordinator.js';
-import { PASSWORD_ENV, queueTarget } from '../../queue/redis-url.js';
+import { queueTarget } from '../../queue/redis-url.js';
 import { loadRegisteredKeys } from '../../queue/worker-key.js';
 import { type CliIO, oneLine } from '../io.js';
 import type { RemoteWork } from './batch-run.js';
-
-/** The options a batch command run through the queue adds to --queue (cac's name and help). */
-export const QUEUE_OPTIONS = {
-  keys: [
-    '--worker-keys <path>',
-    "the registered workers' public keys (a .pub file or a folder of them): only their signed results are accepted",
-  ],
-  password: [
-    '--queue-password-file <file>',
-    `the Redis password, in a file only you read (else ${PASSWORD_ENV}); never in the URL`,
-  ],
-} as const;
 
 /** The flags of a command that runs a batch through the queue (matrix, resume). */
 export type QueueFlags = { queue?: string; queuePasswordFile?: string; workerKeys?: string };

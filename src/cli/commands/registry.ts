@@ -1,6 +1,5 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { CAC } from 'cac';
 import { stringify } from 'yaml';
 import { formatIssue } from '../../errors.js';
 import { packageRoot } from '../../package-root.js';
@@ -13,39 +12,10 @@ import {
 import { validateRegistry } from '../../registry/validate-registry.js';
 import { renderTable } from '../../reports/table.js';
 import type { CliIO } from '../io.js';
-import { notACommand, UsageError } from '../usage-error.js';
+import { UsageError } from '../usage-error.js';
 
 type Filter = { family?: string | string[]; category?: string; difficulty?: string; tag?: string };
 type RegistryOptions = Filter & { registry?: string; json?: boolean; out?: string };
-
-/** registry list | validate | suite: the benchmark catalogue (docs/registry.md). */
-export function registerRegistry(cli: CAC, io: CliIO, start: (p: () => Promise<number>) => void): void {
-  cli
-    .command(
-      'registry <action>',
-      'the benchmark registry: list its families (list), check it against its configs and contracts (validate), write a suite file from it (suite -o FILE)',
-    )
-    .option('--registry <file>', `registry file (default: the shipped ${SHIPPED_REGISTRY})`)
-    .option('--family <id>', 'only this family (repeatable)')
-    .option('--category <c>', 'only families of this category')
-    .option('--difficulty <d>', 'only families of this difficulty')
-    .option('--tag <t>', 'only families with this tag')
-    .option('-o, --out <file>', 'suite: where to write the suite file')
-    .option('--json', 'machine-readable output')
-    .action((action: string, opts: RegistryOptions) =>
-      start(async () => {
-        if (action === 'list') return registryList(io, opts);
-        if (action === 'validate') return registryValidate(io, opts);
-        if (action === 'suite') return registrySuite(io, opts);
-        throw notACommand({
-          command: 'registry',
-          typed: action,
-          known: ['list', 'validate', 'suite'],
-          fix: "use 'registry list', 'registry validate' or 'registry suite -o FILE'.",
-        });
-      }),
-    );
-}
 
 export function registryFile(opts: { registry?: string }): string {
   return opts.registry ?? path.join(packageRoot(), SHIPPED_REGISTRY);
@@ -68,7 +38,7 @@ export function selectFamilies(registry: Registry, filter: Filter): RegistryFami
   );
 }
 
-function registryList(io: CliIO, opts: RegistryOptions): number {
+export function registryList(io: CliIO, opts: RegistryOptions): number {
   const registry = loadRegistry(registryFile(opts));
   const families = selectFamilies(registry, opts);
   const rel = (f: string) => path.relative(path.dirname(registry.file), f);
@@ -99,7 +69,7 @@ function registryList(io: CliIO, opts: RegistryOptions): number {
   return 0;
 }
 
-function registryValidate(io: CliIO, opts: RegistryOptions): number {
+export function registryValidate(io: CliIO, opts: RegistryOptions): number {
   const registry = loadRegistry(registryFile(opts));
   const { issues, families } = validateRegistry(registry);
   const configs = families.reduce((n, f) => n + f.configs.size, 0);
@@ -122,7 +92,7 @@ function registryValidate(io: CliIO, opts: RegistryOptions): number {
 }
 
 /** An ordinary suite file listing the selected families' newest configs, relative to where it is written. */
-function registrySuite(io: CliIO, opts: RegistryOptions): number {
+export function registrySuite(io: CliIO, opts: RegistryOptions): number {
   if (opts.out === undefined) throw new UsageError("'registry suite' needs -o FILE. Fix: add -o suite.yaml.");
   const registry = loadRegistry(registryFile(opts));
   const out = path.resolve(opts.out);

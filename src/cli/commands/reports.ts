@@ -7,7 +7,6 @@ import { readEvidenceText, readJson } from '../../evidence/read.js';
 import { openHistory } from '../../history/db.js';
 import type { HistoryRow } from '../../history/types.js';
 import { renderCsv } from '../../reports/history-csv.js';
-import { RunReportFileSchema } from '../../reports/report-schema.js';
 import { renderTable } from '../../reports/table.js';
 import { type CliIO, type GlobalOptions, outputDir } from '../io.js';
 import { refuseOversizedReport } from './report-file-limit.js';
@@ -165,8 +164,11 @@ export async function reportsShow(io: CliIO, runId: string, opts: ReportsOptions
   // --json promises report.json itself: a corrupt one is an error naming its field, not output.
   const file = opts.json ? row.report_json : row.report_md;
   refuseOversizedReport(file, "'reports show'");
-  if (opts.json)
+  if (opts.json) {
+    // The report's schema (zod) loads only here: `reports list` is run most and should not wait for it.
+    const { RunReportFileSchema } = await import('../../reports/report-schema.js');
     readJson(file, `'agentguard analyze ${row.run_dir}' rewrites it`, RunReportFileSchema, row.run_dir);
+  }
   io.out(readEvidenceText(file, { fix, within: row.run_dir }));
   return 0;
 }

@@ -13,6 +13,7 @@ import { type RunOptions, runTask } from '../../pipeline/run-task.js';
 import { renderJson } from '../../reports/json.js';
 import type { RunReport } from '../../reports/types.js';
 import { whyLine } from '../../reports/why.js';
+import { oneOf, wholeNumber } from '../flags.js';
 import { type CliIO, type GlobalOptions, oneLine, outputDir, runContext } from '../io.js';
 import { checkRepoOutsideOutput } from '../output-dir.js';
 import { withProgress } from '../phase-progress.js';
@@ -29,16 +30,6 @@ export type RunCommandOptions = GlobalOptions & {
   dryRun?: boolean;
   allowBelowFloor?: boolean;
 };
-
-function oneOf<T extends string>(
-  flag: string,
-  value: string | undefined,
-  allowed: readonly T[],
-): T | undefined {
-  if (value === undefined) return undefined;
-  if ((allowed as readonly string[]).includes(value)) return value as T;
-  throw new ConfigError(`${flag} '${value}' is not known. Fix: use one of ${allowed.join(', ')}.`);
-}
 
 export async function runCommand(io: CliIO, configFile: string, opts: RunCommandOptions): Promise<number> {
   const cfg = loadConfigOrThrow(configFile);
@@ -67,12 +58,7 @@ export async function runCommand(io: CliIO, configFile: string, opts: RunCommand
     ...(guard ? { guard } : {}),
     ...(opts.allowBelowFloor ? { allowBelowFloor: true } : {}),
   };
-  const trials = opts.trials === undefined ? 1 : Number(opts.trials);
-  if (!Number.isInteger(trials) || trials < 1 || trials > 1000) {
-    throw new ConfigError(
-      `--trials '${opts.trials}' is not a whole number from 1 to 1000. Fix: e.g. --trials 5.`,
-    );
-  }
+  const trials = wholeNumber('--trials', opts.trials, { fallback: 1, min: 1, max: 1000, example: 5 });
   if (opts.dryRun) return dryRunCommand(io, ctx, cfg, runOptions, opts.json === true);
   const progress = withProgress(await beginRunSession(ctx, io.err), {
     tty: io.tty,

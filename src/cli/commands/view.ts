@@ -1,21 +1,9 @@
-import type { CAC } from 'cac';
 import { errorMessage, InputError, SetupError } from '../../errors.js';
 import { shutdownSignal } from '../../exec/shutdown.js';
 import { VIEW_HOST, ViewServer } from '../../view/server.js';
 import { type CliIO, type GlobalOptions, oneLine, outputDir } from '../io.js';
 
 export type ViewOptions = GlobalOptions & { port?: string | number; host?: string };
-
-export function registerView(cli: CAC, io: CliIO, start: (p: () => Promise<number>) => void): void {
-  cli
-    .command(
-      'view',
-      'a local web viewer on 127.0.0.1: runs and batches from history, each report, live pages of runs in progress',
-    )
-    .option('--port <port>', 'the port to listen on (default: any free port)')
-    .option('--host <host>', `only ${VIEW_HOST} is accepted: the viewer never listens beyond this machine`)
-    .action((opts: ViewOptions) => start(() => viewCommand(io, opts)));
-}
 
 /** Serves until SIGINT/SIGTERM, then closes every stream, watcher and connection and returns 0. */
 export async function viewCommand(

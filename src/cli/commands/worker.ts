@@ -1,5 +1,4 @@
 import path from 'node:path';
-import type { CAC } from 'cac';
 import { ConfigError } from '../../errors.js';
 import { stopReasonOf } from '../../exec/interrupt.js';
 import { signalExitCode } from '../../exec/shutdown.js';
@@ -10,6 +9,7 @@ import { EVIDENCE_MAX_BYTES } from '../../queue/job.js';
 import { PASSWORD_ENV, queueTarget, redactIn } from '../../queue/redis-url.js';
 import { ALLOW_BELOW_FLOOR_FLAG, runQueueWorker } from '../../queue/worker.js';
 import { loadOrCreateWorkerKey, publicKeyFile } from '../../queue/worker-key.js';
+import { wholeNumber } from '../flags.js';
 import { type CliIO, type GlobalOptions, oneLine, outputDir, runContext } from '../io.js';
 import { countFlag } from './batch-run.js';
 
@@ -24,43 +24,6 @@ type WorkerFlags = GlobalOptions & {
   allowBelowFloor?: boolean;
   agentEnv?: string | string[];
 };
-
-/** `agentguard worker --queue URL`: run matrix attempts from a Redis queue (docs/scale-out.md). */
-export function registerWorker(cli: CAC, io: CliIO, start: (p: () => Promise<number>) => void): void {
-  cli
-    .command('worker', 'run matrix attempts enqueued with `matrix --queue` on this host, until stopped')
-    .option(
-      '--queue <url>',
-      'redis://HOST:PORT[/DB] or rediss:// (TLS), without a password (see --queue-password-file)',
-    )
-    .option('--concurrency <n>', 'attempts at a time on this host (default 1)')
-    .option(
-      '--lock-ms <ms>',
-      'how long a silent worker keeps its job before it goes to another worker (default 30000)',
-    )
-    .option(
-      '--max-evidence-mb <n>',
-      "largest run evidence sent back through Redis, compressed (default 32, at most 64); a larger run's stays on this host",
-    )
-    .option(
-      '--queue-password-file <file>',
-      `the Redis password, in a file only you read (else ${PASSWORD_ENV}); never in the URL`,
-    )
-    .option(
-      '--key <file>',
-      "this worker's Ed25519 signing key, made on first start (default OUTPUT_DIR/queue/worker-key.pem); register FILE.pub with the coordinator",
-    )
-    .option('--keygen', 'make (or read) the key, print its public half for the coordinator, and exit')
-    .option(
-      ALLOW_BELOW_FLOOR_FLAG,
-      'let jobs run below the isolation floor (sandbox local, tracer off, network host) when their task or the coordinator asks: only for queues whose every writer you trust',
-    )
-    .option(
-      `${AGENT_ENV_FLAG} <names>`,
-      "variables of this worker's environment a job's agent may be given (comma-separated, repeatable); a job asking for any other is refused",
-    )
-    .action((opts: WorkerFlags) => start(() => workerCommand(io, opts)));
-}
 
 export async function workerCommand(io: CliIO, flags: WorkerFlags): Promise<number> {
   const keyFile = path.resolve(
@@ -85,11 +48,7 @@ export async function workerCommand(io: CliIO, flags: WorkerFlags): Promise<numb
   // the worker's to its agent (agent_environment), and the collector and engines inherit it.
   delete process.env[PASSWORD_ENV];
   const concurrency = countFlag('--concurrency', flags.concurrency, 1);
-  const lockMs = flags.lockMs === undefined ? 30_000 : Number(flags.lockMs);
-  if (!Number.isInteger(lockMs) || lockMs < 500 || lockMs > 3_600_000)
-    throw new ConfigError(
-      `--lock-ms '${flags.lockMs}' is not a whole number from 500 to 3600000. Fix: e.g. --lock-ms 30000.`,
-    );
+  const lockMs = wholeNumber('--lock-ms', flags.lockMs, { fallback: 30_000, min: 500, max: 3_600_000 });
   const maxMb = EVIDENCE_MAX_BYTES / 1024 / 1024;
   const evidenceMb = flags.maxEvidenceMb === undefined ? 32 : Number(flags.maxEvidenceMb);
   if (!Number.isFinite(evidenceMb) || evidenceMb < 0 || evidenceMb > maxMb)
