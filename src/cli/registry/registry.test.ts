@@ -3,9 +3,9 @@ import { GUARD_MODES } from '../../pipeline/live-guard.js';
 import { AGENT_ENV_FLAG } from '../../queue/agent-env.js';
 import { ALLOW_BELOW_FLOOR_FLAG } from '../../queue/worker.js';
 import { SCHEMA_KINDS } from '../../schemas/json-schemas.js';
-import { buildCli } from '../build-cli.js';
 import { flagKey, flagName, flagValueProblem } from '../flags.js';
-import { COMMANDS, type CommandSpec, GROUP_TITLES } from './index.js';
+import { COMMANDS, GROUP_TITLES } from './index.js';
+import { parseCommandLine } from './parse-line.js';
 import { GUARD_CHOICES } from './start.js';
 
 /** An example's argv: `agentguard` dropped, a shell redirection (`> file`) left out. */
@@ -16,26 +16,8 @@ function exampleArgv(example: string): string[] {
 }
 
 /** Parse an example as the CLI would, without running it: the command matched, its arguments and flags. */
-function parseExample(example: string): {
-  spec: CommandSpec;
-  args: string[];
-  flags: Record<string, unknown>;
-} {
-  let seen: { spec: CommandSpec; params: unknown[] } | null = null;
-  const cli = buildCli(null, (spec, params) => {
-    seen = { spec, params };
-  });
-  cli.parse(['node', 'agentguard', ...exampleArgv(example)], { run: false });
-  // Unknown flags and missing arguments throw here, as they do for a user.
-  cli.runMatchedCommand();
-  if (seen === null) throw new Error(`${example}: no command matched`);
-  const { spec, params } = seen as { spec: CommandSpec; params: unknown[] };
-  const args = params
-    .slice(0, -1)
-    .flat()
-    .filter((a) => a !== undefined)
-    .map(String);
-  return { spec, args, flags: params.at(-1) as Record<string, unknown> };
+function parseExample(example: string) {
+  return parseCommandLine(exampleArgv(example));
 }
 
 describe('the command registry', () => {
