@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { enforceFloor, type IsolationFloor } from '../config/isolation-floor.js';
+import { enforceFloor, type IsolationFloor, inputReach } from '../config/isolation-floor.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import type { AgentEvidence } from '../evidence/bundle-types.js';
@@ -49,8 +49,14 @@ export type CiOptions = {
    * how later pull requests are judged fails forbidden-paths, naming the file.
    */
   guarded: readonly string[];
-  /** The operator's isolation floor for the tests the changes bring; unset only by --allow-below-floor. */
+  /**
+   * The operator's isolation floor for the tests the changes bring; unset only by --allow-below-floor.
+   * Its root is the committed policy's private folder: every other host path the policy shows the
+   * tests (toolchains, sandbox.mounts) must be listed in the host policy, as a fork can edit the base.
+   */
   floor?: IsolationFloor;
+  /** The policy is the operator's --policy file, not a commit's: its host paths are not judged. */
+  operatorPolicy?: boolean;
 };
 
 export type CiResult = AnalysedRun & {
@@ -99,6 +105,8 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
       tracer: tracer.choice.kind,
       network: cfg.network.mode,
       setupCommand: false,
+      // A --policy file is the operator's: what it shows of the host is theirs to choose.
+      ...(opts.operatorPolicy ? {} : { reach: inputReach(cfg) }),
     });
   const requested = tracer?.requested ?? opts.tracer ?? cfg.tracer;
   // config.json holds the config as the run uses it: the sandbox and tracer chosen (the window

@@ -227,6 +227,62 @@ describe('agentguard ci keeps the isolation floor', () => {
   );
 });
 
+describe('agentguard ci shows the tests no host folder, mirror or internal host the operator did not allow', () => {
+  it.skipIf(!observed)(
+    "refuses a base policy (a fork's, say) that shows a host folder, by its path or a link to it, or a writable one; the host policy allows a read-only one",
+    async () => {
+      const secret = path.join(work, 'runner-ssh');
+      write(secret, 'id_rsa', 'PRIVATE\n');
+      const tools = path.join(work, 'tools');
+      mkdirSync(tools);
+      symlinkSync(secret, path.join(tools, 'node'));
+      const policyWith = (extra: string) => `${BASE_POLICY}${extra}\n`;
+      const hostPolicy = path.join(work, 'host-policy.yaml');
+      writeFileSync(hostPolicy, `host_paths: [${tools}]\n`, { mode: 0o644 });
+      const refused = async (
+        name: string,
+        extra: string,
+        field: string,
+        env: Record<string, string> = {},
+      ) => {
+        const dir = project(name, (d) => write(d, 'src/app.sh', 'echo changed\n'), policyWith(extra));
+        const r = await execCli(['ci', '--base', 'main', '--json'], {
+          cwd: dir,
+          env: { HOME: home, ...env },
+        });
+        expect(r.code, r.stderr).toBe(2);
+        expect(r.stderr).toContain(`main:.agentguard.yaml: field '${field}': the changes main...HEAD`);
+        expect(r.stderr).toContain('--allow-below-floor');
+        expect(existsSync(path.join(dir, '.agentguard/ci'))).toBe(false);
+        return r.stderr;
+      };
+      const named = await refused('host-toolchain', `toolchains: [${secret}]`, 'toolchains[0]');
+      expect(named).toContain(`listing ${secret} under host_paths in /etc/agentguard/host-policy.yaml`);
+      // Listed folder, but the toolchain is a link in it to a folder the operator did not list.
+      const env = { AGENTGUARD_HOST_POLICY: hostPolicy };
+      await refused('host-link', `toolchains: [${path.join(tools, 'node')}]`, 'toolchains[0]', env);
+      await refused(
+        'host-writable',
+        `sandbox: {mounts: [{path: ${tools}, writable: true}]}`,
+        'sandbox.mounts[0]',
+        env,
+      );
+      await refused(
+        'host-network',
+        'network: {mode: allowlist, allow: ["169.254.169.254"]}',
+        'network.allow[0]',
+      );
+      // What the operator listed, read-only, runs.
+      const real = path.join(tools, 'bin');
+      mkdirSync(real);
+      const dir = project('host-allowed', () => {}, policyWith(`toolchains: [${real}]`));
+      const ok = await execCli(['ci', '--base', 'main', '--json'], { cwd: dir, env: { HOME: home, ...env } });
+      expect(ok.code, ok.stderr).toBe(0);
+    },
+    240_000,
+  );
+});
+
 describe('agentguard ci never writes through a link the checkout holds', () => {
   it('refuses a committed .agentguard link, a committed file in it, and a planted link, writing nothing', async () => {
     const target = path.join(work, 'victim');

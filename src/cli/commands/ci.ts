@@ -74,7 +74,14 @@ export async function ciCommand(io: CliIO, opts: CiCommandOptions): Promise<numb
       guarded: policy.guarded,
       ...(opts.allowBelowFloor
         ? {}
-        : { floor: { input: changesJudged(range), allowFlag: ALLOW_BELOW_FLOOR } }),
+        : {
+            floor: {
+              input: changesJudged(range),
+              allowFlag: ALLOW_BELOW_FLOOR,
+              root: policy.cfg.config_dir,
+            },
+          }),
+      operatorPolicy: policy.source.kind === 'file',
       ...(tracer ? { tracer: tracer as TracerRequest } : {}),
     });
     if (result.policyEdits.length > 0)
