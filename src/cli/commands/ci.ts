@@ -84,6 +84,10 @@ export async function ciCommand(io: CliIO, opts: CiCommandOptions): Promise<numb
       operatorPolicy: policy.source.kind === 'file',
       ...(tracer ? { tracer: tracer as TracerRequest } : {}),
     });
+    if (result.outputMoved)
+      io.err(
+        `agentguard: warning: the output folder ${outputDir} was moved or replaced during the run; the run folder went into the folder agentguard opened at the start (wherever it is now), never through what is at that path.`,
+      );
     if (result.policyEdits.length > 0)
       io.err(
         `agentguard: the changes edit the CI policy (${result.policyEdits.join(', ')}); they were judged by ${policy.label}, and forbidden-paths fails on the edit.`,
