@@ -1,7 +1,7 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { enforceFloor, type IsolationFloor } from '../config/isolation-floor.js';
+import { enforceFloor, type IsolationFloor, inputReach } from '../config/isolation-floor.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import type { AgentEvidence } from '../evidence/bundle-types.js';
@@ -28,6 +28,14 @@ import { newRunId } from '../pipeline/run-id.js';
 import { runTests } from '../pipeline/test-phase.js';
 import { Timeline } from '../pipeline/timeline.js';
 import { copyIgnoredForTests } from './copy-ignored.js';
+import {
+  type HeldOutput,
+  holdOutputFolder,
+  publishRun,
+  stagingFolder,
+  stillAtPath,
+  writeNewFileHeld,
+} from './held-output.js';
 import { OUTPUT_FOLDER } from './materialize.js';
 import { prepareCiWorkspace } from './prepare-ci.js';
 import { type AgentLogs, readAgentLogs } from './read-agent-logs.js';
@@ -49,8 +57,14 @@ export type CiOptions = {
    * how later pull requests are judged fails forbidden-paths, naming the file.
    */
   guarded: readonly string[];
-  /** The operator's isolation floor for the tests the changes bring; unset only by --allow-below-floor. */
+  /**
+   * The operator's isolation floor for the tests the changes bring; unset only by --allow-below-floor.
+   * Its root is the committed policy's private folder: every other host path the policy shows the
+   * tests (toolchains, sandbox.mounts) must be listed in the host policy, as a fork can edit the base.
+   */
   floor?: IsolationFloor;
+  /** The policy is the operator's --policy file, not a commit's: its host paths are not judged. */
+  operatorPolicy?: boolean;
 };
 
 export type CiResult = AnalysedRun & {
@@ -61,6 +75,8 @@ export type CiResult = AnalysedRun & {
   stopped: boolean;
   /** Policy files (`guarded`) the changes edit: each fails forbidden-paths. */
   policyEdits: string[];
+  /** The output folder is no longer at its path (moved, or swapped for a link): the run went into the held one. */
+  outputMoved: boolean;
 };
 
 /**
@@ -77,10 +93,6 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
   };
   const started = ctx.now();
   const runId = newRunId(started);
-  const runDir = path.join(ctx.outputDir, 'ci', runId);
-  const repoDir = runPath(runDir, 'repo');
-  const hostHome = runPath(runDir, 'home');
-  const historyFile = path.join(ctx.outputDir, 'history.db');
   const rules = loadRunRules(cfg);
   const testProgram = cfg.test_command[0] ?? '';
   if (opts.runTests && !resolveProgram(testProgram, range.root, ctx.env.PATH)) {
@@ -99,6 +111,8 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
       tracer: tracer.choice.kind,
       network: cfg.network.mode,
       setupCommand: false,
+      // A --policy file is the operator's: what it shows of the host is theirs to choose.
+      ...(opts.operatorPolicy ? {} : { reach: inputReach(cfg) }),
     });
   const requested = tracer?.requested ?? opts.tracer ?? cfg.tracer;
   // config.json holds the config as the run uses it: the sandbox and tracer chosen (the window
@@ -108,168 +122,204 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
     ...(sandboxChoice ? { sandbox: sandboxChoice.sandbox.kind } : {}),
     tracer: tracer?.choice.kind ?? 'off',
   };
-  if (ctx.history) checkHistory(historyFile);
-  ignoreOutputFolder(ctx.outputDir, range.root);
-  mkdirSync(path.dirname(runDir), { recursive: true });
-  // Exclusive: a folder or link planted under this id in the output folder is not written into.
-  mkdirSync(runDir);
-
-  // The CLI's SIGINT/SIGTERM/SIGHUP: the step under way ends (the test command is stopped), what was
-  // collected is written and judged, as in `agentguard run`.
-  const { signal } = ctx;
-  const disposer = new Disposer();
-  const untrack = trackDisposer(disposer);
-  // So that a later run sweeps this one's cgroups should the harness be killed outright.
-  noteRun(runId);
-  let policyEdits: string[] = [];
+  // Held from here (after every check that refuses the run, so a refusal writes nothing): a swap of
+  // the folder for a link after ci.ts checked it is never written through (held-output.ts).
+  const output = holdOutputFolder(ctx.outputDir, range.root);
   try {
-    mkdirSync(path.join(runDir, 'evidence'));
-    saveRunRules(runDir, rules);
-    writeJson(runPath(runDir, 'config'), used);
-    writeFileAtomic(runPath(runDir, 'commands'), '');
-    const timeline = new Timeline(runPath(runDir, 'timeline'), ctx.progress);
-    const commands = new CommandLog(runPath(runDir, 'commands'), signal);
-    timeline.add('prepare', 'ci-checkout', describeRange(range));
-    ctx.fault?.('prepare');
-    const ws = prepareCiWorkspace(range, runDir, repoDir);
-    const workspace: WorkspaceEvidence = {
-      run_id: runId,
-      repo_dir: repoDir,
-      baseline_sha: ws.baseline_sha,
-      template: range.root,
-      files: ws.files,
-    };
-    writeJson(runPath(runDir, 'workspace'), workspace);
-    // What the agent says it ran, where the PR or the job carries its logs: claims the checks read
-    // beside what the tests are seen to do.
-    const logs = readAgentLogs({
-      repoDir,
-      diff: ws.diff,
-      globs: opts.agentLogGlobs ?? [],
-      files: opts.agentLogFiles ?? [],
-    });
-    for (const r of logs.records) appendJsonl(runPath(runDir, 'commands'), r);
-    for (const note of logs.notes) {
-      timeline.add('collect', 'agent-log', note);
-      ctx.log(`agent log ${note}`);
-    }
-    writeJson(runPath(runDir, 'agent'), noAgent(range, logs, opts.policyLabel));
-    writeJson(runPath(runDir, 'diff'), ws.diff);
-    policyEdits = [
-      ...new Set(
-        ws.diff.files.flatMap((f) => [f.path, f.old_path ?? '']).filter((p) => opts.guarded.includes(p)),
-      ),
-    ];
-    if (policyEdits.length > 0)
-      timeline.add('collect', 'policy-edited', `${policyEdits.join(', ')}: judged by ${opts.policyLabel}`);
-    writeFileAtomic(runPath(runDir, 'patch'), ws.patch);
-    timeline.add('collect', 'diff', `${ws.diff.files.length} files`);
-    writeJsonl(runPath(runDir, 'syscalls'), []);
-    throwIfStopped(signal);
-    if (sandboxChoice && tracer) {
-      // The job's installed dependencies and build output, which the tests need and the diff skips.
-      const ignored = copyIgnoredForTests(range.root, repoDir);
-      const skippedNote =
-        ignored.skipped.length > 0 ? `; not copied (name not UTF-8): ${ignored.skipped.join(', ')}` : '';
-      timeline.add('prepare', 'ignored-files', `${ignored.entries} copied for the tests${skippedNote}`);
-      if (ignored.error)
-        ctx.log(
-          `agentguard: warning: the checkout's ignored files were not all copied for the tests: ${ignored.error}`,
-        );
-      throwIfStopped(signal);
-      mkdirSync(hostHome, { recursive: true });
-      const agentHome = agentHomeFor(sandboxChoice, hostHome);
-      const window = await ObservationWindow.open({
-        cfg: used,
-        runId,
-        runDir,
+    // Where the run folder ends up: `ci/<id>` of the held output folder, once sealed.
+    const finalDir = path.join(output.dir, 'ci', runId);
+    const historyFile = path.join(output.held, 'history.db');
+    if (ctx.history) checkHistory(historyFile);
+    ignoreOutputFolder(output, range.root);
+    // The run is made in a private folder no other user can swap, and moved into the held ci/ at the end.
+    const staging = stagingFolder();
+    const runDir = path.join(staging, runId);
+    const repoDir = runPath(runDir, 'repo');
+    const hostHome = runPath(runDir, 'home');
+    mkdirSync(runDir);
+
+    // The CLI's SIGINT/SIGTERM/SIGHUP: the step under way ends (the test command is stopped), what was
+    // collected is written and judged, as in `agentguard run`.
+    const { signal } = ctx;
+    const disposer = new Disposer();
+    const untrack = trackDisposer(disposer);
+    // So that a later run sweeps this one's cgroups should the harness be killed outright.
+    noteRun(runId);
+    let policyEdits: string[] = [];
+    try {
+      mkdirSync(path.join(runDir, 'evidence'));
+      saveRunRules(runDir, rules);
+      writeJson(runPath(runDir, 'config'), used);
+      writeFileAtomic(runPath(runDir, 'commands'), '');
+      const timeline = new Timeline(runPath(runDir, 'timeline'), ctx.progress);
+      const commands = new CommandLog(runPath(runDir, 'commands'), signal);
+      timeline.add('prepare', 'ci-checkout', describeRange(range));
+      ctx.fault?.('prepare');
+      const ws = prepareCiWorkspace(range, runDir, repoDir);
+      const workspace: WorkspaceEvidence = {
+        run_id: runId,
+        repo_dir: repoDir,
+        baseline_sha: ws.baseline_sha,
+        template: range.root,
+        files: ws.files,
+      };
+      writeJson(runPath(runDir, 'workspace'), workspace);
+      // What the agent says it ran, where the PR or the job carries its logs: claims the checks read
+      // beside what the tests are seen to do.
+      const logs = readAgentLogs({
         repoDir,
-        hostHome,
-        agentHome,
-        visible: [packageRoot(), path.dirname(path.dirname(process.execPath))],
-        sandboxChoice,
-        tracer,
-        timeline,
-        log: ctx.log,
-        disposer,
-        ...(signal ? { signal } : {}),
-        ...(ctx.fault ? { fault: ctx.fault } : {}),
+        diff: ws.diff,
+        globs: opts.agentLogGlobs ?? [],
+        files: opts.agentLogFiles ?? [],
       });
-      try {
+      for (const r of logs.records) appendJsonl(runPath(runDir, 'commands'), r);
+      for (const note of logs.notes) {
+        timeline.add('collect', 'agent-log', note);
+        ctx.log(`agent log ${note}`);
+      }
+      writeJson(runPath(runDir, 'agent'), noAgent(range, logs, opts.policyLabel));
+      writeJson(runPath(runDir, 'diff'), ws.diff);
+      policyEdits = [
+        ...new Set(
+          ws.diff.files.flatMap((f) => [f.path, f.old_path ?? '']).filter((p) => opts.guarded.includes(p)),
+        ),
+      ];
+      if (policyEdits.length > 0)
+        timeline.add('collect', 'policy-edited', `${policyEdits.join(', ')}: judged by ${opts.policyLabel}`);
+      writeFileAtomic(runPath(runDir, 'patch'), ws.patch);
+      timeline.add('collect', 'diff', `${ws.diff.files.length} files`);
+      writeJsonl(runPath(runDir, 'syscalls'), []);
+      throwIfStopped(signal);
+      if (sandboxChoice && tracer) {
+        // The job's installed dependencies and build output, which the tests need and the diff skips.
+        const ignored = copyIgnoredForTests(range.root, repoDir);
+        const skippedNote =
+          ignored.skipped.length > 0 ? `; not copied (name not UTF-8): ${ignored.skipped.join(', ')}` : '';
+        timeline.add('prepare', 'ignored-files', `${ignored.entries} copied for the tests${skippedNote}`);
+        if (ignored.error)
+          ctx.log(
+            `agentguard: warning: the checkout's ignored files were not all copied for the tests: ${ignored.error}`,
+          );
         throwIfStopped(signal);
-        const env = {
-          PATH: ctx.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-          HOME: agentHome,
-          LANG: 'C.UTF-8',
-          TERM: 'dumb',
-          NO_COLOR: '1',
-          TMPDIR: '/tmp',
-          CI: 'true',
+        mkdirSync(hostHome, { recursive: true });
+        const agentHome = agentHomeFor(sandboxChoice, hostHome);
+        const window = await ObservationWindow.open({
+          cfg: used,
+          runId,
+          runDir,
+          repoDir,
+          hostHome,
+          agentHome,
+          visible: [packageRoot(), path.dirname(path.dirname(process.execPath))],
+          sandboxChoice,
+          tracer,
+          timeline,
+          log: ctx.log,
+          disposer,
+          ...(signal ? { signal } : {}),
+          ...(ctx.fault ? { fault: ctx.fault } : {}),
+        });
+        try {
+          throwIfStopped(signal);
+          const env = {
+            PATH: ctx.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+            HOME: agentHome,
+            LANG: 'C.UTF-8',
+            TERM: 'dumb',
+            NO_COLOR: '1',
+            TMPDIR: '/tmp',
+            CI: 'true',
+          };
+          ctx.fault?.('tests');
+          const tests = await runTests({
+            cfg,
+            repoDir,
+            env,
+            wrap: (spec) => window.wrapTests(spec),
+            commands,
+            timeline,
+          });
+          writeJson(runPath(runDir, 'tests'), tests);
+        } finally {
+          // No agent argv: every traced event is the setup's or the tests'. Events seen up to an
+          // interrupt are evidence too.
+          const closed = await window.close([], cfg.test_command);
+          writeJsonl(runPath(runDir, 'network'), []);
+          writeJsonl(runPath(runDir, 'testSyscalls'), closed.testSyscalls);
+          writeJson(runPath(runDir, 'observation'), closed.observation);
+        }
+      } else {
+        const tests: TestEvidence = {
+          ran: false,
+          passed: false,
+          exit_code: null,
+          timed_out: false,
+          duration_ms: 0,
+          command_id: null,
+          reason: '--no-tests was given',
+          skipped: true,
         };
-        ctx.fault?.('tests');
-        const tests = await runTests({
+        writeJson(runPath(runDir, 'tests'), tests);
+        writeJson(runPath(runDir, 'observation'), nothingObserved(cfg));
+      }
+      timeline.add('analyse', 'start');
+    } catch (err) {
+      if (!(err instanceof RunStopped) && !stopReasonOf(signal)) {
+        // A run that failed to set up leaves nothing behind.
+        await disposer.dispose();
+        rmSync(staging, { recursive: true, force: true });
+        throw err;
+      }
+    } finally {
+      await disposer.dispose();
+      untrack();
+    }
+    const stop = stopReasonOf(signal);
+    if (stop) {
+      ctx.log(`ci ${runId}: ${describeStop(stop)}; writing what was collected`);
+      fillMissingEvidence(
+        {
+          runDir,
+          runId,
           cfg,
           repoDir,
-          env,
-          wrap: (spec) => window.wrapTests(spec),
-          commands,
-          timeline,
-        });
-        writeJson(runPath(runDir, 'tests'), tests);
-      } finally {
-        // No agent argv: every traced event is the setup's or the tests'. Events seen up to an
-        // interrupt are evidence too.
-        const closed = await window.close([], cfg.test_command);
-        writeJsonl(runPath(runDir, 'network'), []);
-        writeJsonl(runPath(runDir, 'testSyscalls'), closed.testSyscalls);
-        writeJson(runPath(runDir, 'observation'), closed.observation);
-      }
-    } else {
-      const tests: TestEvidence = {
-        ran: false,
-        passed: false,
-        exit_code: null,
-        timed_out: false,
-        duration_ms: 0,
-        command_id: null,
-        reason: '--no-tests was given',
-        skipped: true,
-      };
-      writeJson(runPath(runDir, 'tests'), tests);
-      writeJson(runPath(runDir, 'observation'), nothingObserved(cfg));
+          agent: { adapter: 'ci', name: 'ci', model: null, metadata: {} },
+          sandboxChoice: { sandbox: { kind: sandboxChoice?.sandbox.kind ?? 'local' } },
+          tracer: { requested },
+        },
+        stop,
+      );
     }
-    timeline.add('analyse', 'start');
-  } catch (err) {
-    if (!(err instanceof RunStopped) && !stopReasonOf(signal)) {
-      // A run that failed to set up leaves nothing behind.
-      await disposer.dispose();
-      rmSync(runDir, { recursive: true, force: true });
-      throw err;
-    }
-  } finally {
-    await disposer.dispose();
-    untrack();
-  }
-  const stop = stopReasonOf(signal);
-  if (stop) {
-    ctx.log(`ci ${runId}: ${describeStop(stop)}; writing what was collected`);
-    fillMissingEvidence(
-      {
+    let analysed: AnalysedRun;
+    try {
+      analysed = finishRun(ctx, {
         runDir,
         runId,
-        cfg,
-        repoDir,
-        agent: { adapter: 'ci', name: 'ci', model: null, metadata: {} },
-        sandboxChoice: { sandbox: { kind: sandboxChoice?.sandbox.kind ?? 'local' } },
-        tracer: { requested },
-      },
-      stop,
-    );
+        started,
+        stop,
+        kind: 'ci',
+        shownAs: finalDir,
+        historyFile,
+      });
+    } catch (err) {
+      rmSync(staging, { recursive: true, force: true });
+      throw err;
+    }
+    publishRun(output, staging, runId);
+    const exitCode =
+      stop?.kind === 'signal' ? signalExitCode(stop.signal) : analysed.report.result === 'PASS' ? 0 : 1;
+    return {
+      ...analysed,
+      runDir: finalDir,
+      runId,
+      exitCode,
+      stopped: stop !== null,
+      policyEdits,
+      outputMoved: !stillAtPath(output),
+    };
+  } finally {
+    output.close();
   }
-  const analysed = finishRun(ctx, { runDir, runId, started, stop, kind: 'ci' });
-  const exitCode =
-    stop?.kind === 'signal' ? signalExitCode(stop.signal) : analysed.report.result === 'PASS' ? 0 : 1;
-  return { ...analysed, runDir, runId, exitCode, stopped: stop !== null, policyEdits };
 }
 
 export function describeRange(range: CiRange): string {
@@ -324,22 +374,14 @@ function literalGlob(p: string): string {
 
 /**
  * Reports land in the checkout's `.agentguard/`: a `.gitignore` of `*` there keeps `git status`
- * exactly as it was, so agentguard's own output never shows as a change to the checkout.
+ * exactly as it was, so agentguard's own output never shows as a change to the checkout. Written
+ * through the held folder, never through a link planted under the name.
  */
-function ignoreOutputFolder(outputDir: string, root: string): void {
-  mkdirSync(outputDir, { recursive: true });
-  const inside = path.resolve(outputDir) === path.join(root, OUTPUT_FOLDER);
-  if (!inside) return;
-  try {
-    // 'wx': never through a link, even a dangling one, planted under this name.
-    writeFileSync(
-      path.join(outputDir, '.gitignore'),
-      '# written by agentguard: its output is not part of the project\n*\n',
-      {
-        flag: 'wx',
-      },
-    );
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  }
+function ignoreOutputFolder(output: HeldOutput, root: string): void {
+  if (output.dir !== path.join(root, OUTPUT_FOLDER)) return;
+  writeNewFileHeld(
+    output,
+    '.gitignore',
+    '# written by agentguard: its output is not part of the project\n*\n',
+  );
 }

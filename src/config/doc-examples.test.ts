@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loadRuleSet } from '../analysis/rules/load-rules.js';
 import { packageRoot } from '../package-root.js';
+import { HOST_POLICY_KEYS, readHostPolicy } from './host-policy.js';
 import { loadConfig } from './load.js';
 import { parseYaml } from './yaml.js';
 
@@ -17,11 +18,22 @@ function configExamples(doc: string): { line: number; value: Record<string, unkn
     const parsed = parseYaml(m[1] as string, `${doc}:${line}`);
     if (!parsed.ok) throw new Error(`${doc}:${line}: ${JSON.stringify(parsed)}`);
     const value = parsed.value as Record<string, unknown>;
-    // A rule file (lists/macros/rules) is checked by rules/README's own tests.
-    if (value && typeof value === 'object' && !('rules' in value && !('security' in value)))
+    // A rule file (lists/macros/rules) is checked by rules/README's own tests; a host policy below.
+    if (
+      value &&
+      typeof value === 'object' &&
+      !('rules' in value && !('security' in value)) &&
+      !isHostPolicy(value)
+    )
       out.push({ line, value });
   }
   return out;
+}
+
+/** A host policy block: only the host policy's keys (host-policy.ts). */
+function isHostPolicy(value: unknown): boolean {
+  const keys = value && typeof value === 'object' ? Object.keys(value) : [];
+  return keys.length > 0 && keys.every((k) => HOST_POLICY_KEYS.includes(k));
 }
 
 const BASE = {
@@ -84,5 +96,21 @@ describe('the security.allow example', () => {
     );
     const loaded = loadConfig(file);
     expect(loaded.ok).toBe(false);
+  });
+});
+
+describe('docs/config.md host policy example', () => {
+  it('reads as a host policy', () => {
+    const text = readFileSync(path.join(packageRoot(), 'docs/config.md'), 'utf8');
+    const blocks = [...text.matchAll(/^```yaml\n([\s\S]*?)^```$/gm)]
+      .map((m) => m[1] as string)
+      .filter((b) => {
+        const parsed = parseYaml(b);
+        return parsed.ok && isHostPolicy(parsed.value);
+      });
+    expect(blocks).toHaveLength(1);
+    const file = path.join(dir, 'host-policy.yaml');
+    writeFileSync(file, blocks[0] as string, { mode: 0o644 });
+    expect(readHostPolicy({ AGENTGUARD_HOST_POLICY: file }).host_paths).toEqual(['/opt/hostedtoolcache']);
   });
 });

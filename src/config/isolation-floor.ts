@@ -1,13 +1,22 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
+import { isProfilePath, loadProfileResult } from '../agents/profiles/load-profile.js';
 import { ConfigError } from '../errors.js';
-import type { NamedMount } from './schema.js';
+import { parseAllowEntry } from '../observe/proxy/allow-list.js';
+import {
+  type HostPolicy,
+  internalHost,
+  mirrorAllowed,
+  networkHostAllowed,
+  readHostPolicy,
+} from './host-policy.js';
+import type { NamedMount, ResolvedConfig } from './schema.js';
 
 /**
  * The isolation floor: the least isolation a run of input the operator did not write may have (a
  * pull request in CI, a queue job on a worker, an imported pack). Only the operator sets it, through
- * a flag of the command they run; no field of the input can lower it, because the input is exactly
- * what the floor distrusts.
+ * a flag of the command they run and the host policy (host-policy.ts); no field of the input can
+ * lower it, because the input is exactly what the floor distrusts.
  */
 export type IsolationFloor = {
   /** The untrusted input, in words: `the pull request's head`, `queue job 'abc'`, `pack 'p' (imported)`. */
@@ -16,9 +25,12 @@ export type IsolationFloor = {
   allowFlag: string;
   /**
    * The folder the input came in (the pack's, the job's bundle): a host path the input asks the
-   * sandbox to show outside it is below the floor. Unset: no such folder (a pull request's policy).
+   * sandbox to show outside it is below the floor unless the host policy lists it. Unset: no such
+   * folder, so every host path must be listed.
    */
   root?: string;
+  /** Variables of the host's environment the operator lets this command's inputs pass to agents (the worker's --agent-env). */
+  agentEnv?: ReadonlySet<string>;
 };
 
 /** What the floor judges: the isolation a run plans to have, after the sandbox and tracer were chosen. */
@@ -30,25 +42,134 @@ export type IsolationFacts = {
   network: string;
   /** The config has a setup_command: it runs wherever the agent's commands run. */
   setupCommand: boolean;
-  /** The host paths the config asks the sandbox to show (ResolvedConfig.mounts). */
-  mounts?: readonly NamedMount[];
+  /** What of the host the config asks to reach (inputReach): judged against the root and the host policy. */
+  reach?: InputReach;
 };
 
-/** One way a run would fall below the floor: the config field and what it would do. */
-export type FloorBreach = { field: string; what: string };
+/**
+ * Every field of a config by which it reaches beyond its own folder: host paths the sandbox shows
+ * (sandbox.mounts, toolchains, `{config_dir}` arguments), setup's cache folders and mirror URLs,
+ * the network's allow list and fake hosts, and a container runtime (a host program podman runs).
+ */
+export type InputReach = {
+  mounts: readonly NamedMount[];
+  caches: readonly { field: string; path: string }[];
+  mirrors: readonly { field: string; url: string }[];
+  allow: readonly string[];
+  hosts: Readonly<Record<string, string>>;
+  containerRuntime?: string;
+  /** Variables of the host's environment the agent is given (agent_environment, the input's own profile's env_pass). */
+  env: readonly { field: string; name: string }[];
+};
 
-/** Every way these facts fall below the floor (empty: the run may go ahead). */
-export function floorBreaches(facts: IsolationFacts, root?: string): FloorBreach[] {
+/** What of the host a loaded config reaches, by field (see InputReach). */
+export function inputReach(cfg: ResolvedConfig): InputReach {
+  const caches: { field: string; path: string }[] = [];
+  const mirrors: { field: string; url: string }[] = [];
+  for (const [i, d] of (cfg.setup?.dependencies ?? []).entries()) {
+    const dep = d as { cache?: string; mirror?: string };
+    if (dep.cache !== undefined) caches.push({ field: `setup.dependencies[${i}].cache`, path: dep.cache });
+    if (dep.mirror !== undefined) mirrors.push({ field: `setup.dependencies[${i}].mirror`, url: dep.mirror });
+  }
+  const env = cfg.agent_environment.map((name, i) => ({ field: `agent_environment[${i}]`, name }));
+  // A built-in profile is agentguard's; a profile file is the input's own choice of what to pass.
+  if (cfg.agent_profile !== undefined && isProfilePath(cfg.agent_profile)) {
+    const profile = loadProfileResult(cfg.agent_profile);
+    if (profile.ok)
+      for (const [i, name] of profile.value.env_pass.entries())
+        env.push({ field: `agent_profile env_pass[${i}]`, name });
+  }
+  return {
+    env,
+    mounts: cfg.mounts,
+    caches,
+    mirrors,
+    allow: cfg.network.mode === 'allowlist' ? cfg.network.allow : [],
+    hosts: cfg.network.hosts,
+    ...(cfg.container?.runtime !== undefined ? { containerRuntime: cfg.container.runtime } : {}),
+  };
+}
+
+/**
+ * One way a run would fall below the floor: the config field, what it would do, and how the
+ * operator allows that one thing (unset: only the command's flag that lowers the whole floor).
+ */
+export type FloorBreach = { field: string; what: string; allow?: string };
+
+/**
+ * Every way these facts fall below the floor (empty: the run may go ahead). `root`: the folder the
+ * input came in, whose paths it may show; any other host path must be one the operator's host
+ * policy lists, as must every mirror and internal network address.
+ */
+export function floorBreaches(
+  facts: IsolationFacts,
+  root?: string,
+  policy: HostPolicy = readHostPolicy(),
+  agentEnv: ReadonlySet<string> = new Set(),
+): FloorBreach[] {
   const breaches: FloorBreach[] = [];
-  for (const m of facts.mounts ?? []) {
+  const reach = facts.reach;
+  const listIt = (key: string, value: string) => `listing ${value} under ${key} in ${policy.file}`;
+  const shown = [...(reach?.mounts ?? []), ...(reach?.caches ?? []).map((c) => ({ ...c, writable: false }))];
+  for (const m of shown) {
     if (m.writable)
       breaches.push({
         field: m.field,
         what: `it shows ${m.path} to the agent writable, a host folder it could change`,
       });
-    if (root !== undefined && !insideEverWay(m.path, root))
-      breaches.push({ field: m.field, what: `it shows ${m.path} to the agent, outside ${root}` });
+    else if (
+      !(root !== undefined && insideEverWay(m.path, root)) &&
+      !policy.host_paths.some((allowed) => insideEverWay(m.path, allowed))
+    )
+      breaches.push({
+        field: m.field,
+        what: `it shows ${m.path} to the agent, a host folder ${root === undefined ? 'the input did not bring' : `outside ${root}`}`,
+        allow: listIt('host_paths', realOr(m.path)),
+      });
   }
+  for (const m of reach?.mirrors ?? [])
+    if (!mirrorAllowed(m.url, policy.mirrors))
+      breaches.push({
+        field: m.field,
+        what: `setup would fetch from ${m.url}, a mirror the operator did not allow (it could be an internal service)`,
+        allow: listIt('mirrors', m.url),
+      });
+  for (const [i, entry] of (reach?.allow ?? []).entries()) {
+    const parsed = parseAllowEntry(entry);
+    if (!parsed.ok) continue; // the loader said it
+    const { host, port } = parsed.entry;
+    const why =
+      host === '*' ? 'it lets the agent reach every host, internal ones included' : internalHost(host);
+    if (why !== null && !networkHostAllowed(host, port, policy.network_hosts))
+      breaches.push({
+        field: `network.allow[${i}]`,
+        what: `${why}: the agent could reach services of the host or its network`,
+        allow: listIt('network_hosts', entry),
+      });
+  }
+  for (const [name, address] of Object.entries(reach?.hosts ?? {})) {
+    const at = address.lastIndexOf(':');
+    const host = address.slice(0, at);
+    const why = internalHost(host);
+    if (why !== null && !networkHostAllowed(host, Number(address.slice(at + 1)), policy.network_hosts))
+      breaches.push({
+        field: `network.hosts.${name}`,
+        what: `it routes ${name} to ${address}; ${why}: the agent could reach a service of the host`,
+        allow: listIt('network_hosts', address),
+      });
+  }
+  for (const e of reach?.env ?? [])
+    if (!agentEnv.has(e.name) && !policy.agent_env.includes(e.name))
+      breaches.push({
+        field: e.field,
+        what: `it gives the agent ${e.name} from the host's environment, where API keys and tokens live`,
+        allow: listIt('agent_env', e.name),
+      });
+  if (reach?.containerRuntime !== undefined)
+    breaches.push({
+      field: 'container.runtime',
+      what: `the container engine would run ${reach.containerRuntime}, a program of the host, as the container's runtime`,
+    });
   if (facts.sandbox.onHost) {
     breaches.push({
       field: 'sandbox',
@@ -76,17 +197,22 @@ export function floorBreaches(facts: IsolationFacts, root?: string): FloorBreach
   return breaches;
 }
 
-/** Refuse facts below the floor with one error: each breach names the input, the field and the operator's flag. */
+/** How the operator allows one breach, in words: by the host policy's line for it, or with the command's flag. */
+export function allowBreach(b: FloorBreach, allowFlag: string): string {
+  return b.allow === undefined ? `with ${allowFlag}` : `by ${b.allow}, or with ${allowFlag}`;
+}
+
+/** Refuse facts below the floor with one error: each breach names the input, the field and how the operator allows it. */
 export function enforceFloor(floor: IsolationFloor | undefined, facts: IsolationFacts): void {
   if (!floor) return;
-  const breaches = floorBreaches(facts, floor.root);
+  const breaches = floorBreaches(facts, floor.root, readHostPolicy(), floor.agentEnv);
   if (breaches.length === 0) return;
   throw new ConfigError(
     breaches.map((b) => ({
       file: facts.file,
       field: b.field,
       message: `${floor.input} asks for less isolation than the floor allows: ${b.what}`,
-      fix: `an operator who trusts this input can allow it with ${floor.allowFlag}; the input itself cannot`,
+      fix: `an operator who trusts this input can allow it ${allowBreach(b, floor.allowFlag)}; the input itself cannot`,
     })),
   );
 }

@@ -1,4 +1,4 @@
-import { type FloorBreach, floorBreaches } from '../config/isolation-floor.js';
+import { type FloorBreach, floorBreaches, inputReach } from '../config/isolation-floor.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { SANDBOXES } from '../sandbox/index.js';
 
@@ -41,7 +41,7 @@ export function configIsolation(entry: string, cfg: ResolvedConfig, root?: strin
         tracer: cfg.tracer,
         network: cfg.network.mode,
         setupCommand: cfg.setup_command !== undefined,
-        mounts: cfg.mounts,
+        reach: inputReach(cfg),
       },
       root,
     ),

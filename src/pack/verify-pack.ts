@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { IsolationFloor } from '../config/isolation-floor.js';
+import { allowBreach, type IsolationFloor } from '../config/isolation-floor.js';
 import { AgentGuardError, ConfigError } from '../errors.js';
 import { loadRegistry, type Registry } from '../registry/registry-file.js';
 import { type RegistryValidation, validateRegistry } from '../registry/validate-registry.js';
@@ -206,7 +206,7 @@ function belowFloor(
   return isolation.flatMap((i) =>
     i.breaches.map((b) => ({
       entry: i.config,
-      reason: `field '${b.field}': ${floor.input} (${manifest.name}@${manifest.version}) asks for less isolation than the floor allows: ${b.what}; an operator who trusts it can allow it with ${floor.allowFlag}`,
+      reason: `field '${b.field}': ${floor.input} (${manifest.name}@${manifest.version}) asks for less isolation than the floor allows: ${b.what}; an operator who trusts it can allow it ${allowBreach(b, floor.allowFlag)}`,
     })),
   );
 }

@@ -27,18 +27,20 @@ export type AnalysedRun = {
  * touches no network, so `agentguard analyze` gives the same verdict the run gave (or, with a
  * new policy, the verdict that policy would have given, written under `analyses/`).
  */
-export function analyseRun(runDir: string, policy?: ResolvedConfig): AnalysedRun {
-  const bundle = readBundle(runDir);
+export function analyseRun(runDir: string, policy?: ResolvedConfig, shownAs?: string): AnalysedRun {
+  const read = readBundle(runDir);
+  // Made elsewhere and moved to `shownAs` once sealed (ci's private folder): the report names where it will be.
+  const bundle = shownAs === undefined ? read : { ...read, run_dir: shownAs };
   // Under another policy the reports go beside the originals, which keep the verdict the run earned.
-  let outDir = bundle.run_dir;
+  let outDir = runDir;
   if (policy) {
     bundle.config = withPolicy(bundle.config, policy);
     const tag = createHash('sha256').update(JSON.stringify(bundle.config)).digest('hex').slice(0, 12);
-    outDir = path.join(bundle.run_dir, 'analyses', `${path.basename(policy.config_path, '.yaml')}-${tag}`);
+    outDir = path.join(runDir, 'analyses', `${path.basename(policy.config_path, '.yaml')}-${tag}`);
   }
-  const rules = policy ? loadRunRules(bundle.config).ruleset : rulesOfRun(bundle.run_dir, bundle.config);
+  const rules = policy ? loadRunRules(bundle.config).ruleset : rulesOfRun(runDir, bundle.config);
   const analysis = analyze(bundle, rules);
-  const report = buildRunReport(bundle, analysis, { artifacts: listEvidence(bundle.run_dir) });
+  const report = buildRunReport(bundle, analysis, { artifacts: listEvidence(runDir) });
   const input = { report, view: reportView(report), graph: runGraph(bundle), version: agentguardVersion() };
   for (const reporter of REPORTERS) writeText(path.join(outDir, reporter.file), reporter.render(input));
   return {

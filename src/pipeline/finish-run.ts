@@ -20,6 +20,13 @@ export type FinishRun = {
   kind: Extract<HistoryKind, 'run' | 'ci'>;
   /** The batch the run is an attempt of. */
   batch?: BatchRef;
+  /**
+   * Where the run folder will be once sealed, when it is made elsewhere and moved there (ci's
+   * private folder): the report, the history row and the returned paths name it.
+   */
+  shownAs?: string;
+  /** The history database, when not `<output folder>/history.db` (ci's, through its held folder). */
+  historyFile?: string;
 };
 
 /**
@@ -36,17 +43,20 @@ export function finishRun(ctx: RunContext, f: FinishRun): AnalysedRun {
     ...(f.batch ? { batch: f.batch } : {}),
   });
   sealEvidence(f.runDir);
-  const analysed = analyseRun(f.runDir);
+  const shown = (p: string) =>
+    f.shownAs === undefined ? p : path.join(f.shownAs, path.relative(f.runDir, p));
+  const made = analyseRun(f.runDir, undefined, f.shownAs);
+  const analysed = { ...made, reportJson: shown(made.reportJson), reportMd: shown(made.reportMd) };
   const sealed = sealRun(f.runDir, analysed.analysis, ctx.now());
   if (ctx.history) {
-    const db = openHistory(path.join(ctx.outputDir, 'history.db'));
+    const db = openHistory(f.historyFile ?? path.join(ctx.outputDir, 'history.db'));
     try {
       db.recordRun(
         analysed.report,
         {
           report_json: analysed.reportJson,
           report_md: analysed.reportMd,
-          manifest: sealed.manifestFile,
+          manifest: shown(sealed.manifestFile),
           trace_head: sealed.traceHead,
         },
         f.kind,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { AGENTS, type AgentName } from '../agents/index.js';
 import { loadTrajectory, type Trajectory } from '../agents/model-server/index.js';
 import type { AgentContext, AgentPlan } from '../agents/types.js';
-import { enforceFloor, type IsolationFloor } from '../config/isolation-floor.js';
+import { enforceFloor, type IsolationFloor, inputReach } from '../config/isolation-floor.js';
 import { packFloor } from '../config/pack-provenance.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
@@ -141,7 +141,7 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
     tracer: tracer.choice.kind,
     network: cfg.network.mode,
     setupCommand: cfg.setup_command !== undefined,
-    mounts: cfg.mounts,
+    reach: inputReach(config),
   });
   // After the floor: what an input may ask to be shown is judged before whether it can be read.
   const view = runView(cfg, agent);

@@ -164,7 +164,14 @@ async function runJob(
     },
     ...(wopts.allowBelowFloor
       ? {}
-      : { floor: { input: `queue job '${job.id}'`, allowFlag: ALLOW_BELOW_FLOOR_FLAG, root: taskDir } }),
+      : {
+          floor: {
+            input: `queue job '${job.id}'`,
+            allowFlag: ALLOW_BELOW_FLOOR_FLAG,
+            root: taskDir,
+            agentEnv: wopts.agentEnv,
+          },
+        }),
   }).catch(unrecoverable);
   if (ctx.signal?.aborted) return null;
   const { run_dir: _local, ...outcome } = attemptOutcome(run);

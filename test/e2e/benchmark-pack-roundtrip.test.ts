@@ -44,8 +44,18 @@ async function matrix(name: string, configs: string[]): Promise<Record<string, V
   return verdicts((JSON.parse(r.stdout) as { rows: Row[] }).rows);
 }
 
+/**
+ * The attack cases route their fake external host to 127.0.0.1:9 (the discard port): an internal
+ * address an imported config may name only when the operator's host policy lists it.
+ */
+const hostPolicy = path.join(work, 'host-policy.yaml');
+
 async function runOwnAgent(config: string): Promise<Verdict> {
-  const r = await cli(['run', config, '--json']);
+  writeFileSync(hostPolicy, 'network_hosts: ["127.0.0.1:9"]\n', { mode: 0o644 });
+  const r = await execCli(['run', config, '--json'], {
+    cwd: work,
+    env: { AGENTGUARD_HOST_POLICY: hostPolicy },
+  });
   expect([0, 1], r.stderr).toContain(r.code);
   const report = JSON.parse(r.stdout) as {
     result: string;
@@ -147,7 +157,15 @@ describe('the shipped registry as a pack', () => {
 
   it('runs an imported attack case with its own scripted agent to the same verdict and alerts', async () => {
     const original = await runOwnAgent(path.join(BENCHMARKS, 'attacks/beacon/config.yaml'));
-    const fromPack = await runOwnAgent(path.join(imported, 'configs/attacks/beacon/config.yaml'));
+    const importedBeacon = path.join(imported, 'configs/attacks/beacon/config.yaml');
+    // Without the operator's host policy, the imported case's fake host is below the floor.
+    const refused = await cli(['run', importedBeacon, '--json']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("field 'network.hosts.api.allowed.test'");
+    expect(refused.stderr).toContain(
+      'listing 127.0.0.1:9 under network_hosts in /etc/agentguard/host-policy.yaml',
+    );
+    const fromPack = await runOwnAgent(importedBeacon);
     expect(original.alerts).toContain('net-proxy-not-allowed');
     expect(fromPack).toEqual(original);
   }, 300_000);

@@ -1,16 +1,17 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { execCli, tempDir } from './exec-cli.js';
+import { CLI, execCli, tempDir } from './exec-cli.js';
 
 /*
  * CI mode against a pull request that attacks its judge: it rewrites the policy to judge itself
@@ -227,7 +228,107 @@ describe('agentguard ci keeps the isolation floor', () => {
   );
 });
 
+describe('agentguard ci shows the tests no host folder, mirror or internal host the operator did not allow', () => {
+  it.skipIf(!observed)(
+    "refuses a base policy (a fork's, say) that shows a host folder, by its path or a link to it, or a writable one; the host policy allows a read-only one",
+    async () => {
+      const secret = path.join(work, 'runner-ssh');
+      write(secret, 'id_rsa', 'PRIVATE\n');
+      const tools = path.join(work, 'tools');
+      mkdirSync(tools);
+      symlinkSync(secret, path.join(tools, 'node'));
+      const policyWith = (extra: string) => `${BASE_POLICY}${extra}\n`;
+      const hostPolicy = path.join(work, 'host-policy.yaml');
+      writeFileSync(hostPolicy, `host_paths: [${tools}]\n`, { mode: 0o644 });
+      const refused = async (
+        name: string,
+        extra: string,
+        field: string,
+        env: Record<string, string> = {},
+      ) => {
+        const dir = project(name, (d) => write(d, 'src/app.sh', 'echo changed\n'), policyWith(extra));
+        const r = await execCli(['ci', '--base', 'main', '--json'], {
+          cwd: dir,
+          env: { HOME: home, ...env },
+        });
+        expect(r.code, r.stderr).toBe(2);
+        expect(r.stderr).toContain(`main:.agentguard.yaml: field '${field}': the changes main...HEAD`);
+        expect(r.stderr).toContain('--allow-below-floor');
+        expect(existsSync(path.join(dir, '.agentguard/ci'))).toBe(false);
+        return r.stderr;
+      };
+      const named = await refused('host-toolchain', `toolchains: [${secret}]`, 'toolchains[0]');
+      expect(named).toContain(`listing ${secret} under host_paths in /etc/agentguard/host-policy.yaml`);
+      // Listed folder, but the toolchain is a link in it to a folder the operator did not list.
+      const env = { AGENTGUARD_HOST_POLICY: hostPolicy };
+      await refused('host-link', `toolchains: [${path.join(tools, 'node')}]`, 'toolchains[0]', env);
+      await refused(
+        'host-writable',
+        `sandbox: {mounts: [{path: ${tools}, writable: true}]}`,
+        'sandbox.mounts[0]',
+        env,
+      );
+      await refused(
+        'host-network',
+        'network: {mode: allowlist, allow: ["169.254.169.254"]}',
+        'network.allow[0]',
+      );
+      // What the operator listed, read-only, runs.
+      const real = path.join(tools, 'bin');
+      mkdirSync(real);
+      const dir = project('host-allowed', () => {}, policyWith(`toolchains: [${real}]`));
+      const ok = await execCli(['ci', '--base', 'main', '--json'], { cwd: dir, env: { HOME: home, ...env } });
+      expect(ok.code, ok.stderr).toBe(0);
+    },
+    240_000,
+  );
+});
+
 describe('agentguard ci never writes through a link the checkout holds', () => {
+  it('writes nothing through a link swapped in after the check: the harness, paused there by a hook, writes through the folder it holds', async () => {
+    const victim = path.join(work, 'victim-race');
+    mkdirSync(victim);
+    const dir = project('out-race', (d) => write(d, 'src/app.sh', 'echo changed\n'));
+    // The hook stops the harness at the run's first step, after the output folder was checked.
+    const child = spawn(process.execPath, [CLI, 'ci', '--base', 'main', '--no-tests', '--json'], {
+      cwd: dir,
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: home,
+        AGENTGUARD_TEST_FAULT: 'signal:SIGSTOP:prepare',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (c) => {
+      stdout += c;
+    });
+    child.stderr?.on('data', (c) => {
+      stderr += c;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const state = () => readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.[0];
+    for (let i = 0; i < 600 && state() !== 'T'; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(state()).toBe('T');
+    // What a process the pull request left behind does: the output folder becomes a link elsewhere.
+    const out = path.join(dir, '.agentguard');
+    expect(existsSync(path.join(out, 'history.db'))).toBe(true);
+    renameSync(out, path.join(dir, 'moved-away'));
+    symlinkSync(victim, out);
+    process.kill(child.pid as number, 'SIGCONT');
+    expect(await exited, stderr).toBe(0);
+    expect(readdirSync(victim)).toEqual([]);
+    const report = JSON.parse(stdout) as Report;
+    const moved = path.join(dir, 'moved-away/ci', path.basename(report.run_dir));
+    expect(existsSync(path.join(moved, 'report.json'))).toBe(true);
+    expect(report.run_dir).toBe(path.join(out, 'ci', path.basename(report.run_dir)));
+    expect(stderr).toContain('was moved or replaced during the run');
+    // The sealed run verifies where it landed; its history row is in the held folder's history.db.
+    const verify = await execCli(['trace', 'verify', moved], { cwd: dir, env: { HOME: home } });
+    expect(verify.code, verify.stderr).toBe(0);
+  }, 120_000);
+
   it('refuses a committed .agentguard link, a committed file in it, and a planted link, writing nothing', async () => {
     const target = path.join(work, 'victim');
     mkdirSync(target);

@@ -8,6 +8,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPORT_FILES, reportPath } from '../../src/reports/reporters.js';
@@ -251,11 +252,16 @@ async function slowCi(name: string, args: string[]) {
     out.stderr += c;
   });
   const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
-  const ciDir = path.join(dir, '.agentguard', 'ci');
+  // The run is made in a private staging folder (held-output.ts) until it is sealed.
+  const staged = () =>
+    readdirSync(tmpdir())
+      .filter((n) => n.startsWith(`agentguard-ci-${child.pid}-`))
+      .map((n) => path.join(tmpdir(), n));
   const runId = () =>
-    existsSync(ciDir)
-      ? readdirSync(ciDir).find((id) => existsSync(path.join(ciDir, id, 'repo', 'started')))
-      : undefined;
+    staged()
+      .flatMap((s) => (existsSync(s) ? readdirSync(s).map((id) => path.join(s, id)) : []))
+      .filter((run) => existsSync(path.join(run, 'repo', 'started')))
+      .map((run) => path.basename(run))[0];
   const deadline = Date.now() + 60_000;
   while (!runId() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   expect(runId(), out.stderr).toBeDefined();
@@ -331,6 +337,8 @@ describe('agentguard ci: Ctrl-C', () => {
       // way only because the killed one noted its run id and process groups).
       const next = await ci(dir, ['--no-tests']);
       expect(next.code, next.stderr).toBe(0);
+      // The killed run's private staging folder went with the sweep too.
+      expect(readdirSync(tmpdir()).filter((n) => n.startsWith(`agentguard-ci-${child.pid}-`))).toEqual([]);
       for (let i = 0; i < 50 && cgroupsOf(runId).length > 0; i++)
         await new Promise((r) => setTimeout(r, 200));
       expect(cgroupsOf(runId)).toEqual([]);

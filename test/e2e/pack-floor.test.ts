@@ -156,6 +156,74 @@ describe('a signed pack whose config runs on the host', () => {
     300_000,
   );
 
+  it("verify refuses a config that reaches the host beyond its folder: a host folder, an internal mirror or host, the host's variables", async () => {
+    const cfg = path.join(reg, 'js-slugify/config.yaml');
+    const tools = path.join(work, 'host-tools');
+    mkdirSync(tools);
+    writeFileSync(
+      path.join(reg, 'js-slugify/repo/package-lock.json'),
+      '{"lockfileVersion":3,"packages":{}}\n',
+    );
+    appendFileSync(
+      cfg,
+      [
+        `toolchains: [${tools}]`,
+        'agent_environment: [AWS_SECRET_ACCESS_KEY]',
+        'network: {mode: allowlist, allow: ["localhost:6379", "[::ffff:169.254.169.254]"], hosts: {api.test: "10.0.0.1:80"}}',
+        'setup: {dependencies: [{manager: npm, mirror: "http://169.254.169.254/latest/"}]}',
+        '',
+      ].join('\n'),
+    );
+    const reach = path.join(work, 'reach.zip');
+    const built = await cli([
+      'pack',
+      'build',
+      '--registry',
+      path.join(reg, 'registry.yaml'),
+      '--family',
+      'js-slugify',
+      '-o',
+      reach,
+      '--name',
+      'reachpack',
+      '--pack-version',
+      '1.0.0',
+    ]);
+    expect(built.code, built.stderr).toBe(0);
+    const v = await cli(['pack', 'verify', reach]);
+    expect(v.code).toBe(2);
+    for (const field of [
+      'toolchains[0]',
+      'agent_environment[0]',
+      'network.allow[0]',
+      'network.allow[1]',
+      'network.hosts.api.test',
+      'setup.dependencies[0].mirror',
+    ])
+      expect(v.stderr).toMatch(
+        new RegExp(`entry 'configs/js-slugify/config\\.yaml': field '${field.replace(/[[\].]/g, '\\$&')}'`),
+      );
+    expect(v.stderr).toContain('under agent_env in /etc/agentguard/host-policy.yaml');
+    // The operator's host policy allows each, one line apiece; nothing in the pack can.
+    const hostPolicy = path.join(work, 'host-policy.yaml');
+    writeFileSync(
+      hostPolicy,
+      [
+        `host_paths: [${tools}]`,
+        'agent_env: [AWS_SECRET_ACCESS_KEY]',
+        'network_hosts: ["localhost:6379", "::ffff:169.254.169.254", "10.0.0.1"]',
+        'mirrors: ["http://169.254.169.254/latest/"]',
+        '',
+      ].join('\n'),
+      { mode: 0o644 },
+    );
+    const allowed = await execCli(['pack', 'verify', reach], {
+      cwd: work,
+      env: { AGENTGUARD_HOST_POLICY: hostPolicy },
+    });
+    expect(allowed.code, allowed.stderr).toBe(0);
+  }, 120_000);
+
   it('a pack that holds an entry named like the import mark is refused', async () => {
     const crafted = path.join(work, 'marked.zip');
     const r = spawnSync(

@@ -260,6 +260,49 @@ describe.skipIf(!hasRedis)('a worker refuses', () => {
     expect(existsSync(path.join(work, 'w', 'runs'))).toBe(false);
   }, 90_000);
 
+  it("a config whose mirror, network or fake host is the worker's own Redis, or that asks for a container runtime: each below the floor, nothing fetched or run", async () => {
+    const redisAt = new URL((server as RedisServer).url);
+    const local = `127.0.0.1:${redisAt.port}`;
+    const b = await upload({
+      't/config.yaml': CONFIG(
+        [
+          `setup: {dependencies: [{manager: npm, mirror: "http://${local}/"}]}`,
+          `network: {mode: allowlist, allow: ["${local}", "[::ffff:127.0.0.1]", "metadata"], hosts: {api.allowed.test: "${local}"}}`,
+          'container: {image: alpine, runtime: /tmp/ag-evil-runtime}',
+          '',
+        ].join('\n'),
+      ),
+      't/repo/package.json': '{"name":"t","version":"1.0.0"}\n',
+      't/repo/package-lock.json': '{"name":"t","version":"1.0.0","lockfileVersion":3,"packages":{}}\n',
+    });
+    const before = Number(
+      (await (redis as Redis).info('stats')).match(/total_connections_received:(\d+)/)?.[1],
+    );
+    const reason = await failure(
+      'floor-reach',
+      job('floor-reach', {
+        attempt: { ...job('x', {}).attempt, agent: { name: 'c', kind: 'command', argv: ['true'] } },
+        task: { sha256: b.sha256, bytes: b.bytes.length, config: 't/config.yaml' },
+      }),
+    );
+    for (const field of [
+      'setup.dependencies[0].mirror',
+      'network.allow[0]',
+      'network.allow[1]',
+      'network.allow[2]',
+      'network.hosts.api.allowed.test',
+      'container.runtime',
+    ])
+      expect(reason).toContain(`field '${field}': queue job 'floor-reach.0'`);
+    expect(reason).toContain(`listing http://${local}/ under mirrors in /etc/agentguard/host-policy.yaml`);
+    // No setup ran: only this test's own client and the worker's reached Redis meanwhile.
+    const after = Number(
+      (await (redis as Redis).info('stats')).match(/total_connections_received:(\d+)/)?.[1],
+    );
+    expect(after - before).toBeLessThanOrEqual(2);
+    expect(existsSync(path.join(work, 'w', 'runs'))).toBe(false);
+  }, 40_000);
+
   it('a task bundle with a chain of two links that resolves out of it: refused, nothing extracted', async () => {
     // Each link's text stays inside (`d/up -> ..`, `esc -> d/up/..`); resolved, esc is the bundle's parent.
     const b = await upload(

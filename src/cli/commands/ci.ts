@@ -72,9 +72,20 @@ export async function ciCommand(io: CliIO, opts: CiCommandOptions): Promise<numb
       guarded: policy.guarded,
       ...(opts.allowBelowFloor
         ? {}
-        : { floor: { input: changesJudged(range), allowFlag: ALLOW_BELOW_FLOOR } }),
+        : {
+            floor: {
+              input: changesJudged(range),
+              allowFlag: ALLOW_BELOW_FLOOR,
+              root: policy.cfg.config_dir,
+            },
+          }),
+      operatorPolicy: policy.source.kind === 'file',
       ...(tracer ? { tracer: tracer as TracerRequest } : {}),
     });
+    if (result.outputMoved)
+      io.err(
+        `agentguard: warning: the output folder ${outputDir} was moved or replaced during the run; the run folder went into the folder agentguard opened at the start (wherever it is now), never through what is at that path.`,
+      );
     if (result.policyEdits.length > 0)
       io.err(
         `agentguard: the changes edit the CI policy (${result.policyEdits.join(', ')}); they were judged by ${policy.label}, and forbidden-paths fails on the edit.`,
