@@ -369,6 +369,8 @@ export const InstalledDependencySchema = z.looseObject({
   /** The lockfile or requirements file, relative to the workspace, and its sha256 before the install. */
   manifest: str,
   manifest_sha256: str,
+  /** Every workspace file that decides the install (lockfile, package.json, included requirements), with its sha256 (null: missing). */
+  inputs: z.array(z.looseObject({ path: str, sha256: str.nullable() })).optional(),
   /** Where the packages came from: a cache folder (absolute) or a mirror URL. */
   source: z.enum(['cache', 'mirror']),
   from: str,

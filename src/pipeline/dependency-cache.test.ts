@@ -1,4 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   lstatSync,
   mkdirSync,
@@ -13,7 +14,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DependencySchema, type PipDependency } from '../config/setup-schema.js';
-import { dependencyCacheKey, restoreDependencies, saveDependencies } from './dependency-cache.js';
+import {
+  dependencyCacheKey,
+  installInputs,
+  restoreDependencies,
+  saveDependencies,
+} from './dependency-cache.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'agentguard-dep-cache-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -79,6 +85,31 @@ describe('the dependency cache', () => {
     expect(dependencyCacheKey({ ...pyproject, editable: false }, a.repoDir, ['python3'], PY)).not.toBe(pkey);
     writeFileSync(path.join(a.repoDir, 'uv.lock'), 'version = 2\n');
     expect(dependencyCacheKey(pyproject, a.repoDir, ['python3'], PY)).not.toBe(pkey);
+  });
+
+  it("names each file an install reads with its sha256 (setup.json's inputs), and the key follows them: a changed lockfile is a new key, the same bytes the same key", () => {
+    const a = workspace('inputs');
+    const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+    expect(installInputs(pnpm, a.repoDir)).toEqual([
+      { path: 'pnpm-lock.yaml', sha256: sha("lockfileVersion: '9.0'\n") },
+      { path: 'package.json', sha256: sha('{"name":"x"}') },
+    ]);
+    const key = dependencyCacheKey(pnpm, a.repoDir, CLIENT);
+    writeFileSync(path.join(a.repoDir, 'pnpm-lock.yaml'), "lockfileVersion: '9.1'\n");
+    expect(installInputs(pnpm, a.repoDir)[0]?.sha256).toBe(sha("lockfileVersion: '9.1'\n"));
+    expect(dependencyCacheKey(pnpm, a.repoDir, CLIENT)).not.toBe(key);
+    writeFileSync(path.join(a.repoDir, 'pnpm-lock.yaml'), "lockfileVersion: '9.0'\n");
+    expect(dependencyCacheKey(pnpm, a.repoDir, CLIENT)).toBe(key);
+    const uv = DependencySchema.parse({
+      manager: 'pip',
+      pyproject: 'sub/pyproject.toml',
+      lockfile: 'sub/uv.lock',
+      mirror: 'https://pypi.org/simple/',
+    });
+    expect(installInputs(uv, a.repoDir)).toEqual([
+      { path: 'sub/pyproject.toml', sha256: null },
+      { path: 'sub/uv.lock', sha256: null },
+    ]);
   });
 
   it.skipIf(!venvWorks)(

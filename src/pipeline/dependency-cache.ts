@@ -3,11 +3,9 @@ import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeF
 import path from 'node:path';
 import { type DependencyEntry, manifestOf } from '../config/setup-schema.js';
 import { sha256File } from '../provenance/digest.js';
+import { relocateVenv } from '../workspace/venv-relocate.js';
 import { PYPROJECT_INSTALL } from './pyproject-script.js';
-import { relocateVenv } from './venv-relocate.js';
-
-/** Where corepack keeps the clients it fetched, inside a HOME (COREPACK_HOME unset). */
-const COREPACK_HOME = '.cache/node/corepack';
+import { COREPACK_HOME } from './setup-home.js';
 
 /** What one install leaves behind that a later run can reuse. */
 type Installed =
@@ -48,17 +46,30 @@ function includedFiles(file: string, seen = new Set<string>()): string[] {
   return [file, ...more.flatMap((f) => includedFiles(f, seen))];
 }
 
-/** What decides a pip install beyond its source: the manifests' bytes, the groups, the interpreter. */
-function pipFacts(
-  dep: Extract<DependencyEntry, { manager: 'pip' }>,
-  repoDir: string,
-  runtime: string | null,
-) {
-  const manifest = path.join(repoDir, manifestOf(dep).rel);
-  const files = dep.pyproject === undefined ? includedFiles(manifest) : [manifest];
-  if (dep.lockfile) files.push(path.join(repoDir, dep.lockfile));
+/** A workspace file an install reads, and its sha256 before the install (null when it is missing). */
+export type InstallInput = { path: string; sha256: string | null };
+
+/**
+ * The workspace files whose bytes decide what an install writes: a JavaScript client's lockfile and
+ * package.json; a requirements file and every file it includes; a pyproject and its lockfile. One
+ * definition for setup.json (what was installed from) and the cache key (a changed file installs again).
+ */
+export function installInputs(dep: DependencyEntry, repoDir: string): InstallInput[] {
+  let files: string[];
+  if (dep.manager !== 'pip') {
+    const lock = path.join(repoDir, dep.lockfile);
+    files = [lock, path.join(path.dirname(lock), 'package.json')];
+  } else {
+    const manifest = path.join(repoDir, manifestOf(dep).rel);
+    files = dep.pyproject === undefined ? includedFiles(manifest) : [manifest];
+    if (dep.lockfile) files.push(path.join(repoDir, dep.lockfile));
+  }
+  return files.map((f) => ({ path: path.relative(repoDir, f), sha256: fileSha(f) }));
+}
+
+/** What decides a pip install beyond its files and source: the groups, the interpreter, the installer. */
+function pipFacts(dep: Extract<DependencyEntry, { manager: 'pip' }>, runtime: string | null) {
   return {
-    files: files.map((f) => [path.relative(repoDir, f), fileSha(f)]),
     groups: dep.groups ?? [],
     editable: dep.editable !== false,
     target: dep.target,
@@ -71,10 +82,9 @@ function pipFacts(
 }
 
 /**
- * The key of an install: everything that decides what it writes (the lockfile and package.json
- * bytes, the requirements or pyproject and lockfile, the client, where packages come from, whether
- * scripts ran, the Node.js version or the interpreter a venv is made from). Null when a venv's
- * interpreter cannot be named (`runtime` null).
+ * The key of an install: everything that decides what it writes (installInputs' files, the client,
+ * where packages come from, whether scripts ran, the Node.js version or the interpreter a venv is
+ * made from). Null when a venv's interpreter cannot be named (`runtime` null).
  */
 export function dependencyCacheKey(
   dep: DependencyEntry,
@@ -83,18 +93,11 @@ export function dependencyCacheKey(
   runtime: string | null = process.version,
 ): string | null {
   if (dep.manager === 'pip' && runtime === null) return null;
-  const dir = path.join(repoDir, path.dirname(manifestOf(dep).rel));
   const facts = {
-    v: 2,
+    v: 3,
     manager: dep.manager,
-    ...(dep.manager === 'pip'
-      ? pipFacts(dep, repoDir, runtime)
-      : {
-          lockfile: dep.lockfile,
-          lock: fileSha(path.join(repoDir, dep.lockfile)),
-          package: fileSha(path.join(dir, 'package.json')),
-          node: runtime,
-        }),
+    files: installInputs(dep, repoDir),
+    ...(dep.manager === 'pip' ? pipFacts(dep, runtime) : { node: runtime }),
     client,
     from: dep.cache ?? dep.mirror,
     scripts: dep.scripts,
