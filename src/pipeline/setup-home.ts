@@ -7,13 +7,19 @@ import type { SandboxPlaces } from '../sandbox/types.js';
 /** Where corepack keeps the clients it fetched, inside a HOME (COREPACK_HOME unset). */
 export const COREPACK_HOME = '.cache/node/corepack';
 
+/**
+ * What an install leaves in HOME that the tests then read: corepack's client, and yarn 2+'s global
+ * cache, whose zip archives a Plug'n'Play project (`.pnp.cjs`, no node_modules) loads its packages from.
+ */
+const KEPT = [COREPACK_HOME, '.yarn/berry'];
+
 /** The HOME setup's installers run with, on the host and as they see it. */
 export type SetupHome = {
   /** The places of setup's sandbox session: the run's, with this HOME in place of the run's. */
   places: SandboxPlaces;
   /** HOME as the installers see it. */
   home: string;
-  /** Moves what the run needs from it (corepack's client) into the run's HOME, then removes it. */
+  /** Moves what the run needs from it (KEPT) into the run's HOME, then removes it. */
   close(keep: boolean): void;
 };
 
@@ -23,8 +29,7 @@ export type SetupHome = {
  * (npm, pnpm, yarn and bun read ~/.npmrc; pip ~/.config/pip; poetry ~/.config/pypoetry). A canary it
  * read would be a false alert, and a token it found would go to the mirror. Setup's session shows
  * this folder where the agent's HOME would be, and the canary HOME not at all, whatever installer
- * runs and whatever file it reads. Corepack's downloaded client is the one thing kept: the tests run
- * the pinned client offline from the run's HOME.
+ * runs and whatever file it reads. What the tests need from it (KEPT) is copied to the run's HOME.
  */
 export function openSetupHome(places: SandboxPlaces): SetupHome {
   const hostHome = runPath(places.runDir, 'setupHome');
@@ -37,13 +42,14 @@ export function openSetupHome(places: SandboxPlaces): SetupHome {
     places: { ...places, hostHome, agentHome: home },
     home,
     close(keep) {
-      const client = path.join(hostHome, COREPACK_HOME);
-      if (keep && existsSync(client))
-        cpSync(client, path.join(places.hostHome, COREPACK_HOME), {
+      for (const rel of keep ? KEPT : []) {
+        if (!existsSync(path.join(hostHome, rel))) continue;
+        cpSync(path.join(hostHome, rel), path.join(places.hostHome, rel), {
           recursive: true,
           verbatimSymlinks: true,
           preserveTimestamps: true,
         });
+      }
       rmSync(hostHome, { recursive: true, force: true });
     },
   };
