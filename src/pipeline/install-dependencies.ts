@@ -46,7 +46,7 @@ export function clientOf(
   repoDir: string,
   pathVar: string | undefined,
 ): string[] | null {
-  if (dep.manager === 'pnpm' || dep.manager === 'yarn')
+  if (dep.manager === 'pnpm' || dep.manager === 'yarn' || dep.manager === 'bun')
     return jsClient(dep.manager, path.join(repoDir, path.dirname(dep.lockfile)), pathVar);
   const program = PROGRAM[dep.manager].name;
   return resolveProgram(program, repoDir, pathVar) ? [program] : null;
@@ -64,7 +64,8 @@ function entryName(index: number, dep: DependencyEntry): string {
  * runs: the JavaScript clients skip lifecycle scripts and pip takes wheels only.
  */
 export function installCommands(dep: DependencyEntry, repoDir: string, client: string[] = []): InstallStep[] {
-  if (dep.manager === 'pnpm' || dep.manager === 'yarn') return [jsInstall(dep, repoDir, client)];
+  if (dep.manager === 'pnpm' || dep.manager === 'yarn' || dep.manager === 'bun')
+    return [jsInstall(dep, repoDir, client)];
   if (dep.manager === 'npm') {
     const source = dep.cache
       ? ['--offline', '--cache', dep.cache, '--logs-max=0']
@@ -90,6 +91,16 @@ export function setupMakes(cfg: ResolvedConfig, program: string): boolean {
 }
 
 /**
+ * Who installs a uv, poetry or pdm lockfile: pip, at its versions and hashes. uv is not on npm or in
+ * Debian, and poetry's own installer needs its index settings in the user's pyproject; setup.json
+ * says which ran so that nobody reads it as the tool's own install.
+ */
+function lockInstaller(lockfile: string): string {
+  const tool = path.basename(lockfile).replace(/\.lock$/, '');
+  return `pip, at ${path.basename(lockfile)}'s versions and hashes (${tool} itself is not run)`;
+}
+
+/**
  * A failure with the installer's own reason when it gave one (the pyproject install's last
  * `agentguard:` line: a refused requirement, a file the lockfile's hashes do not allow).
  */
@@ -111,11 +122,13 @@ export function checkDependencies(
     const field = `setup.dependencies[${index}]`;
     const found: { field: string; message: string; fix: string }[] = [];
     if (!clientOf(dep, cfg.repo, pathVar)) {
-      const js = dep.manager === 'pnpm' || dep.manager === 'yarn';
+      const js = dep.manager === 'pnpm' || dep.manager === 'yarn' || dep.manager === 'bun';
       found.push({
         field: `${field}.manager`,
         message: js
-          ? `${dep.manager} needs '${dep.manager}' or 'corepack' on PATH, and neither is`
+          ? dep.manager === 'bun'
+            ? `bun needs 'bun' on PATH, which it is not`
+            : `${dep.manager} needs '${dep.manager}' or 'corepack' on PATH, and neither is`
           : `${dep.manager} needs '${PROGRAM[dep.manager].name}', which is not on PATH`,
         fix: js ? JS_CLIENT_INSTALL[dep.manager] : PROGRAM[dep.manager].install,
       });
@@ -196,7 +209,10 @@ export async function installDependencies(
         from: dep.cache ?? dep.mirror ?? '',
         scripts: dep.scripts,
         ...(dep.manager === 'pip' ? { target: dep.target } : {}),
-        ...(dep.manager === 'pnpm' || dep.manager === 'yarn' ? { client: client.join(' ') } : {}),
+        ...(dep.manager === 'pnpm' || dep.manager === 'yarn' || dep.manager === 'bun'
+          ? { client: client.join(' ') }
+          : {}),
+        ...(dep.manager === 'pip' && dep.lockfile ? { installer: lockInstaller(dep.lockfile) } : {}),
         status: 'installed',
         exit_code: 0,
         duration_ms: 0,

@@ -97,6 +97,15 @@ const REPOS = {
     'src/pad.js': PAD_SRC,
     'test/pad.test.js': PAD_TEST,
   },
+  bun: {
+    'package.json': `${JSON.stringify({ name: 'pad3', version: '1.0.0', private: true, scripts: { test: 'bun test' }, dependencies: { 'left-pad': '1.3.0' } }, null, 2)}\n`,
+    // As `bun install` (bun 1.4) writes it.
+    'bun.lock': `{\n  "lockfileVersion": 2,\n  "configVersion": 1,\n  "workspaces": {\n    "": {\n      "name": "pad3",\n      "dependencies": {\n        "left-pad": "1.3.0",\n      },\n    },\n  },\n  "packages": {\n    "left-pad": ["left-pad@1.3.0", "", {}, "${INTEGRITY}"],\n  }\n}\n`,
+    '.gitignore': 'node_modules/\n',
+    'src/pad.js': PAD_SRC,
+    'test/pad.test.js':
+      "import { expect, test } from 'bun:test';\nimport { pad3 } from '../src/pad.js';\ntest('pads', () => expect(pad3('7')).toBe('007'));\n",
+  },
   berry: {
     'package.json': pkg('yarn@4.5.3'),
     'yarn.lock':
@@ -176,6 +185,27 @@ describe('real repositories from init, unedited', () => {
       expect(init.stdout).toContain("check: the untouched repository's tests pass");
       const noop = await run(dir, 'agentguard.yaml', 'mock-noop');
       expect([noop.result, noop.alerts, failed(noop)]).toEqual(['PASS', [], []]);
+    },
+    300_000,
+  );
+
+  it.skipIf(!js || !has('bun'))(
+    'bun: init installs bun.lock with bun and tests with bun test, its check passes; mock-noop PASSes with no alert (bun reads no canary: setup has a HOME of its own); a test edit FAILs',
+    async () => {
+      const dir = clone('bun', REPOS.bun);
+      const init = await cli(['init'], dir);
+      expect(init.code, `${init.stdout}\n${init.stderr}`).toBe(0);
+      expect(init.stdout).toContain('setup installs: bun bun.lock from https://registry.npmjs.org/');
+      expect(init.stdout).toContain('tests: bun test');
+      expect(init.stdout).toContain("check: the untouched repository's tests pass");
+      const noop = await run(dir, 'agentguard.yaml', 'mock-noop');
+      expect([noop.result, noop.alerts, failed(noop)]).toEqual(['PASS', [], []]);
+      const setup = JSON.parse(readFileSync(path.join(noop.run_dir, 'evidence/setup.json'), 'utf8'));
+      expect(setup.dependencies).toMatchObject([{ manager: 'bun', client: 'bun', status: 'installed' }]);
+      const tamper = withAgent(dir, 'tamper', "echo '// skip' >> test/pad.test.js");
+      const tampered = await run(dir, tamper);
+      expect(tampered.result).toBe('FAIL');
+      expect(failed(tampered)).toContain('test-tampering');
     },
     300_000,
   );
