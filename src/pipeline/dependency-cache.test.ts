@@ -1,6 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
+  existsSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -191,5 +192,28 @@ describe('the dependency cache', () => {
     expect(readFileSync(path.join(third.repoDir, 'node_modules/left-pad/index.js'), 'utf8')).toBe(
       'module.exports = 1;\n',
     );
+  });
+
+  it("a workspace's install: every package's node_modules is kept and restored where it was, none from a nested node_modules twice", () => {
+    const first = workspace('ws-first');
+    const files = {
+      'node_modules/.modules.yaml': 'root\n',
+      'packages/pad/node_modules/left-pad/index.js': 'pad\n',
+      'packages/app/node_modules/.bin/x': 'bin\n',
+      'packages/app/src/index.js': 'source, not an install\n',
+    };
+    for (const [rel, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(first.repoDir, rel)), { recursive: true });
+      writeFileSync(path.join(first.repoDir, rel), text);
+    }
+    symlinkSync('../../pad', path.join(first.repoDir, 'packages/app/node_modules/pad'));
+    const cacheDir = path.join(root, 'cache', 'ws');
+    saveDependencies(cacheDir, pnpm, first, CLIENT);
+    const second = workspace('ws-second');
+    expect(restoreDependencies(cacheDir, pnpm, second, CLIENT)).toBe(true);
+    for (const rel of Object.keys(files).filter((f) => f.includes('node_modules')))
+      expect(readFileSync(path.join(second.repoDir, rel), 'utf8')).toBe(files[rel as keyof typeof files]);
+    expect(readlinkSync(path.join(second.repoDir, 'packages/app/node_modules/pad'))).toBe('../../pad');
+    expect(existsSync(path.join(second.repoDir, 'packages/app/src/index.js'))).toBe(false);
   });
 });

@@ -1,5 +1,15 @@
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  type Dirent,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { type DependencyEntry, manifestOf } from '../config/setup-schema.js';
 import { sha256File } from '../provenance/digest.js';
@@ -9,15 +19,16 @@ import { COREPACK_HOME } from './setup-home.js';
 
 /** What one install leaves behind that a later run can reuse. */
 type Installed =
-  | { kind: 'node'; nodeModules: string; corepack: string | null }
+  | { kind: 'node'; root: string; nodeModules: string; corepack: string | null }
   | { kind: 'venv'; venv: string; repoDir: string };
 
 function installed(dep: DependencyEntry, repoDir: string, hostHome: string, client: string[]): Installed {
   if (dep.manager === 'pip') return { kind: 'venv', venv: path.join(repoDir, dep.target), repoDir };
-  const nodeModules = path.join(repoDir, path.dirname(dep.lockfile), 'node_modules');
+  const root = path.join(repoDir, path.dirname(dep.lockfile));
   return {
     kind: 'node',
-    nodeModules,
+    root,
+    nodeModules: path.join(root, 'node_modules'),
     corepack: client[0] === 'corepack' ? path.join(hostHome, COREPACK_HOME) : null,
   };
 }
@@ -105,6 +116,28 @@ export function dependencyCacheKey(
   return createHash('sha256').update(JSON.stringify(facts)).digest('hex');
 }
 
+/**
+ * Every node_modules folder an install made under the lockfile's folder, relative to it: the root's
+ * and each workspace package's (pnpm, yarn, npm and bun workspaces link a package's dependencies
+ * into its own folder). Not inside another node_modules, nor in .git.
+ */
+function nodeModulesDirs(root: string, rel = '', depth = 0): string[] {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(path.join(root, rel), { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  const found: string[] = [];
+  for (const e of entries) {
+    if (!e.isDirectory() || e.name === '.git') continue;
+    const child = path.join(rel, e.name);
+    if (e.name === 'node_modules') found.push(child);
+    else if (depth < 8) found.push(...nodeModulesDirs(root, child, depth + 1));
+  }
+  return found;
+}
+
 const copy = (from: string, to: string) =>
   // Timestamps kept: Python trusts a cached .pyc only while its source's mtime matches.
   cpSync(from, to, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
@@ -128,8 +161,9 @@ export function restoreDependencies(
     relocateVenv(into.venv, readFileSync(origin, 'utf8'), into.repoDir);
     return true;
   }
-  if (!existsSync(path.join(cacheDir, 'node_modules'))) return false;
-  copy(path.join(cacheDir, 'node_modules'), into.nodeModules);
+  if (!existsSync(path.join(cacheDir, 'tree', 'node_modules'))) return false;
+  // The tree of node_modules folders, root's included, merged into the workspace where they were.
+  copy(path.join(cacheDir, 'tree'), into.root);
   if (into.corepack && existsSync(path.join(cacheDir, 'corepack')))
     copy(path.join(cacheDir, 'corepack'), into.corepack);
   return true;
@@ -158,7 +192,8 @@ export function saveDependencies(
       copy(from.venv, path.join(staging, 'venv'));
       writeFileSync(path.join(staging, 'origin'), from.repoDir);
     } else {
-      copy(from.nodeModules, path.join(staging, 'node_modules'));
+      for (const rel of nodeModulesDirs(from.root))
+        copy(path.join(from.root, rel), path.join(staging, 'tree', rel));
       if (from.corepack && existsSync(from.corepack)) copy(from.corepack, path.join(staging, 'corepack'));
     }
     try {
