@@ -69,10 +69,10 @@ describe('setup.dependencies', () => {
   });
 
   it('names a manager it does not know, with the ones it does', () => {
-    const [issue, ...rest] = issues('    - {manager: bun, cache: npm-cache}\n');
+    const [issue, ...rest] = issues('    - {manager: deno, cache: npm-cache}\n');
     expect(rest).toEqual([]);
     expect(issue?.field).toBe('setup.dependencies[0].manager');
-    expect(issue?.message).toBe('must be one of "npm", "pnpm", "yarn", "pip"');
+    expect(issue?.message).toBe('must be one of "npm", "pnpm", "yarn", "bun", "pip"');
   });
 
   it('pnpm and yarn: their own lockfile, from a mirror only', () => {
@@ -102,6 +102,16 @@ describe('setup.dependencies', () => {
         fix: 'give mirror: the registry to install from (e.g. https://registry.npmjs.org/)',
       },
     ]);
+    expect(issues('    - {manager: bun, lockfile: web/bun.lockb, cache: npm-cache}\n')[0]).toMatchObject({
+      field: 'setup.dependencies[0].cache',
+      message: 'bun installs from a mirror here; a cache folder is read for npm and pip only',
+    });
+    expect(
+      issues('    - {manager: bun, lockfile: web/yarn.lock, mirror: "https://r.example/"}\n')[0],
+    ).toMatchObject({
+      field: 'setup.dependencies[0].lockfile',
+      message: 'must name a bun.lock or bun.lockb (bun installs frozen from nothing else)',
+    });
     expect(issues('    - {manager: yarn, mirror: "https://registry.npmjs.org/"}\n')).toEqual([
       {
         field: 'setup.dependencies[0].lockfile',

@@ -53,6 +53,7 @@ export const JS_LOCKFILES = {
   npm: ['package-lock.json', 'npm-shrinkwrap.json'],
   pnpm: ['pnpm-lock.yaml'],
   yarn: ['yarn.lock'],
+  bun: ['bun.lock', 'bun.lockb'],
 } as const;
 
 /** A JavaScript client's entry: its lockfile, in the folder where it runs. */
@@ -74,6 +75,7 @@ function jsDependency<M extends keyof typeof JS_LOCKFILES>(manager: M) {
 const NpmDependencySchema = jsDependency('npm');
 const PnpmDependencySchema = jsDependency('pnpm');
 const YarnDependencySchema = jsDependency('yarn');
+const BunDependencySchema = jsDependency('bun');
 
 /** The lockfiles whose pins a pyproject install takes as pip constraints (`[[package]]` name and version). */
 export const PYTHON_LOCKFILES = ['uv.lock', 'poetry.lock', 'pdm.lock'] as const;
@@ -144,11 +146,15 @@ export const DependencySchema = z
     NpmDependencySchema,
     PnpmDependencySchema,
     YarnDependencySchema,
+    BunDependencySchema,
     PipDependencySchema,
   ])
   .superRefine((dep, ctx) => {
     if (dep.manager === 'pip') pipProblems(dep, ctx);
-    if ((dep.manager === 'pnpm' || dep.manager === 'yarn') && dep.cache !== undefined) {
+    if (
+      (dep.manager === 'pnpm' || dep.manager === 'yarn' || dep.manager === 'bun') &&
+      dep.cache !== undefined
+    ) {
       ctx.addIssue({
         code: 'custom',
         path: ['cache'],
@@ -181,7 +187,7 @@ export function manifestOf(dep: DependencyEntry): {
   return { key: 'requirements', rel: dep.requirements ?? 'requirements.txt' };
 }
 
-export const DEPENDENCY_MANAGERS = ['npm', 'pnpm', 'yarn', 'pip'] as const;
+export const DEPENDENCY_MANAGERS = ['npm', 'pnpm', 'yarn', 'bun', 'pip'] as const;
 export type DependencyManager = (typeof DEPENDENCY_MANAGERS)[number];
 
 /** Preparing the workspace before the agent: declarative installs (then `setup_command`, if any). */

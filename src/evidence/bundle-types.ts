@@ -378,12 +378,16 @@ export const SkillsEvidenceSchema = z.looseObject({ files: z.array(str) });
 export const InstalledDependencySchema = z.looseObject({
   /** The config entry, e.g. `setup.dependencies[0]`. */
   entry: str,
-  manager: z.enum(['npm', 'pnpm', 'yarn', 'pip']),
-  /** pnpm, yarn: the program that ran the install (`corepack pnpm` when package.json pins the version). */
+  manager: z.enum(['npm', 'pnpm', 'yarn', 'bun', 'pip']),
+  /** pnpm, yarn, bun: the program that ran the install (`corepack pnpm` when package.json pins the version). */
   client: str.optional(),
+  /** pip with a uv, poetry or pdm lockfile: which program installed it, as that tool is not run (pip, at the lockfile's versions). */
+  installer: str.optional(),
   /** The lockfile or requirements file, relative to the workspace, and its sha256 before the install. */
   manifest: str,
   manifest_sha256: str,
+  /** Every workspace file that decides the install (lockfile, package.json, included requirements), with its sha256 (null: missing). */
+  inputs: z.array(z.looseObject({ path: str, sha256: str.nullable() })).optional(),
   /** Where the packages came from: a cache folder (absolute) or a mirror URL. */
   source: z.enum(['cache', 'mirror']),
   from: str,

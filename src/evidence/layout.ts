@@ -9,6 +9,8 @@ export const RUN_FILES = {
   repo: 'repo',
   harnessGit: 'baseline.git',
   home: 'home',
+  /** setup.dependencies' installers' HOME: empty, never the canary HOME; gone when setup ends. */
+  setupHome: 'setup-home',
   task: 'task/prompt.md',
   workspace: 'evidence/workspace.json',
   agent: 'evidence/agent.json',

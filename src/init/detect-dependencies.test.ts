@@ -61,12 +61,22 @@ describe('init: dependencies', () => {
     expect(npm.test_command).toEqual(['npm', 'test']);
   });
 
-  it('dependencies without a lockfile, or a bun lockfile: a note, no entry', () => {
+  it('dependencies without a lockfile: a note, no entry', () => {
     const none = detect(repo({ 'package.json': PKG() }), { PATH: bin('npm') });
     expect(none.entries).toEqual([]);
     expect(none.notes[0]).toMatch(/no lockfile: setup installs from a lockfile only/);
-    const bun = detect(repo({ 'package.json': PKG(), 'bun.lock': '' }), { PATH: bin('npm') });
-    expect(bun.notes[0]).toMatch(/^bun\.lock: setup does not install with bun yet/);
+  });
+
+  it('a bun lockfile: a bun entry from the registry; without bun on PATH, a note saying how to get it', () => {
+    for (const lockfile of ['bun.lock', 'bun.lockb']) {
+      const dir = repo({ 'package.json': PKG(), [lockfile]: '' });
+      const found = detect(dir, { PATH: bin('bun') });
+      expect(found.entries).toEqual([{ manager: 'bun', lockfile, mirror: 'https://registry.npmjs.org/' }]);
+      expect(found.notes).toEqual([]);
+      const missing = detect(dir, { PATH: bin('npm') });
+      expect(missing.entries).toEqual([{ manager: 'bun', lockfile, mirror: 'https://registry.npmjs.org/' }]);
+      expect(missing.notes[0]).toMatch(/^bun is not installed: run `npm install -g bun`/);
+    }
   });
 
   it('Python: requirements files into .venv, its python runs the tests, PYTHONPATH=src for a src/ layout', () => {

@@ -39,8 +39,10 @@ const TOOL_ENVIRONMENT = [
 ];
 
 /** A JavaScript project's lockfile and the client it belongs to. */
-function jsLockfile(entries: Set<string>): { manager: 'npm' | 'pnpm' | 'yarn'; lockfile: string } | null {
-  for (const manager of ['pnpm', 'yarn', 'npm'] as const)
+function jsLockfile(
+  entries: Set<string>,
+): { manager: 'npm' | 'pnpm' | 'yarn' | 'bun'; lockfile: string } | null {
+  for (const manager of ['pnpm', 'yarn', 'bun', 'npm'] as const)
     for (const lockfile of JS_LOCKFILES[manager]) if (entries.has(lockfile)) return { manager, lockfile };
   return null;
 }
@@ -59,11 +61,7 @@ function hasDependencies(dir: string): boolean {
 function node(dir: string, facts: ProjectFacts, pathVar: string | undefined, out: DependencySetup): void {
   const found = jsLockfile(facts.entries);
   if (!found) {
-    if (facts.entries.has('bun.lock') || facts.entries.has('bun.lockb'))
-      out.notes.push(
-        'bun.lock: setup does not install with bun yet (setup_command has no network); commit a package-lock.json (`npm install --package-lock-only`) and run init again to install it with npm',
-      );
-    else if (hasDependencies(dir))
+    if (hasDependencies(dir))
       out.notes.push(
         'package.json has dependencies but no lockfile: setup installs from a lockfile only (`npm install --package-lock-only`, then commit it)',
       );

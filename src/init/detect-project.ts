@@ -64,8 +64,17 @@ function nodeTest(dir: string, entries: Set<string>): { command: string[]; sourc
     // The lockfile says which client the project uses; `npm test` works for the others too, but
     // a pnpm or yarn project's script may call that client.
     const client = entries.has('pnpm-lock.yaml') ? 'pnpm' : entries.has('yarn.lock') ? 'yarn' : 'npm';
+    const bun = entries.has('bun.lock') || entries.has('bun.lockb');
+    // `bun test` is bun's own runner, not the script: the script is `bun run test`.
+    if (bun)
+      return {
+        command: test.trim() === 'bun test' ? ['bun', 'test'] : ['bun', 'run', 'test'],
+        source: 'package.json scripts.test',
+      };
     return { command: [client, 'test'], source: 'package.json scripts.test' };
   }
+  if (entries.has('bun.lock') || entries.has('bun.lockb'))
+    return { command: ['bun', 'test'], source: 'bun.lock' };
   for (const folder of ['test', 'tests']) {
     if (entries.has(folder)) return { command: ['node', '--test', `${folder}/`], source: `${folder}/` };
   }

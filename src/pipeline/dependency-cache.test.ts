@@ -1,5 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
+  existsSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -13,7 +15,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DependencySchema, type PipDependency } from '../config/setup-schema.js';
-import { dependencyCacheKey, restoreDependencies, saveDependencies } from './dependency-cache.js';
+import {
+  dependencyCacheKey,
+  installInputs,
+  restoreDependencies,
+  saveDependencies,
+} from './dependency-cache.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'agentguard-dep-cache-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -79,6 +86,31 @@ describe('the dependency cache', () => {
     expect(dependencyCacheKey({ ...pyproject, editable: false }, a.repoDir, ['python3'], PY)).not.toBe(pkey);
     writeFileSync(path.join(a.repoDir, 'uv.lock'), 'version = 2\n');
     expect(dependencyCacheKey(pyproject, a.repoDir, ['python3'], PY)).not.toBe(pkey);
+  });
+
+  it("names each file an install reads with its sha256 (setup.json's inputs), and the key follows them: a changed lockfile is a new key, the same bytes the same key", () => {
+    const a = workspace('inputs');
+    const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+    expect(installInputs(pnpm, a.repoDir)).toEqual([
+      { path: 'pnpm-lock.yaml', sha256: sha("lockfileVersion: '9.0'\n") },
+      { path: 'package.json', sha256: sha('{"name":"x"}') },
+    ]);
+    const key = dependencyCacheKey(pnpm, a.repoDir, CLIENT);
+    writeFileSync(path.join(a.repoDir, 'pnpm-lock.yaml'), "lockfileVersion: '9.1'\n");
+    expect(installInputs(pnpm, a.repoDir)[0]?.sha256).toBe(sha("lockfileVersion: '9.1'\n"));
+    expect(dependencyCacheKey(pnpm, a.repoDir, CLIENT)).not.toBe(key);
+    writeFileSync(path.join(a.repoDir, 'pnpm-lock.yaml'), "lockfileVersion: '9.0'\n");
+    expect(dependencyCacheKey(pnpm, a.repoDir, CLIENT)).toBe(key);
+    const uv = DependencySchema.parse({
+      manager: 'pip',
+      pyproject: 'sub/pyproject.toml',
+      lockfile: 'sub/uv.lock',
+      mirror: 'https://pypi.org/simple/',
+    });
+    expect(installInputs(uv, a.repoDir)).toEqual([
+      { path: 'sub/pyproject.toml', sha256: null },
+      { path: 'sub/uv.lock', sha256: null },
+    ]);
   });
 
   it.skipIf(!venvWorks)(
@@ -160,5 +192,28 @@ describe('the dependency cache', () => {
     expect(readFileSync(path.join(third.repoDir, 'node_modules/left-pad/index.js'), 'utf8')).toBe(
       'module.exports = 1;\n',
     );
+  });
+
+  it("a workspace's install: every package's node_modules is kept and restored where it was, none from a nested node_modules twice", () => {
+    const first = workspace('ws-first');
+    const files = {
+      'node_modules/.modules.yaml': 'root\n',
+      'packages/pad/node_modules/left-pad/index.js': 'pad\n',
+      'packages/app/node_modules/.bin/x': 'bin\n',
+      'packages/app/src/index.js': 'source, not an install\n',
+    };
+    for (const [rel, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(first.repoDir, rel)), { recursive: true });
+      writeFileSync(path.join(first.repoDir, rel), text);
+    }
+    symlinkSync('../../pad', path.join(first.repoDir, 'packages/app/node_modules/pad'));
+    const cacheDir = path.join(root, 'cache', 'ws');
+    saveDependencies(cacheDir, pnpm, first, CLIENT);
+    const second = workspace('ws-second');
+    expect(restoreDependencies(cacheDir, pnpm, second, CLIENT)).toBe(true);
+    for (const rel of Object.keys(files).filter((f) => f.includes('node_modules')))
+      expect(readFileSync(path.join(second.repoDir, rel), 'utf8')).toBe(files[rel as keyof typeof files]);
+    expect(readlinkSync(path.join(second.repoDir, 'packages/app/node_modules/pad'))).toBe('../../pad');
+    expect(existsSync(path.join(second.repoDir, 'packages/app/src/index.js'))).toBe(false);
   });
 });

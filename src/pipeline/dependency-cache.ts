@@ -1,25 +1,34 @@
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  type Dirent,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { type DependencyEntry, manifestOf } from '../config/setup-schema.js';
 import { sha256File } from '../provenance/digest.js';
+import { relocateVenv } from '../workspace/venv-relocate.js';
 import { PYPROJECT_INSTALL } from './pyproject-script.js';
-import { relocateVenv } from './venv-relocate.js';
-
-/** Where corepack keeps the clients it fetched, inside a HOME (COREPACK_HOME unset). */
-const COREPACK_HOME = '.cache/node/corepack';
+import { COREPACK_HOME } from './setup-home.js';
 
 /** What one install leaves behind that a later run can reuse. */
 type Installed =
-  | { kind: 'node'; nodeModules: string; corepack: string | null }
+  | { kind: 'node'; root: string; nodeModules: string; corepack: string | null }
   | { kind: 'venv'; venv: string; repoDir: string };
 
 function installed(dep: DependencyEntry, repoDir: string, hostHome: string, client: string[]): Installed {
   if (dep.manager === 'pip') return { kind: 'venv', venv: path.join(repoDir, dep.target), repoDir };
-  const nodeModules = path.join(repoDir, path.dirname(dep.lockfile), 'node_modules');
+  const root = path.join(repoDir, path.dirname(dep.lockfile));
   return {
     kind: 'node',
-    nodeModules,
+    root,
+    nodeModules: path.join(root, 'node_modules'),
     corepack: client[0] === 'corepack' ? path.join(hostHome, COREPACK_HOME) : null,
   };
 }
@@ -48,17 +57,30 @@ function includedFiles(file: string, seen = new Set<string>()): string[] {
   return [file, ...more.flatMap((f) => includedFiles(f, seen))];
 }
 
-/** What decides a pip install beyond its source: the manifests' bytes, the groups, the interpreter. */
-function pipFacts(
-  dep: Extract<DependencyEntry, { manager: 'pip' }>,
-  repoDir: string,
-  runtime: string | null,
-) {
-  const manifest = path.join(repoDir, manifestOf(dep).rel);
-  const files = dep.pyproject === undefined ? includedFiles(manifest) : [manifest];
-  if (dep.lockfile) files.push(path.join(repoDir, dep.lockfile));
+/** A workspace file an install reads, and its sha256 before the install (null when it is missing). */
+export type InstallInput = { path: string; sha256: string | null };
+
+/**
+ * The workspace files whose bytes decide what an install writes: a JavaScript client's lockfile and
+ * package.json; a requirements file and every file it includes; a pyproject and its lockfile. One
+ * definition for setup.json (what was installed from) and the cache key (a changed file installs again).
+ */
+export function installInputs(dep: DependencyEntry, repoDir: string): InstallInput[] {
+  let files: string[];
+  if (dep.manager !== 'pip') {
+    const lock = path.join(repoDir, dep.lockfile);
+    files = [lock, path.join(path.dirname(lock), 'package.json')];
+  } else {
+    const manifest = path.join(repoDir, manifestOf(dep).rel);
+    files = dep.pyproject === undefined ? includedFiles(manifest) : [manifest];
+    if (dep.lockfile) files.push(path.join(repoDir, dep.lockfile));
+  }
+  return files.map((f) => ({ path: path.relative(repoDir, f), sha256: fileSha(f) }));
+}
+
+/** What decides a pip install beyond its files and source: the groups, the interpreter, the installer. */
+function pipFacts(dep: Extract<DependencyEntry, { manager: 'pip' }>, runtime: string | null) {
   return {
-    files: files.map((f) => [path.relative(repoDir, f), fileSha(f)]),
     groups: dep.groups ?? [],
     editable: dep.editable !== false,
     target: dep.target,
@@ -71,10 +93,9 @@ function pipFacts(
 }
 
 /**
- * The key of an install: everything that decides what it writes (the lockfile and package.json
- * bytes, the requirements or pyproject and lockfile, the client, where packages come from, whether
- * scripts ran, the Node.js version or the interpreter a venv is made from). Null when a venv's
- * interpreter cannot be named (`runtime` null).
+ * The key of an install: everything that decides what it writes (installInputs' files, the client,
+ * where packages come from, whether scripts ran, the Node.js version or the interpreter a venv is
+ * made from). Null when a venv's interpreter cannot be named (`runtime` null).
  */
 export function dependencyCacheKey(
   dep: DependencyEntry,
@@ -83,23 +104,38 @@ export function dependencyCacheKey(
   runtime: string | null = process.version,
 ): string | null {
   if (dep.manager === 'pip' && runtime === null) return null;
-  const dir = path.join(repoDir, path.dirname(manifestOf(dep).rel));
   const facts = {
-    v: 2,
+    v: 3,
     manager: dep.manager,
-    ...(dep.manager === 'pip'
-      ? pipFacts(dep, repoDir, runtime)
-      : {
-          lockfile: dep.lockfile,
-          lock: fileSha(path.join(repoDir, dep.lockfile)),
-          package: fileSha(path.join(dir, 'package.json')),
-          node: runtime,
-        }),
+    files: installInputs(dep, repoDir),
+    ...(dep.manager === 'pip' ? pipFacts(dep, runtime) : { node: runtime }),
     client,
     from: dep.cache ?? dep.mirror,
     scripts: dep.scripts,
   };
   return createHash('sha256').update(JSON.stringify(facts)).digest('hex');
+}
+
+/**
+ * Every node_modules folder an install made under the lockfile's folder, relative to it: the root's
+ * and each workspace package's (pnpm, yarn, npm and bun workspaces link a package's dependencies
+ * into its own folder). Not inside another node_modules, nor in .git.
+ */
+function nodeModulesDirs(root: string, rel = '', depth = 0): string[] {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(path.join(root, rel), { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  const found: string[] = [];
+  for (const e of entries) {
+    if (!e.isDirectory() || e.name === '.git') continue;
+    const child = path.join(rel, e.name);
+    if (e.name === 'node_modules') found.push(child);
+    else if (depth < 8) found.push(...nodeModulesDirs(root, child, depth + 1));
+  }
+  return found;
 }
 
 const copy = (from: string, to: string) =>
@@ -125,8 +161,9 @@ export function restoreDependencies(
     relocateVenv(into.venv, readFileSync(origin, 'utf8'), into.repoDir);
     return true;
   }
-  if (!existsSync(path.join(cacheDir, 'node_modules'))) return false;
-  copy(path.join(cacheDir, 'node_modules'), into.nodeModules);
+  if (!existsSync(path.join(cacheDir, 'tree', 'node_modules'))) return false;
+  // The tree of node_modules folders, root's included, merged into the workspace where they were.
+  copy(path.join(cacheDir, 'tree'), into.root);
   if (into.corepack && existsSync(path.join(cacheDir, 'corepack')))
     copy(path.join(cacheDir, 'corepack'), into.corepack);
   return true;
@@ -155,7 +192,8 @@ export function saveDependencies(
       copy(from.venv, path.join(staging, 'venv'));
       writeFileSync(path.join(staging, 'origin'), from.repoDir);
     } else {
-      copy(from.nodeModules, path.join(staging, 'node_modules'));
+      for (const rel of nodeModulesDirs(from.root))
+        copy(path.join(from.root, rel), path.join(staging, 'tree', rel));
       if (from.corepack && existsSync(from.corepack)) copy(from.corepack, path.join(staging, 'corepack'));
     }
     try {

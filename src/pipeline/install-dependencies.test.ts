@@ -48,6 +48,32 @@ describe('installCommands', () => {
     expect(mirrored[1]?.argv).not.toContain('--no-index');
   });
 
+  it('bun: frozen from bun.lock, from the mirror (flag and BUN_CONFIG_REGISTRY), no scripts unless allowed', () => {
+    const [step, ...rest] = installCommands(
+      dep({ manager: 'bun', lockfile: 'app/bun.lock', mirror: 'https://r.example/' }),
+      '/ws',
+      ['bun'],
+    );
+    expect(rest).toEqual([]);
+    expect(step?.cwd).toBe('/ws/app');
+    expect(step?.argv).toEqual([
+      'bun',
+      'install',
+      '--frozen-lockfile',
+      '--no-progress',
+      '--registry',
+      'https://r.example/',
+      '--ignore-scripts',
+    ]);
+    expect(step?.env).toMatchObject({ BUN_CONFIG_REGISTRY: 'https://r.example/' });
+    const scripts = installCommands(
+      dep({ manager: 'bun', lockfile: 'bun.lockb', mirror: 'https://r.example/', scripts: true }),
+      '/ws',
+      ['bun'],
+    );
+    expect(scripts[0]?.argv).not.toContain('--ignore-scripts');
+  });
+
   it('pnpm: frozen, from the mirror, no scripts, reading no user config (the canary ~/.npmrc)', () => {
     const [step, ...rest] = installCommands(
       dep({ manager: 'pnpm', lockfile: 'web/pnpm-lock.yaml', mirror: 'https://r.example/' }),

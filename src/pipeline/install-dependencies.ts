@@ -11,10 +11,16 @@ import { sha256File } from '../provenance/digest.js';
 import type { SandboxChoice } from '../sandbox/select-sandbox.js';
 import type { SandboxPlaces } from '../sandbox/types.js';
 import type { CommandLog } from './commands.js';
-import { dependencyCacheKey, restoreDependencies, saveDependencies } from './dependency-cache.js';
+import {
+  dependencyCacheKey,
+  installInputs,
+  restoreDependencies,
+  saveDependencies,
+} from './dependency-cache.js';
 import { type InstallStep, JS_CLIENT_INSTALL, jsClient, jsInstall } from './js-install.js';
 import { pipInstall } from './pip-install.js';
 import { resolveProgram } from './preflight.js';
+import { openSetupHome } from './setup-home.js';
 import { setupFailure, setupStopped } from './setup-phase.js';
 import { mirrorRefusal, openSetupSandbox } from './setup-sandbox.js';
 import type { Timeline } from './timeline.js';
@@ -40,7 +46,7 @@ export function clientOf(
   repoDir: string,
   pathVar: string | undefined,
 ): string[] | null {
-  if (dep.manager === 'pnpm' || dep.manager === 'yarn')
+  if (dep.manager === 'pnpm' || dep.manager === 'yarn' || dep.manager === 'bun')
     return jsClient(dep.manager, path.join(repoDir, path.dirname(dep.lockfile)), pathVar);
   const program = PROGRAM[dep.manager].name;
   return resolveProgram(program, repoDir, pathVar) ? [program] : null;
@@ -58,7 +64,8 @@ function entryName(index: number, dep: DependencyEntry): string {
  * runs: the JavaScript clients skip lifecycle scripts and pip takes wheels only.
  */
 export function installCommands(dep: DependencyEntry, repoDir: string, client: string[] = []): InstallStep[] {
-  if (dep.manager === 'pnpm' || dep.manager === 'yarn') return [jsInstall(dep, repoDir, client)];
+  if (dep.manager === 'pnpm' || dep.manager === 'yarn' || dep.manager === 'bun')
+    return [jsInstall(dep, repoDir, client)];
   if (dep.manager === 'npm') {
     const source = dep.cache
       ? ['--offline', '--cache', dep.cache, '--logs-max=0']
@@ -84,6 +91,25 @@ export function setupMakes(cfg: ResolvedConfig, program: string): boolean {
 }
 
 /**
+ * Who installs a uv, poetry or pdm lockfile: pip, at its versions and hashes. uv is not on npm or in
+ * Debian, and poetry's own installer needs its index settings in the user's pyproject; setup.json
+ * says which ran so that nobody reads it as the tool's own install.
+ */
+function lockInstaller(lockfile: string): string {
+  const tool = path.basename(lockfile).replace(/\.lock$/, '');
+  return `pip, at ${path.basename(lockfile)}'s versions and hashes (${tool} itself is not run)`;
+}
+
+/**
+ * A failure with the installer's own reason when it gave one (the pyproject install's last
+ * `agentguard:` line: a refused requirement, a file the lockfile's hashes do not allow).
+ */
+function explained(failure: string, stderr: string): string {
+  const said = [...stderr.matchAll(/^agentguard: (.+)$/gm)].at(-1)?.[1];
+  return said ? `${failure}: ${said.slice(0, 600)}` : failure;
+}
+
+/**
  * What the plan refuses before anything is written: a manager's program missing from PATH, or a
  * mirror the run's sandbox cannot reach.
  */
@@ -96,11 +122,13 @@ export function checkDependencies(
     const field = `setup.dependencies[${index}]`;
     const found: { field: string; message: string; fix: string }[] = [];
     if (!clientOf(dep, cfg.repo, pathVar)) {
-      const js = dep.manager === 'pnpm' || dep.manager === 'yarn';
+      const js = dep.manager === 'pnpm' || dep.manager === 'yarn' || dep.manager === 'bun';
       found.push({
         field: `${field}.manager`,
         message: js
-          ? `${dep.manager} needs '${dep.manager}' or 'corepack' on PATH, and neither is`
+          ? dep.manager === 'bun'
+            ? `bun needs 'bun' on PATH, which it is not`
+            : `${dep.manager} needs '${dep.manager}' or 'corepack' on PATH, and neither is`
           : `${dep.manager} needs '${PROGRAM[dep.manager].name}', which is not on PATH`,
         fix: js ? JS_CLIENT_INSTALL[dep.manager] : PROGRAM[dep.manager].install,
       });
@@ -138,8 +166,11 @@ export async function installDependencies(
   const { cfg, commands, timeline, repoDir } = opts;
   const deps = cfg.setup?.dependencies ?? [];
   if (deps.length === 0) return;
+  const home = openSetupHome(opts);
+  let installed = false;
   const sandbox = await openSetupSandbox({
     ...opts,
+    ...home.places,
     choice: opts.sandboxChoice,
     caches: deps.flatMap((d) => (d.cache ? [d.cache] : [])),
     mirrors: deps.flatMap((d) => (d.mirror ? [d.mirror] : [])),
@@ -173,11 +204,15 @@ export async function installDependencies(
         manager: dep.manager,
         manifest,
         manifest_sha256: sha256,
+        inputs: installInputs(dep, repoDir),
         source: dep.cache ? 'cache' : 'mirror',
         from: dep.cache ?? dep.mirror ?? '',
         scripts: dep.scripts,
         ...(dep.manager === 'pip' ? { target: dep.target } : {}),
-        ...(dep.manager === 'pnpm' || dep.manager === 'yarn' ? { client: client.join(' ') } : {}),
+        ...(dep.manager === 'pnpm' || dep.manager === 'yarn' || dep.manager === 'bun'
+          ? { client: client.join(' ') }
+          : {}),
+        ...(dep.manager === 'pip' && dep.lockfile ? { installer: lockInstaller(dep.lockfile) } : {}),
         status: 'installed',
         exit_code: 0,
         duration_ms: 0,
@@ -200,7 +235,11 @@ export async function installDependencies(
       for (const step of installCommands(dep, repoDir, client)) {
         const { record: ran, outcome } = await commands.run({
           role: 'setup',
-          spec: sandbox.wrap({ argv: step.argv, cwd: step.cwd, env: { ...opts.env, ...step.env } }),
+          spec: sandbox.wrap({
+            argv: step.argv,
+            cwd: step.cwd,
+            env: { ...opts.env, HOME: home.home, ...step.env },
+          }),
           argv: step.argv,
           display_argv: step.display ?? step.argv,
           cwd: step.cwd,
@@ -212,20 +251,24 @@ export async function installDependencies(
         record.exit_code = ran.exit_code;
         record.duration_ms = Date.now() - started;
         if (outcome?.aborted) return; // ended from outside; the run's own stop reason stands
-        const failed = setupFailure(ran, cfg.setup_timeout_seconds);
-        if (failed) {
+        const failure = setupFailure(ran, cfg.setup_timeout_seconds);
+        if (failure) {
+          const failed = explained(failure, ran.stderr);
           record.status = 'failed';
           record.error = `${step.argv.slice(0, 3).join(' ')}: ${failed}`;
           timeline.add('prepare', 'dependencies-failed', `${name}: ${failed}`);
           throw setupStopped(name, failed, ran);
         }
       }
-      if (cached) saveDependencies(cached, dep, opts, client);
+      // What the install wrote: the workspace, and corepack's client in setup's HOME.
+      if (cached) saveDependencies(cached, dep, home.places, client);
       timeline.add('prepare', 'dependencies-installed', `${name} in ${record.duration_ms} ms`);
       save();
     }
+    installed = true;
   } finally {
     evidence.network_records = await sandbox.stop();
+    home.close(installed);
     save();
   }
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { DependencyEntry } from '../config/setup-schema.js';
 import { resolveProgram } from './preflight.js';
 
-type JsEntry = Extract<DependencyEntry, { manager: 'npm' | 'pnpm' | 'yarn' }>;
+type JsEntry = Extract<DependencyEntry, { manager: 'npm' | 'pnpm' | 'yarn' | 'bun' }>;
 export type InstallStep = {
   argv: string[];
   cwd: string;
@@ -32,10 +32,12 @@ export function pinnedManager(pkgDir: string): { name: string; version: string }
  * Null when neither is there.
  */
 export function jsClient(
-  manager: 'pnpm' | 'yarn',
+  manager: 'pnpm' | 'yarn' | 'bun',
   pkgDir: string,
   pathVar: string | undefined,
 ): string[] | null {
+  // Corepack does not manage bun: the bun on PATH (the npm package `bun` ships it) or none.
+  if (manager === 'bun') return resolveProgram('bun', pkgDir, pathVar) ? ['bun'] : null;
   const corepack = resolveProgram('corepack', pkgDir, pathVar) !== null;
   if (corepack && pinnedManager(pkgDir)?.name === manager) return ['corepack', manager];
   if (resolveProgram(manager, pkgDir, pathVar)) return [manager];
@@ -43,7 +45,8 @@ export function jsClient(
 }
 
 /** What to say when a client is missing. */
-export const JS_CLIENT_INSTALL: Record<'pnpm' | 'yarn', string> = {
+export const JS_CLIENT_INSTALL: Record<'pnpm' | 'yarn' | 'bun', string> = {
+  bun: 'run `npm install -g bun` (the npm package ships the bun program), or install it from https://bun.sh',
   pnpm: 'run `corepack enable` (corepack ships with Node.js), or `npm install -g pnpm`',
   yarn: 'run `corepack enable` (corepack ships with Node.js), or `npm install -g yarn`',
 };
@@ -58,7 +61,7 @@ function isBerryLock(file: string): boolean {
 }
 
 /**
- * The install of a pnpm or yarn lockfile: frozen (the lockfile is not rewritten), from the mirror,
+ * The install of a pnpm, yarn or bun lockfile: frozen (the lockfile is not rewritten), from the mirror,
  * without the dependencies' install scripts unless allowed. Corepack fetches a pinned client from
  * the same mirror. The run's HOME holds a canary ~/.npmrc whose token must not be sent to the
  * mirror, so the clients read no user config.
@@ -71,6 +74,13 @@ export function jsInstall(dep: JsEntry, repoDir: string, client: string[]): Inst
     COREPACK_ENABLE_DOWNLOAD_PROMPT: '0',
     npm_config_userconfig: '/dev/null',
   };
+  if (dep.manager === 'bun') {
+    // bun reads BUN_CONFIG_REGISTRY and the *_PROXY variables; --frozen-lockfile refuses to change bun.lock(b).
+    env.BUN_CONFIG_REGISTRY = mirror;
+    const argv = [...client, 'install', '--frozen-lockfile', '--no-progress', '--registry', mirror];
+    if (!dep.scripts) argv.push('--ignore-scripts');
+    return { argv, cwd, env };
+  }
   if (dep.manager === 'pnpm') {
     const argv = [...client, 'install', '--frozen-lockfile', '--reporter=append-only', '--registry', mirror];
     argv.push('--config.confirmModulesPurge=false');

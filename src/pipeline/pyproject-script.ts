@@ -4,6 +4,8 @@
  * project runs: the declared dependencies (PEP 621, or poetry's tables), the chosen extras and
  * groups, each checked to be a plain requirement (a direct URL, a path or an option is refused);
  * the lockfile's pins as pip constraints, so the locked versions are the ones installed; then pip.
+ * Where the lockfile lists its files' hashes, pip fetches first and every file it fetched for a
+ * hashed package must be one of them, or nothing is installed (exit 4, naming the package and lockfile).
  * The project itself is made importable the way an editable install does it, by a .pth file in
  * site-packages, written relative so a reused venv moves with the workspace; its build backend runs
  * (`pip install -e`) only when the entry allows dependency code (`scripts`).
@@ -11,13 +13,13 @@
  * argv: pyproject, lockfile or '', groups as JSON, editable '1'|'0', scripts '1'|'0', pip's options.
  */
 export const PYPROJECT_INSTALL = String.raw`
-import json, os, re, subprocess, sys, sysconfig
+import hashlib, json, os, re, shutil, subprocess, sys, sysconfig, tempfile
 try:
     import tomllib
 except ImportError:
     from pip._vendor import tomli as tomllib
 from pip._vendor.packaging.requirements import InvalidRequirement, Requirement
-from pip._vendor.packaging.utils import canonicalize_name
+from pip._vendor.packaging.utils import canonicalize_name, parse_sdist_filename, parse_wheel_filename
 
 pyproject, lockfile, groups, editable, scripts = sys.argv[1:6]
 pip_options = sys.argv[6:]
@@ -137,10 +139,22 @@ for group in json.loads(groups):
     if not add_group(group, 'groups'):
         fail(f'has no extra or dependency group named {group!r}; correct groups in the config')
 
+def file_hashes(entries):
+    out = set()
+    for e in entries if isinstance(entries, list) else []:
+        h = e.get('hash') if isinstance(e, dict) else None
+        if isinstance(h, str) and ':' in h:
+            out.add(h.lower())
+    return out
+
 pins = {}
+# The files the lockfile allows for each package, as 'algorithm:hex': uv.lock's sdist and wheels,
+# poetry.lock's and pdm.lock's files, poetry 1.x's [metadata.files].
+hashes = {}
 if lockfile:
     with open(lockfile, 'rb') as f:
         lock = tomllib.load(f)
+    old_files = (lock.get('metadata') or {}).get('files') or {}
     for pkg in lock.get('package') or []:
         n, v, source = pkg.get('name'), pkg.get('version'), pkg.get('source') or {}
         if not isinstance(n, str) or not isinstance(v, str) or (own and canonicalize_name(n) == own):
@@ -154,6 +168,10 @@ if lockfile:
         if not re.fullmatch(r'[A-Za-z0-9][A-Za-z0-9._-]*', n) or not re.fullmatch(r'[A-Za-z0-9.+!_-]+', v):
             fail(f'{lockfile}: package {n!r} {v!r} is not a name and version')
         pins.setdefault(canonicalize_name(n), set()).add(f'{n}=={v}')
+        found = file_hashes([pkg.get('sdist')] + (pkg.get('wheels') or []) + (pkg.get('files') or []))
+        found |= file_hashes(old_files.get(n) or old_files.get(canonicalize_name(n)))
+        if found:
+            hashes.setdefault(canonicalize_name(n), set()).update(found)
     # A package locked at two versions (one per platform) is left to pip's resolver.
     pins = {n: p for n, p in pins.items() if len(p) == 1}
 
@@ -165,9 +183,59 @@ with open(req_file, 'w') as f:
 with open(pin_file, 'w') as f:
     f.write(''.join(f'{next(iter(p))}\n' for p in sorted(pins.values())))
 print(f'agentguard: {len(requirements)} requirements, {len(pins)} pinned by the lockfile', flush=True)
+def checked(folder):
+    # Every file pip fetched for a package the lockfile hashes is one the lockfile lists: a package
+    # index serving other bytes under a locked name and version stops the install before it.
+    for file in sorted(os.listdir(folder)):
+        try:
+            n = parse_wheel_filename(file)[0] if file.endswith('.whl') else parse_sdist_filename(file)[0]
+        except Exception:
+            fail(f'{file}: pip fetched a file whose name is not a wheel or sdist of a package')
+        allowed = hashes.get(canonicalize_name(n))
+        if not allowed:
+            continue
+        with open(os.path.join(folder, file), 'rb') as f:
+            data = f.read()
+        algorithms = {a.split(':', 1)[0] for a in allowed}
+        got = {f'{a}:{hashlib.new(a, data).hexdigest()}' for a in algorithms if a in hashlib.algorithms_available}
+        if not got & allowed:
+            print(
+                f'agentguard: {lockfile}: {n} does not match the lockfile: the package index served {file} '
+                f'with {sorted(got)[0] if got else "an unknown hash"}, and {os.path.basename(lockfile)} allows only '
+                f'{", ".join(sorted(allowed))}. Nothing was installed. If the new file is expected, lock again '
+                f'(uv lock, poetry lock, pdm lock); else the mirror serves other bytes than the ones locked.',
+                file=sys.stderr,
+            )
+            sys.exit(4)
+
+def without_source(options):
+    out, skip = [], False
+    for o in options:
+        if skip:
+            skip = False
+        elif o in ('--index-url', '--find-links'):
+            skip = True
+        elif o != '--no-index':
+            out.append(o)
+    return out
+
 if requirements:
-    pip = [sys.executable, '-m', 'pip', 'install', *pip_options, '-r', req_file, '-c', pin_file]
-    code = subprocess.call(pip)
+    pip = [sys.executable, '-m', 'pip']
+    given = ['-r', req_file, '-c', pin_file]
+    if hashes:
+        fetched = tempfile.mkdtemp(prefix='agentguard-locked-')
+        try:
+            code = subprocess.call([*pip, 'download', *pip_options, '--dest', fetched, *given])
+            if code != 0:
+                sys.exit(code)
+            checked(fetched)
+            print(f'agentguard: the files fetched match the hashes in {os.path.basename(lockfile)}', flush=True)
+            local = ['--no-index', '--find-links', fetched]
+            code = subprocess.call([*pip, 'install', *without_source(pip_options), *local, *given])
+        finally:
+            shutil.rmtree(fetched, ignore_errors=True)
+    else:
+        code = subprocess.call([*pip, 'install', *pip_options, *given])
     if code != 0:
         sys.exit(code)
 

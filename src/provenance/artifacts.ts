@@ -15,6 +15,7 @@ export const NOT_ARTIFACTS = new Set([
   'grading',
   'grader',
   'home',
+  'setup-home',
   'net',
   'analyses',
   'manifest.json',

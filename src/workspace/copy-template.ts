@@ -24,16 +24,18 @@ export function isInside(root: string, target: string): boolean {
  * must not smuggle a link to the host into the agent's workspace. Sockets, fifos and devices are refused. Any `.git` folder is skipped
  * because the harness creates the baseline repository itself, and so is `skip` (agentguard's
  * output folder, when it is the template's `.agentguard`), which holds this very workspace.
+ * Returns how many files it copied and the virtual environments among them (their folders, relative).
  */
 export function copyTemplate(
   template: string,
   dest: string,
   configPath: string,
   skip?: string,
-): { files: number } {
+): { files: number; venvs: string[] } {
   const root = path.resolve(template);
   const skipRel = skip === undefined ? null : relativeReal(root, skip);
   let files = 0;
+  const venvs: string[] = [];
   // Names are bytes (one that is not UTF-8 is still a file to copy), joined under both roots.
   const walk = (rel: Buffer) => {
     const from = joinBytes(Buffer.from(root), rel);
@@ -51,6 +53,7 @@ export function copyTemplate(
       } else if (st.isFile()) {
         copyFileSync(src, dst);
         files++;
+        if (name.equals(PYVENV_CFG)) venvs.push(displayPath(rel));
       } else if (st.isSymbolicLink()) {
         const target = readlinkSync(src, { encoding: 'buffer' });
         const resolved = path.resolve(
@@ -77,10 +80,12 @@ export function copyTemplate(
     }
   };
   walk(Buffer.alloc(0));
-  return { files };
+  return { files, venvs };
 }
 
 const GIT = Buffer.from('.git');
+/** The file that makes a folder a virtual environment. */
+const PYVENV_CFG = Buffer.from('pyvenv.cfg');
 
 /** `target` relative to `root`, both with symlinks resolved, or null when it is not inside. */
 function relativeReal(root: string, target: string): string | null {

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { WorkspaceEvidence } from '../evidence/types.js';
 import { displayPath, pathKey, splitZBytes } from './byte-paths.js';
@@ -7,6 +7,7 @@ import { commitTree } from './fast-import.js';
 import { git } from './git.js';
 import { withholdGraderFiles } from './grader-files.js';
 import { hashIgnored, type IgnoredManifest } from './ignored-hashes.js';
+import { relocateVenv } from './venv-relocate.js';
 
 export type PreparedWorkspace = WorkspaceEvidence & {
   /** The harness's own copy of the repository database, outside the agent's workspace. */
@@ -35,6 +36,16 @@ export function workspaceEvidence(
   return evidence;
 }
 
+/** The template's folder as a venv made in it may name it: as given, and with its links resolved. */
+function checkoutPaths(template: string): string[] {
+  const given = path.resolve(template);
+  try {
+    return [...new Set([given, realpathSync(given)])];
+  } catch {
+    return [given];
+  }
+}
+
 /**
  * Copy the template into `<runDir>/repo`, commit a baseline, and keep the commit in a git
  * directory the agent cannot reach (`<runDir>/baseline.git`). The workspace gets an identical
@@ -56,7 +67,12 @@ export async function prepareWorkspace(opts: {
   const repoDir = path.join(opts.runDir, 'repo');
   const gitDir = path.join(opts.runDir, 'baseline.git');
   const graderDir = path.join(opts.runDir, 'grader');
-  const { files } = copyTemplate(opts.template, repoDir, opts.configPath, opts.skip);
+  const { files, venvs } = copyTemplate(opts.template, repoDir, opts.configPath, opts.skip);
+  // A venv the user made in their checkout names it: its scripts' #! lines, and an editable install's
+  // .pth, finder or .egg-link (`pip install -e .`). In the copy they name the workspace, so the tests
+  // import the workspace's code (the agent's change), never the checkout's.
+  for (const venv of venvs)
+    for (const from of checkoutPaths(opts.template)) relocateVenv(path.join(repoDir, venv), from, repoDir);
   opts.afterCopy?.(repoDir);
   if (opts.graderOnly) withholdGraderFiles(repoDir, graderDir, opts.graderOnly);
   const { sha, ignored, hashes } = await commitBaseline(repoDir, gitDir);

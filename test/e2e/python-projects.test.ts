@@ -1,4 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,10 +32,11 @@ const work = tempDir('ag-python-projects-');
 const wheels = path.join(work, 'wheels');
 let server: Server | null = null;
 let index = '';
+// Many venvs and run folders: removing them takes a while on a loaded machine.
 afterAll(() => {
   server?.close();
   rmSync(work, { recursive: true, force: true });
-});
+}, 300_000);
 
 /**
  * Wheels of installed distributions (their files and metadata as installed), and tinywheel 1.0 and
@@ -112,6 +114,7 @@ function clone(name: string, files: Record<string, string>): string {
 
 type Report = {
   result: string;
+  agent: { outcome: { status: string; by?: string; reason?: string } };
   run_dir: string;
   alerts: { rule: string; process: { exe: string; argv: string[] } }[];
   checks: { id: string; passed: boolean }[];
@@ -127,7 +130,14 @@ async function run(dir: string, config: string, tracer: string, agent?: string):
 const failed = (r: Report) => r.checks.filter((c) => !c.passed).map((c) => c.id);
 const setupOf = (r: Report) =>
   JSON.parse(readFileSync(path.join(r.run_dir, 'evidence/setup.json'), 'utf8')) as {
-    dependencies: { cache_key: string; reused?: boolean; duration_ms: number; status: string }[];
+    dependencies: {
+      cache_key: string;
+      reused?: boolean;
+      duration_ms: number;
+      status: string;
+      inputs: { path: string; sha256: string | null }[];
+      installer?: string;
+    }[];
   };
 
 const LOCK_PIN = (tool: 'uv' | 'poetry') =>
@@ -239,6 +249,75 @@ describe.skipIf(!ok)('Python projects from init, unedited', () => {
     expect(init.code, `${init.stdout}\n${init.stderr}`).toBe(0);
     expect(init.stdout).not.toContain('setup installs');
     expect(init.stdout).toContain('tests: env PYTHONPATH=src .venv/bin/python -m pytest');
+    expect(init.stdout).toContain("check: the untouched repository's tests pass");
+    const noop = await run(dir, 'agentguard.yaml', 'strace', 'mock-noop');
+    expect([noop.result, noop.alerts, failed(noop)]).toEqual(['PASS', [], []]);
+  }, 300_000);
+  it("uv.lock's hashes: setup.json names each input's sha256 and the cache follows the lockfile (changed: installed again; unchanged: reused); a wheel the lockfile's hashes do not allow stops setup, naming the package and the lockfile", async () => {
+    const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+    const locked = 'name = "tinywheel"\nversion = "1.0"\nsource = { registry = "https://pypi.org/simple" }\n';
+    const hashed = (hash: string) =>
+      LOCK_PIN('uv').replace(
+        locked,
+        `${locked}wheels = [{ url = "https://files.example/tinywheel-1.0-py3-none-any.whl", hash = "sha256:${hash}" }]\n`,
+      );
+    const good = sha(path.join(wheels, 'tinywheel-1.0-py3-none-any.whl'));
+    const dir = clone('uv-hashes', {
+      'pyproject.toml':
+        '[project]\nname = "calc"\nversion = "0.1.0"\nrequires-python = ">=3.9"\ndependencies = ["tinywheel>=1"]\n\n[dependency-groups]\ndev = ["pytest>=7"]\n',
+      'uv.lock': hashed(good),
+      '.gitignore': '.venv/\n__pycache__/\n',
+      'src/calc/__init__.py': 'def add(a, b):\n    return a + b\n',
+      'tests/test_calc.py': TEST,
+    });
+    const lock = path.join(dir, 'uv.lock');
+    const init = await cli(['init'], dir);
+    expect(init.code, `${init.stdout}\n${init.stderr}`).toBe(0);
+    expect(init.stdout).toContain("check: the untouched repository's tests pass");
+    const first = await run(dir, 'agentguard.yaml', 'strace', 'mock-noop');
+    expect([first.result, first.alerts, failed(first)]).toEqual(['PASS', [], []]);
+    const kept = setupOf(first).dependencies[0];
+    expect(kept?.inputs).toEqual([
+      { path: 'pyproject.toml', sha256: sha(path.join(dir, 'pyproject.toml')) },
+      { path: 'uv.lock', sha256: sha(lock) },
+    ]);
+    expect(kept?.reused).toBe(true);
+    expect(kept?.installer).toBe("pip, at uv.lock's versions and hashes (uv itself is not run)");
+
+    writeFileSync(lock, `${hashed(good)}# locked again\n`);
+    const changed = await run(dir, 'agentguard.yaml', 'strace', 'mock-noop');
+    expect([changed.result, changed.alerts]).toEqual(['PASS', []]);
+    const installed = setupOf(changed).dependencies[0];
+    expect(installed?.reused).toBeUndefined();
+    expect(installed?.cache_key).not.toBe(kept?.cache_key);
+    expect(installed?.inputs[1]).toEqual({ path: 'uv.lock', sha256: sha(lock) });
+    const same = await run(dir, 'agentguard.yaml', 'strace', 'mock-noop');
+    expect(setupOf(same).dependencies[0]).toMatchObject({ reused: true, cache_key: installed?.cache_key });
+
+    writeFileSync(lock, hashed('0'.repeat(64)));
+    const refused = await run(dir, 'agentguard.yaml', 'strace', 'mock-noop');
+    expect(refused.result).toBe('ERROR');
+    expect(refused.agent.outcome).toMatchObject({ status: 'stopped', by: 'setup-failed' });
+    expect(refused.agent.outcome.reason).toContain('uv.lock: tinywheel does not match the lockfile');
+    expect(refused.agent.outcome.reason).toContain(`sha256:${good}`);
+  }, 600_000);
+
+  it('a venv the user made with `pip install -e .` (an absolute .pth and a console script naming their checkout): in the run both name the workspace, so the tests run its code; PASS with no alert', async () => {
+    const dir = clone('editable', {
+      'pyproject.toml':
+        '[build-system]\nrequires = ["setuptools>=64"]\nbuild-backend = "setuptools.build_meta"\n\n[project]\nname = "calc"\nversion = "0.1.0"\n\n[project.scripts]\ncalc-where = "calc:where"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
+      '.gitignore': '.venv/\n*.egg-info/\n__pycache__/\n',
+      'src/calc/__init__.py': 'def add(a, b):\n    return a + b\n\n\ndef where():\n    print(__file__)\n',
+      'tests/test_calc.py':
+        "import os\nimport subprocess\n\nfrom calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n\n\ndef test_the_cli_runs_this_checkout():\n    cli = os.path.join(os.getcwd(), '.venv', 'bin', 'calc-where')\n    out = subprocess.run([cli], cwd='/', env={'PATH': '/usr/bin:/bin'}, capture_output=True, text=True, check=True)\n    assert out.stdout.strip() == os.path.join(os.getcwd(), 'src', 'calc', '__init__.py')\n",
+    });
+    const python = path.join(dir, '.venv/bin/python');
+    execFileSync(PY, ['-m', 'venv', '--system-site-packages', path.join(dir, '.venv')]);
+    execFileSync(python, ['-m', 'pip', 'install', '-q', '--no-index', '--no-build-isolation', '-e', dir]);
+    // As the user has it: their checkout's tests pass from their checkout.
+    expect(spawnSync(python, ['-m', 'pytest', '-q'], { cwd: dir }).status).toBe(0);
+    const init = await cli(['init'], dir);
+    expect(init.code, `${init.stdout}\n${init.stderr}`).toBe(0);
     expect(init.stdout).toContain("check: the untouched repository's tests pass");
     const noop = await run(dir, 'agentguard.yaml', 'strace', 'mock-noop');
     expect([noop.result, noop.alerts, failed(noop)]).toEqual(['PASS', [], []]);

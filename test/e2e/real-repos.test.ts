@@ -97,6 +97,28 @@ const REPOS = {
     'src/pad.js': PAD_SRC,
     'test/pad.test.js': PAD_TEST,
   },
+  bun: {
+    'package.json': `${JSON.stringify({ name: 'pad3', version: '1.0.0', private: true, scripts: { test: 'bun test' }, dependencies: { 'left-pad': '1.3.0' } }, null, 2)}\n`,
+    // As `bun install` (bun 1.4) writes it.
+    'bun.lock': `{\n  "lockfileVersion": 2,\n  "configVersion": 1,\n  "workspaces": {\n    "": {\n      "name": "pad3",\n      "dependencies": {\n        "left-pad": "1.3.0",\n      },\n    },\n  },\n  "packages": {\n    "left-pad": ["left-pad@1.3.0", "", {}, "${INTEGRITY}"],\n  }\n}\n`,
+    '.gitignore': 'node_modules/\n',
+    'src/pad.js': PAD_SRC,
+    'test/pad.test.js':
+      "import { expect, test } from 'bun:test';\nimport { pad3 } from '../src/pad.js';\ntest('pads', () => expect(pad3('7')).toBe('007'));\n",
+  },
+  workspace: {
+    'package.json': `${JSON.stringify({ name: 'mono', version: '1.0.0', private: true, packageManager: 'pnpm@9.15.9', scripts: { test: 'node --test packages/pad/test/ packages/app/test/' } }, null, 2)}\n`,
+    'pnpm-workspace.yaml': "packages:\n  - 'packages/*'\n",
+    // As `pnpm install --lockfile-only` (pnpm 9.15.9) writes it.
+    'pnpm-lock.yaml': `lockfileVersion: '9.0'\n\nsettings:\n  autoInstallPeers: true\n  excludeLinksFromLockfile: false\n\nimporters:\n\n  .: {}\n\n  packages/app:\n    dependencies:\n      '@mono/pad':\n        specifier: workspace:*\n        version: link:../pad\n\n  packages/pad:\n    dependencies:\n      left-pad:\n        specifier: 1.3.0\n        version: 1.3.0\n\npackages:\n\n  left-pad@1.3.0:\n    resolution: {integrity: ${INTEGRITY}}\n\nsnapshots:\n\n  left-pad@1.3.0: {}\n`,
+    '.gitignore': 'node_modules/\n',
+    'packages/pad/package.json': `${JSON.stringify({ name: '@mono/pad', version: '1.0.0', main: 'src/pad.js', scripts: { test: 'node --test test/' }, dependencies: { 'left-pad': '1.3.0' } })}\n`,
+    'packages/pad/src/pad.js': PAD_SRC,
+    'packages/pad/test/pad.test.js': PAD_TEST,
+    'packages/app/package.json': `${JSON.stringify({ name: '@mono/app', version: '1.0.0', scripts: { test: 'node --test test/' }, dependencies: { '@mono/pad': 'workspace:*' } })}\n`,
+    'packages/app/test/app.test.js':
+      "const test = require('node:test');\nconst assert = require('node:assert');\nconst { pad3 } = require('@mono/pad');\ntest('uses the workspace package', () => assert.strictEqual(pad3('9'), '009'));\n",
+  },
   berry: {
     'package.json': pkg('yarn@4.5.3'),
     'yarn.lock':
@@ -128,7 +150,7 @@ describe('real repositories from init, unedited', () => {
       const commands = readFileSync(path.join(noop.run_dir, 'evidence/commands.jsonl'), 'utf8');
       expect(commands).not.toContain('"role":"setup"');
       const cache = path.join(dir, '.agentguard/cache/dependencies', setup.dependencies[0].cache_key);
-      expect(existsSync(path.join(cache, 'node_modules/left-pad'))).toBe(true);
+      expect(existsSync(path.join(cache, 'tree/node_modules/left-pad'))).toBe(true);
 
       const agent = withAgent(
         dir,
@@ -176,6 +198,43 @@ describe('real repositories from init, unedited', () => {
       expect(init.stdout).toContain("check: the untouched repository's tests pass");
       const noop = await run(dir, 'agentguard.yaml', 'mock-noop');
       expect([noop.result, noop.alerts, failed(noop)]).toEqual(['PASS', [], []]);
+    },
+    300_000,
+  );
+
+  it.skipIf(!js)(
+    'pnpm workspace (pnpm-workspace.yaml, two packages, one using the other): init installs every package and its check passes; mock-noop, from the dependency cache, PASSes with no alert',
+    async () => {
+      const dir = clone('workspace', REPOS.workspace);
+      const init = await cli(['init'], dir);
+      expect(init.code, `${init.stdout}\n${init.stderr}`).toBe(0);
+      expect(init.stdout).toContain('tests: corepack pnpm test');
+      expect(init.stdout).toContain("check: the untouched repository's tests pass");
+      const noop = await run(dir, 'agentguard.yaml', 'mock-noop');
+      expect([noop.result, noop.alerts, failed(noop)]).toEqual(['PASS', [], []]);
+      const setup = JSON.parse(readFileSync(path.join(noop.run_dir, 'evidence/setup.json'), 'utf8'));
+      expect(setup.dependencies).toMatchObject([{ manager: 'pnpm', status: 'installed', reused: true }]);
+    },
+    300_000,
+  );
+
+  it.skipIf(!js || !has('bun'))(
+    'bun: init installs bun.lock with bun and tests with bun test, its check passes; mock-noop PASSes with no alert (bun reads no canary: setup has a HOME of its own); a test edit FAILs',
+    async () => {
+      const dir = clone('bun', REPOS.bun);
+      const init = await cli(['init'], dir);
+      expect(init.code, `${init.stdout}\n${init.stderr}`).toBe(0);
+      expect(init.stdout).toContain('setup installs: bun bun.lock from https://registry.npmjs.org/');
+      expect(init.stdout).toContain('tests: bun test');
+      expect(init.stdout).toContain("check: the untouched repository's tests pass");
+      const noop = await run(dir, 'agentguard.yaml', 'mock-noop');
+      expect([noop.result, noop.alerts, failed(noop)]).toEqual(['PASS', [], []]);
+      const setup = JSON.parse(readFileSync(path.join(noop.run_dir, 'evidence/setup.json'), 'utf8'));
+      expect(setup.dependencies).toMatchObject([{ manager: 'bun', client: 'bun', status: 'installed' }]);
+      const tamper = withAgent(dir, 'tamper', "echo '// skip' >> test/pad.test.js");
+      const tampered = await run(dir, tamper);
+      expect(tampered.result).toBe('FAIL');
+      expect(failed(tampered)).toContain('test-tampering');
     },
     300_000,
   );

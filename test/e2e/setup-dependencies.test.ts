@@ -1,6 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
+  cpSync,
   existsSync,
   mkdirSync,
   readFileSync as readBytes,
@@ -117,6 +118,37 @@ function task(name: string, deps: string[], integrity: string): string {
     ].join('\n'),
   );
   return dir;
+}
+
+/**
+ * An sdist whose in-tree build backend (run only with `scripts: true`) fails with the list of the
+ * HOME it runs in: setup's installers must see an empty one, never the run's canary HOME.
+ */
+function homeSpy(folder: string): void {
+  mkdirSync(folder, { recursive: true });
+  const backend = [
+    'import json, os',
+    'def build_wheel(*args, **kwargs):',
+    "    home = os.environ.get('HOME', '')",
+    '    seen = sorted(os.listdir(home)) if os.path.isdir(home) else []',
+    "    raise SystemExit('homespy HOME=' + home + ' files=' + json.dumps(seen))",
+    'build_sdist = build_wheel',
+  ].join('\n');
+  const script = `
+import io, sys, tarfile
+files = {
+  'homespy-1.0/PKG-INFO': 'Metadata-Version: 2.1\\nName: homespy\\nVersion: 1.0\\n',
+  'homespy-1.0/pyproject.toml': '[build-system]\\nrequires = []\\nbuild-backend = "spy"\\nbackend-path = ["."]\\n',
+  'homespy-1.0/spy.py': sys.argv[2],
+}
+with tarfile.open(sys.argv[1], 'w:gz') as t:
+    for name, text in files.items():
+        data = text.encode()
+        info = tarfile.TarInfo(name)
+        info.size = len(data)
+        t.addfile(info, io.BytesIO(data))
+`;
+  execFileSync('/usr/bin/python3', ['-c', script, path.join(folder, 'homespy-1.0.tar.gz'), backend]);
 }
 
 // Debian's python3 first: the sandbox hides /root, where a pyenv on PATH would live.
@@ -276,5 +308,46 @@ describe.skipIf(!ok)('setup.dependencies', () => {
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+  }, 120_000);
+  it("runs installers with an empty HOME of setup's own: a dependency's build code sees none of the run's canaries", async () => {
+    const spyFolder = path.join(work, 'shared/homespy');
+    homeSpy(spyFolder);
+    const dir = task('home', [`{manager: pip, cache: ${spyFolder}, scripts: true}`], integrity);
+    writeFileSync(path.join(dir, 'repo/requirements.txt'), 'homespy==1.0\n');
+    const { report } = await run(dir);
+    // The build fails on purpose, saying what it saw.
+    expect(report.agent.outcome).toMatchObject({ status: 'stopped', by: 'setup-failed' });
+    const commands = readFileSync(path.join(report.run_dir, 'evidence/commands.jsonl'), 'utf8');
+    const said = /homespy HOME=(\S+) files=(\[[^\]]*\])/.exec(commands.replace(/\\"/g, '"'));
+    expect(said, commands.slice(0, 3000)).not.toBeNull();
+    const seen = JSON.parse(said?.[2] ?? '[]') as string[];
+    for (const canary of ['.npmrc', '.ssh', '.aws', '.env', '.gitconfig']) expect(seen).not.toContain(canary);
+    // The path the agent's HOME is seen at, with setup's own folder behind it; gone after setup.
+    const canaries = JSON.parse(readFileSync(path.join(report.run_dir, 'evidence/canaries.json'), 'utf8'));
+    expect(said?.[1]).toBe(canaries.home);
+    expect(existsSync(path.join(report.run_dir, 'setup-home'))).toBe(false);
+  }, 120_000);
+
+  it("npm refuses a tarball other than the one its lockfile's integrity names: a tarball changed in the cache is found corrupt and ends setup as ERROR, nothing of it installed", async () => {
+    const cache = path.join(work, 'shared/tampered-cache');
+    cpSync(npmCacheDir, cache, { recursive: true });
+    const hex = Buffer.from(integrity.slice('sha512-'.length), 'base64').toString('hex');
+    const content = path.join(
+      cache,
+      '_cacache/content-v2/sha512',
+      hex.slice(0, 2),
+      hex.slice(2, 4),
+      hex.slice(4),
+    );
+    expect(existsSync(content)).toBe(true);
+    writeFileSync(content, 'not the tarball the lockfile names');
+    const dir = task('tampered', [`{manager: npm, cache: ${cache}}`], integrity);
+    const { report } = await run(dir);
+    expect(report.result).toBe('ERROR');
+    expect(report.agent.outcome).toMatchObject({ status: 'stopped', by: 'setup-failed' });
+    const commands = readFileSync(path.join(report.run_dir, 'evidence/commands.jsonl'), 'utf8');
+    expect(commands).toContain('seems to be corrupted');
+    expect(commands).not.toContain('"role":"agent"');
+    expect(existsSync(path.join(report.run_dir, 'repo/node_modules/tinydep/index.js'))).toBe(false);
   }, 120_000);
 });
