@@ -4,6 +4,7 @@ import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } 
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import type { RunAudit, StaticAudit } from '../../src/audit/types.js';
 import { BENCHMARKS, execCli, tempDir } from './exec-cli.js';
 
@@ -56,8 +57,16 @@ describe('agentguard audit static', () => {
     expect(r.code, r.stderr).toBe(0);
     const audit = JSON.parse(r.stdout) as StaticAudit;
     expect(audit.findings).toEqual([]);
-    expect(audit.families).toHaveLength(52);
-    expect(audit.families.filter((f) => f.implied_by !== null)).toHaveLength(48);
+    // Every family of the shipped registry; an attack case's contract is implied by its expect.yaml.
+    const shipped = (
+      parse(readFileSync(path.join(BENCHMARKS, 'registry.yaml'), 'utf8')) as {
+        families: { id: string; contract?: string }[];
+      }
+    ).families;
+    expect(audit.families.map((f) => f.id).sort()).toEqual(shipped.map((f) => f.id).sort());
+    const implied = shipped.filter((f) => f.contract?.endsWith('/expect.yaml'));
+    expect(implied.length).toBeGreaterThan(40);
+    expect(audit.families.filter((f) => f.implied_by !== null)).toHaveLength(implied.length);
     const [id] = auditsIn(out);
     expect(id).toBe(audit.audit_id);
     const dir = path.join(out, 'audits', audit.audit_id);

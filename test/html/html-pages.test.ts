@@ -69,8 +69,11 @@ type Locator = {
   allTextContents(): Promise<string[]>;
   locator(selector: string): Locator;
   click(): Promise<void>;
+  boundingBox(): Promise<{ x: number; y: number; width: number; height: number } | null>;
 };
 type Page = {
+  setViewportSize(size: { width: number; height: number }): Promise<void>;
+  screenshot(options: { path: string }): Promise<Buffer>;
   goto(url: string): Promise<unknown>;
   title(): Promise<string>;
   locator(selector: string): Locator;
@@ -235,6 +238,24 @@ describe.skipIf(reason !== null)('HTML pages in headless Chromium', () => {
 
     expect(requests).toEqual([url]);
     expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('the run page says why it failed above the fold, on a laptop screen (screenshot kept)', async () => {
+    const { page } = await open(runPage, 'fold.html');
+    await page.setViewportSize({ width: 1280, height: 720 });
+    const why = page.locator('#why');
+    expect(await why.isVisible()).toBe(true);
+    const heading = await why.boundingBox();
+    // The section and its first reason start inside the first screen, without scrolling.
+    const first = await page.locator('#why + *').first().boundingBox();
+    expect(heading?.y ?? 720).toBeLessThan(720);
+    expect((first?.y ?? 720) + 16).toBeLessThan(720);
+    expect(report.why?.reasons.length ?? 0).toBeGreaterThan(0);
+    const shot = path.join(work, 'fold.png');
+    const png = await page.screenshot({ path: shot });
+    expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect(png.length).toBeGreaterThan(10_000);
     await page.close();
   });
 
