@@ -48,6 +48,8 @@ export type AgentPhaseInput = {
   version: string | null;
   /** Harness wrappers in the agent's tree (the sandbox bridge) that must not hold its exit hostage. */
   isWrapper?: (argv: string[]) => boolean;
+  /** The live guard killed the agent's process group. */
+  guardStopped?: () => boolean;
   /** Why the run was ended, once it has been (the agent's outcome then says so). */
   stopReason?: () => StopReason | null;
   /** The sandbox bridge's setup token: a failure line quoting it is the harness's failure. */
@@ -96,6 +98,7 @@ export async function runAgent(input: AgentPhaseInput): Promise<AgentEvidence> {
       input.onAgentStart?.(pid);
     },
     ...(input.isWrapper ? { isWrapper: input.isWrapper } : {}),
+    ...(input.guardStopped ? { stoppedByHarness: input.guardStopped } : {}),
   });
   if (blocked) {
     return evidence(

@@ -21,6 +21,8 @@ export type CommandRequest = {
   onStart?: (pid: number) => void;
   /** Harness wrappers in the command's tree that must not stay stopped (see runCommand). */
   isWrapper?: (argv: string[]) => boolean;
+  /** The harness itself ended the command (the live guard killed its process group). */
+  stoppedByHarness?: () => boolean;
 };
 
 /** Runs the commands of one run and appends each record to commands.jsonl as it finishes. */
@@ -51,7 +53,18 @@ export class CommandLog {
     });
     const record = this.record(id, req, started, outcome);
     const proof = req.spec.startProof;
-    if (proof && outcome && !outcome.timed_out && !outcome.aborted && !outcome.spawn_error) {
+    // Only a command that ended by itself, with a status: one the harness killed (a timeout, a stop,
+    // the guard) took bwrap down too, and bwrap then writes no exit-code either.
+    const endedByItself =
+      outcome !== null &&
+      !outcome.timed_out &&
+      !outcome.aborted &&
+      outcome.spawn_error === undefined &&
+      outcome.signal === null &&
+      outcome.exit_code !== null &&
+      !this.signal?.aborted &&
+      req.stoppedByHarness?.() !== true;
+    if (proof && outcome && endedByItself) {
       const cause = neverStarted(proof, outcome.exit_code, outcome.stderr);
       if (cause !== null) {
         throw new RunStopped({

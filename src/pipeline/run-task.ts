@@ -269,6 +269,7 @@ async function collectAndAnalyse(
           logFile: runPath(runDir, 'agentLog'),
           version,
           isWrapper: (argv) => window.isWrapper(argv),
+          guardStopped: () => window.guard?.stoppedAgent === true,
           stopReason: () => stopReasonOf(signal),
           bridgeToken: window.bridgeToken,
         });
