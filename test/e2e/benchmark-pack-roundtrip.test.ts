@@ -1,22 +1,10 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { BENCHMARKS, execCli, tempDir } from './exec-cli.js';
+import { shippedRegistryCounts } from './shipped-registry.js';
 
-/** What the shipped registry holds, counted from it: a new attack pair changes the counts, not this test. */
-const shipped = (() => {
-  const families = (
-    parse(readFileSync(path.join(BENCHMARKS, 'registry.yaml'), 'utf8')) as {
-      families: { contract?: string; versions: { configs: string[] }[] }[];
-    }
-  ).families;
-  return {
-    families: families.length,
-    configs: families.flatMap((f) => f.versions.flatMap((v) => v.configs)).length,
-    contracts: families.filter((f) => f.contract !== undefined).length,
-  };
-})();
+const shipped = shippedRegistryCounts();
 
 /*
  * The shipped benchmarks through a pack and back: build (twice: byte-identical), sign, verify
