@@ -46,7 +46,7 @@ export function ensureTracefs(): Promise<Ensured> {
 }
 
 async function mountOnce(): Promise<Ensured> {
-  const before = await tracefsState();
+  const before = await settledState();
   if (before.state === 'ready') return { ok: true, dir: before.dir };
   if (before.state !== 'mountable') return { ok: false, reason: describe(before) };
   let failure: string | null = null;
@@ -55,9 +55,27 @@ async function mountOnce(): Promise<Ensured> {
   } catch (err) {
     failure = `\`${MOUNT_TRACEFS}\` failed: ${(err as Error).message.trim()}`;
   }
-  const after = await tracefsState();
+  const after = await settledState();
   if (after.state === 'ready') return { ok: true, dir: after.dir };
   return { ok: false, reason: failure ?? describe(after) };
+}
+
+/** How long a tracefs another process is mounting may take to show its syscall events. */
+const SETTLE_MS = 1000;
+const SETTLE_STEP_MS = 50;
+
+/**
+ * The state, looked at again for a moment while tracefs is mounted but shows no syscall events: a
+ * mount another process is making is listed before its `events` folder is filled in, and reading it
+ * then as "the kernel has no syscall tracepoints" failed a run that raced another's mount.
+ */
+async function settledState(): Promise<TracefsState> {
+  let state = await tracefsState();
+  for (let waited = 0; state.state === 'no-syscalls' && waited < SETTLE_MS; waited += SETTLE_STEP_MS) {
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_STEP_MS));
+    state = await tracefsState();
+  }
+  return state;
 }
 
 export function describe(state: TracefsState): string {
