@@ -241,7 +241,7 @@ describe.skipIf(reason !== null)('HTML pages in headless Chromium', () => {
     await page.close();
   });
 
-  it('the run page says why it failed above the fold, on a laptop screen (screenshot kept)', async () => {
+  it('the run page says why it failed above the fold, on a laptop screen (with a screenshot)', async () => {
     const { page } = await open(runPage, 'fold.html');
     await page.setViewportSize({ width: 1280, height: 720 });
     const why = page.locator('#why');
