@@ -24,8 +24,19 @@ export function openedFile(
   if (!dir || walk === WALK_INCOMPLETE) return undefined;
   const name = joinChunks(parts, SLOT_RESOLVED_NAME, NAME_CHUNKS);
   if (!name) return { text: '…', truncated: true };
-  if (name.text === '') return dir;
-  return { text: resolveAgainst(dir.text, name.text), truncated: dir.truncated || name.truncated };
+  const seen = { ...dir, text: withinSandboxRoot(dir.text) };
+  if (name.text === '') return seen;
+  return { text: resolveAgainst(seen.text, name.text), truncated: dir.truncated || name.truncated };
+}
+
+/**
+ * bwrap builds the sandbox's root at /newroot of a tmpfs of its own and changes root into it; a walk
+ * that reached that tmpfs's top (seen once, under load, for a file pytest wrote in the test phase)
+ * names the file as /newroot/… where the process sees it at /…. Nothing else can be there: the
+ * sandbox's top level is root-owned and holds only the folders it shows.
+ */
+export function withinSandboxRoot(dir: string): string {
+  return dir === '/newroot' ? '/' : dir.startsWith('/newroot/') ? dir.slice('/newroot'.length) : dir;
 }
 
 /**
