@@ -1,11 +1,12 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { containerAvailability, TEST_IMAGE } from '../../src/sandbox/container.js';
 import { RUN_UID_COUNT, RUN_UID_FIRST } from '../../src/sandbox/run-user.js';
 import { SECCOMP_FACT } from '../../src/sandbox/seccomp.js';
-import { execCli, ROOT, tempDir } from './exec-cli.js';
+import { execCli, tempDir } from './exec-cli.js';
+import { makeTestImage } from './test-image.js';
 
 async function skipReason(): Promise<string | false> {
   if (process.getuid?.() !== 0) return 'they need root (rootful podman, a run user of its own)';
@@ -19,12 +20,7 @@ const work = tempDir('ag-ctr-leastpriv-');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe.skipIf(skip)('a run in the container sandbox: the agent and the tests run as the run user', () => {
-  beforeAll(() => {
-    execFileSync('sh', [path.join(ROOT, 'scripts/make-test-image.sh')], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      timeout: 180_000,
-    });
-  }, 200_000);
+  beforeAll(makeTestImage, 200_000);
 
   it('not root, no capability, no root-only file, no host socket; the tests as the same user; PASS', async () => {
     const dir = path.join(work, 'task');

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { containerAvailability, TEST_IMAGE } from '../../src/sandbox/container.js';
 import { execCli, ROOT, tempDir } from './exec-cli.js';
+import { makeTestImage } from './test-image.js';
 
 // The container sandbox under the compiled collector: podman puts each command's container below the
 // run's cgroup (--cgroup-parent), and the collector follows the run's cgroup tree into it.
@@ -24,12 +25,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 type Event = { kind: string; syscall: string; path?: string; argv?: string[]; result?: number };
 
 describe.skipIf(skip)('a container run traced by the compiled collector', () => {
-  beforeAll(() => {
-    execFileSync('sh', [path.join(ROOT, 'scripts/make-test-image.sh')], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      timeout: 180_000,
-    });
-  }, 200_000);
+  beforeAll(makeTestImage, 200_000);
 
   it("records the agent's reads, execs, a canary read and refused calls inside the container, and alerts", async () => {
     const dir = path.join(work, 'task');
