@@ -21,7 +21,7 @@ if ! node -e "const [a,b]=process.versions.node.split('.').map(Number); process.
   exit 2
 fi
 
-packages="git kmod bubblewrap bpftrace strace python3 python3-venv python3-pytest ca-certificates curl podman runc busybox-static gcc libc6-dev"
+packages="git kmod bubblewrap iproute2 bpftrace strace python3 python3-venv python3-pytest ca-certificates curl podman runc busybox-static gcc libc6-dev"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -62,7 +62,9 @@ export function loadAttackCases(dir: string = ATTACKS_DIR): AttackCase[] {
 
 /** Why the suite cannot run here (it needs the real sandbox and tracer), or null. */
 export function attackSuiteUnsupported(tracer: Tracer): string | null {
-  if (process.getuid?.() !== 0) return 'the attack suite needs root (bwrap sandbox and system-call tracer)';
+  // Without root the sandbox is bwrap in user namespaces and the tracer strace (rootless-net.ts).
+  if (process.getuid?.() !== 0 && tracer !== 'strace')
+    return `the attack suite under ${tracer} needs root; without root it runs under strace`;
   const tools = ['bwrap', tracer === 'ebpf' ? 'bpftrace' : 'strace', 'curl', 'python3', 'git'];
   const missing = tools.filter((t) => spawnSync('sh', ['-c', `command -v ${t}`]).status !== 0);
   if (missing.length > 0) return `the attack suite needs ${missing.join(', ')} on PATH`;

@@ -23,7 +23,6 @@ import {
 import { scopeToAgent } from '../observe/scope-events.js';
 import { startTracer, type TracerPlan } from '../observe/select-tracer.js';
 import type { TracerSession } from '../observe/types.js';
-import { SANDBOX_PROXY_DIR } from '../sandbox/bwrap.js';
 import { seedCanaryHome } from '../sandbox/canaries.js';
 import type { RunUser } from '../sandbox/run-user.js';
 import type { SandboxChoice } from '../sandbox/select-sandbox.js';
@@ -341,12 +340,11 @@ export class ObservationWindow {
   wrapAgent(spec: SpawnSpec): SpawnSpec {
     this.guard?.watch(spec.argv);
     if (this.proxy?.address?.unixPath) {
-      const dnsSocket = this.dns ? { dnsSocket: `${SANDBOX_PROXY_DIR}/${DNS_SOCKET_NAME}` } : {};
-      const bridge: HarnessWrapper = (command) =>
+      const bridge: HarnessWrapper = (command, proxyDir) =>
         bridgeSpawn(command, {
-          proxySocket: `${SANDBOX_PROXY_DIR}/${PROXY_SOCKET_NAME}`,
+          proxySocket: `${proxyDir}/${PROXY_SOCKET_NAME}`,
+          ...(this.dns ? { dnsSocket: `${proxyDir}/${DNS_SOCKET_NAME}` } : {}),
           setupToken: this.bridgeToken,
-          ...dnsSocket,
         });
       return this.sandboxAndTrace(spec, bridge);
     }
@@ -364,7 +362,9 @@ export class ObservationWindow {
       // The tracer is the harness's too: the sandbox drops only the command to the run user.
       const tracer = this.tracer;
       if (!tracer) return this.sandbox.wrap(spec, harness);
-      return this.sandbox.wrap(spec, (command) => tracer.wrap(harness ? harness(command) : command));
+      return this.sandbox.wrap(spec, (command, dir) =>
+        tracer.wrap(harness ? harness(command, dir) : command),
+      );
     }
     const sandboxed = this.sandbox.wrap(spec, harness, this.tracer?.cgroupTree);
     return this.tracer ? this.tracer.wrap(sandboxed) : sandboxed;

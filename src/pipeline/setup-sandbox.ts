@@ -7,7 +7,6 @@ import type { NetworkRecord } from '../evidence/types.js';
 import type { Disposer } from '../exec/disposer.js';
 import type { SpawnSpec } from '../exec/types.js';
 import { bridgeSpawn, EgressProxy, PROXY_SOCKET_NAME } from '../observe/proxy/index.js';
-import { SANDBOX_PROXY_DIR } from '../sandbox/bwrap.js';
 import type { SandboxChoice } from '../sandbox/select-sandbox.js';
 import type { Sandbox, SandboxPlaces } from '../sandbox/types.js';
 
@@ -111,8 +110,8 @@ export async function openSetupSandbox(
     network: note,
     wrap(spec) {
       if (!proxy) return session.wrap(spec);
-      return session.wrap(spec, (command) => {
-        const bridged = bridgeSpawn(command, { proxySocket: `${SANDBOX_PROXY_DIR}/${PROXY_SOCKET_NAME}` });
+      return session.wrap(spec, (command, dir) => {
+        const bridged = bridgeSpawn(command, { proxySocket: `${dir}/${PROXY_SOCKET_NAME}` });
         // Every request goes through the proxy, a mirror on a loopback address included. Yarn 2+
         // reads no *_PROXY variable, only its own settings.
         const env: Record<string, string> = { ...bridged.env, NO_PROXY: '', no_proxy: '' };

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { SpawnSpec } from '../exec/types.js';
 import { describeMasks, type HostMask, hostSecretMasks, outputMasks, withheldMasks } from './host-masks.js';
 import { createPidsLimit, removePidsLimit, wrapInPidsLimit } from './pids-limit.js';
+import { ROOTLESS_WEAKER, rootlessIdArgs, rootlessLaunch, rootlessNetwork } from './rootless-net.js';
 import { type RunUser, userDatabase } from './run-user.js';
 import { SECCOMP_FACT, seccompBytes, seccompSupported } from './seccomp.js';
 import { STATUS_FD } from './start-proof.js';
@@ -50,6 +51,19 @@ export function bwrapAvailability(): SandboxAvailability {
       reason: `bwrap cannot create namespaces here (${why})`,
       fix: 'sysctl -w kernel.unprivileged_userns_clone=1, or run agentguard as root',
     };
+  }
+  // Without root the network namespace is made first, by unshare, with the loopback brought up by ip.
+  if (process.geteuid?.() !== 0) {
+    const [launcher = 'unshare', ...launch] = rootlessLaunch(['true']);
+    const outer = spawnSync(launcher, launch, { encoding: 'utf8', timeout: 10_000 });
+    if (outer.status !== 0) {
+      const why = (outer.stderr || outer.error?.message || `exit ${outer.status}`).trim().split('\n')[0];
+      return {
+        ok: false,
+        reason: `without root the sandbox's network namespace cannot be made here (${why})`,
+        fix: 'apt-get install -y iproute2 util-linux, and allow unprivileged user namespaces (sysctl -w kernel.unprivileged_userns_clone=1)',
+      };
+    }
   }
   // As root the sandbox drops each command to the run's user with setpriv.
   if (process.getuid?.() === 0 && spawnSync('setpriv', ['--version']).error)
@@ -137,10 +151,15 @@ export function bwrapArgs(ctx: SandboxContext, cwd: string, files: BwrapFiles): 
     '--hostname',
     'agentguard',
   ];
-  if (ctx.network.mode !== 'host') args.push('--unshare-net');
+  // Without root the network namespace is made before bwrap (rootless-net.ts), bwrap runs in it.
+  const outerNet = rootlessNetwork(ctx.network);
+  if (ctx.network.mode !== 'host' && !outerNet) args.push('--unshare-net');
   // Without root bwrap builds the sandbox in a user namespace of its own; the command may make no
   // further one (as root, the drop to the run user and the seccomp filter refuse it).
-  if (process.geteuid?.() !== 0 && nestedUsernsRefusable()) args.push('--unshare-user', '--disable-userns');
+  if (process.geteuid?.() !== 0 && (outerNet || nestedUsernsRefusable())) {
+    args.push('--unshare-user', ...(nestedUsernsRefusable() ? ['--disable-userns'] : []));
+    if (outerNet) args.push(...rootlessIdArgs());
+  }
   if (files.seccompFile) args.push('--seccomp', String(SECCOMP_FD));
   const system = files.system ?? systemView();
   // bwrap mounts in argument order, so a parent must come before what is mounted inside it: sort by
@@ -365,7 +384,7 @@ export const bwrapSandbox: Sandbox = {
       detail:
         `bubblewrap ${version}: only the system folders and the run's own read-only, writable workspace and run HOME, ` +
         `private /tmp, root-only host files and agentguard's output folders hidden, own PID namespace, ` +
-        `${ctx.user ? `run as uid ${ctx.user.uid} with no capabilities and no_new_privs` : 'no capabilities'}, ` +
+        `${ctx.user ? `run as uid ${ctx.user.uid} with no capabilities and no_new_privs` : process.geteuid?.() !== 0 ? `run without root as the invoking user (uid ${process.getuid?.()}) with no capabilities` : 'no capabilities'}, ` +
         `${files.seccompFile ? SECCOMP_FACT : 'no seccomp filter'}, ${pids}, ${net}${ctx.proxyDir ? ' except the harness proxy' : ''}`,
       facts: {
         home_inside: ctx.agentHome,
@@ -374,17 +393,25 @@ export const bwrapSandbox: Sandbox = {
         hidden: describeMasks(bwrapMasks(ctx, system)),
         seccomp: files.seccompNote,
         ...(ctx.user ? { run_user: `${ctx.user.uid}:${ctx.user.gid}` } : {}),
+        ...(process.geteuid?.() !== 0 ? { weaker_than_root: ROOTLESS_WEAKER } : {}),
       },
       wrap(spec: SpawnSpec, harness?: HarnessWrapper): SpawnSpec {
-        // The run user is taken on last, right before the command: the harness's wrapper stays root.
-        const command = ctx.user ? asRunUser(ctx.user, spec) : spec;
-        const inside = harness ? harness(command) : command;
         const statusFile = path.join(ctx.runDir, 'sandbox', `status-${++wrapped}.jsonl`);
-        const sandboxed = {
-          ...inside,
-          argv: bwrapArgv(ctx, inside, files, statusFile),
-          startProof: { sandbox: 'bwrap', statusFile },
-        };
+        const startProof = { sandbox: 'bwrap', statusFile };
+        let sandboxed: SpawnSpec;
+        if (rootlessNetwork(ctx.network)) {
+          // Without root there is no other uid to keep the harness's wrapper at: it runs outside
+          // bwrap's PID namespace instead, in the network namespace made for the run
+          // (rootless-net.ts), where the agent can neither name, signal, trace nor read it.
+          const inner = { ...spec, argv: bwrapArgv(ctx, spec, files, statusFile) };
+          const outer = harness && ctx.proxyDir ? harness(inner, ctx.proxyDir) : inner;
+          sandboxed = { ...outer, argv: rootlessLaunch(outer.argv), startProof };
+        } else {
+          // The run user is taken on last, right before the command: the harness's wrapper stays root.
+          const command = ctx.user ? asRunUser(ctx.user, spec) : spec;
+          const inside = harness ? harness(command, SANDBOX_PROXY_DIR) : command;
+          sandboxed = { ...inside, argv: bwrapArgv(ctx, inside, files, statusFile), startProof };
+        }
         return 'error' in limit ? sandboxed : wrapInPidsLimit(sandboxed, limit);
       },
       async stop() {

@@ -46,10 +46,11 @@ export type SandboxPlaces = Pick<
 
 /**
  * A wrapper of the harness's own (the proxy bridge; with tracesInGuest the tracer around it too) that
- * runs inside the sandbox before a command and starts it: the sandbox keeps it at the harness's uid
- * and runs only the command as the run's user.
+ * starts a command: the sandbox runs it inside, at the harness's uid, and only the command as the
+ * run's user; or, without root, outside its PID namespace (rootless-net.ts). `proxyDir` is where
+ * the wrapper finds the proxy's sockets from where it runs.
  */
-export type HarnessWrapper = (command: SpawnSpec) => SpawnSpec;
+export type HarnessWrapper = (command: SpawnSpec, proxyDir: string) => SpawnSpec;
 
 export type SandboxAvailability = { ok: true; version: string } | { ok: false; reason: string; fix: string };
 

@@ -17,12 +17,20 @@ export function execCli(
   opts: { cwd: string; env?: Record<string, string> },
 ): Promise<CliResult> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run 'npm run build' first (npm test does)`);
+  return spawnCollect(process.execPath, [CLI, ...args], {
+    cwd: opts.cwd,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: opts.cwd, NO_COLOR: '1', ...opts.env },
+  });
+}
+
+/** `program args` with no stdin, its exit code and everything it printed. */
+export function spawnCollect(
+  program: string,
+  args: string[],
+  opts: { cwd: string; env: Record<string, string> },
+): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: opts.cwd,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: opts.cwd, NO_COLOR: '1', ...opts.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(program, args, { ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => {
@@ -33,6 +41,29 @@ export function execCli(
     });
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/**
+ * A task folder whose agent is the shell script `script`, in `work/name`, with its config
+ * (`extra` lines appended); runs started from it keep their output in `<task>/.agentguard`.
+ */
+export function scriptTask(work: string, name: string, script: string, extra: string[] = []): string {
+  const dir = path.join(work, name);
+  mkdirSync(path.join(dir, 'repo'), { recursive: true });
+  writeFileSync(path.join(dir, 'repo/README.md'), 'task\n');
+  writeFileSync(path.join(dir, 'agent.sh'), script);
+  writeFileSync(
+    path.join(dir, 'config.yaml'),
+    [
+      `name: ${name}`,
+      'task: {prompt: do the task}',
+      'repo: repo',
+      "test_command: [sh, -c, 'true']",
+      `agent_command: [sh, ${JSON.stringify(path.join(dir, 'agent.sh'))}]`,
+      ...extra,
+    ].join('\n'),
+  );
+  return dir;
 }
 
 export function tempDir(prefix = 'ag-e2e-'): string {

@@ -46,7 +46,10 @@ export function ebpfAvailability(): Promise<TracerAvailability> {
     if (bpftrace.ok) return bpftrace;
     return {
       ok: false,
-      reason: `${collector.reason}, and bpftrace cannot run either: ${bpftrace.reason}`,
+      reason:
+        collector.reason === bpftrace.reason
+          ? collector.reason
+          : `${collector.reason}, and bpftrace cannot run either: ${bpftrace.reason}`,
       fix: bpftrace.fix,
     };
   });

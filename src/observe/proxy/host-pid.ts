@@ -16,6 +16,9 @@ export function hostPidOf(
   start: number | undefined,
   proc = '/proc',
 ): number | undefined {
+  // A bridge in the harness's own PID namespace (outside the sandbox's, as without root) names host pids.
+  if (isOwnNamespace(pidNamespace, proc))
+    return start === undefined || processStart(nsPid, proc) === start ? nsPid : undefined;
   for (const pid of procPids(proc)) {
     try {
       if (readlinkSync(`${proc}/${pid}/ns/pid`) !== pidNamespace) continue;
@@ -46,4 +49,13 @@ export function sandboxHostPids(pidNamespace: string, proc = '/proc'): number[] 
     }
   }
   return pids;
+}
+
+/** Whether `pidNamespace` is the PID namespace this process (the harness) lives in. */
+export function isOwnNamespace(pidNamespace: string, proc = '/proc'): boolean {
+  try {
+    return readlinkSync(`${proc}/self/ns/pid`) === pidNamespace;
+  } catch {
+    return false;
+  }
 }

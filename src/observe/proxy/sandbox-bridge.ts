@@ -246,6 +246,9 @@ async function main(): Promise<void> {
       else child.kill(signal);
     });
   }
+  // A listener of its own for SIGUSR1: Node would otherwise open its inspector on 127.0.0.1:9229,
+  // and whoever could send the signal could run code in the harness's bridge.
+  process.on('SIGUSR1', () => {});
   const servers: Server[] = [];
   let udp: UdpSocket | undefined;
   const sessions: Sessions = new Map();

@@ -5,7 +5,14 @@ import { fileURLToPath } from 'node:url';
 import { type MicrovmConfig, MicrovmSchema } from '../../config/schema.js';
 import { InternalError, SetupError } from '../../errors.js';
 import type { SpawnSpec } from '../../exec/types.js';
-import { asRunUser, bwrapArgv, bwrapAvailability, bwrapMasks, prepareFiles } from '../bwrap.js';
+import {
+  asRunUser,
+  bwrapArgv,
+  bwrapAvailability,
+  bwrapMasks,
+  prepareFiles,
+  SANDBOX_PROXY_DIR,
+} from '../bwrap.js';
 import { describeMasks } from '../host-masks.js';
 import type {
   HarnessWrapper,
@@ -114,7 +121,7 @@ async function startMicrovm(ctx: SandboxContext): Promise<SandboxSession> {
     // As under bwrap: the command drops to the run user last; the harness's wrappers (the tracer,
     // the proxy bridge) stay root in the guest, out of the agent's reach.
     const dropped = ctx.user ? asRunUser(ctx.user, given) : given;
-    const spec = harness ? harness(dropped) : dropped;
+    const spec = harness ? harness(dropped, SANDBOX_PROXY_DIR) : dropped;
     if (stopped) throw new InternalError('microvm session was already stopped');
     launches += 1;
     const { trace, collector, traceFile, command } = splitTracer(spec.argv);
