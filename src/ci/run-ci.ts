@@ -28,6 +28,7 @@ import { newRunId } from '../pipeline/run-id.js';
 import { runTests } from '../pipeline/test-phase.js';
 import { Timeline } from '../pipeline/timeline.js';
 import { copyIgnoredForTests } from './copy-ignored.js';
+import { publishHistory, stageHistory } from './held-history.js';
 import {
   type HeldOutput,
   holdOutputFolder,
@@ -128,11 +129,20 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
   try {
     // Where the run folder ends up: `ci/<id>` of the held output folder, once sealed.
     const finalDir = path.join(output.dir, 'ci', runId);
-    const historyFile = path.join(output.held, 'history.db');
-    if (ctx.history) checkHistory(historyFile);
-    ignoreOutputFolder(output, range.root);
     // The run is made in a private folder no other user can swap, and moved into the held ci/ at the end.
     const staging = stagingFolder();
+    // The history index too: SQLite would open it by path (held-history.ts).
+    let historyFile = path.join(staging, 'history.db');
+    try {
+      if (ctx.history) {
+        historyFile = stageHistory(output, staging);
+        checkHistory(historyFile);
+      }
+    } catch (err) {
+      rmSync(staging, { recursive: true, force: true });
+      throw err;
+    }
+    ignoreOutputFolder(output, range.root);
     const runDir = path.join(staging, runId);
     const repoDir = runPath(runDir, 'repo');
     const hostHome = runPath(runDir, 'home');
@@ -301,6 +311,12 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
         shownAs: finalDir,
         historyFile,
       });
+    } catch (err) {
+      rmSync(staging, { recursive: true, force: true });
+      throw err;
+    }
+    try {
+      if (ctx.history) publishHistory(output, historyFile);
     } catch (err) {
       rmSync(staging, { recursive: true, force: true });
       throw err;
