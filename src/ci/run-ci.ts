@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { enforceFloor, type IsolationFloor, inputReach } from '../config/isolation-floor.js';
+import { enforceFloor, type InputReach, type IsolationFloor, inputReach } from '../config/isolation-floor.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import type { AgentEvidence } from '../evidence/bundle-types.js';
@@ -113,7 +113,7 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
       network: cfg.network.mode,
       setupCommand: false,
       // A --policy file is the operator's: what it shows of the host is theirs to choose.
-      ...(opts.operatorPolicy ? {} : { reach: inputReach(cfg) }),
+      ...(opts.operatorPolicy ? {} : { reach: ciReach(cfg) }),
     });
   const requested = tracer?.requested ?? opts.tracer ?? cfg.tracer;
   // config.json holds the config as the run uses it: the sandbox and tracer chosen (the window
@@ -400,4 +400,10 @@ function ignoreOutputFolder(output: HeldOutput, root: string): void {
     '.gitignore',
     '# written by agentguard: its output is not part of the project\n*\n',
   );
+}
+
+/** What the base policy reaches of the host: its repo is the checkout being judged, by design. */
+function ciReach(cfg: ResolvedConfig): InputReach {
+  const reach = inputReach(cfg);
+  return { ...reach, files: reach.files.filter((f) => f.field !== 'repo') };
 }

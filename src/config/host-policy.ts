@@ -29,6 +29,8 @@ const HostPolicySchema = z.strictObject({
    * into one through at connect time (a local mirror).
    */
   network_hosts: z.array(z.string().min(1)).default([]),
+  /** Container images an input may name (container.image): a reference as written, or a prefix ending in `*` (`ghcr.io/acme/*`). */
+  container_images: z.array(z.string().min(1)).default([]),
   /** Variables of the host's environment an input may pass to its agent (agent_environment, its profile's env_pass). */
   agent_env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name')).default([]),
 });
@@ -58,7 +60,7 @@ export function readHostPolicy(env: NodeJS.ProcessEnv = process.env): HostPolicy
   try {
     st = lstatSync(file);
   } catch {
-    return { file, host_paths: [], mirrors: [], network_hosts: [], agent_env: [] };
+    return { file, host_paths: [], mirrors: [], network_hosts: [], container_images: [], agent_env: [] };
   }
   const uid = process.geteuid?.() ?? 0;
   const problem = !st.isFile()
@@ -82,7 +84,7 @@ export function readHostPolicy(env: NodeJS.ProcessEnv = process.env): HostPolicy
     docs: 'docs/config.md#host-policy',
     empty: {},
     notMapping: {
-      message: 'must be a mapping of host_paths, mirrors, network_hosts and agent_env',
+      message: 'must be a mapping of host_paths, mirrors, network_hosts, container_images and agent_env',
       fix: 'write e.g. host_paths: [/opt/hostedtoolcache]',
     },
   });
@@ -142,4 +144,9 @@ export function networkHostAllowed(
   allowed: readonly string[],
 ): boolean {
   return internalAllowed(host, canonicalIp(host) ?? host, port, allowed);
+}
+
+/** The image reference is one the policy lists: exactly, or under a listed prefix ending in `*`. */
+export function imageAllowed(image: string, allowed: readonly string[]): boolean {
+  return allowed.some((a) => (a.endsWith('*') ? image.startsWith(a.slice(0, -1)) : image === a));
 }
