@@ -31,6 +31,8 @@ describe('isInternalAddress', () => {
       '64:ff9b:1::1',
       '2002:7f00:1::1',
       '2002:a9fe:a9fe::',
+      'fe80::1%eth0',
+      '::ffff:127.0.0.1%lo',
     ])
       expect(internal(ip), ip).toBe(true);
   });
