@@ -31,8 +31,8 @@ import { SetupError } from '../errors.js';
  * is made in a private folder (a root-made folder in the sticky /tmp no other user can rename or
  * replace), and at the end it is moved, or copied without following any link, into the held `ci/`
  * through `/proc/self/fd/N/<name>`, which the kernel resolves through the descriptor and never
- * through the path. history.db and .gitignore are opened the same way. Nothing ci writes in the
- * output folder goes by its path after the check.
+ * through the path. .gitignore is opened the same way, and history.db is copied out and renamed
+ * back (held-history.ts). Nothing ci writes in the output folder goes by its path after the check.
  */
 
 const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
@@ -267,9 +267,15 @@ function copyTreeHeld(from: string, parent: string, name: string): void {
   }
 }
 
-function copyFileHeld(src: string, dest: string, mode: number): void {
-  const input = openSync(src, constants.O_RDONLY | constants.O_NOFOLLOW);
+/**
+ * Copy the regular file `src` (opened without following a link, nor waiting on a fifo) to `dest`,
+ * made anew (O_EXCL, O_NOFOLLOW): anything else at `src` is an error with code ENOTREG.
+ */
+export function copyFileHeld(src: string, dest: string, mode: number): void {
+  const input = openSync(src, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
+    if (!fstatSync(input).isFile())
+      throw Object.assign(new Error(`${src} is not a regular file`), { code: 'ENOTREG' });
     const output = openSync(
       dest,
       constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,

@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { enforceFloor, type IsolationFloor, inputReach } from '../config/isolation-floor.js';
+import { enforceFloor, type InputReach, type IsolationFloor, inputReach } from '../config/isolation-floor.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import type { AgentEvidence } from '../evidence/bundle-types.js';
@@ -28,6 +28,7 @@ import { newRunId } from '../pipeline/run-id.js';
 import { runTests } from '../pipeline/test-phase.js';
 import { Timeline } from '../pipeline/timeline.js';
 import { copyIgnoredForTests } from './copy-ignored.js';
+import { publishHistory, stageHistory } from './held-history.js';
 import {
   type HeldOutput,
   holdOutputFolder,
@@ -112,7 +113,7 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
       network: cfg.network.mode,
       setupCommand: false,
       // A --policy file is the operator's: what it shows of the host is theirs to choose.
-      ...(opts.operatorPolicy ? {} : { reach: inputReach(cfg) }),
+      ...(opts.operatorPolicy ? {} : { reach: ciReach(cfg) }),
     });
   const requested = tracer?.requested ?? opts.tracer ?? cfg.tracer;
   // config.json holds the config as the run uses it: the sandbox and tracer chosen (the window
@@ -128,11 +129,20 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
   try {
     // Where the run folder ends up: `ci/<id>` of the held output folder, once sealed.
     const finalDir = path.join(output.dir, 'ci', runId);
-    const historyFile = path.join(output.held, 'history.db');
-    if (ctx.history) checkHistory(historyFile);
-    ignoreOutputFolder(output, range.root);
     // The run is made in a private folder no other user can swap, and moved into the held ci/ at the end.
     const staging = stagingFolder();
+    // The history index too: SQLite would open it by path (held-history.ts).
+    let historyFile = path.join(staging, 'history.db');
+    try {
+      if (ctx.history) {
+        historyFile = stageHistory(output, staging);
+        checkHistory(historyFile);
+      }
+    } catch (err) {
+      rmSync(staging, { recursive: true, force: true });
+      throw err;
+    }
+    ignoreOutputFolder(output, range.root);
     const runDir = path.join(staging, runId);
     const repoDir = runPath(runDir, 'repo');
     const hostHome = runPath(runDir, 'home');
@@ -305,6 +315,12 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
       rmSync(staging, { recursive: true, force: true });
       throw err;
     }
+    try {
+      if (ctx.history) publishHistory(output, historyFile);
+    } catch (err) {
+      rmSync(staging, { recursive: true, force: true });
+      throw err;
+    }
     publishRun(output, staging, runId);
     const exitCode =
       stop?.kind === 'signal' ? signalExitCode(stop.signal) : analysed.report.result === 'PASS' ? 0 : 1;
@@ -384,4 +400,10 @@ function ignoreOutputFolder(output: HeldOutput, root: string): void {
     '.gitignore',
     '# written by agentguard: its output is not part of the project\n*\n',
   );
+}
+
+/** What the base policy reaches of the host: its repo is the checkout being judged, by design. */
+function ciReach(cfg: ResolvedConfig): InputReach {
+  const reach = inputReach(cfg);
+  return { ...reach, files: reach.files.filter((f) => f.field !== 'repo') };
 }

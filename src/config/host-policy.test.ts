@@ -41,6 +41,7 @@ describe('host policy', () => {
       host_paths: [],
       mirrors: [],
       network_hosts: [],
+      container_images: [],
       agent_env: [],
     });
   });

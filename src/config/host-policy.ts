@@ -1,9 +1,9 @@
 import { lstatSync } from 'node:fs';
-import { BlockList, isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { canonicalIp, normalizeHost } from '../observe/proxy/allow-list.js';
+import { internalAllowed, isInternalAddress } from '../observe/proxy/internal-address.js';
 import { loadYamlFile } from './load-yaml-file.js';
 
 /*
@@ -23,8 +23,14 @@ const HostPolicySchema = z.strictObject({
   host_paths: z.array(z.string().refine((p) => path.isAbsolute(p), 'must be an absolute path')).default([]),
   /** Mirror URLs an input's setup may fetch from: a URL matches one it starts with, same scheme, host and port. */
   mirrors: z.array(z.url({ protocol: /^https?$/ })).default([]),
-  /** Internal hosts (`host` or `host:port`) an input's network may name: loopback, private, link-local, local names. */
+  /**
+   * Internal hosts an input's network may name or reach: `host`, `host:port`, an address or a range
+   * (`10.20.0.0/16`); loopback, private, link-local, local names. The proxy lets a name that resolves
+   * into one through at connect time (a local mirror).
+   */
   network_hosts: z.array(z.string().min(1)).default([]),
+  /** Container images an input may name (container.image): a reference as written, or a prefix ending in `*` (`ghcr.io/acme/*`). */
+  container_images: z.array(z.string().min(1)).default([]),
   /** Variables of the host's environment an input may pass to its agent (agent_environment, its profile's env_pass). */
   agent_env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name')).default([]),
 });
@@ -54,7 +60,7 @@ export function readHostPolicy(env: NodeJS.ProcessEnv = process.env): HostPolicy
   try {
     st = lstatSync(file);
   } catch {
-    return { file, host_paths: [], mirrors: [], network_hosts: [], agent_env: [] };
+    return { file, host_paths: [], mirrors: [], network_hosts: [], container_images: [], agent_env: [] };
   }
   const uid = process.geteuid?.() ?? 0;
   const problem = !st.isFile()
@@ -78,7 +84,7 @@ export function readHostPolicy(env: NodeJS.ProcessEnv = process.env): HostPolicy
     docs: 'docs/config.md#host-policy',
     empty: {},
     notMapping: {
-      message: 'must be a mapping of host_paths, mirrors, network_hosts and agent_env',
+      message: 'must be a mapping of host_paths, mirrors, network_hosts, container_images and agent_env',
       fix: 'write e.g. host_paths: [/opt/hostedtoolcache]',
     },
   });
@@ -111,31 +117,6 @@ export function mirrorAllowed(url: string, allowed: readonly string[]): boolean 
   });
 }
 
-/** Internal address ranges: what an input's network or mirror must not reach unless the operator allows it. */
-const INTERNAL = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  INTERNAL.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const)
-  INTERNAL.addSubnet(net, bits, 'ipv6');
-
 /**
  * Why a host name or address is internal to the host or its network, or null when it is a public
  * name. IPv4-mapped and -compatible IPv6 forms are judged as their IPv4 address; names that only
@@ -146,49 +127,26 @@ export function internalHost(host: string): string | null {
   const name = normalizeHost(host);
   const ip = canonicalIp(name);
   if (ip !== undefined) {
-    const v4 = isIP(ip) === 4 ? ip : embeddedV4(ip);
-    const inside = v4 !== undefined ? INTERNAL.check(v4, 'ipv4') : INTERNAL.check(ip, 'ipv6');
-    return inside ? `${host} is a loopback, private or link-local address` : null;
+    return isInternalAddress(ip) ? `${host} is a loopback, private or link-local address` : null;
   }
-  if (/^\d+$/.test(name) || /^0x/i.test(name)) return `${host} is a numeric address in another spelling`;
+  if (/^(0x[0-9a-f]*|\d+)(\.(0x[0-9a-f]*|\d+))*$/i.test(name))
+    return `${host} is a numeric address in another spelling`;
   if (!name.includes('.')) return `${host} is a name without a domain, resolved only on the local network`;
   if (/(^|\.)(localhost|local|internal|home\.arpa|lan|intranet|corp)$/.test(name))
     return `${host} is a name of the local host or network`;
   return null;
 }
 
-/** The IPv4 address an IPv6 one carries (mapped `::ffff:`, compatible `::`, NAT64 `64:ff9b::`), in dotted form. */
-function embeddedV4(ip: string): string | undefined {
-  const m = /^(?:::(?:ffff:)?|64:ff9b::)(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/.exec(ip);
-  if (!m) return undefined;
-  if (m[1] !== undefined) return m[1];
-  const hi = Number.parseInt(m[2] ?? '0', 16);
-  const lo = Number.parseInt(m[3] ?? '0', 16);
-  return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
-}
-
-/** A `host[:port]` the policy lists under network_hosts: by the host alone, or the host and this port. */
+/** A `host[:port]` the policy lists under network_hosts: by the host alone, the host and this port, or a range holding it. */
 export function networkHostAllowed(
   host: string,
   port: number | undefined,
   allowed: readonly string[],
 ): boolean {
-  const want = normalizeHost(host);
-  return allowed.some((entry) => {
-    const { host: h, port: p } = splitEntry(entry.trim());
-    if (normalizeHost(h) !== want) return false;
-    return p === undefined || (port !== undefined && Number(p) === port);
-  });
+  return internalAllowed(host, canonicalIp(host) ?? host, port, allowed);
 }
 
-/** `host`, `host:port`, `[v6]`, `[v6]:port` or a bare IPv6 address (no port). */
-function splitEntry(entry: string): { host: string; port?: string } {
-  const bracket = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(entry);
-  if (bracket)
-    return bracket[2] === undefined
-      ? { host: bracket[1] ?? '' }
-      : { host: bracket[1] ?? '', port: bracket[2] };
-  if (entry.split(':').length > 2) return { host: entry };
-  const [h = '', p] = entry.split(':');
-  return p === undefined ? { host: h } : { host: h, port: p };
+/** The image reference is one the policy lists: exactly, or under a listed prefix ending in `*`. */
+export function imageAllowed(image: string, allowed: readonly string[]): boolean {
+  return allowed.some((a) => (a.endsWith('*') ? image.startsWith(a.slice(0, -1)) : image === a));
 }

@@ -20,6 +20,7 @@ const NONE: HostPolicy = {
   host_paths: [],
   mirrors: [],
   network_hosts: [],
+  container_images: [],
   agent_env: [],
 };
 
@@ -64,7 +65,7 @@ describe('isolation floor: what a config asks the sandbox to show', () => {
   const mount = (p: string, writable = false) => ({ path: p, writable, field: 'sandbox.mounts[0]' });
   const reach = (r: Partial<InputReach>): IsolationFacts => ({
     ...isolated,
-    reach: { mounts: [], caches: [], mirrors: [], allow: [], hosts: {}, env: [], ...r },
+    reach: { mounts: [], caches: [], mirrors: [], allow: [], hosts: {}, env: [], files: [], ...r },
   });
 
   it('lets read-only paths inside the pack or bundle through', () => {
@@ -131,7 +132,7 @@ describe('isolation floor: what a config asks the sandbox to show', () => {
 describe('isolation floor: mirrors, network and the container runtime', () => {
   const reach = (r: Partial<InputReach>): IsolationFacts => ({
     ...isolated,
-    reach: { mounts: [], caches: [], mirrors: [], allow: [], hosts: {}, env: [], ...r },
+    reach: { mounts: [], caches: [], mirrors: [], allow: [], hosts: {}, env: [], files: [], ...r },
   });
   const mirror = (url: string) => ({ field: 'setup.dependencies[0].mirror', url });
 
@@ -222,6 +223,7 @@ describe("isolation floor: the host's environment", () => {
       allow: [],
       hosts: {},
       env: names.map((name, i) => ({ field: `agent_environment[${i}]`, name })),
+      files: [],
     },
   });
 

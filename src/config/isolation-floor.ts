@@ -5,6 +5,7 @@ import { ConfigError } from '../errors.js';
 import { parseAllowEntry } from '../observe/proxy/allow-list.js';
 import {
   type HostPolicy,
+  imageAllowed,
   internalHost,
   mirrorAllowed,
   networkHostAllowed,
@@ -58,12 +59,23 @@ export type InputReach = {
   allow: readonly string[];
   hosts: Readonly<Record<string, string>>;
   containerRuntime?: string;
-  /** Variables of the host's environment the agent is given (agent_environment, the input's own profile's env_pass). */
+  /** The container image the input names (container.image): what the engine pulls and runs. */
+  containerImage?: string;
+  /** Variables of the host's environment the agent is given (agent_environment, its profile's env_pass). */
   env: readonly { field: string; name: string }[];
+  /**
+   * Host files and folders the harness reads for the input: its template repo, solution, prompt
+   * file, rule files, profile file, model script and skills (copied into the workspace, shown to
+   * the agent, or obeyed as rules).
+   */
+  files: readonly { field: string; path: string }[];
 };
 
-/** What of the host a loaded config reaches, by field (see InputReach). */
-export function inputReach(cfg: ResolvedConfig): InputReach {
+/**
+ * What of the host a loaded config reaches, by field (see InputReach). `hostEnv`: the environment the
+ * agent's profile would read its env_pass names from.
+ */
+export function inputReach(cfg: ResolvedConfig, hostEnv: NodeJS.ProcessEnv = process.env): InputReach {
   const caches: { field: string; path: string }[] = [];
   const mirrors: { field: string; url: string }[] = [];
   for (const [i, d] of (cfg.setup?.dependencies ?? []).entries()) {
@@ -72,21 +84,44 @@ export function inputReach(cfg: ResolvedConfig): InputReach {
     if (dep.mirror !== undefined) mirrors.push({ field: `setup.dependencies[${i}].mirror`, url: dep.mirror });
   }
   const env = cfg.agent_environment.map((name, i) => ({ field: `agent_environment[${i}]`, name }));
-  // A built-in profile is agentguard's; a profile file is the input's own choice of what to pass.
-  if (cfg.agent_profile !== undefined && isProfilePath(cfg.agent_profile)) {
+  // The profile is the input's choice, a built-in one too: its env_pass hands the agent the host's
+  // API keys. A name the profile sets itself (or its scripted model does) passes nothing; of a
+  // built-in profile's names, only those the host has reach anything.
+  if (cfg.agent_profile !== undefined) {
+    const file = isProfilePath(cfg.agent_profile);
     const profile = loadProfileResult(cfg.agent_profile);
-    if (profile.ok)
-      for (const [i, name] of profile.value.env_pass.entries())
-        env.push({ field: `agent_profile env_pass[${i}]`, name });
+    if (profile.ok) {
+      const { env_pass, env_set, scripted } = profile.value;
+      const set = new Set([
+        ...Object.keys(env_set),
+        ...(cfg.model_script !== undefined ? Object.keys(scripted.env_set) : []),
+      ]);
+      for (const [i, name] of env_pass.entries())
+        if (!set.has(name) && (file || hostEnv[name] !== undefined))
+          env.push({ field: `agent_profile (${cfg.agent_profile}) env_pass[${i}]`, name });
+    }
   }
+  const files: { field: string; path: string }[] = [{ field: 'repo', path: cfg.repo }];
+  const add = (field: string, p: string | undefined) => {
+    if (p !== undefined) files.push({ field, path: p });
+  };
+  add('solution', cfg.solution);
+  add('task.prompt_file', cfg.prompt_file);
+  add('model_script', cfg.model_script);
+  add('skills', cfg.skills);
+  if (cfg.agent_profile !== undefined && isProfilePath(cfg.agent_profile))
+    add('agent_profile', cfg.agent_profile);
+  for (const [i, rule] of cfg.security.rules.entries()) add(`security.rules[${i}]`, rule);
   return {
     env,
+    files,
     mounts: cfg.mounts,
     caches,
     mirrors,
     allow: cfg.network.mode === 'allowlist' ? cfg.network.allow : [],
     hosts: cfg.network.hosts,
     ...(cfg.container?.runtime !== undefined ? { containerRuntime: cfg.container.runtime } : {}),
+    ...(cfg.container !== undefined ? { containerImage: cfg.container.image } : {}),
   };
 }
 
@@ -127,6 +162,20 @@ export function floorBreaches(
         allow: listIt('host_paths', realOr(m.path)),
       });
   }
+  // A file may also be reached by a link in the input's folder into a folder the policy lists.
+  const listedFile = (p: string, allowed: string) =>
+    insideEverWay(p, allowed) ||
+    (root !== undefined && within(path.resolve(p), path.resolve(root)) && within(realOr(p), realOr(allowed)));
+  for (const f of reach?.files ?? [])
+    if (
+      !(root !== undefined && insideEverWay(f.path, root)) &&
+      !policy.host_paths.some((allowed) => listedFile(f.path, allowed))
+    )
+      breaches.push({
+        field: f.field,
+        what: `it has agentguard read ${f.path}, a host file ${root === undefined ? 'the input did not bring' : `outside ${root}`} (copied into the workspace, shown to the agent or obeyed as rules)`,
+        allow: listIt('host_paths', realOr(f.path)),
+      });
   for (const m of reach?.mirrors ?? [])
     if (!mirrorAllowed(m.url, policy.mirrors))
       breaches.push({
@@ -165,6 +214,12 @@ export function floorBreaches(
         what: `it gives the agent ${e.name} from the host's environment, where API keys and tokens live`,
         allow: listIt('agent_env', e.name),
       });
+  if (reach?.containerImage !== undefined && !imageAllowed(reach.containerImage, policy.container_images))
+    breaches.push({
+      field: 'container.image',
+      what: `the container engine would pull and run ${reach.containerImage}, an image the operator did not allow (from any registry, an internal one included)`,
+      allow: listIt('container_images', reach.containerImage),
+    });
   if (reach?.containerRuntime !== undefined)
     breaches.push({
       field: 'container.runtime',
@@ -219,11 +274,12 @@ export function enforceFloor(floor: IsolationFloor | undefined, facts: Isolation
 
 /** `p` lies in `root`, by the paths as written and with their links resolved. */
 function insideEverWay(p: string, root: string): boolean {
-  const inside = (a: string, b: string) => {
-    const rel = path.relative(b, a);
-    return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-  };
-  return inside(path.resolve(p), path.resolve(root)) && inside(realOr(p), realOr(root));
+  return within(path.resolve(p), path.resolve(root)) && within(realOr(p), realOr(root));
+}
+
+function within(a: string, b: string): boolean {
+  const rel = path.relative(b, a);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 function realOr(p: string): string {

@@ -11,6 +11,8 @@ export const SETUP_STEPS = [
   'tracer',
   'agent',
   'tests',
+  // After the run, with the history index open for its row.
+  'record',
 ] as const;
 export type SetupStep = (typeof SETUP_STEPS)[number];
 

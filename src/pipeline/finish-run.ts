@@ -51,6 +51,7 @@ export function finishRun(ctx: RunContext, f: FinishRun): AnalysedRun {
   if (ctx.history) {
     const db = openHistory(f.historyFile ?? path.join(ctx.outputDir, 'history.db'));
     try {
+      ctx.fault?.('record');
       db.recordRun(
         analysed.report,
         {

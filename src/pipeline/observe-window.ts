@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { RuleSet } from '../analysis/rules/types.js';
+import { readHostPolicy } from '../config/host-policy.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { TracerKind } from '../evidence/kinds.js';
 import { runPath } from '../evidence/layout.js';
@@ -167,6 +168,7 @@ export class ObservationWindow {
       proxyDir = runPath(req.runDir, 'net');
       mkdirSync(proxyDir, { recursive: true });
       proxy = new EgressProxy({
+        internalAllowed: readHostPolicy().network_hosts,
         allow,
         hosts,
         mode: 'allowlist',
@@ -198,6 +200,7 @@ export class ObservationWindow {
       // Without a network namespace the proxy is advisory (HTTP_PROXY); it is still how the agent
       // reaches names the harness serves. With network 'host' it lets everything through, recorded.
       proxy = new EgressProxy({
+        internalAllowed: readHostPolicy().network_hosts,
         allow,
         hosts,
         mode: mode === 'host' ? 'observe' : 'allowlist',

@@ -1,5 +1,6 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { readHostPolicy } from '../config/host-policy.js';
 import type { NetworkConfig, ResolvedConfig } from '../config/schema.js';
 import { InternalError } from '../errors.js';
 import { runPath } from '../evidence/layout.js';
@@ -83,6 +84,7 @@ export async function openSetupSandbox(
       proxyDir = path.join(runPath(req.runDir, 'net'), 'setup');
       mkdirSync(proxyDir, { recursive: true });
       proxy = new EgressProxy({
+        internalAllowed: readHostPolicy().network_hosts,
         allow: hosts,
         mode: 'allowlist',
         unixPath: path.join(proxyDir, PROXY_SOCKET_NAME),

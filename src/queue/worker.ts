@@ -13,6 +13,7 @@ import { MANIFEST_FILE } from '../provenance/manifest-schema.js';
 import { reportPath } from '../reports/reporters.js';
 import { checkAgentEnvironment, jobHostEnv } from './agent-env.js';
 import { boundedWorkerConnection, JOB_MAX_BYTES, oversizedJob } from './bounded-job.js';
+import { readBoundedString } from './bounded-read.js';
 import {
   type AttemptJob,
   type AttemptResult,
@@ -132,18 +133,20 @@ async function runJob(
     data.task.sha256,
     async () => {
       const key = bundleKey(data.task.sha256);
-      // Sized before it is fetched: the bundle limit holds on this host too, not only on the coordinator.
+      // Sized first (the common refusal, nothing read), then read bounded: the limit holds on this
+      // host too, not only on the coordinator, even if the key grows in between (bounded-read.ts).
       const size = await redis.strlen(key);
-      if (size === 0)
+      const read =
+        size > TASK_BUNDLE_LIMIT
+          ? ({ kind: 'over', readBytes: size, whole: true } as const)
+          : { ...(await readBoundedString(redis, key, TASK_BUNDLE_LIMIT)), whole: false };
+      if (read.kind === 'missing')
         throw new UnrecoverableError(`${what}: task bundle sha256:${data.task.sha256} is not in Redis`);
-      if (size > TASK_BUNDLE_LIMIT)
+      if (read.kind === 'over')
         throw new UnrecoverableError(
-          `${what}: task bundle sha256:${data.task.sha256} is ${size} bytes, over the ${TASK_BUNDLE_LIMIT} a worker fetches; not run`,
+          `${what}: task bundle sha256:${data.task.sha256} is ${read.whole ? '' : 'at least '}${read.readBytes} bytes, over the ${TASK_BUNDLE_LIMIT} a worker fetches; not run`,
         );
-      const bytes = await redis.getBuffer(key);
-      if (bytes === null)
-        throw new UnrecoverableError(`${what}: task bundle sha256:${data.task.sha256} is not in Redis`);
-      return bytes;
+      return read.bytes;
     },
     what,
   ).catch(unrecoverable);

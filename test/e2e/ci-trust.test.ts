@@ -313,7 +313,7 @@ describe('agentguard ci never writes through a link the checkout holds', () => {
     expect(state()).toBe('T');
     // What a process the pull request left behind does: the output folder becomes a link elsewhere.
     const out = path.join(dir, '.agentguard');
-    expect(existsSync(path.join(out, 'history.db'))).toBe(true);
+    expect(existsSync(path.join(out, 'ci'))).toBe(true);
     renameSync(out, path.join(dir, 'moved-away'));
     symlinkSync(victim, out);
     process.kill(child.pid as number, 'SIGCONT');
@@ -322,6 +322,7 @@ describe('agentguard ci never writes through a link the checkout holds', () => {
     const report = JSON.parse(stdout) as Report;
     const moved = path.join(dir, 'moved-away/ci', path.basename(report.run_dir));
     expect(existsSync(path.join(moved, 'report.json'))).toBe(true);
+    expect(existsSync(path.join(dir, 'moved-away/history.db'))).toBe(true);
     expect(report.run_dir).toBe(path.join(out, 'ci', path.basename(report.run_dir)));
     expect(stderr).toContain('was moved or replaced during the run');
     // The sealed run verifies where it landed; its history row is in the held folder's history.db.

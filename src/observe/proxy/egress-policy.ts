@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
 import { type AllowDecision, type AllowEntry, canonicalIp, matchAllow } from './allow-list.js';
 import { lookupHosts, type ParsedHostsMap } from './hosts-map.js';
+import { internalAllowed, isInternalAddress } from './internal-address.js';
 
 export type EgressMode = 'allowlist' | 'observe';
 
@@ -11,27 +11,24 @@ export type Resolution =
   | { ok: true; target: UpstreamTarget }
   | { ok: false; code: string; reason: string; denied: boolean };
 
-const LOCAL_ADDRESSES = new BlockList();
-LOCAL_ADDRESSES.addSubnet('127.0.0.0', 8, 'ipv4');
-LOCAL_ADDRESSES.addAddress('0.0.0.0', 'ipv4');
-LOCAL_ADDRESSES.addAddress('::1', 'ipv6');
-LOCAL_ADDRESSES.addAddress('::', 'ipv6');
-
-// Loopback or unspecified, IPv4-mapped IPv6 forms included (BlockList checks those against IPv4 rules).
-function isLoopbackOrUnspecified(ip: string): boolean {
-  return LOCAL_ADDRESSES.check(ip, isIP(ip) === 6 ? 'ipv6' : 'ipv4');
-}
-
 /** The allow list, the hosts map and the mode: what may go where. */
 export class EgressPolicy {
   readonly #allow: readonly AllowEntry[];
   readonly #hosts: ParsedHostsMap;
   readonly #mode: EgressMode;
+  readonly #internal: readonly string[];
 
-  constructor(allow: readonly AllowEntry[], hosts: ParsedHostsMap, mode: EgressMode) {
+  /** `internal`: the operator's host policy network_hosts, the internal destinations it lets through. */
+  constructor(
+    allow: readonly AllowEntry[],
+    hosts: ParsedHostsMap,
+    mode: EgressMode,
+    internal: readonly string[] = [],
+  ) {
     this.#allow = allow;
     this.#hosts = hosts;
     this.#mode = mode;
+    this.#internal = internal;
   }
 
   /** Judged on the name the client asked for, never on where the hosts map sends it. */
@@ -41,36 +38,55 @@ export class EgressPolicy {
     return { allowed: true, reason: `observe mode (${verdict.reason})` };
   }
 
+  /**
+   * Where to connect for an allowed request, judged by the address the proxy will connect to: an
+   * allowed name (or wildcard) whose DNS answer is internal (loopback, private, link-local, cloud
+   * metadata, any IPv6 form of those) is refused, whatever the name, so neither a hostile DNS record
+   * nor a redirect reaches the host's own services. The checked address is the one connected to, so
+   * a second DNS answer (rebinding) is never asked for. Internal targets are reached only through
+   * the hosts map, an allow-list entry that is the address itself, or the operator's host policy.
+   */
   async resolve(host: string, port: number): Promise<Resolution> {
     const mapped = lookupHosts(this.#hosts, host, port);
     if (mapped !== undefined) return { ok: true, target: mapped };
     const literal = canonicalIp(host);
     if (literal !== undefined) {
       const listed = this.#allow.some((entry) => entry.kind === 'ip' && entry.host === literal);
-      if (listed || !this.#guardsLocal(literal)) return { ok: true, target: { address: literal, port } };
+      if (listed || !this.#refusesInternal(host, literal, port))
+        return { ok: true, target: { address: literal, port } };
       return {
         ok: false,
-        code: 'ELOOPBACK',
-        reason: `local address ${literal} needs an explicit entry`,
+        code: 'EINTERNAL',
+        reason: `internal address ${literal} needs an explicit entry`,
         denied: true,
       };
     }
-    let address: string;
+    let addresses: string[];
     try {
-      address = (await lookup(host)).address;
+      addresses = (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? 'EAI_FAIL';
       return { ok: false, code, reason: `upstream ${code}`, denied: false };
     }
-    // An allowed name whose DNS points at this machine would reach the harness's own services
-    // (the model stub, databases). Local targets are reachable only through the hosts map.
-    if (this.#guardsLocal(address)) {
-      return { ok: false, code: 'ELOOPBACK', reason: `resolves to local address ${address}`, denied: true };
+    // One internal answer among public ones is the shape of a rebinding answer: refuse the name.
+    const inside = addresses.find((address) => this.#refusesInternal(host, address, port));
+    const first = addresses[0];
+    if (inside !== undefined || first === undefined) {
+      return {
+        ok: false,
+        code: 'EINTERNAL',
+        reason: `resolves to internal address ${inside ?? 'none'} (loopback, private or link-local); the operator's host policy network_hosts lets one through`,
+        denied: true,
+      };
     }
-    return { ok: true, target: { address, port } };
+    return { ok: true, target: { address: first, port } };
   }
 
-  #guardsLocal(address: string): boolean {
-    return this.#mode === 'allowlist' && isLoopbackOrUnspecified(address);
+  #refusesInternal(host: string, address: string, port: number): boolean {
+    return (
+      this.#mode === 'allowlist' &&
+      isInternalAddress(address) &&
+      !internalAllowed(host, address, port, this.#internal)
+    );
   }
 }

@@ -288,7 +288,7 @@ describe('EgressProxy over HTTP', () => {
     expect(answer.status).toBe(403);
     const [record] = await proxy.stop();
     expect(record).toMatchObject({ host: 'localhost', decision: 'denied' });
-    expect(record?.reason).toMatch(/^resolves to local address/);
+    expect(record?.reason).toMatch(/^resolves to internal address 127.0.0.1 /);
     expect(seen).toHaveLength(0);
   });
 

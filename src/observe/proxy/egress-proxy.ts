@@ -23,6 +23,11 @@ export type EgressProxyOptions = {
   allow?: readonly string[];
   /** Names redirected to local addresses (fake external hosts); the allow list still judges the name. */
   hosts?: HostsMap;
+  /**
+   * Internal destinations the operator lets through (the host policy's network_hosts): a name that
+   * resolves to a loopback, private or link-local address is refused at connect time otherwise.
+   */
+  internalAllowed?: readonly string[];
   /** `allowlist` refuses what the list does not allow; `observe` lets everything through and records it. */
   mode?: EgressMode;
   /** Unix socket to listen on (what the sandbox bridge connects to). */
@@ -78,7 +83,12 @@ export class EgressProxy {
       throw new InternalError('EgressProxy needs a unixPath, a tcpPort or both');
     }
     this.#options = options;
-    this.#policy = new EgressPolicy(allow.entries, hosts.map, options.mode ?? 'allowlist');
+    this.#policy = new EgressPolicy(
+      allow.entries,
+      hosts.map,
+      options.mode ?? 'allowlist',
+      options.internalAllowed ?? [],
+    );
   }
 
   /** Where the proxy listens, once started. */
