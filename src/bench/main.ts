@@ -23,6 +23,11 @@ const BENCHES: Bench[] = [
     },
   },
   {
+    name: 'run phases: a trivial run (js-slugify, mock-solve) per phase under each tracer, and the demo (issue 41)',
+    script: 'run-phases-bench.js',
+    targets: { run_off_ms: [1000, 'ms'], ebpf_over_off_ms: [100, 'ms'], demo_ms: [5000, 'ms'] },
+  },
+  {
     name: 'rules: default rule set over 1,000,000 recorded-like events, one core',
     script: 'rules-bench.js',
     targets: { events_per_second: [200_000, 'events/s', 'min'] },

@@ -234,14 +234,19 @@ function historyOn(db: Database.Database, dbPath: string): History {
   const insert = db.prepare<[Record<Column, string | number | null>]>(INSERT);
   const byId = db.prepare<[string], StoredRow>(`SELECT ${SELECTED.join(', ')} FROM runs WHERE run_id = ?`);
   const batches = batchStatements(db);
+  // The row and its batch link in one transaction: one commit (and sync) for both, and a batch
+  // killed right after the run finds it linked or not recorded at all, never half.
+  const record = db.transaction(
+    (report: RecordableRun, paths: RecordedPaths, kind: HistoryKind, batchId?: string) => {
+      insert.run(rowOf(report, paths, kind));
+      if (batchId !== undefined) batches.link(batchId, report.run_id);
+    },
+  );
 
   return {
     recordRun: guarded(
-      (report: RecordableRun, paths: RecordedPaths, kind: HistoryKind = 'run', batchId?: string) => {
-        insert.run(rowOf(report, paths, kind));
-        // In the same breath as the row: a batch killed right after the run still finds it linked.
-        if (batchId !== undefined) batches.link(batchId, report.run_id);
-      },
+      (report: RecordableRun, paths: RecordedPaths, kind: HistoryKind = 'run', batchId?: string) =>
+        record(report, paths, kind, batchId),
     ),
     listRuns: guarded((filter: HistoryFilter = {}) => {
       const limit = filter.limit ?? DEFAULT_LIMIT;

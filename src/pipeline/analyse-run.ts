@@ -13,6 +13,7 @@ import { REPORTERS, reportPath } from '../reports/reporters.js';
 import type { RunReport } from '../reports/types.js';
 import { reportView } from '../reports/view/report-view.js';
 import { agentguardVersion } from '../version.js';
+import { markPhase } from './phase-marks.js';
 import { loadRunRules, rulesOfRun } from './rules.js';
 
 export type AnalysedRun = {
@@ -40,9 +41,11 @@ export function analyseRun(runDir: string, policy?: ResolvedConfig, shownAs?: st
   }
   const rules = policy ? loadRunRules(bundle.config).ruleset : rulesOfRun(runDir, bundle.config);
   const analysis = analyze(bundle, rules);
+  markPhase('finish:analyse');
   const report = buildRunReport(bundle, analysis, { artifacts: listEvidence(runDir) });
   const input = { report, view: reportView(report), graph: runGraph(bundle), version: agentguardVersion() };
   for (const reporter of REPORTERS) writeText(path.join(outDir, reporter.file), reporter.render(input));
+  markPhase('finish:reports');
   return {
     report,
     analysis,

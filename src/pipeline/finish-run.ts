@@ -8,6 +8,7 @@ import type { BatchRef } from '../provenance/manifest-schema.js';
 import { sealRun } from '../provenance/seal-run.js';
 import { type AnalysedRun, analyseRun } from './analyse-run.js';
 import type { RunContext } from './context.js';
+import { markPhase } from './phase-marks.js';
 import { sealEvidence } from './seal-evidence.js';
 
 export type FinishRun = {
@@ -43,11 +44,13 @@ export function finishRun(ctx: RunContext, f: FinishRun): AnalysedRun {
     ...(f.batch ? { batch: f.batch } : {}),
   });
   sealEvidence(f.runDir);
+  markPhase('finish:seal-evidence');
   const shown = (p: string) =>
     f.shownAs === undefined ? p : path.join(f.shownAs, path.relative(f.runDir, p));
   const made = analyseRun(f.runDir, undefined, f.shownAs);
   const analysed = { ...made, reportJson: shown(made.reportJson), reportMd: shown(made.reportMd) };
   const sealed = sealRun(f.runDir, analysed.analysis, ctx.now());
+  markPhase('finish:seal-run');
   if (ctx.history) {
     const db = openHistory(f.historyFile ?? path.join(ctx.outputDir, 'history.db'));
     try {
@@ -66,6 +69,7 @@ export function finishRun(ctx: RunContext, f: FinishRun): AnalysedRun {
     } finally {
       db.close();
     }
+    markPhase('finish:history');
   }
   return analysed;
 }

@@ -1,7 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { AGENTS, type AgentName } from '../agents/index.js';
-import { loadTrajectory, type Trajectory } from '../agents/model-server/index.js';
+import { loadTrajectory } from '../agents/model-server/trajectory.js';
+import type { Trajectory } from '../agents/model-server/types.js';
 import type { AgentContext, AgentPlan } from '../agents/types.js';
 import { enforceFloor, type IsolationFloor, inputReach } from '../config/isolation-floor.js';
 import { packFloor } from '../config/pack-provenance.js';

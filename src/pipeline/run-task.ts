@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { type RunningModelServer, startModelServer } from '../agents/model-server/index.js';
+import type { RunningModelServer } from '../agents/model-server/index.js';
 import { loadProfile } from '../agents/profiles/load-profile.js';
 import { writeRenderedFiles } from '../agents/profiles/write-files.js';
 import { installSkills } from '../agents/skills/install-skills.js';
@@ -21,6 +21,7 @@ import { noteRun } from '../exec/owner-registry.js';
 import { safeTimeout } from '../exec/safe-timer.js';
 import { signalExitCode } from '../exec/shutdown.js';
 import { checkHistory } from '../history/db.js';
+import { prefetchAgentguardSource } from '../provenance/git-state.js';
 import { chownTree, claimRunUserFor, closeToRunUsers } from '../sandbox/run-user.js';
 import type { SandboxPlaces } from '../sandbox/types.js';
 import { collectDiff } from '../workspace/diff.js';
@@ -35,6 +36,7 @@ import { installDependencies } from './install-dependencies.js';
 import { ObservationWindow } from './observe-window.js';
 import { ownCredentials } from './outbound-scan.js';
 import { fillMissingEvidence } from './partial-evidence.js';
+import { markPhase } from './phase-marks.js';
 import { planRun, type RunOptions, type RunPlan } from './plan-run.js';
 import { ProtectedStateWatch } from './protected-state.js';
 import { saveRunRules } from './rules.js';
@@ -57,12 +59,17 @@ export type RunResult = AnalysedRun & { runDir: string; exitCode: number };
  * ERROR.
  */
 export async function runTask(ctx: RunContext, config: ResolvedConfig, opts: RunOptions): Promise<RunResult> {
+  // Which agentguard seals the run is asked of git now, beside the run, not at its end.
+  void prefetchAgentguardSource();
+  markPhase('run:start');
   const planned = await planRun(ctx, config, opts);
+  markPhase('run:planned');
   const historyFile = path.join(ctx.outputDir, 'history.db');
   if (ctx.history) {
     // A corrupt history is found now, not after the agent has run for its full time.
     ctx.fault?.('history');
     checkHistory(historyFile);
+    markPhase('run:history-checked');
   }
   const controller = new AbortController();
   const stopRun = (reason: StopReason) => {
@@ -155,7 +162,10 @@ async function collectAndAnalyse(
 
     ctx.fault?.('model-server');
     const model: RunningModelServer | null = trajectory
-      ? await startModelServer({ script: trajectory, recordFile: runPath(runDir, 'model') })
+      ? await (await import('../agents/model-server/index.js')).startModelServer({
+          script: trajectory,
+          recordFile: runPath(runDir, 'model'),
+        })
       : null;
     const stopModel = model ? disposer.add('model server', () => model.server.stop()) : null;
     const harnessHosts =

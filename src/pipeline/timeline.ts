@@ -1,6 +1,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { TimelineEvent } from '../evidence/types.js';
+import { markPhase } from './phase-marks.js';
 
 /** Appends timeline events to disk as they happen, so a crashed run still has its story. */
 export class Timeline {
@@ -19,5 +20,6 @@ export class Timeline {
     this.events.push(e);
     appendFileSync(this.file, `${JSON.stringify(e)}\n`);
     this.onEvent?.(e);
+    markPhase(`${phase}:${event}`);
   }
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../package-root.js';
-import { agentguardSource } from './git-state.js';
+import { agentguardSource, prefetchAgentguardSource } from './git-state.js';
 import { ManifestSchema } from './manifest-schema.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'ag-gitstate-'));
@@ -58,6 +58,29 @@ describe('agentguardSource', () => {
     git(project, 'add', '-f', '.');
     git(project, 'commit', '-qm', 'vendored');
     expect(agentguardSource(installed)).toEqual({ source: 'package', version: '2.0.0' });
+  });
+
+  it('looked up in the background (as a run does while it runs), the answer is the same', async () => {
+    const repo = (name: string, dirty: boolean) => {
+      const dir = pkg(path.join(work, name), '3.0.0');
+      git(dir, 'init', '-q');
+      git(dir, 'add', 'package.json');
+      git(dir, 'commit', '-qm', 'first');
+      if (dirty) writeFileSync(path.join(dir, 'package.json'), '{"name":"agentguard","version":"3.0.1"}');
+      return dir;
+    };
+    const clean = repo('bg-clean', false);
+    const dirty = repo('bg-dirty', true);
+    const plain = pkg(path.join(work, 'bg-plain'), '0.9.1');
+    await Promise.all([clean, dirty, plain].map((dir) => prefetchAgentguardSource(dir)));
+    expect(agentguardSource(clean)).toEqual({
+      source: 'checkout',
+      version: '3.0.0',
+      commit: git(clean, 'rev-parse', 'HEAD'),
+      dirty: false,
+    });
+    expect(agentguardSource(dirty)).toMatchObject({ source: 'checkout', version: '3.0.1', dirty: true });
+    expect(agentguardSource(plain)).toEqual({ source: 'package', version: '0.9.1' });
   });
 
   it('this agentguard, run from its worktree, is a checkout at the worktree HEAD', () => {

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../package-root.js';
@@ -24,28 +24,72 @@ export function agentguardSource(root: string = packageRoot()): AgentguardSource
   return found;
 }
 
+/**
+ * Start looking up the source while the caller does other work (a run does this as it starts, and
+ * seals with the answer at its end): the three git commands run at once, in the background.
+ */
+export function prefetchAgentguardSource(root: string = packageRoot()): Promise<void> {
+  if (cache.has(root)) return Promise.resolve();
+  const ask = (args: string[]) =>
+    new Promise<string | null>((resolve) => {
+      execFile('git', ['-C', root, ...args], gitOptions(), (err, out) => resolve(err ? null : out.trim()));
+    });
+  return Promise.all([ask(TOP), ask(HEAD), ask(STATUS)]).then(([top, commit, status]) => {
+    if (!cache.has(root))
+      cache.set(
+        root,
+        sourceOf(
+          root,
+          top,
+          () => commit,
+          () => status,
+        ),
+      );
+  });
+}
+
+const TOP = ['rev-parse', '--show-toplevel'];
+const HEAD = ['rev-parse', 'HEAD'];
+// As `git describe --dirty` decides it: changes to tracked files; untracked files do not count.
+const STATUS = ['status', '--porcelain', '--untracked-files=no'];
+
 function lookUp(root: string): AgentguardSource {
+  return sourceOf(
+    root,
+    git(root, TOP),
+    () => git(root, HEAD),
+    () => git(root, STATUS),
+  );
+}
+
+/** The source from git's answers (null where git failed), asked for only as far as they are needed. */
+function sourceOf(
+  root: string,
+  top: string | null,
+  commitOf: () => string | null,
+  statusOf: () => string | null,
+): AgentguardSource {
   const version = root === packageRoot() ? agentguardVersion() : packageVersion(root);
   // Only a checkout whose top level is the package itself counts: a package installed under
   // node_modules of some project is inside that project's repository, not a checkout of agentguard.
-  const top = git(root, ['rev-parse', '--show-toplevel']);
   if (top === null || realpath(top) !== realpath(root)) return { source: 'package', version };
-  const commit = git(root, ['rev-parse', 'HEAD']);
+  const commit = commitOf();
   if (commit === null || !/^[0-9a-f]{40,64}$/.test(commit)) return { source: 'package', version };
-  // As `git describe --dirty` decides it: changes to tracked files; untracked files do not count.
-  const status = git(root, ['status', '--porcelain', '--untracked-files=no']);
+  const status = statusOf();
   return { source: 'checkout', version, commit, dirty: status === null || status !== '' };
 }
 
-function git(cwd: string, args: string[]): string | null {
+function gitOptions() {
   // GIT_DIR and friends from a hook or a caller's shell would point git at another repository.
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GIT_')));
+  return { env, encoding: 'utf8' as const, timeout: 10_000 };
+}
+
+function git(cwd: string, args: string[]): string | null {
   try {
     return execFileSync('git', ['-C', cwd, ...args], {
-      env,
-      encoding: 'utf8',
+      ...gitOptions(),
       stdio: ['ignore', 'pipe', 'ignore'],
-      timeout: 10_000,
     }).trim();
   } catch {
     // No git on the machine, or not a repository: the package version is what can be said.

@@ -24,7 +24,23 @@ const FIX = 'apt-get install -y bubblewrap';
 const SETPRIV_FIX = 'apt-get install -y util-linux (it ships setpriv)';
 const MAX_PIDS = 1024;
 
+/** bwrap found working in this process, by PATH: the probe spawns three programs, and a run asks twice. */
+const workingOn = new Map<string, SandboxAvailability>();
+
+/**
+ * Whether bwrap can make the sandbox here. A working bwrap is remembered for the process (a run
+ * plans, then starts its session; the demo does so 15 times); one that failed is probed again.
+ */
 export function bwrapAvailability(): SandboxAvailability {
+  const key = process.env.PATH ?? '';
+  const known = workingOn.get(key);
+  if (known) return known;
+  const found = probeBwrap();
+  if (found.ok) workingOn.set(key, found);
+  return found;
+}
+
+function probeBwrap(): SandboxAvailability {
   const version = spawnSync('bwrap', ['--version'], { encoding: 'utf8' });
   if (version.error) return { ok: false, reason: 'bubblewrap (bwrap) is not installed', fix: FIX };
   const trial = spawnSync(
@@ -283,10 +299,14 @@ export function bwrapArgv(
   return ['/bin/sh', '-c', script, 'agentguard-bwrap', ...opens.map((o) => o.file), ...bwrap];
 }
 
+/** The bwraps (by PATH) that loaded the filter in this process: the program is the same for every session. */
+const filterAccepted = new Set<string>();
+
 /**
  * Write the session's empty file and seccomp program under the run folder (masked from the agent),
  * and try the program once: a kernel without seccomp, or a bwrap that refuses it, means the sandbox
- * runs without the filter and says why, rather than failing every command.
+ * runs without the filter and says why, rather than failing every command. A bwrap that loaded it
+ * once in this process is not asked again.
  */
 export function prepareFiles(
   runDir: string,
@@ -308,7 +328,8 @@ export function prepareFiles(
   }
   const seccompFile = path.join(dir, 'seccomp.bpf');
   writeFileSync(seccompFile, seccompBytes(), { mode: 0o444 });
-  const refused = seccompRefusal(seccompFile);
+  const refused = filterAccepted.has(process.env.PATH ?? '') ? null : seccompRefusal(seccompFile);
+  if (refused === null) filterAccepted.add(process.env.PATH ?? '');
   if (refused)
     return {
       emptyFile,

@@ -12,7 +12,7 @@ export function defaultRulesDir(): string {
   return path.join(packageRoot(), 'rules');
 }
 
-/** Reads rule files (the only file access of the rule engine); a missing file is a ConfigError. */
+/** Reads rule files (with the build's parsed table, parsed-rules.ts, the only file access of the rule engine); a missing file is a ConfigError. */
 export function readRuleSources(files: readonly string[], configFile?: string): RuleSource[] {
   return files.map((file) => {
     // Bounded: a rule path linked to /dev/zero or a FIFO must not hang or exhaust memory.

@@ -2,8 +2,9 @@ import { ConfigError } from '../../errors.js';
 import { allowEntryExpr } from './allow.js';
 import type { Expr } from './ast.js';
 import { checkOutput } from './output.js';
+import { parseRuleFileOnce, remember, sha256 } from './parsed-rules.js';
 import { Resolver, RuleProblem } from './resolve.js';
-import { parseRuleFile, type RuleData, type RuleFileData, ruleError } from './rule-file.js';
+import { type RuleData, type RuleFileData, ruleError } from './rule-file.js';
 import { analyse } from './satisfiable.js';
 import type { Rule, RuleSet, SecurityOptions } from './types.js';
 import { FIELDS } from './vocabulary.js';
@@ -24,11 +25,20 @@ type Placed<T> = { file: string; value: T };
  * run never starts with a silently weakened rule set.
  */
 export function buildRuleSet(sources: readonly RuleSource[], options: BuildOptions = {}): RuleSet {
-  return buildFromData(
-    sources.map((s) => parseRuleFile(s.file, s.text)),
+  // A run builds its rule set when it is planned and again when it is analysed, from the same texts.
+  const key = JSON.stringify([sources.map((s) => [s.file, sha256(s.text)]), options]);
+  const built = builtSets.get(key);
+  if (built) return built;
+  const ruleset = buildFromData(
+    sources.map((s) => parseRuleFileOnce(s.file, s.text)),
     options,
   );
+  remember(builtSets, key, ruleset, 16);
+  return ruleset;
 }
+
+/** Rule sets built in this process, by their files, texts and options; nothing changes a rule set once built. */
+const builtSets = new Map<string, RuleSet>();
 
 export function buildFromData(files: readonly RuleFileData[], options: BuildOptions = {}): RuleSet {
   const lists = new Map<string, Placed<string[]>>();

@@ -1,5 +1,4 @@
 import { AGENT_NAMES, isAgentName } from '../../agents/index.js';
-import { runTrials } from '../../batch/trials.js';
 import { loadConfigOrThrow } from '../../config/load.js';
 import type { ResolvedConfig } from '../../config/schema.js';
 import { ConfigError } from '../../errors.js';
@@ -8,6 +7,7 @@ import { stopReasonOf } from '../../exec/interrupt.js';
 import { signalExitCode } from '../../exec/shutdown.js';
 import type { RunContext } from '../../pipeline/context.js';
 import { GUARD_MODES } from '../../pipeline/live-guard.js';
+import { markPhase } from '../../pipeline/phase-marks.js';
 import { beginRunSession } from '../../pipeline/run-session.js';
 import { type RunOptions, runTask } from '../../pipeline/run-task.js';
 import { renderJson } from '../../reports/json.js';
@@ -17,8 +17,6 @@ import { oneOf, wholeNumber } from '../flags.js';
 import { type CliIO, type GlobalOptions, oneLine, outputDir, runContext } from '../io.js';
 import { checkRepoOutsideOutput } from '../output-dir.js';
 import { withProgress } from '../phase-progress.js';
-import { renderComparison } from './compare.js';
-import { dryRunCommand } from './dry-run.js';
 
 export type RunCommandOptions = GlobalOptions & {
   agent?: string;
@@ -32,6 +30,7 @@ export type RunCommandOptions = GlobalOptions & {
 };
 
 export async function runCommand(io: CliIO, configFile: string, opts: RunCommandOptions): Promise<number> {
+  markPhase('cli:loaded');
   const cfg = loadConfigOrThrow(configFile);
   checkRepoOutsideOutput(cfg, outputDir(opts));
   const agent =
@@ -59,7 +58,11 @@ export async function runCommand(io: CliIO, configFile: string, opts: RunCommand
     ...(opts.allowBelowFloor ? { allowBelowFloor: true } : {}),
   };
   const trials = wholeNumber('--trials', opts.trials, { fallback: 1, min: 1, max: 1000, example: 5 });
-  if (opts.dryRun) return dryRunCommand(io, ctx, cfg, runOptions, opts.json === true);
+  // A dry run and trials load their modules (the planner's summary, the batch and its comparison) when asked for.
+  if (opts.dryRun) {
+    const { dryRunCommand } = await import('./dry-run.js');
+    return dryRunCommand(io, ctx, cfg, runOptions, opts.json === true);
+  }
   const progress = withProgress(await beginRunSession(ctx, io.err), {
     tty: io.tty,
     json: opts.json === true,
@@ -103,6 +106,7 @@ async function runManyTrials(
   trials: number,
   json: boolean,
 ): Promise<number> {
+  const { runTrials } = await import('../../batch/trials.js');
   const t = await runTrials(ctx, cfg, runOptions, trials);
   const stop = stopReasonOf(ctx.signal);
   const allPassed = t.results.every((r) => r.report.result === 'PASS') && !stop;
@@ -124,6 +128,9 @@ async function runManyTrials(
       `${lo.toFixed(2)}–${hi.toFixed(2)}); pass@${trials} ${(rel.pass_at_k[trials] ?? 0).toFixed(2)}, ` +
       `pass^${trials} ${(rel.pass_pow_k[trials] ?? 0).toFixed(2)}`,
   );
-  if (t.comparison) io.out(`\n${renderComparison(t.comparison)}`);
+  if (t.comparison) {
+    const { renderComparison } = await import('./compare.js');
+    io.out(`\n${renderComparison(t.comparison)}`);
+  }
   return stop?.kind === 'signal' ? signalExitCode(stop.signal) : allPassed ? 0 : 1;
 }
