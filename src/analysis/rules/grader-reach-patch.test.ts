@@ -75,6 +75,44 @@ describe('graderReachFromPatch: the next spellings of a PASS the code under test
       'src/slug.js',
       ["const assert = require('node:assert');", 'assert.strictEqual = () => {};'],
     ],
+    [
+      'assertions patched through another name, by item',
+      'src/wrap.js',
+      [
+        "import strict from 'node:assert/strict';",
+        "for (const n of ['deepStrictEqual']) strict[n] = () => {};",
+      ],
+    ],
+    [
+      'a destructured alias',
+      'src/wrap.js',
+      ["const { strict: s } = require('node:assert');", 's.equal = () => {};'],
+    ],
+    [
+      'an expect library',
+      'src/wrap.js',
+      ["import * as chai from 'chai';", 'chai.Assertion.prototype.assert = () => {};'],
+    ],
+    [
+      'a vitest helper',
+      'src/wrap.ts',
+      ["import { expect as e } from 'vitest';", "Reflect.set(e, 'extend', () => {});"],
+    ],
+    [
+      'unittest through an alias',
+      'units/__init__.py',
+      ['import unittest as u', 'u.TestCase.assertEqual = ok'],
+    ],
+    [
+      'a TestCase imported by name',
+      'units/__init__.py',
+      ['from unittest import TestCase as T', 'T.assertEqual = ok'],
+    ],
+    [
+      'a deleted assertion',
+      'units/__init__.py',
+      ['from unittest import case', 'del case.TestCase.assertEqual'],
+    ],
     ['patched assert by require', 'src/slug.js', ["require('assert').deepStrictEqual = () => {};"]],
     ['defineProperty on assert', 'src/slug.mjs', ["Object.defineProperty(assert, 'equal', { value() {} });"]],
     ['node:test in source', 'src/slug.js', ["const { test } = require('node:test');"]],
@@ -130,6 +168,12 @@ describe('graderReachFromPatch: the next spellings of a PASS the code under test
     ],
     ['pyproject pythonpath', 'pyproject.toml', ['[tool.pytest.ini_options]', 'pythonpath = ["src"]']],
     ['a script reading its own arguments', 'tools/gen.py', ['import sys', 'name = sys.argv[1]']],
+    ['unittest.mock used, not patched', 'units/net.py', ['from unittest import mock', 'stub = mock.Mock()']],
+    [
+      'an assertion result kept',
+      'src/wrap.js',
+      ["import assert from 'node:assert';", 'const ok = assert.ok;'],
+    ],
     ['an atexit handler', 'units/cache.py', ['atexit.register(flush)']],
   ];
   for (const [what, file, lines] of honest) {

@@ -149,6 +149,63 @@ const JS_REACH: [RegExp, string][] = [
   [/<testsuite|<testcase|\bTAP version\b/, 'writes a test report'],
 ];
 
+/** Modules of the test frameworks and their assertion libraries: the code under test has no reason to change them. */
+const JS_FRAMEWORKS =
+  /^(node:)?(assert|test)(\/strict)?$|^(chai|expect|vitest|jest|@jest\/\w+|mocha|uvu|tap|ava|should|power-assert)(\/.*)?$/;
+const PY_FRAMEWORKS = /^(unittest|_?pytest|doctest|builtins|nose2?|testtools)(\.\w+)*$/;
+
+/**
+ * The names a file binds to a test framework's module (`import strict from 'node:assert/strict'`,
+ * `const { strict: a } = require('assert')`, `import unittest as u`, `from unittest import TestCase as T`),
+ * so that a change through any name is seen, not only through the usual one.
+ */
+function frameworkNames(lang: Lang, lines: readonly { text: string }[]): string[] {
+  const names = new Set<string>();
+  const bind = (list: string) => {
+    for (const part of list.replace(/[{}*]/g, ' ').split(',')) {
+      const name = /(?:\bas\s+|:\s*)?([A-Za-z_$][\w$]*)\s*$/.exec(part.trim())?.[1];
+      if (name) names.add(name);
+    }
+  };
+  for (const { text } of lines) {
+    if (lang === 'js') {
+      const esm = /^\s*import\s+(.+?)\s+from\s+['"`]([^'"`]+)['"`]/.exec(text);
+      if (esm?.[1] && esm[2] && JS_FRAMEWORKS.test(esm[2])) bind(esm[1]);
+      const cjs =
+        /\b(?:const|let|var)\s+(.+?)\s*=\s*(?:await\s+import|require)\s*\(\s*['"`]([^'"`]+)['"`]/.exec(text);
+      if (cjs?.[1] && cjs[2] && JS_FRAMEWORKS.test(cjs[2])) bind(cjs[1]);
+    } else if (lang === 'py') {
+      const imp = /^\s*import\s+(.+)$/.exec(text);
+      if (imp?.[1]) {
+        for (const part of imp[1].split(',')) {
+          const m = /^\s*([\w.]+)(?:\s+as\s+(\w+))?/.exec(part);
+          if (m?.[1] && PY_FRAMEWORKS.test(m[1])) names.add(m[2] ?? (m[1].split('.')[0] as string));
+        }
+      }
+      const from = /^\s*from\s+([\w.]+)\s+import\s+\(?([^)#]+)/.exec(text);
+      if (from?.[1] && from[2] && PY_FRAMEWORKS.test(from[1])) {
+        for (const part of from[2].split(',')) {
+          const m = /^\s*(\w+)(?:\s+as\s+(\w+))?/.exec(part);
+          if (m?.[1]) names.add(m[2] ?? m[1]);
+        }
+      }
+    }
+  }
+  return [...names];
+}
+
+/** A change made through one of `names`: an attribute or item assigned, deleted, or set by a helper. */
+function changesThrough(lang: Lang, names: readonly string[]): RegExp | undefined {
+  if (names.length === 0) return undefined;
+  const alt = names.map((n) => n.replace(/\$/g, '\\$')).join('|');
+  const target = `(?<![\\w$.])(${alt})((\\.[\\w$]+)|\\[[^\\]]+\\])+`;
+  return lang === 'js'
+    ? new RegExp(
+        `${target}\\s*(=(?!=)|\\+=|\\|\\|=|\\?\\?=)|\\bdelete\\s+${target}|\\b(Object|Reflect)\\.\\w+\\s*\\(\\s*(${alt})\\b`,
+      )
+    : new RegExp(`${target}\\s*=(?!=)|\\bdel\\s+${target}|\\b(setattr|delattr)\\s*\\(\\s*(${alt})\\b`);
+}
+
 const SHELL_REACH: [RegExp, string][] = [
   [/\bkill\b[^\n]*\$\{?PPID\b/, 'signals its parent process (the runner)'],
 ];
@@ -197,6 +254,8 @@ export function graderReachFromPatch(
     const script = isScript(file, lines[0]?.line === 1 ? lines[0].text : undefined);
     const guarded = lines.some((l) => MAIN_GUARD.test(l.text));
     const patterns = [...SHELL_REACH, ...(lang === 'py' ? PY_REACH : lang === 'js' ? JS_REACH : [])];
+    const through = changesThrough(lang, frameworkNames(lang, lines));
+    if (through) patterns.unshift([through, 'changes the test framework or its assertions']);
     if (baseName(file) === 'conftest.py') {
       patterns.push([
         /^\s*def\s+pytest_(?!addoption\b)\w+|\bpytest_plugins\b|\bhookimpl\b/,
