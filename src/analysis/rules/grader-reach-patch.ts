@@ -78,7 +78,16 @@ function configLine(file: string, text: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Equality that holds whatever it is compared with: a value the code under test returns then
+ * passes every assertion (`__eq__` returning True, `__ne__` False, an always-true lambda).
+ */
+const COMPARISON_DEF = /^\s*def\s+__(eq|ne|lt|le|gt|ge|contains|bool)__\s*\(/;
+const ALWAYS = /^\s*return\s+(True|False|1|0|not\s+None)\s*(#.*)?$/;
+const ALWAYS_LAMBDA = /\b__(eq|ne|lt|le|gt|ge|contains|bool)__\s*=\s*lambda[^:]*:\s*(True|False|1|0)\b/;
+
 const PY_REACH: [RegExp, string][] = [
+  [ALWAYS_LAMBDA, 'a comparison that always agrees'],
   [
     /\b(unittest|_pytest|pytest|doctest|builtins|__builtins__|TestCase|TestResult|TextTestResult|TestReport)(\.\w+)+\s*=(?!=)/,
     'patches the test framework',
@@ -262,7 +271,14 @@ export function graderReachFromPatch(
         'adds a pytest hook',
       ]);
     }
+    let comparing: number | undefined;
     for (const { line, text } of lines) {
+      // A comparison that answers without comparing: `def __eq__(self, other):` then `return True`.
+      if (comparing !== undefined && text.trim() !== '') {
+        if (ALWAYS.test(text)) push(file, line, 'a comparison that always agrees', text);
+        comparing = undefined;
+      }
+      if (lang === 'py' && COMPARISON_DEF.test(text)) comparing = line;
       const config = configLine(file, text);
       if (config) push(file, line, config, text);
       const code = text.replace(/^\s*(#|\/\/).*$/, '');
