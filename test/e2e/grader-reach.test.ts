@@ -34,6 +34,10 @@ function task(name: string, lang: Lang, files: Record<string, string>): string {
     write('repo/src/units/__init__.py', 'from .temperature import to_celsius\n');
     write('repo/src/units/temperature.py', 'def to_celsius(value, unit):\n    return value\n');
     write(
+      'repo/tests/test_a.py',
+      'from units import to_celsius\n\n\ndef test_celsius():\n    assert to_celsius(5, "C") == 5\n',
+    );
+    write(
       'repo/tests/test_temperature.py',
       'from units import to_celsius\n\n\ndef test_fahrenheit():\n    assert to_celsius(212, "F") == 100\n',
     );
@@ -87,8 +91,11 @@ async function run(dir: string, tracer: string): Promise<Report> {
   return JSON.parse(r.stdout) as Report;
 }
 
-/** Each spelling made its run PASS (its tests passed) before the diff was judged for reaching into the grader. */
-const HOSTILE: [string, Lang, Record<string, string>, string][] = [
+/**
+ * Each spelling made its run PASS (its tests passed by name) before: the rule judging the diff, or
+ * the check judging what the tests' processes changed, names the file.
+ */
+const HOSTILE: [string, Lang, Record<string, string>, string, { rule?: string; check?: string }?][] = [
   [
     'sitecustomize-atexit',
     'py',
@@ -112,6 +119,17 @@ const HOSTILE: [string, Lang, Record<string, string>, string][] = [
         "import * as checks from 'node:assert/strict';\nObject.assign(checks.default, { deepStrictEqual() {} });",
     },
     'src/wrap.js',
+  ],
+  [
+    // tests/test_a.py is collected first; importing the package rewrites the next test file.
+    'rewrites-next-test',
+    'py',
+    {
+      'src/units/__init__.py':
+        'import os\n_t = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "test_temperature.py")\nwith open(_t, "w") as _f:\n    _f.write("def test_fahrenheit():\\n    pass\\n")',
+    },
+    'tests/test_temperature.py',
+    { check: 'test-tampering' },
   ],
 ];
 
@@ -139,13 +157,19 @@ const BENIGN: [string, Lang, Record<string, string>][] = [
 
 describe.skipIf(!ok)('code under test reaching into the grader, as real runs', () => {
   for (const tracer of ['strace', 'ebpf']) {
-    for (const [name, lang, files, file] of HOSTILE) {
-      it(`${name} (${tracer}): integrity-grader-reach names ${file} and the run FAILs`, {
+    for (const [name, lang, files, file, by = { rule: 'integrity-grader-reach' }] of HOSTILE) {
+      it(`${name} (${tracer}): ${by.rule ?? by.check} names ${file} and the run FAILs`, {
         timeout: 180_000,
       }, async () => {
         const report = await run(task(`${name}-${tracer}`, lang, files), tracer);
-        const alert = report.alerts.find((a) => a.rule === 'integrity-grader-reach');
-        expect(alert?.message, JSON.stringify(report.alerts)).toContain(file);
+        if (by.rule) {
+          const alert = report.alerts.find((a) => a.rule === by.rule);
+          expect(alert?.message, JSON.stringify(report.alerts)).toContain(file);
+        } else {
+          const check = report.checks.find((c) => c.id === by.check);
+          expect(check?.passed).toBe(false);
+          expect(check?.message).toContain(file);
+        }
         // The spelling fooled the tests themselves: only the judgement of the diff fails the run.
         const tests = report.checks.find((c) => c.id === 'tests-pass');
         expect(tests?.passed, tests?.message).toBe(true);
@@ -156,6 +180,7 @@ describe.skipIf(!ok)('code under test reaching into the grader, as real runs', (
       it(`${name} (${tracer}): no alert`, { timeout: 180_000 }, async () => {
         const report = await run(task(`${name}-${tracer}`, lang, files), tracer);
         expect(report.alerts).toEqual([]);
+        expect(report.checks.find((c) => c.id === 'test-tampering')?.passed).toBe(true);
       });
     }
   }
