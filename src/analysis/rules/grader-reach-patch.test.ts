@@ -212,6 +212,26 @@ describe('graderReachFromPatch: the next spellings of a PASS the code under test
     expect(found).toEqual([]);
   });
 
+  it('leaves out a line the file had before (re-indented, a comma added): only new code is judged', () => {
+    const patch = [
+      'diff --git a/package.json b/package.json',
+      '--- a/package.json',
+      '+++ b/package.json',
+      '@@ -1,3 +1,4 @@',
+      ' {',
+      '-  "scripts": { "test": "node --test test/" }',
+      '+  "scripts": {',
+      '+    "test": "node --test test/",',
+      '+    "prepare": "node build.js"',
+    ].join('\n');
+    expect(
+      graderReachFromPatch(
+        patch.replace('"scripts": { "test": "node --test test/" }', '"test": "node --test test/"'),
+      ),
+    ).toEqual([]);
+    expect(graderReachFromPatch(patch).map((f) => f.line)).toEqual([3]);
+  });
+
   it('names the file and the added line', () => {
     const patch = [
       'diff --git a/units/__init__.py b/units/__init__.py',

@@ -237,6 +237,33 @@ function isScript(file: string, firstLine: string | undefined): boolean {
   );
 }
 
+const normal = (line: string) => line.trim().replace(/,$/, '');
+
+/** The lines each file of the patch loses, made normal (`normal`). */
+function removedLines(patch: string): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  let file: string | undefined;
+  let inHunk = false;
+  for (const line of patch.split('\n')) {
+    if (line.startsWith('diff --git ')) {
+      file = undefined;
+      inHunk = false;
+    } else if (!inHunk && line.startsWith('+++ ')) {
+      file = line
+        .slice(4)
+        .trim()
+        .replace(/^"?b\//, '')
+        .replace(/"$/, '');
+    } else if (line.startsWith('@@ ')) inHunk = true;
+    else if (inHunk && file !== undefined && line.startsWith('-')) {
+      const set = out.get(file) ?? new Set<string>();
+      set.add(normal(line.slice(1)));
+      out.set(file, set);
+    }
+  }
+  return out;
+}
+
 export function graderReachFromPatch(
   patch: string,
   files: readonly DiffFile[] = [],
@@ -252,8 +279,10 @@ export function graderReachFromPatch(
     if (role) push(f.path, 0, `${f.status} ${role}`, f.path);
   }
   const byFile = new Map<string, { line: number; text: string }[]>();
+  const removed = removedLines(patch);
   for (const a of addedLines(patch).added) {
-    if (skip(a.path)) continue;
+    // A line the file had before (moved, re-indented, a comma added) is not the agent's new code.
+    if (skip(a.path) || removed.get(a.path)?.has(normal(a.text))) continue;
     const list = byFile.get(a.path) ?? [];
     list.push(a);
     byFile.set(a.path, list);
