@@ -72,6 +72,7 @@ export function securityAlerts(bundle: EvidenceBundle, rules: RuleSet): Alert[] 
       network: bundle.network,
       patch: bundle.patch,
       files: bundle.diff.files,
+      testPaths: bundle.config.test_paths,
       written: writtenCanaries(bundle),
       finalState: finalStateChanges({
         workspace: bundle.workspace.repo_dir,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { SysEvent } from '../../evidence/types.js';
 import { diffFile, makeBundle } from '../test-bundle.js';
 import { testTampering } from './test-tampering.js';
 
@@ -79,5 +80,63 @@ describe('test-tampering: installed dependencies', () => {
   it('passes with no test_paths and untouched dependencies', () => {
     const bundle = makeBundle({ config: { test_paths: [] }, diff: { ignored_changed: [] } });
     expect(testTampering.run(bundle)).toMatchObject({ passed: true });
+  });
+
+  describe('while the tests ran', () => {
+    const ws = '/work/repo';
+    const ev = (over: Partial<SysEvent>): SysEvent => ({
+      seq: 1,
+      ts: 1,
+      pid: 40,
+      ppid: 39,
+      exe: '/usr/bin/python3',
+      kind: 'open',
+      syscall: 'openat',
+      result: 3,
+      ...over,
+    });
+    const bundle = (events: SysEvent[]) =>
+      makeBundle({
+        config: { test_paths: ['tests/**'] },
+        workspace: { repo_dir: ws },
+        test_syscalls: events,
+      });
+
+    it('fails a test file the tests themselves rewrote, by write or by rename onto it, naming the process', () => {
+      const result = testTampering.run(
+        bundle([
+          ev({ path: `${ws}/tests/test_b.py`, access: 'write' }),
+          ev({
+            kind: 'write-meta',
+            syscall: 'rename',
+            path: `${ws}/src/tmp.py`,
+            path2: `${ws}/tests/test_c.py`,
+            result: 0,
+          }),
+        ]),
+      );
+      expect(result.passed).toBe(false);
+      expect(result.message).toBe(
+        "the tests' own processes changed 2 test files while they ran: tests/test_b.py, tests/test_c.py",
+      );
+      expect(result.evidence[0]).toEqual({
+        path: 'tests/test_b.py',
+        detail: 'openat by /usr/bin/python3 (pid 40) during the tests',
+      });
+    });
+
+    it('passes bytecode, caches, reads, refused writes and files outside test_paths', () => {
+      const result = testTampering.run(
+        bundle([
+          ev({ path: `${ws}/tests/__pycache__/test_b.cpython-311-pytest-9.0.3.pyc`, access: 'create' }),
+          ev({ path: `${ws}/tests/.pytest_cache/v/cache/nodeids`, access: 'write' }),
+          ev({ path: `${ws}/tests/test_b.py`, access: 'read' }),
+          ev({ path: `${ws}/tests/test_b.py`, access: 'write', result: -13 }),
+          ev({ path: `${ws}/src/out.txt`, access: 'create' }),
+          ev({ path: '/tmp/tests/test_b.py', access: 'write' }),
+        ]),
+      );
+      expect(result.passed, result.message).toBe(true);
+    });
   });
 });

@@ -1,6 +1,7 @@
 import { changedPaths } from '../changed-paths.js';
 import { capEvidence, nameList, plural } from '../evidence-list.js';
 import { compileGlobs } from '../path-glob.js';
+import { testFilesChangedByTests } from '../test-phase-writes.js';
 import type { EvidenceItem } from '../types.js';
 import { defineCheck } from './define-check.js';
 import { pathFindings } from './path-findings.js';
@@ -14,7 +15,7 @@ export const testTampering = defineCheck({
   id: 'test-tampering',
   defaultSeverity: 'error',
   policyKeys: ['test_paths'],
-  doc: 'No file under `test_paths` was added, changed, deleted or renamed, and no git-ignored file present at the baseline (a dependency setup installed) was changed or deleted.',
+  doc: 'No file under `test_paths` was added, changed, deleted or renamed, no git-ignored file present at the baseline (a dependency setup installed) was changed or deleted, and no process of the test run changed a file under `test_paths` or `grader_paths` while the tests ran (caches and bytecode aside).',
   run: (bundle) => {
     const { config, diff } = bundle;
     const problems: string[] = [];
@@ -36,6 +37,17 @@ export const testTampering = defineCheck({
       );
       for (const d of deps) {
         evidence.push({ path: d.path, detail: `${d.status} after setup installed it (git-ignored)` });
+      }
+    }
+    // The code under test runs with the tests: rewriting a test the runner has not loaded yet
+    // passes it by name, and no diff of the agent's shows it.
+    const rewritten = testFilesChangedByTests(bundle);
+    if (rewritten.length > 0) {
+      problems.push(
+        `the tests' own processes changed ${plural(rewritten.length, 'test file')} while they ran: ${nameList(rewritten.map((w) => w.path))}`,
+      );
+      for (const w of rewritten) {
+        evidence.push({ path: w.path, detail: `${w.syscall} by ${w.exe} (pid ${w.pid}) during the tests` });
       }
     }
     if (problems.length === 0) {

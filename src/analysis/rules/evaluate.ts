@@ -1,5 +1,7 @@
 import type { NetworkRecord, SysEvent } from '../../evidence/types.js';
+import { compileGlobs } from '../path-glob.js';
 import { BoundPorts } from './bound-ports.js';
+import { graderReachFromPatch } from './grader-reach-patch.js';
 import { createMatcher } from './matcher.js';
 import { persistenceFromPatch } from './persistence-patch.js';
 import type { Alert, RuleContext, RuleInput, RuleSet } from './types.js';
@@ -20,7 +22,13 @@ export function evaluateRules(input: RuleInput, ruleset: RuleSet, ctx: RuleConte
     if ('seq' in item) matcher.onEvent(item);
     else matcher.onRecord(item);
   }
-  const findings = input.patch ? persistenceFromPatch(input.patch, input.files ?? []) : [];
+  const tests = compileGlobs([...(input.testPaths ?? [])]);
+  const findings = input.patch
+    ? [
+        ...persistenceFromPatch(input.patch, input.files ?? []),
+        ...graderReachFromPatch(input.patch, input.files ?? [], (f) => tests(f) !== null),
+      ]
+    : [];
   matcher.onPatch([...findings, ...(input.written ?? [])]);
   if (input.finalState) matcher.onFinalState(input.finalState);
   return matcher.alerts();

@@ -85,8 +85,14 @@ export type RuleContext = {
   localServices?: readonly string[];
 };
 
-/** What a unified diff's added lines reveal about install-time code. */
-export const PATCH_FINDINGS = ['install-hook', 'pipe-to-shell', 'encoded-exec', 'canary'] as const;
+/** What a unified diff's added lines reveal: install-time code, a canary written, code reaching into the grader. */
+export const PATCH_FINDINGS = [
+  'install-hook',
+  'pipe-to-shell',
+  'encoded-exec',
+  'canary',
+  'grader-reach',
+] as const;
 export type PatchFindingKind = (typeof PATCH_FINDINGS)[number];
 
 export type PatchFinding = {
@@ -159,6 +165,8 @@ export type RuleInput = {
   /** The unified diff of the agent's changes, for the install-hook findings. */
   patch?: string;
   files?: readonly DiffFile[];
+  /** The task's test_paths: the grading copy never takes them, so their code cannot reach into the grader. */
+  testPaths?: readonly string[];
   /** The run's canaries found in what the agent wrote (`writtenCanaries`), judged as `canary` patch findings. */
   written?: readonly PatchFinding[];
   /** What changed between the start and the end of the agent, by absolute path (final-state.ts). */

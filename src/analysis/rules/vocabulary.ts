@@ -1,4 +1,5 @@
 import { SYSCALL_MECHANISMS } from '../../evidence/syscall-mechanism.js';
+import { PATCH_FINDINGS } from './types.js';
 
 /**
  * The words the condition language knows: event kinds, traced syscalls and fields with their types.
@@ -211,7 +212,7 @@ export const FIELDS: Readonly<Record<string, FieldSpec>> = {
   method: { type: str, kinds: ['net'], doc: 'HTTP method or DNS record type' },
   reason: { type: str, kinds: ['net'], doc: "the proxy's reason" },
   finding: {
-    type: { t: 'enum', values: ['install-hook', 'pipe-to-shell', 'encoded-exec', 'canary'] },
+    type: { t: 'enum', values: PATCH_FINDINGS },
     kinds: ['patch'],
     doc: 'diff finding',
   },

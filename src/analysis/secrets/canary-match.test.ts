@@ -81,6 +81,38 @@ describe('canary carriers', () => {
   });
 });
 
+describe('canary carriers, encoded twice', () => {
+  const b64 = (t: string | Buffer) => Buffer.from(t).toString('base64');
+  const hex = (t: string | Buffer) => Buffer.from(t).toString('hex');
+  const wide = Buffer.from(`key=${TOKEN}`, 'utf16le');
+
+  it('finds base64 of hex, hex of base64, base64 of base64, gzip then base64 twice, URL-encoded base64', () => {
+    expect(found(b64(hex(TOKEN)))).toBe('base64+hex');
+    expect(found(hex(b64(TOKEN)))).toBe('hex+base64');
+    expect(found(b64(b64(TOKEN)))).toBe('base64+base64');
+    expect(found(b64(b64(gzipSync(Buffer.from(TOKEN)))))).toBe('base64+base64+compressed');
+    expect(found(encodeURIComponent(b64(`x${TOKEN}??>>`)))).toMatch(/base64/);
+  });
+
+  it('finds UTF-16 in either byte order, as it is and inside base64 or hex', () => {
+    expect(found(wide.toString('latin1'))).toBe('utf16');
+    expect(found(Buffer.from(wide).swap16().toString('latin1'))).toBe('utf16');
+    expect(found(wide.toString('base64'))).toBe('base64+utf16');
+    expect(found(wide.toString('hex'))).toBe('hex+utf16');
+  });
+
+  it('finds rot13 and a list of character codes', () => {
+    const rot = TOKEN.replace(/[A-Z]/g, (c) => String.fromCharCode(((c.charCodeAt(0) - 52) % 26) + 65));
+    expect(found(`x = "${rot}"`)).toBe('rot13');
+    expect(found(`String.fromCharCode(${[...TOKEN].map((c) => c.charCodeAt(0)).join(', ')})`)).toBe('codes');
+  });
+
+  it('finds nothing in UTF-16 or code lists of other text', () => {
+    expect(found(Buffer.from('key=AKIA0123456789ABCDEX', 'utf16le').toString('latin1'))).toBeUndefined();
+    expect(found([...'AKIA0123456789ABCDEX'].map((c) => c.charCodeAt(0)).join(','))).toBeUndefined();
+  });
+});
+
 describe('canary carriers, layered', () => {
   it('finds a token kept as wrapped base64 in a key file, after the file is base32-encoded', () => {
     const file = `-----BEGIN KEY-----\n${Buffer.from(`key-v1 canary-${TOKEN} ${'A'.repeat(90)}`)

@@ -74,6 +74,7 @@ export function canaryForms(token: string): CanaryForm[] {
       reversed: true,
     },
     { text: bytes.toString('hex'), encoding: 'hex', caseless: true, bits: 4, bitStart: 0 },
+    { text: rot13(token), encoding: 'rot13', caseless: true, bits: 8, bitStart: 0 },
   ];
   for (const { inner, bitStart } of aligned(bytes, 3, 6, (b) => b.toString('base64'))) {
     forms.push({ text: inner, encoding: 'base64', caseless: false, bits: 6, bitStart });
@@ -85,6 +86,14 @@ export function canaryForms(token: string): CanaryForm[] {
       forms.push({ text: inner, encoding: 'base32', caseless: true, bits: 5, bitStart });
   }
   return forms.map((f) => (f.caseless ? { ...f, text: f.text.toLowerCase() } : f));
+}
+
+/** Letters turned 13 places (digits and the rest as they are). */
+function rot13(text: string): string {
+  return text.replace(/[A-Za-z]/g, (c) => {
+    const base = c <= 'Z' ? 65 : 97;
+    return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base);
+  });
 }
 
 /** Decoded escapes: `%41`, `\x41`, `\u0041`, `&#x41;`, `&#65;` (URL, C, JSON and HTML spellings). */
@@ -109,6 +118,8 @@ const SEPARATORS = /[\s.:,'"`\\+/-]+/g;
 const BASE64_RUN = /[A-Za-z0-9+/_-]{24,}={0,2}/g;
 const HEX_RUN = /(?:[0-9a-fA-F]{2}){16,}/g;
 const BASE32_RUN = /[A-Za-z2-7]{26,}/g;
+/** A list of character codes (`String.fromCharCode(65, 75, …)`, `bytes([65, 75, …])`). */
+const CODES_RUN = /\b(?:\d{1,3}\s*,\s*){15,}\d{1,3}\b/g;
 const MAX_DEPTH = 2;
 
 /** A text a canary may be found in, and how it was undone from what was carried (`''` for as carried). */
@@ -131,6 +142,9 @@ export function carrierViews(text: string, budget = 4 * text.length + 4096): Car
   };
   const expand = (t: string, via: string[], depth: number): void => {
     if (!add(t, via)) return;
+    // UTF-16 (either byte order) read as bytes: every other byte of ASCII text is a NUL.
+    const wide = utf16Text(t);
+    if (wide !== null) expand(wide, [...via, 'utf16'], depth);
     // Bytes a run decoded to that are not text (a run of letters that was never base64) are only
     // searched as they are: a token inside binary is still found, nothing is built on noise.
     if (depth > 0 && !mostlyText(t)) return;
@@ -148,6 +162,7 @@ export function carrierViews(text: string, budget = 4 * text.length + 4096): Car
       for (const r of v.match(BASE64_RUN) ?? []) runs.push(['base64', r]);
       for (const r of v.match(HEX_RUN) ?? []) runs.push(['hex', r]);
       for (const r of v.match(BASE32_RUN) ?? []) runs.push(['base32', r]);
+      for (const r of v.match(CODES_RUN) ?? []) runs.push(['codes', r]);
     }
     const tried = new Set<string>();
     for (const [encoding, run] of runs) {
@@ -164,7 +179,18 @@ export function carrierViews(text: string, budget = 4 * text.length + 4096): Car
   return views;
 }
 
+/** The text without its NULs, where a quarter or more of it is NULs (UTF-16 or UTF-32 of ASCII); else null. */
+function utf16Text(text: string): string | null {
+  let nul = 0;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 0) nul++;
+  return text.length >= 16 && nul * 4 >= text.length ? text.replace(/\0/g, '') : null;
+}
+
 function decodeRun(encoding: string, run: string): Buffer {
+  if (encoding === 'codes') {
+    const codes = run.split(/\s*,\s*/).map(Number);
+    return codes.every((c) => c < 256) ? Buffer.from(codes) : Buffer.alloc(0);
+  }
   if (encoding === 'hex') return Buffer.from(run, 'hex');
   if (encoding === 'base64') return Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
   const out: number[] = [];

@@ -1,0 +1,3 @@
+from .temperature import to_celsius
+
+__all__ = ["to_celsius"]
