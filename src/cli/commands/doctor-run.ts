@@ -9,6 +9,8 @@ import type { Finding } from './doctor.js';
 /** The task doctor runs: the demo's smallest, with the agent that applies its reference fix. */
 const TRIAL = ['benchmarks', 'js-slugify', 'config.yaml'];
 const TRIAL_TIMEOUT_MS = 180_000;
+/** The trial run as the progress line names it. */
+export const TRIAL_NAME = 'js-slugify, mock-solve';
 
 type TrialReport = {
   result: string;
