@@ -89,6 +89,29 @@ describe('explainVerdict', () => {
     ]);
   });
 
+  it('puts an agent that failed to run before the tests it left failing', () => {
+    const why = explainVerdict({
+      result: 'FAIL',
+      checks: [
+        check('tests-pass', false, 'critical', '1 failing test'),
+        check('agent-exit', false, 'error', 'the agent exited with code 1'),
+      ],
+      alerts: [],
+      tests: tests({
+        results: { format: 'tap', cases: [{ name: 'mean of empty is 0', status: 'failed' }] },
+      }),
+      commands: [
+        command({ id: 'cmd-1', role: 'agent', exit_code: 1, stdout: 'Not logged in · Please run /login\n' }),
+        command({ id: 'cmd-2', role: 'tests', exit_code: 1 }),
+      ],
+      prompt: PROMPT,
+    });
+    expect(why && whyLine(why)).toBe(
+      'agent-exit: the agent exited with code 1 — it printed: Not logged in · Please run /login',
+    );
+    expect(why?.reasons.map((r) => r.kind)).toEqual(['check', 'test', 'check']);
+  });
+
   it("shows a mistyped test command's own message", () => {
     const testRun = command({
       id: 'cmd-2',

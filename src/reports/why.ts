@@ -80,28 +80,32 @@ export function explainVerdict(input: WhyInput): ReportWhy | null {
   const tests = input.tests.command_id
     ? input.commands.find((c) => c.id === input.tests.command_id)
     : undefined;
+  const checkReasons = failedChecks.map((check): WhyReason => {
+    // The tests' last words matter only when no failing test could be named.
+    const behind =
+      check.id === 'agent-exit'
+        ? agent
+        : check.id === 'tests-pass' && failedTests.length === 0
+          ? tests
+          : undefined;
+    const found = behind ? lastWords(behind) : undefined;
+    const words = found === undefined ? undefined : withoutPrompt(input.prompt)(found);
+    return {
+      kind: 'check',
+      id: check.id,
+      severity: check.severity,
+      message: check.message,
+      ...(words !== undefined && { last_words: words }),
+    };
+  });
+  // An agent that failed to run (no API key, a crash) is why its tests fail: it comes before them.
+  const agentFailed = checkReasons.filter((r) => r.kind === 'check' && r.id === 'agent-exit');
   const reasons: WhyReason[] = [
     ...(input.stopped === undefined ? [] : [{ kind: 'stopped' as const, reason: input.stopped }]),
     ...blockingAlerts.slice(0, WHY_LIMITS.alerts).map(alertReason),
+    ...agentFailed,
     ...failedTests.slice(0, WHY_LIMITS.tests),
-    ...failedChecks.map((check): WhyReason => {
-      // The tests' last words matter only when no failing test could be named.
-      const behind =
-        check.id === 'agent-exit'
-          ? agent
-          : check.id === 'tests-pass' && failedTests.length === 0
-            ? tests
-            : undefined;
-      const found = behind ? lastWords(behind) : undefined;
-      const words = found === undefined ? undefined : withoutPrompt(input.prompt)(found);
-      return {
-        kind: 'check',
-        id: check.id,
-        severity: check.severity,
-        message: check.message,
-        ...(words !== undefined && { last_words: words }),
-      };
-    }),
+    ...checkReasons.filter((r) => !agentFailed.includes(r)),
   ];
   const failing = input.commands.filter(
     (c) =>
