@@ -32,7 +32,10 @@ const EXPECTED_REPORT = 'citations ok: 1\n';
  * installed where the agent looks and runs the skill's helper, which writes report.txt. Not sandboxed:
  * the scripted model only asks for those two commands. Same task as the real-profile tests.
  */
-export async function verifyAgent(name: string, opts: { timeoutMs?: number } = {}): Promise<VerifyResult> {
+export async function verifyAgent(
+  name: string,
+  opts: { timeoutMs?: number; step?: (label: string) => void } = {},
+): Promise<VerifyResult> {
   const profile = loadProfile(name);
   // Before looking for the binary: an online-only agent is refused for what it is, not for being absent.
   if (!runsOffline(profile))
@@ -48,7 +51,7 @@ export async function verifyAgent(name: string, opts: { timeoutMs?: number } = {
   const started = Date.now();
   const root = mkdtempSync(path.join(tmpdir(), 'agentguard-verify-'));
   try {
-    const steps = await smoke(profile, bin.path, root, opts.timeoutMs ?? 150_000);
+    const steps = await smoke(profile, bin.path, root, opts.timeoutMs ?? 150_000, opts.step ?? (() => {}));
     return {
       agent: name,
       version: bin.version,
@@ -66,7 +69,9 @@ async function smoke(
   binPath: string,
   root: string,
   timeoutMs: number,
+  step: (label: string) => void,
 ): Promise<VerifyStep[]> {
+  step('preparing its home, skill and scripted model');
   const repoDir = path.join(root, 'repo');
   const agentHome = path.join(root, 'home');
   const skills = path.join(root, 'skills', SKILL);
@@ -115,6 +120,7 @@ async function smoke(
       ...rendered.env,
     };
     if (rendered.version_argv) {
+      step('asking the agent its version');
       const [program, ...args] = rendered.version_argv as [string, ...string[]];
       const v = spawnSync(program, args, { env, encoding: 'utf8', timeout: 60_000 });
       // agentguard reads the version from stderr when stdout is empty (pi prints it there).
@@ -126,6 +132,7 @@ async function smoke(
         detail: line || `exit ${v.status}`,
       });
     }
+    step(`${profile.name} is running the smoke task`);
     const run = await runAgent(rendered.argv, rendered.cwd, env, timeoutMs);
     records = await server.stop();
     steps.push({

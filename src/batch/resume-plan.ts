@@ -73,7 +73,7 @@ export function checkResumeSource(dir: string, plan: BatchPlan, kind: BatchKind,
   const given = path.resolve(file);
   if (plan.kind !== kind)
     throw new ConfigError(
-      `--resume ${dir}: that batch is a ${plan.kind}, not a ${kind}. Fix: run 'agentguard ${plan.kind} … --resume', or 'agentguard resume ${dir}'.`,
+      `--resume ${dir}: that batch is a ${plan.kind}, not a ${kind}. Fix: ${plan.kind === 'trials' ? '' : `run 'agentguard ${plan.kind} … --resume', or `}'agentguard resume ${dir}'.`,
     );
   const started =
     plan.source?.file ??

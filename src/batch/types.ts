@@ -17,7 +17,8 @@ export type Attempt = {
   trial: number;
 };
 
-export type BatchKind = 'benchmark' | 'suite' | 'matrix';
+/** `trials`: `run --trials N`, one agent × one task × N trials. */
+export type BatchKind = 'benchmark' | 'suite' | 'matrix' | 'trials';
 
 /** batch.json: everything needed to resume the batch, and the hashes that say it is still the same batch. */
 export type BatchPlan = {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PhaseProgress } from './phase-progress.js';
 
 describe('the progress line of a run', () => {
-  it('shows a step only once it has lasted two seconds, with its time and the run’s, and erases itself', () => {
+  it('shows nothing for two seconds, then the step with its time and the run’s, and erases itself', () => {
     let now = 1000;
     const written: string[] = [];
     const p = new PhaseProgress(
@@ -16,6 +16,7 @@ describe('the progress line of a run', () => {
     p.redraw();
     expect(written.join('')).toBe('');
     p.event({ ts: 1500, phase: 'agent', event: 'started' });
+    expect(written.join('')).toBe('');
     // The window's own events do not restart the step.
     now += 1000;
     p.event({ ts: 2500, phase: 'observe', event: 'window-open' });
@@ -27,9 +28,31 @@ describe('the progress line of a run', () => {
     const n = written.length;
     p.clear();
     expect(written.length).toBe(n);
+    // Past two seconds a new step shows at once, even if what follows blocks the event loop.
     p.event({ ts: 4000, phase: 'tests', event: 'started' });
-    p.redraw();
-    expect(written.length).toBe(n);
+    expect(written.at(-1)).toBe('\r\u001b[2K[the tests are running 0:00 · run 0:04]');
+    p.stop();
+    expect(written.at(-1)).toBe('\r\u001b[2K');
+  });
+});
+
+describe('the progress line of a command', () => {
+  it('names the command on its second clock', () => {
+    let now = 0;
+    const written: string[] = [];
+    const p = new PhaseProgress(
+      (raw) => written.push(raw),
+      () => now,
+      2000,
+      60_000,
+      'pack verify',
+    );
+    p.step('reading the archive');
+    now = 2500;
+    p.step('checking the benchmarks it holds: js-slugify (1 of 3)');
+    expect(written.at(-1)).toBe(
+      '\r\u001b[2K[checking the benchmarks it holds: js-slugify (1 of 3) 0:00 · pack verify 0:03]',
+    );
     p.stop();
   });
 });

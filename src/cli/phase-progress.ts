@@ -1,5 +1,6 @@
 import type { TimelineEvent } from '../evidence/types.js';
 import type { RunContext } from '../pipeline/context.js';
+import type { CliIO } from './io.js';
 import { ERASE_LINE, formatClock, liveCountWanted } from './live-count.js';
 
 /** What a person sees for each phase of a run while it lasts. */
@@ -15,9 +16,11 @@ const LABELS: Record<TimelineEvent['phase'], string | null> = {
 };
 
 /**
- * A run's current step on a terminal: one line on stderr, redrawn in place, shown only once the step
- * has taken longer than `afterMs` (a quick run prints nothing extra), e.g.
- * `[the agent is running 0:07 · run 0:09]`. Ordinary lines clear it first (see `clear`).
+ * The current step of a run (or of any long command) on a terminal: one line on stderr, redrawn
+ * in place, shown only once the run has taken longer than `afterMs` (a quick one prints nothing
+ * extra; after that each new step shows at once, so that a step that blocks the event loop is
+ * still named as it starts), e.g. `[the agent is running 0:07 · run 0:09]` or `[checking the files 0:03 · pack verify
+ * 0:05]`. Ordinary lines clear it first (see `clear`).
  */
 export class PhaseProgress {
   private label: string | null = null;
@@ -31,6 +34,8 @@ export class PhaseProgress {
     private readonly now: () => number = Date.now,
     private readonly afterMs = 2000,
     tickMs = 500,
+    /** What the second clock times: the run, or the command. */
+    private readonly whole = 'run',
   ) {
     this.started = now();
     this.timer = setInterval(() => this.redraw(), tickMs);
@@ -40,7 +45,12 @@ export class PhaseProgress {
   /** A timeline event: a new phase restarts the step's clock. */
   event(e: TimelineEvent): void {
     const label = LABELS[e.phase];
-    if (label === null || label === this.label) return;
+    if (label !== null) this.step(label);
+  }
+
+  /** A step by its label: a new one restarts the step's clock. */
+  step(label: string): void {
+    if (label === this.label) return;
     this.label = label;
     this.since = this.now();
     this.redraw();
@@ -48,12 +58,12 @@ export class PhaseProgress {
 
   redraw(): void {
     const now = this.now();
-    if (this.label === null || now - this.since < this.afterMs) {
+    if (this.label === null || now - this.started < this.afterMs) {
       this.clear();
       return;
     }
     this.write(
-      `${ERASE_LINE}[${this.label} ${formatClock(now - this.since)} · run ${formatClock(now - this.started)}]`,
+      `${ERASE_LINE}[${this.label} ${formatClock(now - this.since)} · ${this.whole} ${formatClock(now - this.started)}]`,
     );
     this.shown = true;
   }
@@ -94,6 +104,39 @@ export function withProgress(
         progress.redraw();
       },
     },
+    stop: () => progress.stop(),
+  };
+}
+
+/** A command's own steps, for a command that is not a run (or that runs one in another process). */
+export type StepProgress = {
+  /** The command's output, each line clearing the progress line first and drawing it after. */
+  io: CliIO;
+  /** A new step starts (its label says what is being done: `verifying the pack`). */
+  step: (label: string) => void;
+  /** Erase the line for good; call it before the result is printed. */
+  stop: () => void;
+};
+
+/**
+ * The progress line of `command` (`pack verify`, `agents verify`, `doctor`…) where a person watches:
+ * stderr a terminal, no --json, not under CI; elsewhere `step` and `stop` do nothing.
+ */
+export function stepProgress(io: CliIO, o: { command: string; json: boolean }): StepProgress {
+  if (io.tty === undefined || !liveCountWanted({ isTTY: true, json: o.json, env: process.env })) {
+    return { io, step: () => {}, stop: () => {} };
+  }
+  const progress = new PhaseProgress(io.tty, Date.now, 2000, 500, o.command);
+  const around =
+    (print: (text: string) => void) =>
+    (text: string): void => {
+      progress.clear();
+      print(text);
+      progress.redraw();
+    };
+  return {
+    io: { ...io, out: around(io.out), err: around(io.err) },
+    step: (label) => progress.step(label),
     stop: () => progress.stop(),
   };
 }

@@ -30,7 +30,7 @@ function init(dir: string, over: Partial<Parameters<typeof initRepo>[1]> = {}) {
     force: false,
     ci: false,
     agent: NO_AGENT,
-    actionRef: 'o/agentguard@v1',
+    action: { kind: 'given', ref: 'o/agentguard@v1' },
     env,
     ...over,
   });

@@ -2,6 +2,7 @@ import { existsSync, lstatSync, mkdirSync, realpathSync, renameSync, rmSync, wri
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
 import { type SchemaKind, shippedSchemaFile } from '../schemas/json-schemas.js';
+import type { ActionSource } from './action-source.js';
 import { type DependencySetup, detectDependencies } from './detect-dependencies.js';
 import { detectProject, isFolder, type ProjectFacts } from './detect-project.js';
 import { pathPolicy } from './path-policy.js';
@@ -13,7 +14,7 @@ export type InitOptions = {
   ci: boolean;
   agent: AgentChoice;
   /** `uses:` of the workflow `--ci` writes. */
-  actionRef: string;
+  action: ActionSource;
   /** The package root whose shipped schemas the `$schema` line names. */
   packageRoot?: string;
   /** The environment to look for programs (PATH) and registry settings in (default: this process's). */
@@ -95,7 +96,7 @@ export function initRepo(dir: string, opts: InitOptions): InitResult {
         },
         {
           file: path.join(root, WORKFLOW_PATH),
-          text: renderWorkflow({ actionRef: opts.actionRef, configFile: CI_CONFIG_NAME }),
+          text: renderWorkflow({ action: opts.action, configFile: CI_CONFIG_NAME }),
         },
       ]
     : [

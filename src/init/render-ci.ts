@@ -1,9 +1,7 @@
+import { ACTION_VARIABLES, type ActionSource, LOCAL_ACTION_PATH } from './action-source.js';
 import type { ProjectFacts } from './detect-project.js';
 import type { PathPolicy } from './path-policy.js';
 import { observationLines, pathLines, secretLines, testCommandLines } from './render-config.js';
-
-/** Where the workflow's `uses:` points when the user has not said: the form docs/ci.md shows. */
-export const DEFAULT_ACTION_REF = 'your-org/agentguard@v1';
 
 /** The commented `.agentguard.yaml` for `agentguard ci`: the policy only, no task and no agent. */
 export function renderCiConfig(opts: { facts: ProjectFacts; paths: PathPolicy; schemaRef: string }): string {
@@ -27,11 +25,23 @@ export function renderCiConfig(opts: { facts: ProjectFacts; paths: PathPolicy; s
  * A GitHub workflow running the composite action (action.yml) on every pull request. The action
  * installs and builds agentguard itself; the job adds the sandbox and the tracer's packages.
  */
-export function renderWorkflow(opts: { actionRef: string; configFile: string }): string {
-  const pointAt =
-    opts.actionRef === DEFAULT_ACTION_REF
-      ? '      # Point this at the repository that holds agentguard (its action.yml), at a tag or commit.\n'
-      : '';
+export function renderWorkflow(opts: { action: ActionSource; configFile: string }): string {
+  const { repository, ref } = ACTION_VARIABLES;
+  const uses =
+    opts.action.kind === 'variables'
+      ? [
+          "      # agentguard's action, from the repository variables (a `uses:` cannot read one).",
+          `      - name: ${repository} and ${ref} must be set`,
+          `        if: vars.${repository} == '' || vars.${ref} == ''`,
+          `        run: echo "::error::set the repository variables ${repository} (OWNER/REPO holding agentguard's action.yml) and ${ref} (a tag or commit)" && exit 1`,
+          '      - uses: actions/checkout@v4',
+          '        with:',
+          `          repository: \${{ vars.${repository} }}`,
+          `          ref: \${{ vars.${ref} }}`,
+          `          path: ${LOCAL_ACTION_PATH}`,
+          `      - uses: ./${LOCAL_ACTION_PATH}`,
+        ]
+      : [`      - uses: ${opts.action.ref}`];
   return `# Written by 'agentguard init --ci': judge each pull request's changes by evidence (docs/ci.md).
 name: agentguard
 on: pull_request
@@ -47,7 +57,7 @@ jobs:
           fetch-depth: 0 # the base commit must be in the clone
       - run: sudo apt-get update && sudo apt-get install -y bubblewrap strace
       # Install the project's dependencies here: the tests run sandboxed, without network.
-${pointAt}      - uses: ${opts.actionRef}
+${uses.join('\n')}
         with:
           base: \${{ github.event.pull_request.base.sha }}
           config: ${opts.configFile}

@@ -25,6 +25,7 @@ export async function buildPack(
   families: RegistryFamily[],
   out: string,
   meta: { name: string; version: string },
+  step?: (label: string) => void,
 ): Promise<BuiltPack> {
   if (!PACK_NAME.test(meta.name))
     throw new InputError(
@@ -34,13 +35,15 @@ export async function buildPack(
     throw new InputError(
       `'${meta.version}' is not a strict semantic version. Fix: pass --pack-version MAJOR.MINOR.PATCH, e.g. 1.0.0.`,
     );
-  const plan = planPack(registry, families);
+  const plan = planPack(registry, families, step);
   const { manifest, contents } = packManifest(plan.files, { ...meta, families: plan.families });
   const file = path.resolve(out);
+  step?.('writing the archive');
   const bytes = await writePackZip(file, manifest, contents);
   try {
     const byPackPath = new Map([...plan.configs].map(([orig, packed]) => [packed, orig]));
     const verdict = await verifyPack(file, {
+      ...(step ? { step: (label: string) => step(`verifying the written pack: ${label}`) } : {}),
       inspect: (dir, _registry, validation) => {
         for (const v of validation.families)
           for (const [packedFile, packed] of v.configs) {

@@ -33,9 +33,15 @@ export type PackPlan = {
   configs: Map<string, string>;
 };
 
-export function planPack(registry: Registry, families: RegistryFamily[]): PackPlan {
+export function planPack(
+  registry: Registry,
+  families: RegistryFamily[],
+  step?: (label: string) => void,
+): PackPlan {
   const root = path.dirname(registry.file);
-  const validation = validateRegistry({ file: registry.file, families });
+  const validation = validateRegistry({ file: registry.file, families }, undefined, (id, i, n) =>
+    step?.(`collecting the files: ${id} (${i + 1} of ${n})`),
+  );
   if (validation.issues.length > 0) throw new ConfigError(validation.issues);
   const files = new Map<string, PackSource>();
   const issues: ConfigIssue[] = [];

@@ -38,6 +38,8 @@ export type VerifyOptions = {
    * refuses the pack before `inspect` (import) writes anything.
    */
   floor?: IsolationFloor;
+  /** Each step as it starts (`reading the archive`…): the CLI's progress line. */
+  step?: (label: string) => void;
   /** Called with the extracted, validated pack before its folder is removed (build's self-check, import). */
   inspect?: (dir: string, registry: Registry, validation: RegistryValidation) => Promise<void> | void;
 };
@@ -66,6 +68,7 @@ export function defaultSignatureFile(pack: string): string {
 }
 
 export async function verifyPack(file: string, opts: VerifyOptions = {}): Promise<PackVerdict> {
+  opts.step?.('reading the archive');
   const scan = await scanZip(file, opts.limits ?? DEFAULT_LIMITS);
   if (!scan.ok) return { ok: false, stage: 'archive', problems: scan.problems };
   const checked = checkAgainstManifest(scan.entries, scan.manifest);
@@ -88,6 +91,7 @@ export async function verifyPack(file: string, opts: VerifyOptions = {}): Promis
 
   let trust: TrustVerdict | undefined;
   if (opts.trust !== undefined) {
+    opts.step?.('checking the signatures');
     const sigFile = opts.signatures ?? defaultSignatureFile(file);
     const sigs: SignatureFile | null = existsSync(sigFile) ? readSignatureFile(sigFile) : null;
     trust = evaluateTrust(root, sigs, opts.trust);
@@ -109,6 +113,7 @@ export async function verifyPack(file: string, opts: VerifyOptions = {}): Promis
   const dir = mkdtempSync(path.join(os.tmpdir(), 'agentguard-pack-'));
   let isolation: ConfigIsolation[];
   try {
+    opts.step?.('extracting the files');
     await extractVerified(file, manifest, manifestBytes, dir);
     const checked = await checkConsistency(dir, manifest, opts);
     if (checked.problems.length > 0)
@@ -165,7 +170,9 @@ async function checkConsistency(
     if (err instanceof AgentGuardError) return failed([{ entry: PACK_REGISTRY, reason: local(err.message) }]);
     throw err;
   }
-  const validation = validateRegistry(registry);
+  const validation = validateRegistry(registry, undefined, (id, i, n) =>
+    opts.step?.(`checking the benchmarks it holds: ${id} (${i + 1} of ${n})`),
+  );
   const problems: PackProblem[] = validation.issues.map((i) => ({
     entry: inPack(i.file) ?? i.file,
     reason: local(`${i.field ? `field '${i.field}': ` : ''}${i.message}`),

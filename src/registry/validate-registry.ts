@@ -24,11 +24,18 @@ export type ValidatedFamily = {
 export type RegistryValidation = { issues: ConfigIssue[]; families: ValidatedFamily[] };
 
 /** Validate the registry's families, or only those named in `only` (an audit of some families). */
-export function validateRegistry(registry: Registry, only?: ReadonlySet<string>): RegistryValidation {
+export function validateRegistry(
+  registry: Registry,
+  only?: ReadonlySet<string>,
+  /** Each family as its configs start loading (the CLI's progress line). */
+  onFamily?: (id: string, index: number, count: number) => void,
+): RegistryValidation {
   const issues: ConfigIssue[] = [];
-  const families = registry.families.flatMap((family, i) =>
-    only === undefined || only.has(family.id) ? [validateFamily(registry.file, family, i, issues)] : [],
-  );
+  const families = registry.families.flatMap((family, i) => {
+    if (only !== undefined && !only.has(family.id)) return [];
+    onFamily?.(family.id, i, registry.families.length);
+    return [validateFamily(registry.file, family, i, issues)];
+  });
   return { issues, families };
 }
 

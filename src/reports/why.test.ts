@@ -89,6 +89,29 @@ describe('explainVerdict', () => {
     ]);
   });
 
+  it('puts an agent that failed to run before the tests it left failing', () => {
+    const why = explainVerdict({
+      result: 'FAIL',
+      checks: [
+        check('tests-pass', false, 'critical', '1 failing test'),
+        check('agent-exit', false, 'error', 'the agent exited with code 1'),
+      ],
+      alerts: [],
+      tests: tests({
+        results: { format: 'tap', cases: [{ name: 'mean of empty is 0', status: 'failed' }] },
+      }),
+      commands: [
+        command({ id: 'cmd-1', role: 'agent', exit_code: 1, stdout: 'Not logged in · Please run /login\n' }),
+        command({ id: 'cmd-2', role: 'tests', exit_code: 1 }),
+      ],
+      prompt: PROMPT,
+    });
+    expect(why && whyLine(why)).toBe(
+      'agent-exit: the agent exited with code 1 — it printed: Not logged in · Please run /login',
+    );
+    expect(why?.reasons.map((r) => r.kind)).toEqual(['check', 'test', 'check']);
+  });
+
   it("shows a mistyped test command's own message", () => {
     const testRun = command({
       id: 'cmd-2',
@@ -105,8 +128,41 @@ describe('explainVerdict', () => {
       prompt: PROMPT,
     });
     expect(why?.output[0]?.lines).toContain('npm error Unknown command: "tset"');
+    expect(why && whyLine(why)).toBe(
+      'tests-pass: tests failed with exit code 1 — it printed: npm error Unknown command: "tset"',
+    );
     // A passing agent's output is not part of why the run failed.
     expect(why?.output.map((t) => t.role)).toEqual(['tests']);
+  });
+
+  it('names the line that says what went wrong, not the help printed after it, in each spelling', () => {
+    const said = (stream: 'stdout' | 'stderr', text: string) => {
+      const why = explainVerdict({
+        result: 'FAIL',
+        checks: [check('tests-pass', false, 'critical', 'tests failed with exit code 1')],
+        alerts: [],
+        tests: tests(),
+        commands: [command({ id: 'cmd-2', role: 'tests', exit_code: 1, [stream]: text })],
+        prompt: PROMPT,
+      });
+      return why?.reasons[0]?.kind === 'check' ? why.reasons[0].last_words : undefined;
+    };
+    // npm 11 on stdout, with the help after the error.
+    expect(
+      said(
+        'stdout',
+        'Unknown command: "tset"\n\nDid you mean this?\n  npm set # Set a value\nTo see a list of supported npm commands, run:\n  npm help\n',
+      ),
+    ).toBe('Unknown command: "tset"');
+    expect(said('stderr', 'sh: 1: tset: not found\n')).toBe('sh: 1: tset: not found');
+    expect(said('stderr', "make: *** No rule to make target 'tset'.  Stop.\n")).toBe(
+      "make: *** No rule to make target 'tset'.  Stop.",
+    );
+    expect(
+      said('stderr', 'error: no such command: `tset`\n\n\tView all installed commands with `cargo --list`\n'),
+    ).toBe('error: no such command: `tset`');
+    // Nothing names trouble: the last line with words.
+    expect(said('stdout', 'ran 3 checks\nall done\n}\n')).toBe('all done');
   });
 
   it('names the failing test among several, before the checks, and missing or skipped expected tests', () => {

@@ -80,28 +80,32 @@ export function explainVerdict(input: WhyInput): ReportWhy | null {
   const tests = input.tests.command_id
     ? input.commands.find((c) => c.id === input.tests.command_id)
     : undefined;
+  const checkReasons = failedChecks.map((check): WhyReason => {
+    // The tests' last words matter only when no failing test could be named.
+    const behind =
+      check.id === 'agent-exit'
+        ? agent
+        : check.id === 'tests-pass' && failedTests.length === 0
+          ? tests
+          : undefined;
+    const found = behind ? lastWords(behind) : undefined;
+    const words = found === undefined ? undefined : withoutPrompt(input.prompt)(found);
+    return {
+      kind: 'check',
+      id: check.id,
+      severity: check.severity,
+      message: check.message,
+      ...(words !== undefined && { last_words: words }),
+    };
+  });
+  // An agent that failed to run (no API key, a crash) is why its tests fail: it comes before them.
+  const agentFailed = checkReasons.filter((r) => r.kind === 'check' && r.id === 'agent-exit');
   const reasons: WhyReason[] = [
     ...(input.stopped === undefined ? [] : [{ kind: 'stopped' as const, reason: input.stopped }]),
     ...blockingAlerts.slice(0, WHY_LIMITS.alerts).map(alertReason),
+    ...agentFailed,
     ...failedTests.slice(0, WHY_LIMITS.tests),
-    ...failedChecks.map((check): WhyReason => {
-      // The tests' last words matter only when no failing test could be named.
-      const behind =
-        check.id === 'agent-exit'
-          ? agent
-          : check.id === 'tests-pass' && failedTests.length === 0
-            ? tests
-            : undefined;
-      const found = behind ? lastWords(behind) : undefined;
-      const words = found === undefined ? undefined : withoutPrompt(input.prompt)(found);
-      return {
-        kind: 'check',
-        id: check.id,
-        severity: check.severity,
-        message: check.message,
-        ...(words !== undefined && { last_words: words }),
-      };
-    }),
+    ...checkReasons.filter((r) => !agentFailed.includes(r)),
   ];
   const failing = input.commands.filter(
     (c) =>
@@ -170,12 +174,30 @@ function lastOf<T>(list: readonly T[], pick: (item: T) => boolean): T | undefine
   return undefined;
 }
 
-/** The last line with words in it, stderr first (where programs say what went wrong). */
+/**
+ * Words that say what went wrong, in the spellings tools use: `Unknown command: "tset"` (npm), `sh:
+ * 1: tset: not found`, `make: *** No rule to make target`, `error: no such command` (cargo),
+ * `ModuleNotFoundError`, `No API key found`, `permission denied`.
+ */
+const TROUBLE =
+  /\b(error|errors|unknown|not found|no such|no rule|cannot|can't|could not|couldn't|unable|missing|denied|refused|invalid|failed|fatal|exception|not set|required|no [\w-]+ (key|module|file|command)s?)\b|\*\*\*|Error\b/i;
+const LEVEL_PREFIX = /^[\w@./-]+ (error|ERR!)(:|\b)\s*/;
+/** How far from the end a telling line is looked for: past that, it is not why the command ended. */
+const TROUBLE_WINDOW = 20;
+
+/**
+ * The line that says why, stderr first (where programs say what went wrong): the last one near the
+ * end that names trouble, else the last one with words in it. A help text printed after the
+ * error (`npm help`, `Did you mean…`) does not hide it.
+ */
 function lastWords(c: CommandRecord): string | undefined {
   if (c.spawn_error !== undefined) return clip(c.spawn_error);
   for (const text of [c.stderr, c.stdout]) {
+    const lines = printableLines(text);
+    // `npm error Did you mean this?`: a tool's own level prefix on every line names no trouble.
+    const telling = lastOf(lines.slice(-TROUBLE_WINDOW), (l) => TROUBLE.test(l.replace(LEVEL_PREFIX, '')));
     // A closing brace or a row of dashes says nothing: the last line with a word in it does.
-    const line = lastOf(printableLines(text), (l) => /\p{L}{2}/u.test(l));
+    const line = telling ?? lastOf(lines, (l) => /\p{L}{2}/u.test(l));
     if (line !== undefined) return line;
   }
   return undefined;

@@ -1,4 +1,5 @@
 import { runRedactor } from '../analysis/secrets/run-redactor.js';
+import { batchGroups } from '../batch/batch-groups.js';
 import { REPORT_BROWSE_MAX_BYTES } from '../cli/commands/report-file-limit.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { CanaryEvidence } from '../evidence/bundle-types.js';
@@ -14,7 +15,7 @@ import {
 import type { BatchHistoryRow, HistoryRow } from '../history/types.js';
 import { reportPath } from '../reports/reporters.js';
 import { siteFileName } from '../reports/site/site-names.js';
-import type { SiteBatch, SiteRun } from '../reports/site/site-types.js';
+import type { SiteBatch, SiteGrid, SiteRun } from '../reports/site/site-types.js';
 
 /**
  * The runs and batches of a site (`reports site` on disk, `view` over HTTP), redacted: each run's
@@ -26,6 +27,8 @@ export type SiteModel = {
   batches: SiteBatch[];
   /** The runs of a batch, matched by the ids history holds, not by the (redacted) ones shown. */
   runsOf: (batch: SiteBatch) => SiteRun[];
+  /** The batch's agents × tasks cells (redacted), or why there are none. */
+  gridOf: (batch: SiteBatch) => SiteGrid;
   /** Every run's canary tokens, for anything else the index shows. */
   everyCanary: Redactor;
 };
@@ -60,6 +63,18 @@ export function siteModel(
       page: `batches/${siteFileName(id)}`,
     });
   }
+  const batchDirs = new Map(
+    [...batchRows].flatMap(([id, b]) =>
+      b === null ? [] : [[`batches/${siteFileName(id)}` as string, b.batch_dir] as const],
+    ),
+  );
+  // Read only for the pages drawn: the index lists batches without their grids.
+  const gridOf = (b: SiteBatch): SiteGrid => {
+    const dir = batchDirs.get(b.page);
+    if (dir === undefined) return { note: 'the batch is not in this site' };
+    const read = batchGroups(dir);
+    return read.ok ? { groups: everyCanary.value(read.groups) } : { note: everyCanary.text(read.note) };
+  };
   const batchPage = new Map(
     [...batchRows].flatMap(([id, b]) => (b === null ? [] : [[id, `batches/${siteFileName(id)}`] as const])),
   );
@@ -94,6 +109,7 @@ export function siteModel(
     runs,
     batches,
     everyCanary,
+    gridOf,
     runsOf: (b) => runs.filter((_, i) => batchPage.get(rows[i]?.batch_id ?? '') === b.page),
   };
 }

@@ -76,7 +76,7 @@ export class ViewSite {
     const model = siteModel(rows, new Map([[batch.batch_id, batch]]), (row) => reportNote(row.run_dir));
     const shown = model.batches[0];
     if (!shown) return notFound(`batch ${batch.batch_id} could not be read`);
-    return { ok: true, html: renderSiteBatch(shown, model.runsOf(shown)) };
+    return { ok: true, html: renderSiteBatch(shown, model.runsOf(shown), model.gridOf(shown)) };
   }
 
   /** The folder of run `runId` under the output folder's runs/, never a symlink or anything outside. */

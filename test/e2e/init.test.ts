@@ -135,14 +135,21 @@ describe('agentguard init, then run without editing the file', () => {
         'uses: acme/agentguard@v1',
       );
       expect(init.stdout).not.toContain('placeholder');
-      // Without --action the workflow holds a placeholder, and init says so with the fix.
+      // Without --action (and this agentguard not cloned from GitHub) the workflow takes the action
+      // from repository variables, and init says which to set; no placeholder repository anywhere.
       const bare = clone('node-ci-bare', REPOS.node?.files ?? {});
       const plain = await execCli(['init', '--ci'], { cwd: bare });
       expect(plain.code, plain.stderr).toBe(0);
-      expect(plain.stdout).toContain(
-        "note: the workflow's `uses: your-org/agentguard@v1` is a placeholder and will not resolve",
+      expect(plain.stdout).toMatch(
+        /^set: the repository variables AGENTGUARD_REPOSITORY .* and AGENTGUARD_REF /m,
       );
       expect(plain.stdout).toContain('--action OWNER/REPO@REF');
+      const written = readFileSync(path.join(bare, '.github/workflows/agentguard.yml'), 'utf8');
+      expect(written).toContain('uses: ./.agentguard-action');
+      expect(written).not.toContain('your-org');
+      const refused = await execCli(['init', '--ci', '--force', '--action', 'your-org'], { cwd: bare });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain("--action 'your-org' is not an action reference");
       // The policy is committed first (CI judges a change by the policy of the commit it starts
       // from); the workflow stays the working tree's change.
       const git = (...args: string[]) =>

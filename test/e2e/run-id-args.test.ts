@@ -42,5 +42,23 @@ describe('run ids wherever a run folder is taken', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("no run '20991231-000000-deadbeef' in ");
     expect(unknown.stderr).toContain('Fix: pass the run folder, or --output-dir where the run was written.');
-  }, 120_000);
+
+    // A batch id (`run --trials` makes a batch) wherever a batch folder is taken: gate, trace verify.
+    const trials = await execCli(
+      ['run', 'config.yaml', '--trials', '2', '--sandbox', 'local', '--tracer', 'off', '--json'],
+      { cwd: work },
+    );
+    expect(trials.code, trials.stderr).toBe(0);
+    const batch = JSON.parse(trials.stdout).batch_id as string;
+    const gate = await execCli(['gate', batch, '--min-pass-rate', '1'], { cwd: work });
+    expect(gate.code, gate.stderr).toBe(0);
+    const sealed = await execCli(['trace', 'verify', batch], { cwd: work });
+    expect(sealed.code, sealed.stderr).toBe(0);
+    expect(sealed.stdout).toMatch(/^intact/);
+    const noBatch = await execCli(['gate', '20991231-000000-deadbeef', '--min-pass-rate', '1'], {
+      cwd: work,
+    });
+    expect(noBatch.code).toBe(2);
+    expect(noBatch.stderr).toContain("no batch '20991231-000000-deadbeef' in ");
+  }, 180_000);
 });

@@ -204,6 +204,8 @@ describe.skipIf(reason !== null)('agentguard view in headless Chromium', () => {
     await page.locator('a.batch-link').first().click();
     expect(page.url()).toMatch(new RegExp(`^${printed}batches/[a-z0-9._-]+\\.html$`));
     expect(await page.locator('a.run-link').count()).toBe(1);
+    // The agents × tasks grid summary.html draws: 1 agent × (1 task + all tasks).
+    expect(await page.locator('table.grid td.grid-cell').count()).toBe(2);
   });
 
   it.skipIf(!codexReady)("shows a real agent's trajectory beside what ran, in its report", async () => {

@@ -11,6 +11,7 @@ import { runsOffline } from '../../agents/profiles/schema.js';
 import { verifyAgent } from '../../agents/verify-agent.js';
 import { renderTable } from '../../reports/table.js';
 import type { CliIO } from '../io.js';
+import { stepProgress } from '../phase-progress.js';
 
 /** `agentguard agents install NAME…`: pinned versions into agentguard's own cache, never globally. */
 export async function agentsInstall(io: CliIO, names: string[], opts: { json?: boolean }): Promise<number> {
@@ -73,7 +74,8 @@ export async function agentsList(io: CliIO, opts: { json?: boolean }): Promise<n
 
 /** `agentguard agents verify NAME`: the offline smoke task for one installed agent; exit 1 when a step fails. */
 export async function agentsVerify(io: CliIO, name: string, opts: { json?: boolean }): Promise<number> {
-  const r = await verifyAgent(name);
+  const progress = stepProgress(io, { command: `agents verify ${name}`, json: opts.json === true });
+  const r = await verifyAgent(name, { step: progress.step }).finally(progress.stop);
   // Only a built-in's success is recorded: `agents list` shows built-ins, and a profile file given by
   // path may share a built-in's name without being it.
   if (r.ok && listBuiltinProfiles().includes(name))

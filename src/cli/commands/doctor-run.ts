@@ -9,6 +9,8 @@ import type { Finding } from './doctor.js';
 /** The task doctor runs: the demo's smallest, with the agent that applies its reference fix. */
 const TRIAL = ['benchmarks', 'js-slugify', 'config.yaml'];
 const TRIAL_TIMEOUT_MS = 180_000;
+/** The trial run as the progress line names it. */
+export const TRIAL_NAME = 'js-slugify, mock-solve';
 
 type TrialReport = {
   result: string;
@@ -113,11 +115,21 @@ function lastLine(text: string): string | undefined {
 }
 
 /** The fix the run named ("… Fix: X"), or where to look. */
-function fixOf(said: string): string {
+export function fixOf(said: string): string {
   const m = said.match(/Fix: (.*)$/);
-  if (m?.[1] !== undefined) return balanced(m[1]);
+  // Doctor is what the fix would send the user to: that advice is dropped here, the rest kept.
+  const fix =
+    m?.[1] === undefined
+      ? ''
+      : balanced(m[1])
+          .replace(DOCTOR_ADVICE, '')
+          .replace(/^; |; $/, '');
+  if (fix !== '') return fix;
   return `run 'agentguard run ${TRIAL.join('/')} --agent mock-solve' to keep the run's report, and read it`;
 }
+
+/** `run 'agentguard doctor' as the same user` (with the `; ` or `, or ` joining it to the rest). */
+const DOCTOR_ADVICE = /(, or |; )?run 'agentguard doctor' as the same user(; )?/;
 
 /** The fix without the closing brackets of the sentence it was quoted in. */
 function balanced(text: string): string {

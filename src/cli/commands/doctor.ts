@@ -6,12 +6,21 @@ import { WAKEUP_EVENTS, wakeupBatching } from '../../observe/ebpf/wakeup-batchin
 import { TRACERS } from '../../observe/index.js';
 import { SANDBOXES } from '../../sandbox/index.js';
 import type { CliIO } from '../io.js';
-import { trialRun } from './doctor-run.js';
+import { stepProgress } from '../phase-progress.js';
+import { TRIAL_NAME, trialRun } from './doctor-run.js';
 
 export type Finding = { component: string; name: string; works: boolean; detail: string; fix: string };
 
 /** What can run on this host, and for each thing that cannot, the exact command that would fix it. */
 export async function doctorCommand(io: CliIO, opts: { json?: boolean }): Promise<number> {
+  const progress = stepProgress(io, { command: 'doctor', json: opts.json === true });
+  const findings = await diagnose(progress.step).finally(progress.stop);
+  if (opts.json) io.out(JSON.stringify(findings, null, 2));
+  else io.out(renderDoctor(findings));
+  return 0;
+}
+
+async function diagnose(step: (label: string) => void): Promise<Finding[]> {
   const findings: Finding[] = [];
   const add = (
     component: string,
@@ -34,6 +43,7 @@ export async function doctorCommand(io: CliIO, opts: { json?: boolean }): Promis
   );
 
   // Every sandbox of the registry; which of them can hold an allow list decides the network rows.
+  step('checking the sandboxes');
   const isolating: string[] = [];
   let isolationFix = '';
   for (const sandbox of Object.values(SANDBOXES)) {
@@ -49,6 +59,7 @@ export async function doctorCommand(io: CliIO, opts: { json?: boolean }): Promis
     }
   }
 
+  step('checking the tracers');
   for (const [name, tracer] of Object.entries(TRACERS)) add('tracer', name, await tracer.available());
   // Which engine serves `ebpf`, and why not the other.
   const collector = await collectorAvailability();
@@ -110,11 +121,9 @@ export async function doctorCommand(io: CliIO, opts: { json?: boolean }): Promis
     );
   }
 
+  step(`a trial run (${TRIAL_NAME})`);
   findings.push(await trialRun());
-
-  if (opts.json) io.out(JSON.stringify(findings, null, 2));
-  else io.out(renderDoctor(findings));
-  return 0;
+  return findings;
 }
 
 /** Doctor's page width: a terminal's usual 100 columns, whatever a detail's length. */

@@ -5,6 +5,7 @@ import type { CommandRecord } from '../../evidence/types.js';
 import { beginRunSession } from '../../pipeline/run-session.js';
 import { runTask } from '../../pipeline/run-task.js';
 import { type CliIO, runContext } from '../io.js';
+import { withProgress } from '../phase-progress.js';
 
 const TAIL_BYTES = 4000;
 
@@ -35,8 +36,9 @@ export async function checkWrittenConfig(io: CliIO, configFile: string, outputDi
   io.out(`checking: agentguard run ${configFile} --agent mock-noop (skip with --no-check)`);
   const cfg = loadConfigOrThrow(configFile);
   const ctx = runContext(io, { outputDir, quiet: true });
-  const session = await beginRunSession(ctx, io.err);
-  const { report } = await runTask(session, cfg, { agent: 'mock-noop' });
+  // The run's own progress line (the untouched repository's setup and tests can take a while).
+  const progress = withProgress(await beginRunSession(ctx, io.err), { tty: io.tty, json: false });
+  const { report } = await runTask(progress.ctx, cfg, { agent: 'mock-noop' }).finally(progress.stop);
   const tests = report.tests;
   const alerts = report.alerts.filter((a) => a.severity === 'error' || a.severity === 'critical');
   const outcome = report.agent.outcome;

@@ -1,9 +1,10 @@
 import path from 'node:path';
 import { ConfigError, InternalError } from '../../errors.js';
+import { actionSource, actionSourceNote } from '../../init/action-source.js';
 import { ciConfigIssues, taskConfigIssues } from '../../init/check-written.js';
 import { chooseAgent } from '../../init/detect-agent.js';
 import { initRepo } from '../../init/init-repo.js';
-import { DEFAULT_ACTION_REF } from '../../init/render-ci.js';
+import { packageRoot } from '../../package-root.js';
 import { isSchemaKind, jsonSchema, SCHEMA_KINDS } from '../../schemas/json-schemas.js';
 import { type CliIO, type GlobalOptions, outputDir } from '../io.js';
 import { checkWrittenConfig } from './init-check.js';
@@ -29,11 +30,12 @@ export async function initCommand(
   opts: InitCommandOptions,
 ): Promise<number> {
   const root = path.resolve(dir ?? '.');
+  const action = opts.ci ? actionSource(opts.action, packageRoot()) : null;
   const result = initRepo(root, {
     force: opts.force === true,
     ci: opts.ci === true,
     agent: chooseAgent(),
-    actionRef: opts.action ?? DEFAULT_ACTION_REF,
+    action: action ?? { kind: 'variables' },
   });
   const [config] = result.written;
   if (config === undefined) throw new InternalError('init wrote no file');
@@ -52,12 +54,8 @@ export async function initCommand(
       io.out(`setup installs: ${e.manager} ${installed(e)} from ${e.mirror}`);
   for (const note of dependencies.notes) io.out(`note: ${note}`);
   for (const file of result.written) io.out(`wrote ${path.relative(process.cwd(), file) || file}`);
-  if (opts.ci && opts.action === undefined)
-    io.out(
-      `note: the workflow's \`uses: ${DEFAULT_ACTION_REF}\` is a placeholder and will not resolve: ` +
-        'point it at the repository that holds agentguard (its action.yml) at a tag or commit, ' +
-        'or run init --ci again with --action OWNER/REPO@REF',
-    );
+  const note = action === null ? null : actionSourceNote(action);
+  if (note !== null) io.out(note);
   const rel = path.relative(process.cwd(), config) || config;
   if (!opts.ci && opts.check !== false && testCommand) {
     const passed = await checkWrittenConfig(

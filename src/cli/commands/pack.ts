@@ -7,6 +7,7 @@ import { addSignature, readSigningKey, signRoot } from '../../pack/signing.js';
 import { defaultSignatureFile, verifyPack } from '../../pack/verify-pack.js';
 import { loadRegistry } from '../../registry/registry-file.js';
 import type { CliIO } from '../io.js';
+import { stepProgress } from '../phase-progress.js';
 import { UsageError } from '../usage-error.js';
 import {
   type PackOptions,
@@ -37,10 +38,14 @@ export async function packBuild(io: CliIO, opts: PackOptions): Promise<number> {
   if (families.length === 0) throw new UsageError('the filter selects no family. Fix: check --family.');
   const name = opts.name ?? path.basename(path.dirname(registry.file)).toLowerCase();
   const started = Date.now();
-  const built = await buildPack(registry, families, opts.out, {
-    name,
-    version: String(opts.packVersion ?? '0.0.0'),
-  });
+  const progress = stepProgress(io, { command: 'pack build', json: opts.json === true });
+  const built = await buildPack(
+    registry,
+    families,
+    opts.out,
+    { name, version: String(opts.packVersion ?? '0.0.0') },
+    progress.step,
+  ).finally(progress.stop);
   const ms = Date.now() - started;
   const summary = {
     file: built.file,
@@ -62,7 +67,10 @@ export async function packBuild(io: CliIO, opts: PackOptions): Promise<number> {
 
 export async function packVerify(io: CliIO, file: string, opts: PackOptions): Promise<number> {
   const abs = requireArchive(file);
-  const verdict = await verifyPack(abs, verifyOptions(opts));
+  const progress = stepProgress(io, { command: 'pack verify', json: opts.json === true });
+  const verdict = await verifyPack(abs, { ...verifyOptions(opts), step: progress.step }).finally(
+    progress.stop,
+  );
   if (opts.json) io.out(JSON.stringify(verdictJson(abs, verdict), null, 2));
   else printIsolation(io, verdict.isolation, opts.allowBelowFloor === true);
   if (!verdict.ok) {
@@ -83,13 +91,15 @@ export async function packImport(io: CliIO, file: string, opts: PackOptions): Pr
   if (opts.into === undefined)
     throw new UsageError("'pack import' needs --into DIR. Fix: add --into benchmarks-imported.");
   const abs = requireArchive(file);
+  const progress = stepProgress(io, { command: 'pack import', json: opts.json === true });
   const r = await importPack(abs, {
     ...verifyOptions(opts),
+    step: progress.step,
     into: opts.into,
     force: opts.force === true,
     ...(opts.registryOut === undefined ? {} : { registryOut: opts.registryOut }),
     ...(opts.suiteOut === undefined ? {} : { suiteOut: opts.suiteOut }),
-  });
+  }).finally(progress.stop);
   return reportImport(io, abs, r.verdict, r.into, r.written, opts);
 }
 

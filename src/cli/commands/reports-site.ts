@@ -58,7 +58,7 @@ export async function reportsSite(
   prepareOutDir(out);
   mkdirSync(path.join(out, 'runs'), { recursive: true });
   const left: string[] = [];
-  const { runs, batches, runsOf, everyCanary } = siteModel(rows, batchRows, (row, clean) => {
+  const { runs, batches, runsOf, gridOf, everyCanary } = siteModel(rows, batchRows, (row, clean) => {
     const html = reportHtml(row.run_dir);
     if (!html.ok) {
       left.push(`${row.run_id}: ${html.note}`);
@@ -68,7 +68,7 @@ export async function reportsSite(
     return null;
   });
   if (batches.length > 0) mkdirSync(path.join(out, 'batches'), { recursive: true });
-  for (const b of batches) writeFileAtomic(path.join(out, b.page), renderSiteBatch(b, runsOf(b)));
+  for (const b of batches) writeFileAtomic(path.join(out, b.page), renderSiteBatch(b, runsOf(b), gridOf(b)));
   const filters: Record<string, string> = {};
   for (const flag of FILTER_FLAGS) if (opts[flag] !== undefined) filters[flag] = String(opts[flag]);
   writeFileAtomic(

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { AGENT_NAMES, isAgentName } from '../../agents/index.js';
 import { loadConfigOrThrow } from '../../config/load.js';
 import type { ResolvedConfig } from '../../config/schema.js';
@@ -113,7 +114,13 @@ async function runManyTrials(
   if (json) {
     io.out(
       JSON.stringify(
-        { reliability: t.reliability, comparison: t.comparison, runs: t.results.map((r) => r.report) },
+        {
+          batch_id: t.summary.batch_id,
+          batch_dir: t.batchDir,
+          reliability: t.reliability,
+          comparison: t.comparison,
+          runs: t.results.map((r) => r.report),
+        },
         null,
         2,
       ),
@@ -132,5 +139,10 @@ async function runManyTrials(
     const { renderComparison } = await import('./compare.js');
     io.out(`\n${renderComparison(t.comparison)}`);
   }
+  io.out(
+    t.summary.complete
+      ? `\nbatch ${t.summary.batch_id}: ${path.join(t.batchDir, 'summary.html')}`
+      : `\nincomplete: agentguard resume ${t.batchDir}`,
+  );
   return stop?.kind === 'signal' ? signalExitCode(stop.signal) : allPassed ? 0 : 1;
 }

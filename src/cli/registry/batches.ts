@@ -175,7 +175,8 @@ export const BATCH_COMMANDS: readonly CommandSpec[] = [
     ],
     load: async () => {
       const { gateCommand } = await import('../commands/gate.js');
-      return (io, [dir], flags) => gateCommand(io, dir as string, flags);
+      const { batchFolderArg } = await import('../run-folder-arg.js');
+      return (io, [dir], flags) => gateCommand(io, batchFolderArg(dir as string, flags), flags);
     },
   },
   {

@@ -38,18 +38,15 @@ export const START_COMMANDS: readonly CommandSpec[] = [
         flag: '--ci',
         help: 'write .agentguard.yaml for `agentguard ci` and .github/workflows/agentguard.yml instead',
       },
-      { flag: '--action <ref>', help: "the workflow's uses: for agentguard's action" },
+      {
+        flag: '--action <ref>',
+        help: "the workflow's uses: for agentguard's action, OWNER/REPO@REF (default: this agentguard's GitHub origin at its commit, else repository variables)",
+      },
       {
         flag: '--no-check',
         help: 'do not run the written config once with --agent mock-noop to see the baseline pass',
       },
     ],
-    lateHelp: async () => {
-      const { DEFAULT_ACTION_REF } = await import('../../init/render-ci.js');
-      return {
-        flags: { action: `the workflow's uses: for agentguard's action (default: ${DEFAULT_ACTION_REF})` },
-      };
-    },
     load: async () => {
       const { initCommand } = await import('../commands/init.js');
       return (io, [dir], flags) => initCommand(io, dir, flags);

@@ -1,31 +1,10 @@
 import path from 'node:path';
-import type { BatchSummary, Group } from '../../batch/types.js';
+import type { BatchSummary } from '../../batch/types.js';
 import { reportPath } from '../reporters.js';
+import { batchGrid } from './batch-grid.js';
 import { batchHeatMaps } from './batch-heatmaps.js';
 import { esc } from './escape.js';
 import { htmlPage, htmlTable } from './page.js';
-
-const pct = (v: number | null) => (v === null ? '–' : `${Math.round(v * 100)} %`);
-
-/** Red through amber to green by pass rate; grey when there were no trials. */
-function colour(rate: number | null): string {
-  if (rate === null) return '#eef0f3';
-  const hue = Math.round(rate * 120);
-  return `hsl(${hue}, 70%, 85%)`;
-}
-
-function cell(g: Group | undefined): string {
-  if (!g) return '<td class="grid-cell">–</td>';
-  const interval =
-    g.wilson_low === null ? '' : `<br><small>95 % ${pct(g.wilson_low)}–${pct(g.wilson_high)}</small>`;
-  const extra = [
-    g.errors ? `${g.errors} error(s)` : '',
-    g.unsafe_functional_successes ? `${g.unsafe_functional_successes} unsafe` : '',
-  ]
-    .filter(Boolean)
-    .join(', ');
-  return `<td class="grid-cell" data-agent="${esc(g.agent)}" data-task="${esc(g.task ?? '')}" style="background:${colour(g.pass_rate)}"><strong>${pct(g.pass_rate)}</strong> <small>${g.passes}/${g.trials}</small>${interval}${extra ? `<br><small>${esc(extra)}</small>` : ''}</td>`;
-}
 
 /**
  * summary.html: the agents × tasks grid (pass rate, Wilson interval, colour), the groups'
@@ -33,19 +12,7 @@ function cell(g: Group | undefined): string {
  * so the folder can be moved with its runs. Pure.
  */
 export function renderBatchHtml(s: BatchSummary, batchDir: string): string {
-  const agents = [...new Set(s.groups.map((g) => g.agent))];
-  const tasks = [...new Set(s.groups.flatMap((g) => (g.task === null ? [] : [g.task])))];
-  const find = (a: string, t: string | null) => s.groups.find((g) => g.agent === a && g.task === t);
-  const grid = [
-    '<table class="grid"><thead><tr><th>agent</th>',
-    ...tasks.map((t) => `<th>${esc(t)}</th>`),
-    '<th>all tasks</th></tr></thead><tbody>',
-    ...agents.map(
-      (a) =>
-        `<tr><th>${esc(a)}</th>${tasks.map((t) => cell(find(a, t))).join('')}${cell(find(a, null))}</tr>`,
-    ),
-    '</tbody></table>',
-  ].join('');
+  const grid = batchGrid(s.groups);
   const similar = s.groups
     .filter((g) => g.similarity)
     .map((g) => [

@@ -1,3 +1,4 @@
+import type { Group } from '../../batch/types.js';
 import type { BatchHistoryRow, HistoryRow } from '../../history/types.js';
 
 /**
@@ -42,3 +43,6 @@ export type SiteBatch = Pick<
 
 /** What the index says about how it was made: the filters given, and when. */
 export type SiteMeta = { generated_at: string; filters: Record<string, string>; agentguard_version: string };
+
+/** A batch page's agents × tasks cells (already redacted), or why the batch folder gave none. */
+export type SiteGrid = { groups: Group[] } | { note: string };

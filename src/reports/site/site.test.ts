@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { groupStats } from '../../batch/summary.js';
+import { batchGrid } from '../html/batch-grid.js';
 import { renderSiteBatch } from './site-batch.js';
 import { renderSiteIndex } from './site-index.js';
 import { siteFileName } from './site-names.js';
@@ -87,8 +89,38 @@ describe('renderSiteIndex', () => {
 });
 
 describe('renderSiteBatch', () => {
+  const row = (result: 'PASS' | 'FAIL', trial: number) => ({
+    index: trial - 1,
+    agent: 'a" onmouseover="x',
+    task: EVIL,
+    trial,
+    run_id: `r${trial}`,
+    run_dir: null,
+    result,
+    score: 1,
+    tests_passed: true,
+    failed_checks: [],
+    alerts: [],
+    benchmark_version: null,
+    elapsed_ms: 1,
+  });
+  const rows = [row('PASS', 1), row('FAIL', 2)];
+  const agent = 'a" onmouseover="x';
+  const groups = [groupStats(agent, EVIL, rows), groupStats(agent, null, rows)];
+
+  it("draws the batch's agents × tasks grid as summary.html does", () => {
+    const html = renderSiteBatch(batch, [run()], { groups });
+    expect(html).toContain(batchGrid(groups));
+    expect(html.match(/<td class="grid-cell"/g)).toHaveLength(2);
+    expect(html).toContain('<strong>50 %</strong> <small>1/2</small>');
+    expect(html).toContain('1 unsafe');
+    const none = renderSiteBatch(batch, [run()], { note: EVIL });
+    expect(none).not.toContain('grid-cell');
+    expect(none).toContain('No grid: &lt;/script&gt;');
+  });
+
   it('links its runs one level up and escapes every value', () => {
-    const html = renderSiteBatch(batch, [run(), run({ run_id: 'r2', page: null, note: EVIL })]);
+    const html = renderSiteBatch(batch, [run(), run({ run_id: 'r2', page: null, note: EVIL })], { groups });
     expect(html).toContain('<a class="run-link" href="../runs/r1.html">r1</a>');
     expect(html).not.toMatch(/<script/);
     expect(html).toContain('&lt;/script&gt;&lt;script&gt;alert(1)');
