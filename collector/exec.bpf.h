@@ -127,6 +127,26 @@ int enter_execveat(struct trace_event_raw_sys_enter *ctx)
 #define MEMFD_PREFIX 0x3a64666d656dULL
 #define MEMFD_PREFIX_MASK 0xffffffffffffULL
 
+/*
+ * Whether the program the kernel ran (mm->exe_file) has another name than the one the exec gave the
+ * task (comm, the basename of the file it named, cut to 15 bytes): a script's interpreter, a link's
+ * target. Only then is its path walked, so an ordinary exec costs two short reads.
+ */
+static __always_inline int ran_other(const unsigned char *exe_name)
+{
+	char comm[COMM_LEN] = {};
+	char name[COMM_LEN] = {};
+	bpf_get_current_comm(comm, sizeof(comm));
+	bpf_probe_read_kernel_str(name, sizeof(name), exe_name);
+	for (int i = 0; i < COMM_LEN - 1; i++) {
+		if (comm[i] != name[i])
+			return 1;
+		if (!comm[i])
+			return 0;
+	}
+	return 0;
+}
+
 SEC("tp/sched/sched_process_exec")
 int process_exec(struct trace_event_raw_sched_process_exec *ctx)
 {
@@ -163,8 +183,13 @@ int process_exec(struct trace_event_raw_sched_process_exec *ctx)
 		const unsigned char *name = BPF_CORE_READ(exe, f_path.dentry, d_name.name);
 		__u64 word = 0;
 		bpf_probe_read_kernel(&word, sizeof(word), name);
-		if ((word & MEMFD_PREFIX_MASK) == MEMFD_PREFIX)
+		if ((word & MEMFD_PREFIX_MASK) == MEMFD_PREFIX) {
 			part(cgid, part_key(tid, SLOT_EXE_NAME, 0), t, name, STRLEN, SRC_KERNEL);
+		} else if (res.walk == WALK_NONE && ran_other(name)) {
+			/* The descriptor form's walk is not in the slots: the program's path goes there. */
+			walk_file(cgid, tid, t, exe, &res, 0);
+			argc |= EXEC_RAN_OTHER;
+		}
 	}
 	struct rec_call *r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
 	if (r) {

@@ -55,6 +55,11 @@
 #define EXEC_ENV_SHIFT 8
 #define EXEC_ENV_RECORDED (1 << 16)
 #define EXEC_ENV_CUT (1 << 17)
+/*
+ * The program the kernel ran is not the file the exec named (a script's #! interpreter, or the
+ * target of a link such as sh -> dash): its path was walked into SLOT_RESOLVED_NAME and SLOT_WALK2.
+ */
+#define EXEC_RAN_OTHER (1 << 18)
 /* Steps of a walk (components and mount crossings): slots SLOT_WALK1.. and SLOT_WALK2.. must not meet. */
 #define MAX_WALK 240
 #define WALK_NONE (-1)

@@ -133,6 +133,7 @@ export const SysEventSchema: z.ZodType<SysEvent> = z.looseObject({
   argv: z.array(str).optional(),
   env: z.array(str).optional(),
   env_truncated: z.boolean().optional(),
+  interpreter: z.string().optional(),
   target_pid: int.optional(),
   target_self: z.boolean().optional(),
   cwd: str.optional(),

@@ -43,6 +43,11 @@ export type SysEvent = {
   env?: string[];
   /** The exec's environment had more than the recorded bounds (exec-env.ts): `env` is not all of it. */
   env_truncated?: boolean;
+  /**
+   * The program the kernel ran when it is not the file the exec named: a script's `#!` interpreter
+   * (or the target of a link such as sh -> dash). The collector records it; strace and bpftrace do not.
+   */
+  interpreter?: string;
   /** The process a call acts on (process_vm_readv, process_vm_writev), as the caller named it (its pid namespace's number). */
   target_pid?: number;
   /** Whether `target_pid` is the caller's own process; absent where the tracer could not tell (bpftrace). */

@@ -35,7 +35,12 @@ const rootExec = (pid: number) =>
 const canaryRead = (pid: number) =>
   event({ kind: 'open', syscall: 'openat', pid, path: `${HOME}/.ssh/id_rsa`, access: 'read', result: 3 });
 
-function guard(mode: 'audit' | 'enforce', vendorHosts?: string[], alertsFile?: string) {
+function guard(
+  mode: 'audit' | 'enforce',
+  vendorHosts?: string[],
+  alertsFile?: string,
+  protectedFiles?: { path: string; dev: number; ino: number }[],
+) {
   const lines: string[] = [];
   const g = new LiveGuard(
     mode,
@@ -51,6 +56,7 @@ function guard(mode: 'audit' | 'enforce', vendorHosts?: string[], alertsFile?: s
     },
     (l) => lines.push(l),
   );
+  if (protectedFiles) g.knowProtected(protectedFiles);
   let stops = 0;
   g.watch(AGENT);
   g.armed(() => {
@@ -61,6 +67,34 @@ function guard(mode: 'audit' | 'enforce', vendorHosts?: string[], alertsFile?: s
 }
 
 describe('LiveGuard', () => {
+  it('knows a protected file by its identity, whatever name the write used, and stops the agent on it', () => {
+    const hook = { path: `${WORKSPACE}/.git/hooks/pre-commit`, dev: 65024, ino: 77 };
+    // A write through another name (a hard link, a bind) the tracer gave the file's identity for.
+    const write = (pid: number) =>
+      event({
+        kind: 'open',
+        syscall: 'openat',
+        pid,
+        path: '/tmp/notes',
+        access: 'write',
+        result: 3,
+        dev: 65024,
+        ino: 77,
+      });
+    const known = guard('enforce', undefined, undefined, [hook]);
+    known.g.onEvent(rootExec(40));
+    known.g.onEvent(write(40));
+    expect(known.g.alerts.map((a) => [a.alert.rule, a.alert.path])).toEqual([
+      ['persist-git-hook', hook.path],
+    ]);
+    expect(known.stops()).toBe(1);
+    // Without the recorded identities the same write is an ordinary file in /tmp.
+    const unknown = guard('enforce');
+    unknown.g.onEvent(rootExec(41));
+    unknown.g.onEvent(write(41));
+    expect(unknown.g.alerts).toEqual([]);
+  });
+
   it("names a request for the agent vendor's own host as the batch analysis does", () => {
     const request = {
       ts: 5,

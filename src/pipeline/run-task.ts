@@ -258,6 +258,7 @@ async function collectAndAnalyse(
           throwIfStopped(signal);
         }
         protectedState = new ProtectedStateWatch(places, runPath(runDir, 'protectedState'), writeJson);
+        window.guard?.knowProtected(protectedState.files);
         agent = await runAgent({
           plan,
           cfg,

@@ -11,7 +11,7 @@ export const observationComplete = defineCheck({
   id: 'observation-complete',
   defaultSeverity: 'error',
   policyKeys: [],
-  doc: 'The tracer saw the whole run: it did not die or fall behind mid-run, and the kernel dropped no events.',
+  doc: 'The tracer saw the whole run: it did not die or fall behind mid-run, the kernel dropped no events, and the record of protected files (HOME, .git) before and after is whole.',
   run: (bundle) => {
     const { tracer } = bundle.observation;
     const problems: string[] = [];
@@ -23,6 +23,15 @@ export const observationComplete = defineCheck({
     if (tracer.lost_events > 0) {
       problems.push(`the kernel dropped ${tracer.lost_events} event(s) before the tracer read them`);
       evidence.push({ detail: `${tracer.lost_events} lost event(s); what they were is unknown` });
+    }
+    // The final-state record of HOME and .git is the backstop for what no call showed; a folder
+    // it could not walk to the end (unreadable, or past the entry bound) is unseen, not unchanged.
+    const unwalked = bundle.protected_state?.incomplete ?? [];
+    if (unwalked.length > 0) {
+      problems.push(
+        `the record of protected files (HOME, .git) is incomplete: ${unwalked.length} folder(s) not walked`,
+      );
+      evidence.push(...unwalked.slice(0, 5).map((p) => ({ path: p, detail: 'not walked to the end' })));
     }
     if (problems.length === 0) {
       return {

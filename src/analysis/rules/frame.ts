@@ -100,9 +100,17 @@ export class Frame {
 
   /** The process that last wrote the acting process's program, if the run wrote it. */
   get programWriter(): ProcInfo | null | undefined {
-    const program = this.proc?.program;
-    if (program === undefined) return undefined;
-    const w = this.files.writerOf(program);
+    return this.writerOf(this.proc?.program);
+  }
+
+  /** The process that last wrote the program the kernel ran for a script (its interpreter), if the run wrote it. */
+  get interpreterWriter(): ProcInfo | null | undefined {
+    return this.writerOf(this.proc?.interpreter);
+  }
+
+  private writerOf(file: string | undefined): ProcInfo | null | undefined {
+    if (file === undefined) return undefined;
+    const w = this.files.writerOf(file);
     if (!w) return undefined;
     return this.procs.get(w.pid) ?? null;
   }
@@ -184,6 +192,9 @@ const ACCESSORS: Record<string, Accessor> = {
   'program.written': (f) => (f.proc ? f.files.writerOf(f.proc.program) !== undefined : undefined),
   'program.downloaded': (f) => (f.proc ? f.programWriter?.net === true : undefined),
   'program.writer': (f) => f.programWriter?.name,
+  interpreter: (f) => f.proc?.interpreter,
+  'interpreter.downloaded': (f) => (f.proc ? f.interpreterWriter?.net === true : undefined),
+  'interpreter.writer': (f) => f.interpreterWriter?.name,
   'proc.net': (f) => f.proc?.net,
   'proc.loaded_written': (f) => f.proc?.loadedWritten,
   env: (f) => f.proc?.env,

@@ -16,6 +16,8 @@ export type ProcInfo = {
   name: string;
   /** The file whose code runs, run-created symlinks resolved. */
   program: string;
+  /** The program the kernel ran for it when that is another file (a script's `#!` interpreter), where the tracer records it. */
+  interpreter?: string;
   /** The process has made an inet/inet6 connection (including to the proxy bridge). */
   net: boolean;
   /**
@@ -60,6 +62,7 @@ export function imageOf(e: SysEvent, parent: ProcInfo | undefined, files: FileSt
     cwd,
     name: info.name,
     program: files.resolve(info.program),
+    ...(e.interpreter === undefined ? {} : { interpreter: files.resolve(e.interpreter) }),
     net: false,
     loadedWritten: [],
   };

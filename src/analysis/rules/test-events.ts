@@ -64,7 +64,7 @@ export class Trace {
     ppid: number,
     path: string,
     argv: string[],
-    opts: { cwd?: string; result?: number; env?: string[] } = {},
+    opts: { cwd?: string; result?: number; env?: string[]; interpreter?: string } = {},
   ): this {
     if (!this.#ppid.has(pid)) {
       this.#ppid.set(pid, ppid);
@@ -81,6 +81,7 @@ export class Trace {
         cwd: opts.cwd ?? WS,
         result,
         ...(opts.env ? { env: opts.env } : {}),
+        ...(opts.interpreter ? { interpreter: opts.interpreter } : {}),
       },
       result >= 0 ? path : undefined,
     );

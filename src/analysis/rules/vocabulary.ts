@@ -264,6 +264,17 @@ export const FIELDS: Readonly<Record<string, FieldSpec>> = {
     doc: 'the process that wrote the program had made network connections',
   },
   'program.writer': { type: str, kinds: ALL, doc: 'proc.name of the process that wrote the program file' },
+  interpreter: {
+    type: str,
+    kinds: ALL,
+    doc: "the program the kernel ran for a script, its #! interpreter, when the tracer records it (the collector does; strace and bpftrace do not)",
+  },
+  'interpreter.downloaded': {
+    type: bool,
+    kinds: ALL,
+    doc: 'the process that wrote the interpreter the kernel ran had made network connections',
+  },
+  'interpreter.writer': { type: str, kinds: ALL, doc: 'proc.name of the process that wrote the interpreter' },
   'proc.net': {
     type: bool,
     kinds: ALL,

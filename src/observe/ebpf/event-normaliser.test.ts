@@ -3,6 +3,7 @@ import type { SysEvent } from '../../evidence/types.js';
 import { EventAssembler } from './event-assembler.js';
 import { EventNormaliser, openAccess } from './event-normaliser.js';
 import {
+  EXEC_RAN_OTHER,
   MAX_STRING_BYTES,
   SLOT_ARGV,
   SLOT_EXE_NAME,
@@ -476,6 +477,34 @@ describe('EventNormaliser on evasive mechanisms', () => {
       ['other', 'io_uring:READ', undefined, undefined],
       ['other', 'memfd_create', 'memfd:payload', 4],
     ]);
+  });
+
+  it('names a script by its path and the program the kernel ran for it (its #! interpreter) beside it', () => {
+    const t2 = START + 3_000_000;
+    const [, exec] = normalise([
+      ...rootExec(),
+      // ./job.sh, whose #! line names /ws/dl/interp: the collector walked mm->exe_file.
+      part(100, t2, SLOT_PATH, './job.sh'),
+      part(100, t2, SLOT_ARGV, './job.sh'),
+      ...walk(100, t2, SLOT_WALK1, ['ws']),
+      part(100, t2, SLOT_RESOLVED_NAME, 'interp'),
+      ...walk(100, t2, SLOT_WALK2, ['dl', 'ws']),
+      call({
+        pid: 100,
+        t: t2,
+        code: CODE_EXECVE,
+        flags: 1 | EXEC_RAN_OTHER,
+        walk1: 1,
+        walk2: 2,
+        dir2: 11,
+        ino: 91,
+        dev: 8 * 2 ** 20 + 1,
+      }),
+    ]);
+    expect(exec).toMatchObject({ kind: 'exec', path: '/ws/job.sh', interpreter: '/ws/dl/interp' });
+    // The identity the walk carried is the interpreter's, not the script's.
+    expect(exec?.ino).toBeUndefined();
+    expect(exec?.path_as_written).toBeUndefined();
   });
 
   it('names a program run from a memfd by the memfd, not by its descriptor', () => {

@@ -16,6 +16,7 @@ import {
   EXEC_ENV_CUT,
   EXEC_ENV_RECORDED,
   EXEC_ENV_SHIFT,
+  EXEC_RAN_OTHER,
   FORK_CALLS,
   MAX_ARGV,
   SLOT_ARGV,
@@ -181,8 +182,14 @@ export class EventNormaliser {
     // A memfd's own name says more than the descriptor path it was run through ("3" as a name).
     const memfd = raw.ret >= 0 ? joinChunks(raw.parts, SLOT_EXE_NAME, 1) : undefined;
     let written = memfd && memfd.text !== path ? path : undefined;
+    // The kernel ran another file than the one named: the walk is that program's, not the file's.
+    const ranOther = raw.ret >= 0 && raw.flags >= 0 && (raw.flags & EXEC_RAN_OTHER) !== 0;
+    const ran = ranOther && through ? openedFile(raw.parts, through, raw.walk2) : undefined;
+    if (ran?.truncated) truncated = true;
     if (memfd) path = memfd.text;
-    else if (through) {
+    else if (ranOther) {
+      // Named as written; the program the kernel ran is `interpreter`.
+    } else if (through) {
       const resolved = execThrough(raw.parts, through, raw.walk2, path);
       if (resolved?.truncated) truncated = true;
       const judged = judgedPath(path, resolved?.text);
@@ -201,9 +208,11 @@ export class EventNormaliser {
       ...(written === undefined ? {} : { path_as_written: written }),
       argv,
       ...env,
+      ...(ran && ran.text !== path ? { interpreter: ran.text } : {}),
       ...(cwd ? { cwd: cwd.text } : {}),
       result: raw.ret,
-      ...identity(raw),
+      // The identity the walk gave is the program's the kernel ran, not the named file's.
+      ...(ranOther ? {} : identity(raw)),
       ...(truncated ? { truncated } : {}),
     });
   }

@@ -87,6 +87,8 @@ export const EXEC_ARGC_MASK = 0xff;
 export const EXEC_ENV_SHIFT = 8;
 export const EXEC_ENV_RECORDED = 1 << 16;
 export const EXEC_ENV_CUT = 1 << 17;
+/** The program the kernel ran is not the file the exec named (a script's interpreter): its path is in the walk slots. */
+export const EXEC_RAN_OTHER = 1 << 18;
 /** Loop bound of the bpftrace script's directory walk (components plus mount crossings). */
 export const MAX_WALK = 48;
 /** The collector's (records.h MAX_WALK): slots SLOT_WALK1.. and SLOT_WALK2.. never meet. */
