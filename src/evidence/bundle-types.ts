@@ -134,6 +134,7 @@ export const SysEventSchema: z.ZodType<SysEvent> = z.looseObject({
   env: z.array(str).optional(),
   env_truncated: z.boolean().optional(),
   target_pid: int.optional(),
+  ids: z.array(int).optional(),
   target_self: z.boolean().optional(),
   cwd: str.optional(),
   addr: z

@@ -43,10 +43,18 @@ export type SysEvent = {
   env?: string[];
   /** The exec's environment had more than the recorded bounds (exec-env.ts): `env` is not all of it. */
   env_truncated?: boolean;
-  /** The process a call acts on (process_vm_readv, process_vm_writev), as the caller named it (its pid namespace's number). */
+  /**
+   * The process a call acts on (process_vm_readv, process_vm_writev, a signal or pidfd_open), as the
+   * caller named it (its pid namespace's number).
+   */
   target_pid?: number;
   /** Whether `target_pid` is the caller's own process; absent where the tracer could not tell (bpftrace). */
   target_self?: boolean;
+  /**
+   * The user or group ids a setid call (setuid, setreuid, setresuid and their gid twins) asks for, in
+   * argument order, -1 meaning "left as it is"; where the tracer records them (strace).
+   */
+  ids?: number[];
   cwd?: string;
   addr?: SocketAddress;
   /** The mode a chmod-family call sets (chmod, fchmod, fchmodat): permission, setuid, setgid and sticky bits. */
