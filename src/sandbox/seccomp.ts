@@ -8,7 +8,7 @@
  * - what an unprivileged user may still do that reaches past its run: the kernel keyring (a value
  *   left there outlives the run and is read by a later one or the host), new namespaces (a user
  *   namespace gives back every capability inside it: mounts, raw sockets), vsock sockets (no network
- *   namespace confines them: the hypervisor host, other VMs), perf_event_open, unusual
+ *   namespace confines them: the hypervisor host, other VMs), userfaultfd, perf_event_open, unusual
  *   personalities, and the host-wide calls of Docker's list (kexec, swap, reboot, clocks, acct,
  *   quotactl, iopl/ioperm, open_by_handle_at, lookup_dcookie, syslog, old module calls).
  * mount, pivot_root, module loading and bpf are refused by the kernel itself (the run user has no
@@ -82,6 +82,8 @@ export const REFUSED_SYSCALLS = {
   keyctl: 250,
   perf_event_open: 298,
   ptrace: 101,
+  // A kernel-exploit primitive (a page fault the caller stalls); Docker allows it only with CAP_SYS_PTRACE.
+  userfaultfd: 323,
   open_by_handle_at: 304,
   setns: 308,
   kexec_file_load: 320,

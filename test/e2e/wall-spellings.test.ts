@@ -80,7 +80,12 @@ try:
     socket.socket(40, socket.SOCK_STREAM); print('created')
 except OSError as e:
     print('refused', e.errno)
-" > vsock.txt 2>&1`;
+" > vsock.txt 2>&1
+python3 -c "
+import ctypes
+l = ctypes.CDLL(None, use_errno=True)
+print(l.syscall(323, 1), ctypes.get_errno())
+" > userfaultfd.txt 2>&1`;
 
 describe.skipIf(!canSandbox)('a socket no network namespace confines (AF_VSOCK)', () => {
   for (const tracer of TRACERS) {
@@ -95,6 +100,10 @@ describe.skipIf(!canSandbox)('a socket no network namespace confines (AF_VSOCK)'
         expect(socket?.result).toBe(-38);
       }
       expect(r.rules).toContain('net-unconfined-socket');
+      // userfaultfd, even its user-mode-only kind, is refused as Docker's profile does, and alerted.
+      expect(r.out('userfaultfd.txt')).toBe(tracer === 'strace' ? '-1 1' : '-1 38');
+      expect(r.events.some((e) => e.syscall === 'userfaultfd' && (e.result ?? 0) < 0)).toBe(true);
+      expect(r.rules).toContain('exec-userfaultfd');
     }, 240_000);
   }
 });
