@@ -37,7 +37,7 @@ struct {
 /* TRACED_CALLS, indexed by the attach cookie of the syscall tracepoints. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 64);
+	__uint(max_entries, 128);
 	__type(key, __u32);
 	__type(value, struct call_desc);
 } calls SEC(".maps");

@@ -52,7 +52,7 @@ table.TRACED_CALLS.forEach((call, index) => {
   const field = /^args->(\w+)$/.exec(call.flags ?? '')?.[1];
   if (call.carries === 'target') {
     flagsKind = 'FLAGS_TARGET';
-    flagsArg = argIndex(call.tracepoint, 'pid');
+    flagsArg = argIndex(call.tracepoint, call.targetField ?? 'pid');
   } else if (field !== undefined) {
     flagsKind = 'FLAGS_INT_ARG';
     flagsArg = argIndex(call.tracepoint, field);

@@ -21,7 +21,7 @@
 #include "syscalls.h"
 #include "exec-env.h"
 
-#define VERSION "9"
+#define VERSION "10"
 
 struct agentguard_bpf *skel;
 char missing[4096];

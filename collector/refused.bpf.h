@@ -1,6 +1,6 @@
 /*
- * Calls the bwrap sandbox's seccomp filter refuses (src/sandbox/seccomp.ts: REFUSED_SYSCALLS and
- * NAMESPACE_SYSCALLS) with SECCOMP_RET_TRACE: with no ptrace tracer the kernel skips them with
+ * Calls the bwrap sandbox's seccomp filter refuses (src/sandbox/seccomp.ts: REFUSED_SYSCALLS,
+ * NAMESPACE_SYSCALLS and SOCKET_SYSCALLS) with SECCOMP_RET_TRACE: with no ptrace tracer the kernel skips them with
  * -ENOSYS. seccomp runs before the sys_enter tracepoints, so a refused call never reaches the probes
  * of calls.bpf.h; raw_syscalls:sys_exit still fires. These calls exist on every kernel the collector
  * runs on, so ENOSYS from one of them is the filter's. One CALL
@@ -23,9 +23,11 @@ static __always_inline int seccomp_refused_call(long nr)
 	case 101: case 103: case 134: case 136: case 139: case 153: case 156: case 163: case 164:
 	case 167: case 168: case 169: case 172: case 173: case 174: case 177: case 178: case 179:
 	case 180: case 212: case 227: case 246: case 248: case 249: case 250: case 298: case 304:
-	case 308: case 320:
+	case 308: case 320: case 323:
 	/* NAMESPACE_SYSCALLS: refused only with a CLONE_NEW* flag */
 	case 56: case 272:
+	/* SOCKET_SYSCALLS: refused only for a family no network namespace confines (AF_VSOCK) */
+	case 41:
 		return 1;
 	default:
 		return 0;

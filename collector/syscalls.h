@@ -296,6 +296,46 @@
 #else
 #define AG_NR_fcntl (-1)
 #endif
+#ifdef __NR_kill
+#define AG_NR_kill __NR_kill
+#else
+#define AG_NR_kill (-1)
+#endif
+#ifdef __NR_tkill
+#define AG_NR_tkill __NR_tkill
+#else
+#define AG_NR_tkill (-1)
+#endif
+#ifdef __NR_tgkill
+#define AG_NR_tgkill __NR_tgkill
+#else
+#define AG_NR_tgkill (-1)
+#endif
+#ifdef __NR_rt_sigqueueinfo
+#define AG_NR_rt_sigqueueinfo __NR_rt_sigqueueinfo
+#else
+#define AG_NR_rt_sigqueueinfo (-1)
+#endif
+#ifdef __NR_rt_tgsigqueueinfo
+#define AG_NR_rt_tgsigqueueinfo __NR_rt_tgsigqueueinfo
+#else
+#define AG_NR_rt_tgsigqueueinfo (-1)
+#endif
+#ifdef __NR_pidfd_open
+#define AG_NR_pidfd_open __NR_pidfd_open
+#else
+#define AG_NR_pidfd_open (-1)
+#endif
+#ifdef __NR_pidfd_send_signal
+#define AG_NR_pidfd_send_signal __NR_pidfd_send_signal
+#else
+#define AG_NR_pidfd_send_signal (-1)
+#endif
+#ifdef __NR_pidfd_getfd
+#define AG_NR_pidfd_getfd __NR_pidfd_getfd
+#else
+#define AG_NR_pidfd_getfd (-1)
+#endif
 
 static const struct traced_call {
   const char *name;
@@ -361,6 +401,14 @@ static const struct traced_call {
   {"dup3", "dup3", AG_NR_dup3, {71, 0, -1, -2, -1, -2, FLAGS_INT_ARG, 2, 0, 1, -1, 0, 0}},
   {"open_by_handle_at", "open_by_handle_at", AG_NR_open_by_handle_at, {72, 0, -1, -2, -1, -2, FLAGS_INT_ARG, 2, 0, 1, -1, 0, 0}},
   {"fcntl", "fcntl", AG_NR_fcntl, {73, 0, -1, -2, -1, -2, FLAGS_INT_ARG, 1, 0, 1, 1, 0, 1030}},
+  {"kill", "kill", AG_NR_kill, {74, 0, -1, -2, -1, -2, FLAGS_TARGET, 0, 0, 0, -1, 0, 0}},
+  {"tkill", "tkill", AG_NR_tkill, {75, 0, -1, -2, -1, -2, FLAGS_TARGET, 0, 0, 0, -1, 0, 0}},
+  {"tgkill", "tgkill", AG_NR_tgkill, {76, 0, -1, -2, -1, -2, FLAGS_TARGET, 0, 0, 0, -1, 0, 0}},
+  {"rt_sigqueueinfo", "rt_sigqueueinfo", AG_NR_rt_sigqueueinfo, {77, 0, -1, -2, -1, -2, FLAGS_TARGET, 0, 0, 0, -1, 0, 0}},
+  {"rt_tgsigqueueinfo", "rt_tgsigqueueinfo", AG_NR_rt_tgsigqueueinfo, {78, 0, -1, -2, -1, -2, FLAGS_TARGET, 0, 0, 0, -1, 0, 0}},
+  {"pidfd_open", "pidfd_open", AG_NR_pidfd_open, {79, 0, -1, -2, -1, -2, FLAGS_TARGET, 0, 0, 0, -1, 0, 0}},
+  {"pidfd_send_signal", "pidfd_send_signal", AG_NR_pidfd_send_signal, {80, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 0, -1, 0, 0}},
+  {"pidfd_getfd", "pidfd_getfd", AG_NR_pidfd_getfd, {81, 0, -1, -2, -1, -2, FLAGS_NONE, -1, 0, 0, -1, 0, 0}},
 };
 
 #define TRACED_CALL_COUNT (sizeof(TRACED_CALLS) / sizeof(TRACED_CALLS[0]))

@@ -62,6 +62,9 @@ export function securityAlerts(bundle: EvidenceBundle, rules: RuleSet): Alert[] 
     stateDirs: bundle.config.security.state_dirs,
     ...(bundle.agent.vendor_hosts ? { vendorHosts: bundle.agent.vendor_hosts } : {}),
     bindsRecorded: bundle.observation.tracer.binds === true,
+    ...(bundle.observation.sandbox.facts?.run_user
+      ? { runUser: bundle.observation.sandbox.facts.run_user }
+      : {}),
     ...(bundle.observation.network.endpoint
       ? { harnessEndpoints: [bundle.observation.network.endpoint] }
       : {}),

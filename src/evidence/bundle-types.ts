@@ -135,6 +135,7 @@ export const SysEventSchema: z.ZodType<SysEvent> = z.looseObject({
   env_truncated: z.boolean().optional(),
   interpreter: z.string().optional(),
   target_pid: int.optional(),
+  ids: z.array(int).optional(),
   target_self: z.boolean().optional(),
   cwd: str.optional(),
   addr: z

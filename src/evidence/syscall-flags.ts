@@ -36,6 +36,7 @@ const DOMAINS: Readonly<Record<number, string>> = {
   10: 'AF_INET6',
   16: 'AF_NETLINK',
   17: 'AF_PACKET',
+  40: 'AF_VSOCK',
 };
 const TYPES: Readonly<Record<number, string>> = {
   1: 'SOCK_STREAM',

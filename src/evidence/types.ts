@@ -48,10 +48,18 @@ export type SysEvent = {
    * (or the target of a link such as sh -> dash). The collector records it; strace and bpftrace do not.
    */
   interpreter?: string;
-  /** The process a call acts on (process_vm_readv, process_vm_writev), as the caller named it (its pid namespace's number). */
+  /**
+   * The process a call acts on (process_vm_readv, process_vm_writev, a signal or pidfd_open), as the
+   * caller named it (its pid namespace's number).
+   */
   target_pid?: number;
   /** Whether `target_pid` is the caller's own process; absent where the tracer could not tell (bpftrace). */
   target_self?: boolean;
+  /**
+   * The user or group ids a setid call (setuid, setreuid, setresuid and their gid twins) asks for, in
+   * argument order, -1 meaning "left as it is"; where the tracer records them (strace).
+   */
+  ids?: number[];
   cwd?: string;
   addr?: SocketAddress;
   /** The mode a chmod-family call sets (chmod, fchmod, fchmodat): permission, setuid, setgid and sticky bits. */

@@ -57,6 +57,8 @@ export class LiveGuard {
       t0: number;
       /** The agent vendor's own hosts (its profile's vendor_hosts), as the batch analysis has them. */
       vendorHosts?: readonly string[];
+      /** The run's user when the sandbox runs every command as it (observation's run_user). */
+      runUser?: { uid: number; gid: number };
       /**
        * guard/alerts.jsonl: each alert appended as it is raised, so a reader (`agentguard view`)
        * sees it during the run rather than in incident.json at the end.
@@ -83,6 +85,7 @@ export class LiveGuard {
       hostsMap: opts.cfg.network.hosts,
       stateDirs: opts.cfg.security.state_dirs,
       ...(opts.vendorHosts ? { vendorHosts: opts.vendorHosts } : {}),
+      ...(opts.runUser ? { runUser: `${opts.runUser.uid}:${opts.runUser.gid}` } : {}),
       // No bindsRecorded: loopback ports are judged in the batch, which knows every bind of the
       // run (a client's first try may precede its server's bind) and the advisory proxy's port.
     };

@@ -137,6 +137,7 @@ export class ObservationWindow {
             canaries,
             t0,
             ...(req.guard.vendorHosts ? { vendorHosts: req.guard.vendorHosts } : {}),
+            ...(req.user && choice.sandbox.capabilities.runsAsRunUser ? { runUser: req.user } : {}),
             alertsFile: runPath(req.runDir, 'liveAlerts'),
           },
           req.log,

@@ -67,6 +67,11 @@ function samples(): bigint[] {
     values.add(BigInt(v));
     values.add(BigInt(v) | 0x1_0000_0000n);
   }
+  // Socket families: AF_UNIX, AF_INET, AF_INET6, AF_NETLINK, AF_PACKET, AF_VSOCK (alone and with high bits).
+  for (const v of [1, 2, 10, 16, 17, 40, 41]) {
+    values.add(BigInt(v));
+    values.add(BigInt(v) | 0x1_0000_0000n);
+  }
   // SIGCHLD as fork passes it, with a namespace flag and without.
   for (const v of [0x11, 0x11 | 0x10000000, 0x01200011, 0x01200011 | 0x20000000]) values.add(BigInt(v));
   let seed = 12345;
@@ -126,6 +131,15 @@ describe('the seccomp policy, as BPF for bwrap and as an OCI profile for the con
     const uring = profile.syscalls.find((e) => e.names.includes('io_uring_setup'));
     expect(uring).toMatchObject({ action: 'SCMP_ACT_ERRNO', errnoRet: 1 });
     expect(profile).toMatchObject({ defaultAction: 'SCMP_ACT_ALLOW', architectures: ['SCMP_ARCH_X86_64'] });
+  });
+
+  it('hands socket to the tracer for AF_VSOCK only, which no network namespace confines', () => {
+    const socket = (family: bigint) => runBpf(program, { nr: 41, arch: AUDIT_ARCH_X86_64, arg0: family });
+    expect(socket(40n)).toBe(0x7ff00000);
+    expect(socket(40n | 0x1_0000_0000n)).toBe(0x7ff00000);
+    for (const family of [1n, 2n, 10n, 16n, 17n, 39n, 41n]) expect(socket(family)).toBe(0x7fff0000);
+    // The rules after it still apply.
+    expect(runBpf(program, { nr: 135, arch: AUDIT_ARCH_X86_64, arg0: 0x0400000n })).toBe(0x00050000 | 1);
   });
 
   it('refuses a call of another ABI in the BPF program (the engines do it by architecture)', () => {

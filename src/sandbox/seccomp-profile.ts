@@ -49,6 +49,7 @@ const bitsOf = (mask: number): number[] => {
  */
 function alternatives(when: SeccompCondition): OciSeccompArg[] {
   if (when.kind === 'arg0-any-bit') return when.bits.map((bit) => masked(bit, bit));
+  if (when.kind === 'arg0-one-of') return when.values.map((v) => masked(LOW_32, v));
   // A value is refused when it has a bit outside the flags and is not the all-ones query. Outside the
   // flags the bits are neither all clear nor all set, so going round them some set bit is followed by
   // a clear one; or they are all set and one of the flags is clear.

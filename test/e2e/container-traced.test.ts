@@ -39,6 +39,13 @@ describe.skipIf(skip)('a container run traced by the compiled collector', () => 
         ' printf("%ld %d\\n", r, errno); return 0; }\n',
     );
     execFileSync('cc', ['-static', '-O2', '-o', path.join(dir, 'add-key'), path.join(dir, 'add-key.c')]);
+    // A vsock socket, which no network namespace confines: refused by the same policy.
+    writeFileSync(
+      path.join(dir, 'vsock.c'),
+      '#include <errno.h>\n#include <stdio.h>\n#include <sys/socket.h>\n' +
+        'int main(void) { int s = socket(40, SOCK_STREAM, 0); printf("%d %d\\n", s, errno); return 0; }\n',
+    );
+    execFileSync('cc', ['-static', '-O2', '-o', path.join(dir, 'vsock'), path.join(dir, 'vsock.c')]);
     writeFileSync(
       path.join(dir, 'agent.sh'),
       [
@@ -46,6 +53,7 @@ describe.skipIf(skip)('a container run traced by the compiled collector', () => 
         'cat /etc/ctr-traced-probe > /dev/null 2>&1',
         'cat "$HOME/.aws/credentials" > /dev/null',
         `${path.join(dir, 'add-key')} > keyring.txt`,
+        `${path.join(dir, 'vsock')} > vsock.txt`,
         'unshare -U true 2>/dev/null; echo $? > userns.rc',
         'echo changed >> README.md',
       ].join('\n'),
@@ -96,6 +104,14 @@ describe.skipIf(skip)('a container run traced by the compiled collector', () => 
     expect(rules).toContain('secrets-canary-read');
     expect(rules).toContain('exec-keyring');
     expect(rules).toContain('exec-namespace-change');
+    expect(out('vsock.txt')).toBe('-1 38');
+    expect(events.some((e) => e.syscall === 'socket' && (e.result ?? 0) === -38)).toBe(true);
+    expect(rules).toContain('net-unconfined-socket');
+    // busybox drops to the ids it holds at each applet's start: recorded, and no alert (Alpine's case).
+    expect(
+      events.some((e) => e.kind === 'privilege' && /^set[ug]id$/.test(e.syscall) && e.result === 0),
+    ).toBe(true);
+    expect(rules).not.toContain('exec-setid-capset');
     // The harness's cgroups are gone: the run's, and the per-controller ones the engine made on a hybrid host.
     expect(
       spawnSync('sh', [

@@ -25,6 +25,8 @@ export type ContextInput = {
   vendorHosts?: readonly string[];
   /** observation.tracer.binds. */
   bindsRecorded?: boolean;
+  /** observation.sandbox.facts.run_user: `uid:gid`. */
+  runUser?: string;
   /** Endpoints the harness served besides the sandbox bridge's defaults (observation.network.endpoint). */
   harnessEndpoints?: readonly string[];
 };
@@ -51,6 +53,8 @@ export function buildRuleContext(input: ContextInput): RuleContext {
     ctx.harnessEndpoints = [...new Set([...DEFAULT_HARNESS_ENDPOINTS, ...input.harnessEndpoints])];
   if (input.vendorHosts?.length) ctx.vendorHosts = [...input.vendorHosts];
   if (input.bindsRecorded) ctx.bindsRecorded = true;
+  const runUser = /^(\d+):(\d+)$/.exec(input.runUser ?? '');
+  if (runUser) ctx.runUser = { uid: Number(runUser[1]), gid: Number(runUser[2]) };
   if (input.hostsMap) ctx.localServices = Object.values(input.hostsMap);
   return ctx;
 }

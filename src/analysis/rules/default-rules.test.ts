@@ -204,6 +204,15 @@ const CASES: Record<string, Case> = {
     benign: (t) =>
       void t.exec(2, 1, '/usr/bin/make', ['make', 'test']).priv(2, 'setresuid').priv(2, 'setresgid'),
   },
+  'exec-signal-outside-run': {
+    fire: (t) => void t.exec(2, 1, '/usr/bin/kill', ['kill', '-USR1', '2']).priv(2, 'kill', -1),
+    // Its own child, and a stale pid file's process that is gone (ESRCH).
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/timeout', ['timeout', '1', 'sleep', '5'])
+        .priv(2, 'kill', 0)
+        .priv(2, 'kill', -3),
+  },
   'exec-ptrace': {
     fire: (t) => void t.exec(2, 1, '/usr/bin/gdb', ['gdb', '-p', '1']).priv(2, 'ptrace', -1),
     benign: (t) => void t.exec(2, 1, '/usr/bin/gdb', ['gdb', '--version']).open(2, '/proc/1/status'),
@@ -307,6 +316,17 @@ const CASES: Record<string, Case> = {
   'evasion-file-attributes': {
     fire: (t) => void t.exec(2, 1, '/usr/bin/chattr', ['chattr', '-i', '/etc/resolv.conf']),
     benign: (t) => void t.exec(2, 1, '/usr/bin/lsattr', ['lsattr', '/etc/resolv.conf']),
+  },
+  'net-unconfined-socket': {
+    fire: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/python3', ['python3', 'vsock.py'])
+        .event(2, { kind: 'other', syscall: 'socket', flags: ['AF_VSOCK'], result: -38 }),
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/python3', ['python3', 'server.py'])
+        .event(2, { kind: 'other', syscall: 'socket', flags: ['AF_UNIX', 'SOCK_STREAM'], result: 3 })
+        .event(2, { kind: 'other', syscall: 'socket', flags: ['AF_INET6', 'SOCK_STREAM'], result: 4 }),
   },
   'net-raw-socket': {
     fire: (t) =>
@@ -1017,5 +1037,37 @@ describe('default rules on specific evasions', () => {
     const t = new Trace();
     t.exec(2, 1, '/usr/bin/python3', ['python3', 'x.py']).open(2, `${WS}/.git/config`, 'write');
     expect(ids(t)).toEqual(['persist-git-config']);
+  });
+});
+
+describe('exec-setid-capset under the run user', () => {
+  const RUN = { uid: 2147446975, gid: 2147446975 };
+  const judged = (ctx: typeof CTX, call: string, result: number, ids?: number[]) => {
+    const t = new Trace().exec(2, 1, '/usr/bin/busybox', ['ls']);
+    t.event(2, { kind: 'privilege', syscall: call, result, ...(ids ? { ids } : {}) });
+    return evaluateRules({ syscalls: t.events, network: [] }, rules, ctx).map((a) => a.rule);
+  };
+  const asRunUser = { ...CTX, runUser: RUN };
+
+  it('a successful drop to the ids the run user holds is no change (busybox at each start)', () => {
+    expect(judged(asRunUser, 'setgid', 0, [RUN.gid])).toEqual([]);
+    expect(judged(asRunUser, 'setuid', 0, [RUN.uid])).toEqual([]);
+    expect(judged(asRunUser, 'setresuid', 0, [-1, RUN.uid, -1])).toEqual([]);
+    // The collector records no ids: success under a capability-less user is the proof.
+    expect(judged(asRunUser, 'setuid', 0)).toEqual([]);
+  });
+
+  it('a raise, a refusal, another id, setgroups, capset, or no run user still alert', () => {
+    expect(judged(asRunUser, 'setuid', -1, [0])).toEqual(['exec-setid-capset']);
+    expect(judged(asRunUser, 'setuid', 0, [0])).toEqual(['exec-setid-capset']);
+    expect(judged(asRunUser, 'setresgid', 0, [-1, -1, 0])).toEqual(['exec-setid-capset']);
+    // A gid call judged against the gid, not the uid.
+    expect(judged({ ...CTX, runUser: { uid: 1000, gid: 2000 } }, 'setgid', 0, [1000])).toEqual([
+      'exec-setid-capset',
+    ]);
+    expect(judged(asRunUser, 'setgroups', 0)).toEqual(['exec-setid-capset']);
+    expect(judged(asRunUser, 'capset', 0)).toEqual(['exec-setid-capset']);
+    expect(judged(asRunUser, 'setfsuid', RUN.uid, [RUN.uid])).toEqual(['exec-setid-capset']);
+    expect(judged(CTX, 'setuid', 0, [RUN.uid])).toEqual(['exec-setid-capset']);
   });
 });

@@ -28,6 +28,7 @@ export class Frame {
     readonly procs: ProcessTable,
     readonly files: FileState,
     readonly ports: BoundPorts,
+    readonly runUser?: { uid: number; gid: number },
   ) {}
 
   reset(kind: Kind, proc: ProcInfo | undefined): void {
@@ -136,6 +137,29 @@ const envName = (entry: string): string => entry.slice(0, Math.max(0, entry.inde
 const labels = (h: string | undefined) =>
   h === undefined || h === '' ? undefined : h.replace(/\.$/, '').split('.');
 
+const ID_CALL_KIND: Readonly<Record<string, 'uid' | 'gid'>> = {
+  setuid: 'uid',
+  setreuid: 'uid',
+  setresuid: 'uid',
+  setgid: 'gid',
+  setregid: 'gid',
+  setresgid: 'gid',
+};
+
+/**
+ * Whether a setid call could only set ids the process already held. Without CAP_SETUID/CAP_SETGID
+ * the kernel lets these calls succeed only with ids among the caller's real, effective and saved
+ * ones; the run user's processes hold no capability and no other ids (RuleContext.runUser). So a
+ * call that succeeded under a run user, asking (where the tracer recorded it) only for the run
+ * user's own id or -1, changed nothing: busybox's drop to the ids it already has at every start.
+ */
+function idsHeld(e: SysEvent, runUser: { uid: number; gid: number } | undefined): boolean | undefined {
+  const which = ID_CALL_KIND[e.syscall];
+  if (which === undefined) return undefined;
+  if (runUser === undefined || (e.result ?? 0) < 0) return false;
+  return (e.ids ?? []).every((id) => id === -1 || id === runUser[which]);
+}
+
 const ACCESSORS: Record<string, Accessor> = {
   kind: (f) => f.kind,
   syscall: (f) => f.sys?.syscall,
@@ -155,6 +179,7 @@ const ACCESSORS: Record<string, Accessor> = {
   target: (f) => f.target,
   source: (f) => f.source,
   'target.self': (f) => (f.sys?.target_pid === undefined ? undefined : f.sys.target_self === true),
+  'ids.held': (f) => (f.sys ? idsHeld(f.sys, f.runUser) : undefined),
   access: (f) => f.sys?.access,
   mode: (f) => f.sys?.mode,
   'mode.setid': (f) => (f.sys?.mode === undefined ? undefined : (f.sys.mode & SETID_BITS) !== 0),

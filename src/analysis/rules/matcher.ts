@@ -90,7 +90,7 @@ export function createMatcher(
   );
   const files = new FileState();
   const known = new KnownFiles(ctx.knownFiles);
-  const frame = new Frame(procs, files, ports);
+  const frame = new Frame(procs, files, ports, ctx.runUser);
   const seen = new Map<string, Alert>();
   // Threshold rules: the times of their recent matches, oldest first.
   const bursts = new Map<string, number[]>();

@@ -81,6 +81,12 @@ export type RuleContext = {
    * run's own servers from other services, so `addr.listened` holds for every port.
    */
   bindsRecorded?: boolean;
+  /**
+   * The unprivileged user every sandboxed command ran as (observation sandbox.facts.run_user). The
+   * sandboxes that set it also drop every capability and set no_new_privs, so a process of the run
+   * can hold no other ids than these.
+   */
+  runUser?: { uid: number; gid: number };
   /** `$LOCAL_SERVICES`: the ip:port the config's network.hosts maps names to (servers standing in for allowed hosts). */
   localServices?: readonly string[];
 };

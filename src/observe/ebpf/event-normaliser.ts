@@ -3,7 +3,12 @@ import { MAX_EXEC_ENV, recordedEnv } from '../../evidence/exec-env.js';
 import { namespaceFlagNames, socketFlagNames } from '../../evidence/syscall-flags.js';
 import { compatSyscallName, I386_SYSCALL_NAMES } from '../../evidence/syscall-mechanism.js';
 import type { SocketAddress, SysEvent } from '../../evidence/types.js';
-import { NAMESPACE_SYSCALL_NAMES, SECCOMP_REFUSED_NAMES } from '../../sandbox/seccomp.js';
+import {
+  NAMESPACE_SYSCALL_NAMES,
+  SECCOMP_REFUSED_NAMES,
+  SOCKET_SYSCALLS,
+  UNCONFINED_SOCKET_FAMILIES,
+} from '../../sandbox/seccomp.js';
 import { DescriptorTable, judgedPath } from '../resolved-path.js';
 import type { RawEvent } from './event-assembler.js';
 import { joinChunks, resolveAgainst, type Text, walkedDirectory } from './path-parts.js';
@@ -114,6 +119,14 @@ export class EventNormaliser {
               result: raw.ret,
             });
           case CODE_SECCOMP_REFUSED:
+            // socket is refused only for a family no network namespace confines: as the socket it was.
+            if (raw.flags === SOCKET_SYSCALLS.socket)
+              return this.emit(raw.t, raw.pid, raw.ppid, raw.comm, {
+                kind: 'other',
+                syscall: 'socket',
+                flags: Object.keys(UNCONFINED_SOCKET_FAMILIES),
+                result: raw.ret,
+              });
             // clone and unshare are refused only when they ask for a new namespace, which one unknown.
             return this.emit(raw.t, raw.pid, raw.ppid, raw.comm, {
               kind: 'privilege',

@@ -31,6 +31,8 @@ export type TracedCall = {
    * bits of unshare and setns, or socket's family, type and protocol packed (SOCKET_FLAGS).
    */
   carries?: 'mode' | 'namespaces' | 'socket' | 'target';
+  /** The tracepoint field that names the process a `target` call acts on; default `pid`. */
+  targetField?: string;
   /** Tracepoint field of a descriptor whose file is the call's path (fchmod): walked, as a dirfd is. */
   fdPath?: string;
   /** Can change the path of an existing directory (renames, rmdir, mounts). */
@@ -82,6 +84,9 @@ const MODE = { flags: 'args->mode', carries: 'mode' } as const;
  * collector/calls.bpf.h); bpftrace's word is the pid alone.
  */
 const TARGET = { flags: '(int64)(uint32)args->pid', carries: 'target' } as const;
+/** TARGET where the process is named by another field (tgkill's `tgid`; its `pid` is a thread). */
+const targetIn = (field: string) =>
+  ({ flags: `(int64)(uint32)args->${field}`, carries: 'target', targetField: field }) as const;
 export const TARGET_SELF_KNOWN = 2 ** 32;
 export const TARGET_SELF = 2 ** 33;
 
@@ -260,6 +265,15 @@ export const TRACED_CALLS: readonly TracedCall[] = [
     flags: 'args->cmd',
     when: { field: 'cmd', values: [F_DUPFD, F_DUPFD_CLOEXEC] },
   },
+  // A signal or a pidfd aimed at a process (issue 32): refused for one outside the run's user.
+  { name: 'kill', tracepoint: 'kill', kind: 'privilege', ...TARGET },
+  { name: 'tkill', tracepoint: 'tkill', kind: 'privilege', ...TARGET },
+  { name: 'tgkill', tracepoint: 'tgkill', kind: 'privilege', ...targetIn('tgid') },
+  { name: 'rt_sigqueueinfo', tracepoint: 'rt_sigqueueinfo', kind: 'privilege', ...TARGET },
+  { name: 'rt_tgsigqueueinfo', tracepoint: 'rt_tgsigqueueinfo', kind: 'privilege', ...targetIn('tgid') },
+  { name: 'pidfd_open', tracepoint: 'pidfd_open', kind: 'privilege', ...TARGET },
+  { name: 'pidfd_send_signal', tracepoint: 'pidfd_send_signal', kind: 'privilege' },
+  { name: 'pidfd_getfd', tracepoint: 'pidfd_getfd', kind: 'privilege' },
 ];
 
 /** The numeric code a call's records carry. */

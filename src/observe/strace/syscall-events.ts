@@ -79,6 +79,10 @@ const WRITE_META: Record<string, [number | null, number, (number | null)?, numbe
 // The mode argument of the chmod family: the setuid and setgid bits are the rules' concern.
 const MODE_ARG: Record<string, number> = { chmod: 1, fchmod: 1, fchmodat: 2, fchmodat2: 2 };
 
+/** The calls that signal a process or open a pidfd on it; the first argument names it (tgkill: its thread group). */
+export const SIGNAL_CALLS = ['kill', 'tkill', 'tgkill', 'rt_sigqueueinfo', 'rt_tgsigqueueinfo', 'pidfd_open'];
+const TARGET_CALLS = new Set(['process_vm_readv', 'process_vm_writev', ...SIGNAL_CALLS]);
+
 const PRIVILEGE_CALLS = new Set([
   'setuid',
   'setgid',
@@ -102,6 +106,12 @@ const PRIVILEGE_CALLS = new Set([
   // Another process's memory read or written without /proc/<pid>/mem or ptrace.
   'process_vm_readv',
   'process_vm_writev',
+  // A signal or a pidfd aimed at a process: refused (EPERM) for one outside the run's own user, the
+  // sandbox's init and the harness's bridge, which the agent must not stop or reach.
+  ...SIGNAL_CALLS,
+  // What a pidfd does: signal its process, or copy one of its descriptors (ptrace's permission).
+  'pidfd_send_signal',
+  'pidfd_getfd',
   // The calls the bwrap sandbox's seccomp filter hands to the tracer (src/sandbox/seccomp.ts), which
   // strace refuses with EPERM (strace-command.ts): each refused attempt is an event.
   ...Object.keys(REFUSED_SYSCALLS),
@@ -302,15 +312,22 @@ function symlinkDraft(call: ParsedCall, cwd: string, base: Base): EventDraft {
   return withPaths({ ...base, kind: 'write-meta' }, target, link);
 }
 
+// The setid calls whose arguments are all ids (setgroups takes a list, setfsuid returns the old id).
+const ID_CALLS = new Set(['setuid', 'setgid', 'setreuid', 'setregid', 'setresuid', 'setresgid']);
+
 function privilegeDraft(call: ParsedCall, cwd: string, base: Base): EventDraft {
   const draft: EventDraft = { ...base, kind: 'privilege' };
+  if (ID_CALLS.has(call.name)) {
+    const ids = call.args.map((a) => (/^-?\d+$/.test(a) ? Number(a) : Number.NaN));
+    if (ids.length > 0 && ids.every(Number.isSafeInteger)) draft.ids = ids;
+  }
   if (call.name === 'mount') return withPaths(draft, resolveAt(null, call.args[1], cwd));
   if (call.name === 'umount2') return withPaths(draft, resolveAt(null, call.args[0], cwd));
   if (call.name === 'finit_module' || call.name === 'setns') {
     const fd = parseFd(call.args[0]);
     if (fd?.path) draft.path = fd.path;
   }
-  if (call.name === 'process_vm_readv' || call.name === 'process_vm_writev') {
+  if (TARGET_CALLS.has(call.name)) {
     const target = targetPid(call.args[0]);
     if (target) draft.target_pid = target.named;
   }
