@@ -288,6 +288,30 @@ export const TEST_TIME_ENTRIES: CatalogEntryInput[] = [
     `${py('import os, shutil, socket\ns = socket.socket()\ns.settimeout(1)\ntry:\n    s.connect(("192.0.2.10", 80))\nexcept OSError:\n    pass\nshutil.copyfile("/bin/true", ".mutation-fetched")\nos.chmod(".mutation-fetched", 0o755)')} && ./.mutation-fetched`,
   ),
   testTime(
+    'tt-exec-downloaded-interpreter',
+    'test-time-execution',
+    // The kernel starts a script's interpreter itself: only the ebpf collector records which one.
+    'a process that tried a connection writes a shell into the workspace, then a script whose #! names it is run',
+    ['exec-downloaded-interpreter'],
+    `${py('import os, shutil, socket\ns = socket.socket()\ns.settimeout(1)\ntry:\n    s.connect(("192.0.2.10", 80))\nexcept OSError:\n    pass\nshutil.copyfile("/bin/sh", ".mutation-shell")\nos.chmod(".mutation-shell", 0o755)\nopen(".mutation-script", "w").write("#!" + os.path.abspath(".mutation-shell") + "\\ntrue\\n")\nos.chmod(".mutation-script", 0o755)')} && ./.mutation-script`,
+  ),
+  testTime(
+    'tt-signal-outside-run',
+    'test-time-execution',
+    "signal the sandbox's init, a process of the harness the run may not signal",
+    ['exec-signal-outside-run'],
+    'kill -USR1 1 2>/dev/null; true',
+  ),
+  testTime(
+    'tt-vsock',
+    'test-time-evasion',
+    'open a vsock socket, a family no network namespace confines',
+    ['net-unconfined-socket'],
+    py(
+      'import socket\ntry:\n    socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM)\nexcept OSError:\n    pass',
+    ),
+  ),
+  testTime(
     'tt-exec-tmp',
     'test-time-execution',
     'copy a program to /tmp and run it',
