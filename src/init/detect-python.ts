@@ -4,7 +4,7 @@ import path from 'node:path';
 import { PYTHON_LOCKFILES } from '../config/setup-schema.js';
 import { resolveProgram } from '../pipeline/preflight.js';
 import type { DependencySetup } from './detect-dependencies.js';
-import type { ProjectFacts } from './detect-project.js';
+import { makeRunsPythonTests, type ProjectFacts } from './detect-project.js';
 import { pyprojectDependencies } from './detect-pyproject.js';
 
 /** The index init names as setup's mirror when this machine sets none; the user replaces it with their own. */
@@ -201,7 +201,18 @@ export function python(
         `${module} is not installed for ${host}: add it to a requirements.txt (setup installs it into .venv), or \`${interpreter} -m pip install ${module}\``,
       );
   }
-  const argv = [interpreter, ...cmd.slice(1)];
+  // The Makefile's own test target, when it runs only Python's test tools and setup makes the
+  // venv the run puts first on PATH: its flags and environment are part of how the tests pass.
+  const venvMade = out.entries.some((e) => e.manager === 'pip');
+  const viaMake = venvMade && facts.languages.includes('make') && makeRunsPythonTests(dir);
+  if (viaMake) {
+    facts.other_test_commands = [
+      { command: [interpreter, ...cmd.slice(1)], source: facts.test_source ?? 'pyproject.toml' },
+      ...facts.other_test_commands.filter((o) => o.command[0] !== 'make'),
+    ];
+    facts.test_source = 'Makefile target test';
+  }
+  const argv = viaMake ? ['make', 'test'] : [interpreter, ...cmd.slice(1)];
   // A src/ layout's package is importable once src is on the path; no install of the project needed.
   out.test_command = srcOnPath ? ['env', 'PYTHONPATH=src', ...argv] : argv;
 }
