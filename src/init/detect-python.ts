@@ -10,16 +10,34 @@ import { pyprojectDependencies } from './detect-pyproject.js';
 /** The index init names as setup's mirror when this machine sets none; the user replaces it with their own. */
 export const PYPI_INDEX = 'https://pypi.org/simple/';
 
-/** `requirements.txt`, `requirements-dev.txt`, `requirements/test.txt`: the pinned lists pip installs. */
+/** A requirements file's name: `requirements.txt`, `requirements-dev.txt`, `test-requirements.txt`. */
+const REQUIREMENTS = /^(?:([\w.]+)[-_])?requirements(?:[-_.]([\w.-]+))?\.txt$/;
+
+/** What a requirements file is for, when not the tests: the docs' or linters' tools are not installed. */
+const NOT_FOR_TESTS = /^(docs?|lint|linting|typing|mypy|release|publish|deploy|build|benchmarks?)$/i;
+
+function forTests(name: string): boolean {
+  const m = REQUIREMENTS.exec(name);
+  if (!m) return false;
+  const purpose = m[1] ?? m[2]?.replace(/\.txt$/, '') ?? '';
+  return !NOT_FOR_TESTS.test(purpose);
+}
+
+/**
+ * `requirements.txt`, `requirements-dev.txt`, `test-requirements.txt`, `requirements/test.txt`:
+ * the pinned lists pip installs, base first, then the others; not the docs' or linters'.
+ */
 function requirementsFiles(dir: string, entries: Set<string>): string[] {
-  const top = [...entries].filter((n) => /^requirements([-_.][\w.-]+)?\.txt$/.test(n)).sort();
+  const base = (n: string) => (n === 'requirements.txt' || n === 'requirements/base.txt' ? 0 : 1);
+  const order = (a: string, b: string) => base(a) - base(b) || a.localeCompare(b);
+  const top = [...entries].filter(forTests).sort(order);
   let nested: string[] = [];
   if (entries.has('requirements')) {
     try {
       nested = readdirSync(path.join(dir, 'requirements'))
-        .filter((n) => n.endsWith('.txt'))
-        .sort()
-        .map((n) => `requirements/${n}`);
+        .filter((n) => n.endsWith('.txt') && !NOT_FOR_TESTS.test(n.slice(0, -4)))
+        .map((n) => `requirements/${n}`)
+        .sort(order);
     } catch {
       nested = [];
     }
