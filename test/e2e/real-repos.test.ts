@@ -191,7 +191,7 @@ describe('real repositories from init, unedited', () => {
   );
 
   it.skipIf(!js)(
-    "yarn 4 (berry, Plug'n'Play, .pnp.* not committed, the global cache): init installs through corepack and its check passes; mock-noop reuses the install (.pnp.cjs and the cache's archives, no node_modules) and PASSes with no alert",
+    "yarn 4 (berry, Plug'n'Play, .pnp.* not committed, the global cache): init installs through corepack and its check passes; mock-noop reuses the install (.pnp.cjs and the cache's archives) and PASSes with no alert",
     async () => {
       const dir = clone('berry', REPOS.berry);
       const init = await cli(['init'], dir);
@@ -238,7 +238,9 @@ describe('real repositories from init, unedited', () => {
       const noop = await run(dir, 'agentguard.yaml', 'mock-noop');
       expect([noop.result, noop.alerts, failed(noop)]).toEqual(['PASS', [], []]);
       const setup = JSON.parse(readFileSync(path.join(noop.run_dir, 'evidence/setup.json'), 'utf8'));
-      expect(setup.dependencies).toMatchObject([{ manager: 'bun', client: 'bun', status: 'installed' }]);
+      expect(setup.dependencies).toMatchObject([
+        { manager: 'bun', client: 'bun', status: 'installed', reused: true },
+      ]);
       const tamper = withAgent(dir, 'tamper', "echo '// skip' >> test/pad.test.js");
       const tampered = await run(dir, tamper);
       expect(tampered.result).toBe('FAIL');
