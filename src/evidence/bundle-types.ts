@@ -385,6 +385,8 @@ export const InstalledDependencySchema = z.looseObject({
   client: str.optional(),
   /** pip with a uv, poetry or pdm lockfile: which program installed it, as that tool is not run (pip, at the lockfile's versions). */
   installer: str.optional(),
+  /** pip with a lockfile: what was installed that the lockfile does not list (stale), at the index's versions, unchecked. */
+  unlocked: z.array(str).optional(),
   /** The lockfile or requirements file, relative to the workspace, and its sha256 before the install. */
   manifest: str,
   manifest_sha256: str,

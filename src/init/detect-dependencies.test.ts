@@ -88,22 +88,44 @@ describe('init: dependencies', () => {
       'tests/test_add.py': '',
     });
     const found = detect(dir, { PATH: bin('python3') });
+    // The base list first: the others build on it in the same venv.
     expect(found.entries).toEqual([
-      {
-        manager: 'pip',
-        requirements: 'requirements-dev.txt',
-        target: '.venv',
-        mirror: 'https://pypi.org/simple/',
-      },
       {
         manager: 'pip',
         requirements: 'requirements.txt',
         target: '.venv',
         mirror: 'https://pypi.org/simple/',
       },
+      {
+        manager: 'pip',
+        requirements: 'requirements-dev.txt',
+        target: '.venv',
+        mirror: 'https://pypi.org/simple/',
+      },
     ]);
     expect(found.test_command).toEqual(['env', 'PYTHONPATH=src', '.venv/bin/python', '-m', 'pytest']);
     expect(found.notes).toEqual([]);
+  });
+
+  it("Python: requirements files by every usual name (test-requirements.txt, requirements_test.txt, requirements/), not the docs' or linters'", () => {
+    const dir = repo({
+      'setup.py': '',
+      'tox.ini': '[pytest]\n',
+      'test-requirements.txt': 'pytest\n',
+      'requirements_test.txt': 'mock\n',
+      'docs-requirements.txt': 'sphinx\n',
+      'requirements-lint.txt': 'ruff\n',
+      'requirements/base.txt': 'six\n',
+      'requirements/docs.txt': 'sphinx\n',
+      'requirements/test.txt': 'pytest\n',
+    });
+    const found = detect(dir, { PATH: bin('python3') });
+    expect(found.entries.map((e) => e.requirements)).toEqual([
+      'requirements_test.txt',
+      'test-requirements.txt',
+      'requirements/base.txt',
+      'requirements/test.txt',
+    ]);
   });
 
   it('Python with uv.lock and no requirements: how to export one; a project venv is used with its base shown', () => {

@@ -95,13 +95,18 @@ function pythonTest(dir: string, entries: Set<string>): { command: string[]; sou
   const isPython = usesPytest || pyproject !== null || entries.has('setup.py') || setupCfg !== null;
   const testsDir = ['tests', 'test'].find((f) => entries.has(f));
   if (usesPytest) {
+    // The file that said so: pytest's own config files in the order pytest reads them.
     const source = entries.has('pytest.ini')
       ? 'pytest.ini'
-      : entries.has('conftest.py')
-        ? 'conftest.py'
-        : pyproject !== null
-          ? 'pyproject.toml'
-          : 'setup.cfg';
+      : /^\[tool\.pytest/m.test(pyproject ?? '')
+        ? 'pyproject.toml'
+        : /^\[pytest\]/m.test(tox ?? '')
+          ? 'tox.ini'
+          : /^\[tool:pytest\]/m.test(setupCfg ?? '')
+            ? 'setup.cfg'
+            : entries.has('conftest.py')
+              ? 'conftest.py'
+              : 'pyproject.toml';
     return { command: ['python3', '-m', 'pytest'], source };
   }
   if (isPython || (testsDir !== undefined && hasFile(path.join(dir, testsDir), /^test.*\.py$/))) {
@@ -125,6 +130,30 @@ function makeTest(dir: string): { command: string[]; source: string } | null {
   const text = readText(dir, 'Makefile') ?? readText(dir, 'makefile');
   if (text === null || !/^test\s*:/m.test(text)) return null;
   return { command: ['make', 'test'], source: 'Makefile target test' };
+}
+
+/** How a recipe line may start and still run only Python's test tools: `pytest`, `python -m pytest`, `$(PYTHON) -m …`. */
+const PYTHON_TOOL = /^(python3?|pytest|py\.test|coverage|\$[({]PYTHON[)}])$/;
+
+/**
+ * Whether the Makefile's `test` target runs nothing but Python's test tools (after `VAR=value`
+ * settings, `@` and `-`), with no prerequisite target (an `install` step would need the network):
+ * then `make test` is the project's own way to run its tests, with the flags and environment it
+ * sets, and runs as written once the venv setup makes is first on PATH.
+ */
+export function makeRunsPythonTests(dir: string): boolean {
+  const text = readText(dir, 'Makefile') ?? readText(dir, 'makefile');
+  const head = text === null ? null : /^test\s*:([^=\n]*)\n((?:\t.*\n?)+)/m.exec(text);
+  if (!head || (head[1] ?? '').replace(/#.*/, '').trim() !== '') return false;
+  const lines = (head[2] ?? '').split('\n').filter((l) => l.trim() !== '');
+  return lines.every((line) => {
+    const words = line
+      .trim()
+      .replace(/^[@+-]+/, '')
+      .split(/\s+/);
+    while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=\S*$/.test(words[0] ?? '')) words.shift();
+    return PYTHON_TOOL.test(words[0] ?? '');
+  });
 }
 
 /** Look at a repository's top level (and its package.json, pyproject, Makefile) and say how its tests run. */

@@ -4,22 +4,40 @@ import path from 'node:path';
 import { PYTHON_LOCKFILES } from '../config/setup-schema.js';
 import { resolveProgram } from '../pipeline/preflight.js';
 import type { DependencySetup } from './detect-dependencies.js';
-import type { ProjectFacts } from './detect-project.js';
+import { makeRunsPythonTests, type ProjectFacts } from './detect-project.js';
 import { pyprojectDependencies } from './detect-pyproject.js';
 
 /** The index init names as setup's mirror when this machine sets none; the user replaces it with their own. */
 export const PYPI_INDEX = 'https://pypi.org/simple/';
 
-/** `requirements.txt`, `requirements-dev.txt`, `requirements/test.txt`: the pinned lists pip installs. */
+/** A requirements file's name: `requirements.txt`, `requirements-dev.txt`, `test-requirements.txt`. */
+const REQUIREMENTS = /^(?:([\w.]+)[-_])?requirements(?:[-_.]([\w.-]+))?\.txt$/;
+
+/** What a requirements file is for, when not the tests: the docs' or linters' tools are not installed. */
+const NOT_FOR_TESTS = /^(docs?|lint|linting|typing|mypy|release|publish|deploy|build|benchmarks?)$/i;
+
+function forTests(name: string): boolean {
+  const m = REQUIREMENTS.exec(name);
+  if (!m) return false;
+  const purpose = m[1] ?? m[2]?.replace(/\.txt$/, '') ?? '';
+  return !NOT_FOR_TESTS.test(purpose);
+}
+
+/**
+ * `requirements.txt`, `requirements-dev.txt`, `test-requirements.txt`, `requirements/test.txt`:
+ * the pinned lists pip installs, base first, then the others; not the docs' or linters'.
+ */
 function requirementsFiles(dir: string, entries: Set<string>): string[] {
-  const top = [...entries].filter((n) => /^requirements([-_.][\w.-]+)?\.txt$/.test(n)).sort();
+  const base = (n: string) => (n === 'requirements.txt' || n === 'requirements/base.txt' ? 0 : 1);
+  const order = (a: string, b: string) => base(a) - base(b) || a.localeCompare(b);
+  const top = [...entries].filter(forTests).sort(order);
   let nested: string[] = [];
   if (entries.has('requirements')) {
     try {
       nested = readdirSync(path.join(dir, 'requirements'))
-        .filter((n) => n.endsWith('.txt'))
-        .sort()
-        .map((n) => `requirements/${n}`);
+        .filter((n) => n.endsWith('.txt') && !NOT_FOR_TESTS.test(n.slice(0, -4)))
+        .map((n) => `requirements/${n}`)
+        .sort(order);
     } catch {
       nested = [];
     }
@@ -201,7 +219,18 @@ export function python(
         `${module} is not installed for ${host}: add it to a requirements.txt (setup installs it into .venv), or \`${interpreter} -m pip install ${module}\``,
       );
   }
-  const argv = [interpreter, ...cmd.slice(1)];
+  // The Makefile's own test target, when it runs only Python's test tools and setup makes the
+  // venv the run puts first on PATH: its flags and environment are part of how the tests pass.
+  const venvMade = out.entries.some((e) => e.manager === 'pip');
+  const viaMake = venvMade && facts.languages.includes('make') && makeRunsPythonTests(dir);
+  if (viaMake) {
+    facts.other_test_commands = [
+      { command: [interpreter, ...cmd.slice(1)], source: facts.test_source ?? 'pyproject.toml' },
+      ...facts.other_test_commands.filter((o) => o.command[0] !== 'make'),
+    ];
+    facts.test_source = 'Makefile target test';
+  }
+  const argv = viaMake ? ['make', 'test'] : [interpreter, ...cmd.slice(1)];
   // A src/ layout's package is importable once src is on the path; no install of the project needed.
   out.test_command = srcOnPath ? ['env', 'PYTHONPATH=src', ...argv] : argv;
 }

@@ -15,23 +15,38 @@ import { type DependencyEntry, manifestOf } from '../config/setup-schema.js';
 import { sha256File } from '../provenance/digest.js';
 import { relocateVenv } from '../workspace/venv-relocate.js';
 import { PYPROJECT_INSTALL } from './pyproject-script.js';
-import { COREPACK_HOME } from './setup-home.js';
+import { COREPACK_HOME, YARN_BERRY_HOME } from './setup-home.js';
 
 /** What one install leaves behind that a later run can reuse. */
 type Installed =
-  | { kind: 'node'; root: string; nodeModules: string; corepack: string | null }
+  | { kind: 'node'; root: string; corepack: string | null; berry: string }
   | { kind: 'venv'; venv: string; repoDir: string };
 
 function installed(dep: DependencyEntry, repoDir: string, hostHome: string, client: string[]): Installed {
   if (dep.manager === 'pip') return { kind: 'venv', venv: path.join(repoDir, dep.target), repoDir };
-  const root = path.join(repoDir, path.dirname(dep.lockfile));
   return {
     kind: 'node',
-    root,
-    nodeModules: path.join(root, 'node_modules'),
+    root: path.join(repoDir, path.dirname(dep.lockfile)),
     corepack: client[0] === 'corepack' ? path.join(hostHome, COREPACK_HOME) : null,
+    berry: path.join(hostHome, YARN_BERRY_HOME),
   };
 }
+
+/**
+ * What a Plug'n'Play install (yarn 2+) writes beside the lockfile instead of node_modules: the
+ * resolution map node loads (`.pnp.cjs`, its ESM loader, its data), the packages that must sit
+ * unzipped on disk, the install state, and the project's own cache of zip archives (in the workspace
+ * with `enableGlobalCache: false`; committed in a zero-install repository, written by the install
+ * otherwise).
+ */
+const PNP_OUTPUTS = [
+  '.pnp.cjs',
+  '.pnp.loader.mjs',
+  '.pnp.data.json',
+  '.yarn/unplugged',
+  '.yarn/install-state.gz',
+  '.yarn/cache',
+];
 
 const fileSha = (file: string) => {
   try {
@@ -105,7 +120,7 @@ export function dependencyCacheKey(
 ): string | null {
   if (dep.manager === 'pip' && runtime === null) return null;
   const facts = {
-    v: 3,
+    v: 4,
     manager: dep.manager,
     files: installInputs(dep, repoDir),
     ...(dep.manager === 'pip' ? pipFacts(dep, runtime) : { node: runtime }),
@@ -157,15 +172,19 @@ export function restoreDependencies(
   if (into.kind === 'venv') {
     const origin = path.join(cacheDir, 'origin');
     if (!existsSync(path.join(cacheDir, 'venv')) || !existsSync(origin)) return false;
+    // A later entry into the same venv was cached with the earlier ones' packages: it replaces it.
+    rmSync(into.venv, { recursive: true, force: true });
     copy(path.join(cacheDir, 'venv'), into.venv);
     relocateVenv(into.venv, readFileSync(origin, 'utf8'), into.repoDir);
     return true;
   }
-  if (!existsSync(path.join(cacheDir, 'tree', 'node_modules'))) return false;
-  // The tree of node_modules folders, root's included, merged into the workspace where they were.
+  if (!existsSync(path.join(cacheDir, 'tree'))) return false;
+  // The tree of node_modules folders (root's included) and Plug'n'Play files, merged into the
+  // workspace where they were.
   copy(path.join(cacheDir, 'tree'), into.root);
   if (into.corepack && existsSync(path.join(cacheDir, 'corepack')))
     copy(path.join(cacheDir, 'corepack'), into.corepack);
+  if (existsSync(path.join(cacheDir, 'berry'))) copy(path.join(cacheDir, 'berry'), into.berry);
   return true;
 }
 
@@ -182,8 +201,13 @@ export function saveDependencies(
   client: string[],
 ): void {
   const from = installed(dep, places.repoDir, places.hostHome, client);
-  const made = from.kind === 'venv' ? from.venv : from.nodeModules;
-  if (!existsSync(made) || existsSync(cacheDir)) return;
+  const made =
+    from.kind === 'venv'
+      ? [from.venv]
+      : [...nodeModulesDirs(from.root), ...PNP_OUTPUTS].filter((rel) =>
+          existsSync(path.join(from.root, rel)),
+        );
+  if (made.length === 0 || existsSync(cacheDir)) return;
   const staging = `${cacheDir}.${process.pid}.tmp`;
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
@@ -192,9 +216,10 @@ export function saveDependencies(
       copy(from.venv, path.join(staging, 'venv'));
       writeFileSync(path.join(staging, 'origin'), from.repoDir);
     } else {
-      for (const rel of nodeModulesDirs(from.root))
-        copy(path.join(from.root, rel), path.join(staging, 'tree', rel));
+      for (const rel of made) copy(path.join(from.root, rel), path.join(staging, 'tree', rel));
       if (from.corepack && existsSync(from.corepack)) copy(from.corepack, path.join(staging, 'corepack'));
+      // yarn 2+'s global cache of zip archives, which a Plug'n'Play project loads its packages from.
+      if (existsSync(from.berry)) copy(from.berry, path.join(staging, 'berry'));
     }
     try {
       renameSync(staging, cacheDir);

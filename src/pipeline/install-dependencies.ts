@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { ResolvedConfig } from '../config/schema.js';
 import { type DependencyEntry, manifestOf as manifestEntry } from '../config/setup-schema.js';
@@ -19,6 +20,7 @@ import {
 } from './dependency-cache.js';
 import { type InstallStep, JS_CLIENT_INSTALL, jsClient, jsInstall } from './js-install.js';
 import { pipInstall } from './pip-install.js';
+import { lockInstaller, noteUnlocked } from './pip-lock-evidence.js';
 import { resolveProgram } from './preflight.js';
 import { openSetupHome } from './setup-home.js';
 import { setupFailure, setupStopped } from './setup-phase.js';
@@ -90,14 +92,12 @@ export function setupMakes(cfg: ResolvedConfig, program: string): boolean {
   });
 }
 
-/**
- * Who installs a uv, poetry or pdm lockfile: pip, at its versions and hashes. uv is not on npm or in
- * Debian, and poetry's own installer needs its index settings in the user's pyproject; setup.json
- * says which ran so that nobody reads it as the tool's own install.
- */
-function lockInstaller(lockfile: string): string {
-  const tool = path.basename(lockfile).replace(/\.lock$/, '');
-  return `pip, at ${path.basename(lockfile)}'s versions and hashes (${tool} itself is not run)`;
+/** The cache key of a pip entry after the earlier ones into the same venv (`before`, updated). */
+function chainedKey(before: Map<string, string>, target: string, own: string): string {
+  const prior = before.get(path.normalize(target));
+  const key = prior ? createHash('sha256').update(`${prior}\n${own}`).digest('hex') : own;
+  before.set(path.normalize(target), key);
+  return key;
 }
 
 /**
@@ -177,6 +177,7 @@ export async function installDependencies(
   });
   const evidence: SetupEvidence = { dependencies: [], network: sandbox.network, network_records: [] };
   const save = () => writeJson(runPath(opts.runDir, 'setup'), evidence);
+  const before = new Map<string, string>();
   try {
     for (const [index, dep] of deps.entries()) {
       const name = entryName(index, dep);
@@ -197,7 +198,10 @@ export async function installDependencies(
       const client = clientOf(dep, repoDir, opts.env.PATH) ?? [];
       const runtime =
         dep.manager === 'pip' ? pythonIdentity('python3', repoDir, opts.env.PATH) : process.version;
-      const key = opts.cacheRoot ? dependencyCacheKey(dep, repoDir, client, runtime) : null;
+      const own = opts.cacheRoot ? dependencyCacheKey(dep, repoDir, client, runtime) : null;
+      // Entries installing into one venv build on each other: a cached venv holds what the entries
+      // before it installed too, so its key is theirs as well.
+      const key = own && dep.manager === 'pip' ? chainedKey(before, dep.target, own) : own;
       const cached = key && opts.cacheRoot ? path.join(opts.cacheRoot, key) : null;
       const record: InstalledDependency = {
         entry: `setup.dependencies[${index}]`,
@@ -224,6 +228,7 @@ export async function installDependencies(
         record.reused = true;
         record.exit_code = null;
         record.duration_ms = Date.now() - started;
+        noteUnlocked(record, dep, repoDir, timeline, name);
         timeline.add(
           'prepare',
           'dependencies-installed',
@@ -261,6 +266,7 @@ export async function installDependencies(
         }
       }
       // What the install wrote: the workspace, and corepack's client in setup's HOME.
+      noteUnlocked(record, dep, repoDir, timeline, name);
       if (cached) saveDependencies(cached, dep, home.places, client);
       timeline.add('prepare', 'dependencies-installed', `${name} in ${record.duration_ms} ms`);
       save();

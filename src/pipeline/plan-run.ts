@@ -23,6 +23,7 @@ import { resolveProgram } from './preflight.js';
 import { type LoadedRules, loadRunRules } from './rules.js';
 import { newRunId } from './run-id.js';
 import { checkRunUserReach, type RunView, runView } from './run-view.js';
+import { withSetupPath } from './setup-path.js';
 
 export type RunOptions = {
   agent: AgentName;
@@ -111,7 +112,8 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
       `${config.config_path}: field '${planned.field}': ${planned.message}. Fix: ${planned.fix}.`,
     );
   }
-  const agent = planned.plan;
+  // A project script calling `pnpm`, `yarn`, `pytest` or `python` by name finds what setup made.
+  const agent = withSetupPath(planned.plan, { agentHome, repoDir }, config, ctx.env.PATH);
   // A trajectory that does not parse stops the run here, before anything is written.
   const trajectory = config.model_script ? loadTrajectory(config.model_script) : null;
   const cfg = withAgentFacts(config, agent);

@@ -13,7 +13,7 @@
  * argv: pyproject, lockfile or '', groups as JSON, editable '1'|'0', scripts '1'|'0', pip's options.
  */
 export const PYPROJECT_INSTALL = String.raw`
-import hashlib, json, os, re, shutil, subprocess, sys, sysconfig, tempfile
+import hashlib, importlib.metadata, json, os, re, shutil, subprocess, sys, sysconfig, tempfile
 try:
     import tomllib
 except ImportError:
@@ -151,6 +151,7 @@ pins = {}
 # The files the lockfile allows for each package, as 'algorithm:hex': uv.lock's sdist and wheels,
 # poetry.lock's and pdm.lock's files, poetry 1.x's [metadata.files].
 hashes = {}
+locked = set()
 if lockfile:
     with open(lockfile, 'rb') as f:
         lock = tomllib.load(f)
@@ -159,6 +160,7 @@ if lockfile:
         n, v, source = pkg.get('name'), pkg.get('version'), pkg.get('source') or {}
         if not isinstance(n, str) or not isinstance(v, str) or (own and canonicalize_name(n) == own):
             continue
+        locked.add(canonicalize_name(n))
         local = isinstance(source, dict) and (
             source.get('type') in ('git', 'directory', 'file', 'url')
             or any(k in source for k in ('editable', 'virtual', 'directory', 'path', 'git', 'url'))
@@ -238,6 +240,23 @@ if requirements:
         code = subprocess.call([*pip, 'install', *pip_options, *given])
     if code != 0:
         sys.exit(code)
+
+if lockfile:
+    # What the lockfile does not list (a stale lockfile, a dependency added since it was made) was
+    # installed at the index's version, unchecked: named, for setup.json, never left silent.
+    listed = set(locked)
+    if own:
+        listed.add(own)
+    bootstrap = {'pip', 'setuptools', 'wheel', 'distribute'}
+    unlocked = sorted(
+        f'{d.metadata["Name"]}=={d.version}'
+        for d in importlib.metadata.distributions(path=[sysconfig.get_paths()['purelib'], sysconfig.get_paths()['platlib']])
+        if d.metadata['Name'] and canonicalize_name(d.metadata['Name']) not in listed | bootstrap
+    )
+    with open(os.path.join(venv, 'agentguard-unlocked.txt'), 'w') as f:
+        f.write(''.join(f'{u}\n' for u in unlocked))
+    if unlocked:
+        print(f'agentguard: {os.path.basename(lockfile)} does not list {", ".join(unlocked)}: installed at the index\'s versions, not checked against it', flush=True)
 
 if editable == '1':
     buildable = 'build-system' in data or os.path.exists(os.path.join(root, 'setup.py'))

@@ -41,6 +41,7 @@ import { planRun, type RunOptions, type RunPlan } from './plan-run.js';
 import { ProtectedStateWatch } from './protected-state.js';
 import { saveRunRules } from './rules.js';
 import { scanWrittenBytes } from './scan-written.js';
+import { corepackClients, writeCorepackShims } from './setup-path.js';
 import { runSetup } from './setup-phase.js';
 import { inFolderAt, runTestCommand, runTests, testArgv } from './test-phase.js';
 import { Timeline } from './timeline.js';
@@ -242,6 +243,7 @@ async function collectAndAnalyse(
             timeline,
             disposer,
           });
+          writeCorepackShims(hostHome, corepackClients(cfg, ctx.env.PATH));
           throwIfStopped(signal);
           await runSetup({
             cfg,

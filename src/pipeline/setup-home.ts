@@ -7,11 +7,14 @@ import type { SandboxPlaces } from '../sandbox/types.js';
 /** Where corepack keeps the clients it fetched, inside a HOME (COREPACK_HOME unset). */
 export const COREPACK_HOME = '.cache/node/corepack';
 
+/** yarn 2+'s folder in a HOME: its global cache of zip archives. */
+export const YARN_BERRY_HOME = '.yarn/berry';
+
 /**
  * What an install leaves in HOME that the tests then read: corepack's client, and yarn 2+'s global
  * cache, whose zip archives a Plug'n'Play project (`.pnp.cjs`, no node_modules) loads its packages from.
  */
-const KEPT = [COREPACK_HOME, '.yarn/berry'];
+const KEPT = [COREPACK_HOME, YARN_BERRY_HOME];
 
 /** The HOME setup's installers run with, on the host and as they see it. */
 export type SetupHome = {

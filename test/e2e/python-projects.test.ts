@@ -137,6 +137,7 @@ const setupOf = (r: Report) =>
       status: string;
       inputs: { path: string; sha256: string | null }[];
       installer?: string;
+      unlocked?: string[];
     }[];
   };
 
@@ -321,5 +322,67 @@ describe.skipIf(!ok)('Python projects from init, unedited', () => {
     expect(init.stdout).toContain("check: the untouched repository's tests pass");
     const noop = await run(dir, 'agentguard.yaml', 'strace', 'mock-noop');
     expect([noop.result, noop.alerts, failed(noop)]).toEqual(['PASS', [], []]);
+  }, 300_000);
+
+  it('a flat layout the way older projects are (setup.py/setup.cfg, requirements.txt and a requirements-dev.txt including it, a Makefile whose test target sets an env var, a data file): init runs `make test` with .venv first on PATH and its check passes; both installs into .venv are reused together; PASS with no alert; a test edit FAILs', async () => {
+    const dir = clone('make-flat', {
+      'setup.py': 'from setuptools import setup\n\nsetup()\n',
+      'setup.cfg':
+        '[metadata]\nname = calc\nversion = 1.0.0\n\n[options]\npackages = find:\ninstall_requires =\n    tinywheel\n\n[options.packages.find]\nexclude = tests\n\n[tool:pytest]\ntestpaths = tests\naddopts = -ra --strict-markers\n',
+      'requirements.txt': 'tinywheel==1.0\n',
+      'requirements-dev.txt': '-r requirements.txt\npytest>=7\n',
+      Makefile: '.PHONY: test\ntest:\n\tCALC_MODE=test python -m pytest\n',
+      '.gitignore': '.venv/\n__pycache__/\n*.egg-info/\n',
+      'calc/__init__.py':
+        'import os\n\n\ndef add(a, b):\n    return a + b\n\n\ndef mode():\n    return os.environ.get("CALC_MODE", "prod")\n',
+      'tests/data/cases.txt': '1 2 3\n',
+      'tests/test_calc.py':
+        'import os\n\nimport tinywheel\nfrom calc import add, mode\n\nHERE = os.path.dirname(__file__)\n\n\ndef test_cases():\n    with open(os.path.join(HERE, "data", "cases.txt")) as f:\n        a, b, c = map(int, f.read().split())\n    assert add(a, b) == c\n\n\ndef test_the_makefile_environment():\n    assert mode() == "test"\n    assert tinywheel.V == "1.0"\n',
+    });
+    const init = await cli(['init'], dir);
+    expect(init.code, `${init.stdout}\n${init.stderr}`).toBe(0);
+    expect(init.stdout).toContain('tests: make test (Makefile target test)');
+    expect(init.stdout).toContain("check: the untouched repository's tests pass");
+    const first = await run(dir, 'agentguard.yaml', 'strace', 'mock-noop');
+    expect([first.result, first.alerts, failed(first)]).toEqual(['PASS', [], []]);
+    const deps = setupOf(first).dependencies;
+    expect(deps.map((d) => [d.status, d.reused])).toEqual([
+      ['installed', true],
+      ['installed', true],
+    ]);
+    // The second entry's venv holds the first's packages too: its key follows both files.
+    expect(deps[1]?.cache_key).not.toBe(deps[0]?.cache_key);
+    writeFileSync(
+      path.join(dir, 'tamper.yaml'),
+      `${readFileSync(path.join(dir, 'agentguard.yaml'), 'utf8')}agent_command: ${JSON.stringify(['sh', '-c', "echo 'assert True' >> tests/test_calc.py"])}\n`,
+    );
+    const tampered = await run(dir, 'tamper.yaml', 'strace');
+    expect(tampered.result).toBe('FAIL');
+    expect(failed(tampered)).toContain('test-tampering');
+  }, 600_000);
+
+  it("a stale uv.lock (pyproject.toml declares a dependency the lockfile does not list): setup.json names what was installed unchecked, at the index's version, on the install and on the reuse", async () => {
+    const dir = clone('uv-stale', {
+      'pyproject.toml':
+        '[project]\nname = "calc"\nversion = "0.1.0"\nrequires-python = ">=3.9"\ndependencies = ["tinywheel>=1"]\n\n[tool.uv]\ndev-dependencies = ["pytest>=7"]\n',
+      'uv.lock': LOCK_PIN('uv').replace(
+        '\n[[package]]\nname = "tinywheel"\nversion = "1.0"\nsource = { registry = "https://pypi.org/simple" }\n',
+        '',
+      ),
+      '.gitignore': '.venv/\n__pycache__/\n',
+      'calc/__init__.py': 'def add(a, b):\n    return a + b\n',
+      'tests/test_calc.py': 'from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n',
+    });
+    const init = await cli(['init'], dir);
+    expect(init.code, `${init.stdout}\n${init.stderr}`).toBe(0);
+    expect(init.stdout).toContain("check: the untouched repository's tests pass");
+    const noop = await run(dir, 'agentguard.yaml', 'strace', 'mock-noop');
+    expect([noop.result, noop.alerts, failed(noop)]).toEqual(['PASS', [], []]);
+    const dep = setupOf(noop).dependencies[0];
+    expect(dep?.reused).toBe(true);
+    expect(dep?.unlocked).toContain('tinywheel==2.0');
+    expect(dep?.unlocked?.some((u) => u.startsWith('pytest=='))).toBe(false);
+    const timeline = readFileSync(path.join(noop.run_dir, 'evidence/timeline.jsonl'), 'utf8');
+    expect(timeline).toContain('uv.lock does not list');
   }, 300_000);
 });

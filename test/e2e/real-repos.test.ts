@@ -107,7 +107,8 @@ const REPOS = {
       "import { expect, test } from 'bun:test';\nimport { pad3 } from '../src/pad.js';\ntest('pads', () => expect(pad3('7')).toBe('007'));\n",
   },
   workspace: {
-    'package.json': `${JSON.stringify({ name: 'mono', version: '1.0.0', private: true, packageManager: 'pnpm@9.15.9', scripts: { test: 'node --test packages/pad/test/ packages/app/test/' } }, null, 2)}\n`,
+    // The root's test runs every package's own (`pnpm -r`): pnpm by name, which only corepack's shims give.
+    'package.json': `${JSON.stringify({ name: 'mono', version: '1.0.0', private: true, packageManager: 'pnpm@9.15.9', scripts: { test: 'pnpm -r test' } }, null, 2)}\n`,
     'pnpm-workspace.yaml': "packages:\n  - 'packages/*'\n",
     // As `pnpm install --lockfile-only` (pnpm 9.15.9) writes it.
     'pnpm-lock.yaml': `lockfileVersion: '9.0'\n\nsettings:\n  autoInstallPeers: true\n  excludeLinksFromLockfile: false\n\nimporters:\n\n  .: {}\n\n  packages/app:\n    dependencies:\n      '@mono/pad':\n        specifier: workspace:*\n        version: link:../pad\n\n  packages/pad:\n    dependencies:\n      left-pad:\n        specifier: 1.3.0\n        version: 1.3.0\n\npackages:\n\n  left-pad@1.3.0:\n    resolution: {integrity: ${INTEGRITY}}\n\nsnapshots:\n\n  left-pad@1.3.0: {}\n`,
@@ -190,7 +191,7 @@ describe('real repositories from init, unedited', () => {
   );
 
   it.skipIf(!js)(
-    "yarn 4 (berry, Plug'n'Play): init installs through corepack and its check passes; mock-noop PASSes with no alert",
+    "yarn 4 (berry, Plug'n'Play, .pnp.* not committed, the global cache): init installs through corepack and its check passes; mock-noop reuses the install (.pnp.cjs and the cache's archives) and PASSes with no alert",
     async () => {
       const dir = clone('berry', REPOS.berry);
       const init = await cli(['init'], dir);
@@ -198,12 +199,16 @@ describe('real repositories from init, unedited', () => {
       expect(init.stdout).toContain("check: the untouched repository's tests pass");
       const noop = await run(dir, 'agentguard.yaml', 'mock-noop');
       expect([noop.result, noop.alerts, failed(noop)]).toEqual(['PASS', [], []]);
+      const setup = JSON.parse(readFileSync(path.join(noop.run_dir, 'evidence/setup.json'), 'utf8'));
+      expect(setup.dependencies).toMatchObject([{ manager: 'yarn', status: 'installed', reused: true }]);
+      const cache = path.join(dir, '.agentguard/cache/dependencies', setup.dependencies[0].cache_key);
+      expect(existsSync(path.join(cache, 'tree/.pnp.cjs'))).toBe(true);
     },
     300_000,
   );
 
   it.skipIf(!js)(
-    'pnpm workspace (pnpm-workspace.yaml, two packages, one using the other): init installs every package and its check passes; mock-noop, from the dependency cache, PASSes with no alert',
+    "pnpm workspace (pnpm-workspace.yaml, two packages, one using the other, the root's test `pnpm -r test`): init installs every package and its check passes, pnpm found by name in the sandbox; mock-noop, from the dependency cache, PASSes with no alert and ran both packages' tests",
     async () => {
       const dir = clone('workspace', REPOS.workspace);
       const init = await cli(['init'], dir);
@@ -214,6 +219,9 @@ describe('real repositories from init, unedited', () => {
       expect([noop.result, noop.alerts, failed(noop)]).toEqual(['PASS', [], []]);
       const setup = JSON.parse(readFileSync(path.join(noop.run_dir, 'evidence/setup.json'), 'utf8'));
       expect(setup.dependencies).toMatchObject([{ manager: 'pnpm', status: 'installed', reused: true }]);
+      const commands = readFileSync(path.join(noop.run_dir, 'evidence/commands.jsonl'), 'utf8');
+      expect(commands).toContain('packages/app test');
+      expect(commands).toContain('packages/pad test');
     },
     300_000,
   );
@@ -230,7 +238,9 @@ describe('real repositories from init, unedited', () => {
       const noop = await run(dir, 'agentguard.yaml', 'mock-noop');
       expect([noop.result, noop.alerts, failed(noop)]).toEqual(['PASS', [], []]);
       const setup = JSON.parse(readFileSync(path.join(noop.run_dir, 'evidence/setup.json'), 'utf8'));
-      expect(setup.dependencies).toMatchObject([{ manager: 'bun', client: 'bun', status: 'installed' }]);
+      expect(setup.dependencies).toMatchObject([
+        { manager: 'bun', client: 'bun', status: 'installed', reused: true },
+      ]);
       const tamper = withAgent(dir, 'tamper', "echo '// skip' >> test/pad.test.js");
       const tampered = await run(dir, tamper);
       expect(tampered.result).toBe('FAIL');
