@@ -93,6 +93,7 @@ export function securityAlerts(bundle: EvidenceBundle, rules: RuleSet): Alert[] 
   const tests = evaluateRules(
     {
       syscalls: bundle.test_syscalls,
+      before: bundle.syscalls,
       network: [],
       patch: '',
       files: [],

@@ -12,6 +12,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { type DependencyEntry, manifestOf } from '../config/setup-schema.js';
+import { errorMessage, SetupError } from '../errors.js';
 import { sha256File } from '../provenance/digest.js';
 import { relocateVenv } from '../workspace/venv-relocate.js';
 import { PYPROJECT_INSTALL } from './pyproject-script.js';
@@ -163,6 +164,23 @@ const copy = (from: string, to: string) =>
  * False when there is nothing cached under the key.
  */
 export function restoreDependencies(
+  cacheDir: string,
+  dep: DependencyEntry,
+  places: { repoDir: string; hostHome: string },
+  client: string[],
+): boolean {
+  try {
+    return restore(cacheDir, dep, places, client);
+  } catch (err) {
+    throw new SetupError(
+      `the cached install in ${cacheDir} could not be copied into the workspace (${errorMessage(err)}). ` +
+        `Fix: delete ${cacheDir}; the next run installs again.`,
+      { cause: err },
+    );
+  }
+}
+
+function restore(
   cacheDir: string,
   dep: DependencyEntry,
   places: { repoDir: string; hostHome: string },

@@ -23,7 +23,8 @@ export function isInside(root: string, target: string): boolean {
  * stay inside the template (or are a venv's link to its interpreter program): a hostile template
  * must not smuggle a link to the host into the agent's workspace. Sockets, fifos and devices are refused. Any `.git` folder is skipped
  * because the harness creates the baseline repository itself, and so is `skip` (agentguard's
- * output folder, when it is the template's `.agentguard`), which holds this very workspace.
+ * output folder, when it is the template's `.agentguard`), which holds this very workspace, and any
+ * other `.agentguard` folder (an output folder of earlier runs: their canaries, caches and history).
  * Returns how many files it copied and the virtual environments among them (their folders, relative).
  */
 export function copyTemplate(
@@ -49,6 +50,8 @@ export function copyTemplate(
       const st = lstatSync(src);
       if (st.isDirectory()) {
         if (skipRel !== null && displayPath(childRel) === skipRel) continue;
+        // Any agentguard output folder (another run's canaries, caches, history), as the sandbox masks it.
+        if (name.equals(OUTPUT_DIR)) continue;
         walk(childRel);
       } else if (st.isFile()) {
         copyFileSync(src, dst);
@@ -83,6 +86,7 @@ export function copyTemplate(
   return { files, venvs };
 }
 
+const OUTPUT_DIR = Buffer.from('.agentguard');
 const GIT = Buffer.from('.git');
 /** The file that makes a folder a virtual environment. */
 const PYVENV_CFG = Buffer.from('pyvenv.cfg');

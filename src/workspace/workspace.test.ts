@@ -1,5 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -68,6 +76,17 @@ describe('prepareWorkspace', () => {
     expect(sh('git rev-parse HEAD').toString().trim()).toBe(ws.baseline_sha);
     expect(ws.baseline_ignored).toEqual(['build/cache.txt']);
     expect(diff().diff.files).toEqual([]);
+  });
+
+  it('leaves out every agentguard output folder in the template, however deep, with what it holds', async () => {
+    const t = template();
+    for (const dir of ['.agentguard/cache/dependencies/k/tree/node_modules', 'pkg/.agentguard/runs/r/home'])
+      mkdirSync(path.join(t, dir), { recursive: true });
+    writeFileSync(path.join(t, 'pkg/.agentguard/runs/r/home/.npmrc'), 'canary\n');
+    symlinkSync('../packages/b', path.join(t, '.agentguard/cache/dependencies/k/tree/node_modules/b'));
+    const ws = await prepareWorkspace({ runId: 'r', runDir: tmp(), template: t, configPath: '/c.yaml' });
+    expect(existsSync(path.join(ws.repo_dir, '.agentguard'))).toBe(false);
+    expect(existsSync(path.join(ws.repo_dir, 'pkg/.agentguard'))).toBe(false);
   });
 
   it('refuses a template symlink that escapes the template', async () => {

@@ -163,3 +163,19 @@ describe('reverse shells through a parent or a pipeline', () => {
     expect(ids(t)).toEqual([]);
   });
 });
+
+describe('the tests phase, judged with what the agent did before', () => {
+  it('knows the agent wrote the program the tests run: a package manager it changed is not trusted', () => {
+    const cli = `${HOME}/.cache/node/corepack/v1/yarn/1.22.22/lib/cli.js`;
+    const agent = new Trace();
+    agent.exec(2, 1, '/usr/bin/sh', ['sh', '-c', `echo x >> ${cli}`]).open(2, cli, 'write');
+    const tests = new Trace();
+    tests.exec(50, 1, '/usr/bin/node', ['/usr/bin/node', cli, 'run', 'test']).open(50, `${HOME}/.npmrc`);
+    const judged = (before: Trace['events']) =>
+      evaluateRules({ syscalls: tests.events, before }, rules, CTX).map((a) => a.rule);
+    // Alone, the tests' yarn reading its own config is use; after the agent changed that yarn, theft.
+    expect(judged([])).not.toContain('secrets-canary-read');
+    expect(judged(agent.events)).toContain('secrets-canary-read');
+    expect(judged(agent.events)).toContain('exec-run-created-outside-workspace');
+  });
+});

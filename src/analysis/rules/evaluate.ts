@@ -18,6 +18,7 @@ export function evaluateRules(input: RuleInput, ruleset: RuleSet, ctx: RuleConte
   const ports = new BoundPorts(ctx.bindsRecorded === true);
   for (const e of input.syscalls) ports.observe(e);
   const matcher = createMatcher(ruleset, ctx, ports);
+  for (const e of input.before ?? []) matcher.learn(e);
   for (const item of mergeByTime(input.syscalls, input.network ?? [])) {
     if ('seq' in item) matcher.onEvent(item);
     else matcher.onRecord(item);

@@ -207,6 +207,12 @@ export function createMatcher(
       known.observe(e);
       return out;
     },
+    learn(raw) {
+      const e = known.name(canonicalEvent(raw, (pid) => procs.get(pid)?.cwd));
+      procs.observe(e, files);
+      files.observe(e);
+      known.observe(e);
+    },
     onRecord(r) {
       frame.reset('net', clientOf(r));
       frame.net = r;

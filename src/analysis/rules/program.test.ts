@@ -18,6 +18,27 @@ describe('programOf', () => {
       '/w',
       { name: 'x', program: '/w/x.ts' },
     ],
+    [
+      "yarn 1's entry script in corepack's cache is yarn",
+      '/usr/bin/node',
+      ['/usr/bin/node', '/root/.cache/node/corepack/v1/yarn/1.22.22/lib/cli.js', 'run', 'test'],
+      '/w',
+      { name: 'yarn', program: '/root/.cache/node/corepack/v1/yarn/1.22.22/lib/cli.js' },
+    ],
+    [
+      "a package's generic entry script is named by its package",
+      '/usr/bin/node',
+      ['node', 'node_modules/@scope/tool/dist/index.js'],
+      '/w',
+      { name: 'tool', program: '/w/node_modules/@scope/tool/dist/index.js' },
+    ],
+    [
+      "a project's own index.js keeps its name",
+      '/usr/bin/node',
+      ['node', 'index.js'],
+      '/w',
+      { name: 'index', program: '/w/index.js' },
+    ],
     ['node -e', '/usr/bin/node', ['node', '-e', 'x()'], '/w', { name: 'node', program: '/usr/bin/node' }],
     [
       'python -m pip',

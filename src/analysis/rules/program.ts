@@ -93,5 +93,26 @@ export function programOf(exe: string, argv: readonly string[], cwd: string | un
 function script(arg: string | undefined, cwd: string | undefined): ProgramInfo | undefined {
   if (arg === undefined || arg === '') return undefined;
   const program = arg.startsWith('/') ? posix.normalize(arg) : cwd ? posix.resolve(cwd, arg) : arg;
-  return { name: baseName(program).replace(SCRIPT_EXT, '').replace(RELEASE_VERSION, ''), program };
+  const name = baseName(program).replace(SCRIPT_EXT, '').replace(RELEASE_VERSION, '');
+  return { name: GENERIC_SCRIPT.test(name) ? (packageOf(program) ?? name) : name, program };
+}
+
+/** Entry scripts whose file name says nothing of the program: `…/yarn/1.22.22/lib/cli.js` is yarn. */
+const GENERIC_SCRIPT = /^(cli|index|main|bin|run|entry|start)$/;
+const VERSION_FOLDER = /^v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]*)?$/;
+
+/**
+ * The package a generic entry script belongs to: the folder a version folder sits in (corepack's
+ * cache, `<pm>/<version>/…`), else the package folder below the last `node_modules`.
+ */
+function packageOf(program: string): string | undefined {
+  const parts = program.split('/');
+  for (let i = parts.length - 2; i > 0; i--) {
+    if (VERSION_FOLDER.test(parts[i] as string)) return parts[i - 1] || undefined;
+  }
+  const at = parts.lastIndexOf('node_modules');
+  if (at < 0) return undefined;
+  const first = parts[at + 1];
+  const pkg = first?.startsWith('@') ? parts[at + 2] : first;
+  return pkg !== undefined && at + 2 < parts.length ? pkg : undefined;
 }

@@ -177,11 +177,18 @@ export type RuleInput = {
   written?: readonly PatchFinding[];
   /** What changed between the start and the end of the agent, by absolute path (final-state.ts). */
   finalState?: readonly ProtectedChange[];
+  /**
+   * Calls of an earlier phase, learned and not judged: the tests run what the agent left, so a
+   * file the agent wrote is `program.written` (and its writer known) when the tests run it.
+   */
+  before?: readonly SysEvent[];
 };
 
 /** A streaming matcher: feed events in arrival order; each call returns the alerts it newly raised. */
 export type Matcher = {
   onEvent(event: SysEvent): Alert[];
+  /** An event of an earlier phase: the process table and files learn it; no rule is judged. */
+  learn(event: SysEvent): void;
   onRecord(record: NetworkRecord): Alert[];
   /** Findings from the final diff, attributed to the last process that wrote each file. */
   onPatch(findings: readonly PatchFinding[]): Alert[];
