@@ -100,11 +100,10 @@ describe.skipIf(!hasScript)('the progress line of a long command', () => {
     const build = both(['pack', 'build', '-o', pack], work);
     expect(build.code, build.piped).toBe(0);
     const built = steps(build.tty, 'pack build');
-    expect(
-      built.some((l) =>
-        /^\[collecting the files: \S+ \(\d+ of \d+\) \d:\d\d · pack build \d:\d\d\]$/.test(l),
-      ),
-    ).toBe(true);
+    // Which steps show depends on how long each lasts here (collecting the files may end before
+    // the first 2 s); every line shown has the one shape, and the last, long step is named.
+    expect(built.length).toBeGreaterThan(0);
+    for (const l of built) expect(l).toMatch(/^\[[a-z][^\]]*: .+ \d:\d\d · pack build \d:\d\d\]$/);
     expect(built.some((l) => l.startsWith('[verifying the written pack: '))).toBe(true);
     // The line is erased before the result: it starts a clean line.
     expect(build.tty).toMatch(new RegExp(`\r${ESC}\\[2K${pack.replaceAll('.', '\\.')}: benchmarks@`));
