@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { execCli, tempDir } from './exec-cli.js';
+import { execCli, scriptTask, tempDir } from './exec-cli.js';
 
 const isRoot = process.getuid?.() === 0;
 const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
@@ -18,24 +18,7 @@ const KEY_HEADER = `-----BEGIN RSA ${'PRIVATE'} KEY-----`;
 const AWS_KEY = `${'AKIA'}Q3EGRV7XK2LMN4PZ`;
 
 /** A task folder with its config; runs started from it keep their output in `<task>/.agentguard`. */
-function task(name: string, script: string, extra: string[] = []): string {
-  const dir = path.join(work, name);
-  mkdirSync(path.join(dir, 'repo'), { recursive: true });
-  writeFileSync(path.join(dir, 'repo/README.md'), 'task\n');
-  writeFileSync(path.join(dir, 'agent.sh'), script);
-  writeFileSync(
-    path.join(dir, 'config.yaml'),
-    [
-      `name: ${name}`,
-      'task: {prompt: do the task}',
-      'repo: repo',
-      "test_command: [sh, -c, 'true']",
-      `agent_command: [sh, ${JSON.stringify(path.join(dir, 'agent.sh'))}]`,
-      ...extra,
-    ].join('\n'),
-  );
-  return dir;
-}
+const task = (name: string, script: string, extra: string[] = []) => scriptTask(work, name, script, extra);
 
 async function run(dir: string) {
   const r = await execCli(['run', 'config.yaml', '--sandbox', 'bwrap', '--tracer', 'off', '--json'], {
