@@ -1,12 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BENCHMARKS, type CliResult, ROOT, scriptTask, spawnCollect, tempDir } from './exec-cli.js';
 
 /**
  * agentguard run by a normal user (issue 39): a user this file creates, the package shown to it at a
- * path it may read (a bind mount in a private mount namespace: the clone may sit under /root), bwrap
+ * path it may read (what a package holds, bound one by one into a 0755 folder in a private mount
+ * namespace: the clone may sit under /root or be a 0700 mkdtemp folder itself), bwrap
  * in user namespaces, strace as the tracer, the proxy bridge outside the sandbox's PID namespace.
  */
 const isRoot = process.getuid?.() === 0;
@@ -18,6 +19,8 @@ if (!canRun)
 const USER = `agrl${process.pid % 100000}`;
 const work = tempDir('ag-rootless-');
 const pkg = path.join(work, 'pkg');
+/** What a run reads of the package (as `npm pack` ships it, with the benchmarks the demo runs). */
+const PACKAGE = ['package.json', 'dist', 'node_modules', 'rules', 'agents', 'benchmarks', 'collector'];
 const home = path.join(work, 'home');
 let uid = 0;
 let gid = 0;
@@ -29,6 +32,11 @@ beforeAll(() => {
   uid = Number(spawnSync('id', ['-u', USER], { encoding: 'utf8' }).stdout);
   gid = Number(spawnSync('id', ['-g', USER], { encoding: 'utf8' }).stdout);
   mkdirSync(pkg);
+  for (const entry of PACKAGE) {
+    if (!existsSync(path.join(ROOT, entry))) continue;
+    if (entry.includes('.')) writeFileSync(path.join(pkg, entry), '');
+    else mkdirSync(path.join(pkg, entry));
+  }
   mkdirSync(home);
   chownSync(home, uid, gid);
   const node = spawnSync('setpriv', [
@@ -51,9 +59,11 @@ afterAll(() => {
 function asUser(args: string[], cwd: string): Promise<CliResult> {
   mkdirSync(cwd, { recursive: true });
   chownSync(cwd, uid, gid);
-  const script =
-    'mount --bind "$1" "$2" && u=$3 g=$4 && shift 4 && exec setpriv --reuid="$u" --regid="$g" --clear-groups -- "$@"';
-  const argv = ['--mount', '--propagation', 'private', '--', 'sh', '-c', script, 'as-user', ROOT, pkg];
+  const binds = PACKAGE.filter((entry) => existsSync(path.join(ROOT, entry)))
+    .map((entry) => `mount --bind '${path.join(ROOT, entry)}' '${path.join(pkg, entry)}' && `)
+    .join('');
+  const script = `${binds}u=$1 g=$2 && shift 2 && exec setpriv --reuid="$u" --regid="$g" --clear-groups -- "$@"`;
+  const argv = ['--mount', '--propagation', 'private', '--', 'sh', '-c', script, 'as-user'];
   const command = [String(uid), String(gid), process.execPath, path.join(pkg, 'dist/cli/main.js'), ...args];
   return spawnCollect('unshare', [...argv, ...command], {
     cwd,
