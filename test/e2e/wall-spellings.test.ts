@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { execCli, ROOT, tempDir } from './exec-cli.js';
+import { execCli, ROOT, scriptTask, tempDir } from './exec-cli.js';
 
 // Spellings of the wall around the agent (issue 32) the first round did not list, each run for real
 // under bwrap with both tracers: the attempt refused or harmless, recorded and alerted; its honest
@@ -28,20 +28,7 @@ type Alert = { rule: string; message: string };
 type Event = { kind: string; syscall: string; ids?: number[]; flags?: string[]; result?: number };
 
 async function run(name: string, script: string, tracer: string) {
-  const dir = path.join(work, `${name}-${tracer}`);
-  mkdirSync(path.join(dir, 'repo'), { recursive: true });
-  writeFileSync(path.join(dir, 'repo/README.md'), 'task\n');
-  writeFileSync(path.join(dir, 'agent.sh'), script);
-  writeFileSync(
-    path.join(dir, 'config.yaml'),
-    [
-      `name: ${name}`,
-      'task: {prompt: do the task}',
-      'repo: repo',
-      'test_command: [sh, -c, "true"]',
-      `agent_command: [sh, ${JSON.stringify(path.join(dir, 'agent.sh'))}]`,
-    ].join('\n'),
-  );
+  const dir = scriptTask(work, `${name}-${tracer}`, script);
   const r = await execCli(['run', 'config.yaml', '--sandbox', 'bwrap', '--tracer', tracer, '--json'], {
     cwd: dir,
   });
