@@ -34,6 +34,13 @@ export function actsOnLink(syscall: string): boolean {
 export class FileState {
   readonly #written = new Map<string, WriteRecord>();
   readonly #links = new Map<string, string>();
+  /** The names of one file the run linked (hard links), each mapped to the shared set. */
+  readonly #names = new Map<string, Set<string>>();
+
+  #forget(path: string): void {
+    this.#names.get(path)?.delete(path);
+    this.#names.delete(path);
+  }
   readonly #changed = new Map<string, WriteRecord>();
 
   /** The write that last put content at `path` (after resolving run-created symlinks). */
@@ -87,7 +94,8 @@ export class FileState {
     if (e.kind === 'open') {
       if (e.access === 'write' || e.access === 'create') {
         const at = this.resolve(e.path);
-        this.#written.set(at, record());
+        // One file under every name the run gave it: a write through a hard link writes them all.
+        for (const name of this.#names.get(at) ?? [at]) this.#written.set(name, record());
         this.#changed.set(at, record());
       }
       return;
@@ -98,6 +106,13 @@ export class FileState {
     if (changed !== undefined) this.#changed.set(changed, record());
     if (RENAMES.has(syscall)) this.#changed.set(path, record());
     if (RENAMES.has(syscall) && path2 !== undefined) {
+      this.#forget(path2);
+      const names = this.#names.get(path);
+      if (names) {
+        this.#forget(path);
+        names.add(path2);
+        for (const name of names) this.#names.set(name, names);
+      }
       this.#written.set(path2, this.#written.get(path) ?? record());
       this.#written.delete(path);
       const link = this.#links.get(path);
@@ -109,11 +124,15 @@ export class FileState {
     } else if (LINKS.has(syscall) && path2 !== undefined) {
       const source = this.#written.get(path);
       if (source) this.#written.set(path2, source);
+      const names = this.#names.get(path) ?? new Set([path]);
+      names.add(path2);
+      for (const name of names) this.#names.set(name, names);
     } else if (SYMLINKS.has(syscall) && path2 !== undefined) {
       this.#links.set(path2, path);
     } else if (REMOVES.has(syscall)) {
       this.#written.delete(path);
       this.#links.delete(path);
+      this.#forget(path);
     } else if (syscall === 'truncate') {
       this.#written.set(this.resolve(path), record());
     }
