@@ -40,7 +40,10 @@ export function processStart(pid: number): string | null {
   }
 }
 
-/** Turn the notes on for this process (the CLI does, for `run` and `demo`); tests leave them off. */
+/**
+ * Turn the notes on for this process: the CLI does for `run` and `demo`, and any process does when it
+ * makes a cgroup (`noteCgroup`); other tests leave them off.
+ */
 export function enableOwnerRegistry(dir = ownersDir()): void {
   if (file) return;
   const start = processStart(process.pid) ?? '0';
@@ -69,6 +72,21 @@ function note(entry: OwnerNote): void {
 
 export function noteRun(runId: string): void {
   note({ run: runId });
+}
+
+/**
+ * A cgroup this process made under `agentguard/` (named `name`), noted whoever made it — a run, a
+ * bench, a test — turning the notes on if nothing did yet, so that a sweep after this process is
+ * killed removes the cgroup instead of leaving it on the host for good.
+ */
+export function noteCgroup(name: string): void {
+  try {
+    enableOwnerRegistry();
+  } catch {
+    // No folder for the notes (a read-only /run): the cgroup is still removed on every path but a kill.
+    return;
+  }
+  note({ run: name });
 }
 
 export function noteGroup(pgid: number): void {

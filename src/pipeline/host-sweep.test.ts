@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -67,6 +67,47 @@ describe.skipIf(!root)('sweepStale (root: real processes and cgroups)', () => {
     expect(liveGroup.exitCode).toBeNull();
     expect(liveGroup.signalCode).toBeNull();
     expect(describeSweep(result)).toMatch(/^agentguard: cleaned up after 1 earlier agentguard process/);
+  });
+
+  it('removes the cgroups of any killed process that made them, not only of runs (a bench, a test)', async () => {
+    const dist = path.join(import.meta.dirname, '../../dist');
+    const notes = mkdtempSync(path.join(tmpdir(), 'ag-sweep-maker-'));
+    const name = `agtest-maker-${process.pid}`;
+    // The built modules, as a bench or a test process imports them; nothing here enables the notes.
+    const script = `
+      const { createRunCgroup } = await import(${JSON.stringify(`${dist}/observe/ebpf/run-cgroup.js`)});
+      const { createPidsLimit } = await import(${JSON.stringify(`${dist}/sandbox/pids-limit.js`)});
+      const { findCgroup2Mount } = await import(${JSON.stringify(`${dist}/observe/ebpf/mounts.js`)});
+      const made = [];
+      const v2 = await findCgroup2Mount().catch(() => undefined);
+      if (v2) made.push((await createRunCgroup(v2, ${JSON.stringify(name)})).dir);
+      const limit = createPidsLimit(${JSON.stringify(`${name}-pids`)}, 64);
+      if ('dir' in limit) made.push(limit.dir);
+      process.stdout.write(JSON.stringify(made) + '\\n');
+      setInterval(() => {}, 1000);`;
+    const maker = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, AGENTGUARD_OWNERS_DIR: notes },
+    });
+    children.push(maker);
+    const made = await new Promise<string[]>((resolve, reject) => {
+      maker.stdout?.once('data', (b: Buffer) => resolve(JSON.parse(b.toString()) as string[]));
+      maker.once('exit', (code) => reject(new Error(`the cgroup maker exited with ${code}`)));
+    });
+    expect(made.length).toBeGreaterThan(0);
+    for (const cg of made) expect(existsSync(cg)).toBe(true);
+    maker.kill('SIGKILL');
+    await gone(maker);
+
+    try {
+      const result = await sweepStale(notes, path.join(notes, 'no-leases'));
+      expect(result.owners).toBe(1);
+      expect(result.cgroups).toBe(made.length);
+      for (const cg of made) expect(existsSync(cg)).toBe(false);
+    } finally {
+      rmSync(notes, { recursive: true, force: true });
+      for (const cg of made) if (existsSync(cg)) rmdirSync(cg);
+    }
   });
 
   it('is silent when there is nothing to clean', async () => {

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { noteCgroup } from '../exec/owner-registry.js';
 import type { SpawnSpec } from '../exec/types.js';
 
 /** A cgroup capping the number of processes of a run, so a fork bomb stays a finding, not an outage. */
@@ -28,6 +29,7 @@ export function createPidsLimit(runId: string, max: number): PidsLimit | { error
   const dir = path.join(root, 'agentguard', runId);
   try {
     mkdirSync(dir, { recursive: true });
+    noteCgroup(runId);
     writeFileSync(path.join(dir, 'pids.max'), String(max));
     return { dir, max };
   } catch (err) {

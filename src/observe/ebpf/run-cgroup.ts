@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { access, mkdir, readdir, readFile, rmdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { noteCgroup } from '../../exec/owner-registry.js';
 import { mountPoints, readMounts } from './mounts.js';
 
 /** Where every run's cgroup lives, below the cgroup v2 mount. */
@@ -37,6 +38,7 @@ export async function createRunCgroup(
       else if (code !== 'EEXIST') throw err;
       continue;
     }
+    noteCgroup(name);
     if (!opts.children) await writeFile(join(dir, 'cgroup.max.descendants'), '0').catch(() => undefined);
     // On 64-bit kernels a cgroup's id is its directory's inode number.
     const id = BigInt((await stat(dir, { bigint: true })).ino);
