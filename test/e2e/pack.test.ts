@@ -4,15 +4,23 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { jsonSchema, SCHEMA_KINDS } from '../../src/schemas/json-schemas.js';
 import { ROOT, tempDir } from './exec-cli.js';
+import { canMakeUsers, dropTo, makeTestUser, removeTestUser, type TestUser, userEnv } from './test-user.js';
 
 /*
- * The package as a user gets it: `npm pack`, installed from the tarball into an empty prefix, run
- * from there. npm installs from the registry as on any machine; the user's npm cache and node-gyp
- * headers are used (better-sqlite3 compiles where no prebuilt binary can be downloaded).
+ * The package as a user gets it: `npm pack`, then `npm install -g` of the tarball into an empty
+ * prefix by a normal user (made here when this runs as root, as the documented path for a
+ * developer), run from there by root and by that user (a rootless run: bwrap in user namespaces,
+ * strace). npm installs from the registry as on any machine, into the user's own cache;
+ * better-sqlite3 compiles where no prebuilt binary can be downloaded, with the Node headers this
+ * machine's npm configuration names (`nodedir`), as the user's own configuration would.
  */
 
 const work = tempDir('ag-pack-');
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+let user: TestUser | undefined;
+afterAll(() => {
+  removeTestUser(user);
+  rmSync(work, { recursive: true, force: true });
+});
 
 /** What the package may hold: the built CLI, the data it reads, the collector's sources. */
 const ALLOWED = [
@@ -32,6 +40,21 @@ const ALLOWED = [
 function sh(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env) {
   const r = spawnSync(cmd, args, { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   return { code: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+}
+
+/**
+ * What the user's npm gets from this environment: the network's (proxy, CA bundle) and this
+ * machine's Node headers, but not npm's own settings for root (`npm_config_cache` and the others
+ * `npm run` sets), which would send it to root's cache.
+ */
+function npmEnvFor(user: TestUser, nodedir: string): Record<string, string> {
+  const inherited = Object.entries(process.env).filter(
+    (e): e is [string, string] => e[1] !== undefined && !/^(npm_|INIT_CWD$|HOME$|USER$|LOGNAME$)/.test(e[0]),
+  );
+  return userEnv(user, {
+    ...Object.fromEntries(inherited),
+    ...(nodedir && nodedir !== 'undefined' ? { npm_config_nodedir: nodedir } : {}),
+  });
 }
 
 describe('the npm package', () => {
@@ -64,13 +87,39 @@ describe('the npm package', () => {
     ).toBe(false);
   });
 
-  it('installs into an empty prefix and runs doctor, schema, init and a shipped benchmark from there', () => {
+  let pkg = '';
+  let bin = '';
+
+  it('a user installs it with npm install -g into an empty prefix', () => {
     expect(tarball).not.toBe('');
-    const prefix = path.join(work, 'prefix');
-    const install = sh('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', tarball], work);
-    expect(install.code, install.stderr).toBe(0);
-    const pkg = path.join(prefix, 'node_modules', 'agentguard');
-    const bin = path.join(prefix, 'node_modules', '.bin', 'agentguard');
+    const install = (prefix: string) => [
+      'install',
+      '-g',
+      '--prefix',
+      prefix,
+      '--no-audit',
+      '--no-fund',
+      tarball,
+    ];
+    let prefix = path.join(work, 'prefix');
+    if (canMakeUsers) {
+      user = makeTestUser(`agpk${process.pid % 100000}`, path.join(work, 'user'));
+      prefix = path.join(user.home, 'prefix');
+      const env = npmEnvFor(user, sh('npm', ['config', 'get', 'nodedir'], work).stdout.trim());
+      const r = sh('setpriv', [...dropTo(user), 'npm', ...install(prefix)], user.home, env);
+      expect(r.code, r.stderr).toBe(0);
+    } else {
+      console.log('installed as this user: making a normal user needs root');
+      const r = sh('npm', install(prefix), work);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    pkg = path.join(prefix, 'lib', 'node_modules', 'agentguard');
+    bin = path.join(prefix, 'bin', 'agentguard');
+    expect(existsSync(bin)).toBe(true);
+  }, 900_000);
+
+  it('runs doctor, schema, init and a shipped benchmark from the installed package', () => {
+    expect(bin).not.toBe('');
     expect(readFileSync(path.join(pkg, 'dist/cli/main.js'), 'utf8').split('\n')[0]).toBe(
       '#!/usr/bin/env node',
     );
@@ -127,4 +176,43 @@ describe('the npm package', () => {
     rmSync(home, { recursive: true, force: true });
     rmSync(repo, { recursive: true, force: true });
   }, 600_000);
+
+  it.skipIf(!canMakeUsers)(
+    'the user who installed it runs a rootless run from its own install',
+    () => {
+      if (!user) throw new Error('no test user: the install step failed');
+      const env = userEnv(user);
+      const doctor = sh('setpriv', [...dropTo(user), bin, 'doctor', '--json'], user.home, env);
+      const rows = JSON.parse(doctor.stdout) as {
+        component: string;
+        name: string;
+        works: boolean;
+        fix: string;
+      }[];
+      const row = (component: string, name: string) =>
+        rows.find((r) => r.component === component && r.name === name);
+      expect(row('tracer', 'strace')?.works, doctor.stdout).toBe(true);
+      const ebpf = row('tracer', 'ebpf');
+      expect(ebpf?.works).toBe(false);
+      expect(ebpf?.fix).toMatch(/sudo/);
+
+      const config = path.join(pkg, 'benchmarks/js-slugify/config.yaml');
+      const run = sh(
+        'setpriv',
+        [...dropTo(user), bin, 'run', config, '--agent', 'mock-solve', '--json'],
+        user.home,
+        env,
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const report = JSON.parse(run.stdout);
+      expect(report.result).toBe('PASS');
+      expect(report.run_dir.startsWith(path.join(user.home, '.agentguard'))).toBe(true);
+      const observation = JSON.parse(
+        readFileSync(path.join(report.run_dir, 'evidence/observation.json'), 'utf8'),
+      );
+      expect(observation.sandbox.facts.weaker_than_root).toMatch(/invoking user/);
+      expect(observation.tracer.kind).toBe('strace');
+    },
+    600_000,
+  );
 });

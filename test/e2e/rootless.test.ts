@@ -1,8 +1,16 @@
-import { spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BENCHMARKS, type CliResult, ROOT, scriptTask, spawnCollect, tempDir } from './exec-cli.js';
+import {
+  canMakeUsers,
+  dropTo,
+  has,
+  makeTestUser,
+  removeTestUser,
+  type TestUser,
+  userEnv,
+} from './test-user.js';
 
 /**
  * agentguard run by a normal user (issue 39): a user this file creates, the package shown to it at a
@@ -10,65 +18,44 @@ import { BENCHMARKS, type CliResult, ROOT, scriptTask, spawnCollect, tempDir } f
  * namespace: the clone may sit under /root or be a 0700 mkdtemp folder itself), bwrap
  * in user namespaces, strace as the tracer, the proxy bridge outside the sandbox's PID namespace.
  */
-const isRoot = process.getuid?.() === 0;
-const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
-const canRun = isRoot && ['bwrap', 'strace', 'unshare', 'setpriv', 'ip', 'useradd'].every(has);
+const canRun = canMakeUsers && ['bwrap', 'strace', 'unshare', 'ip'].every(has);
 if (!canRun)
   console.warn('rootless e2e skipped: it needs root to create its user, and bwrap, strace, unshare, ip');
 
-const USER = `agrl${process.pid % 100000}`;
 const work = tempDir('ag-rootless-');
 const pkg = path.join(work, 'pkg');
 /** What a run reads of the package (as `npm pack` ships it, with the benchmarks the demo runs). */
 const PACKAGE = ['package.json', 'dist', 'node_modules', 'rules', 'agents', 'benchmarks', 'collector'];
-const home = path.join(work, 'home');
-let uid = 0;
-let gid = 0;
+let user: TestUser | undefined;
 
 beforeAll(() => {
   if (!canRun) return;
-  const made = spawnSync('useradd', ['-M', '-d', home, '-s', '/bin/sh', USER], { encoding: 'utf8' });
-  expect(made.status, made.stderr).toBe(0);
-  uid = Number(spawnSync('id', ['-u', USER], { encoding: 'utf8' }).stdout);
-  gid = Number(spawnSync('id', ['-g', USER], { encoding: 'utf8' }).stdout);
+  user = makeTestUser(`agrl${process.pid % 100000}`, path.join(work, 'home'));
   mkdirSync(pkg);
   for (const entry of PACKAGE) {
     if (!existsSync(path.join(ROOT, entry))) continue;
     if (entry.includes('.')) writeFileSync(path.join(pkg, entry), '');
     else mkdirSync(path.join(pkg, entry));
   }
-  mkdirSync(home);
-  chownSync(home, uid, gid);
-  const node = spawnSync('setpriv', [
-    `--reuid=${uid}`,
-    `--regid=${gid}`,
-    '--clear-groups',
-    process.execPath,
-    '-e',
-    '0',
-  ]);
-  expect(node.status, `${process.execPath} must be runnable by a normal user for this test`).toBe(0);
 });
 
 afterAll(() => {
-  if (canRun) spawnSync('userdel', [USER]);
+  removeTestUser(user);
   rmSync(work, { recursive: true, force: true });
 });
 
 /** The CLI as the test's user, in `cwd` (made and given to it), with the package at `pkg`. */
 function asUser(args: string[], cwd: string): Promise<CliResult> {
+  if (!user) throw new Error('no test user');
   mkdirSync(cwd, { recursive: true });
-  chownSync(cwd, uid, gid);
+  chownSync(cwd, user.uid, user.gid);
   const binds = PACKAGE.filter((entry) => existsSync(path.join(ROOT, entry)))
     .map((entry) => `mount --bind '${path.join(ROOT, entry)}' '${path.join(pkg, entry)}' && `)
     .join('');
-  const script = `${binds}u=$1 g=$2 && shift 2 && exec setpriv --reuid="$u" --regid="$g" --clear-groups -- "$@"`;
+  const script = `${binds}exec setpriv "$@"`;
   const argv = ['--mount', '--propagation', 'private', '--', 'sh', '-c', script, 'as-user'];
-  const command = [String(uid), String(gid), process.execPath, path.join(pkg, 'dist/cli/main.js'), ...args];
-  return spawnCollect('unshare', [...argv, ...command], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, USER, NO_COLOR: '1' },
-  });
+  const command = [...dropTo(user), process.execPath, path.join(pkg, 'dist/cli/main.js'), ...args];
+  return spawnCollect('unshare', [...argv, ...command], { cwd, env: userEnv(user) });
 }
 
 function report(r: CliResult): { run_dir: string; alerts: { rule: string }[] } {
