@@ -1,5 +1,6 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { COMMAND_GROUPS } from '../../src/cli/help-groups.js';
 import { COMMANDS } from '../../src/cli/registry/index.js';
@@ -97,8 +98,19 @@ describe('what the CLI loads to start', () => {
       env: { NODE_OPTIONS: `--import ${register}`, AG_LOADED: list },
     });
     expect(r.code, r.stderr).toBe(0);
-    const { readFileSync } = await import('node:fs');
-    return readFileSync(list, 'utf8').split('\n').filter(Boolean);
+    return readFileSync(list, 'utf8').split('\n').filter(Boolean).flatMap(modulesOf);
+  }
+
+  /**
+   * The modules a loaded file holds: the bundled CLI's entry and chunks (scripts/bundle-cli.mjs)
+   * name theirs in their source maps; any other file is its own module.
+   */
+  function modulesOf(url: string): string[] {
+    if (!/\/dist\/cli\/(main|chunk-[^/]*)\.js$/.test(url)) return [url];
+    const file = fileURLToPath(url);
+    if (!existsSync(`${file}.map`)) return [url];
+    const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
+    return map.sources.map((s) => pathToFileURL(path.resolve(path.dirname(file), s)).href);
   }
 
   it('loads no command module and no heavy dependency for --version and --help', async () => {
