@@ -4,7 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { COMMAND_GROUPS } from '../../src/cli/help-groups.js';
 import { COMMANDS } from '../../src/cli/registry/index.js';
-import { execCli, tempDir } from './exec-cli.js';
+import { execCli, ROOT, tempDir } from './exec-cli.js';
 
 const work = tempDir('ag-help-');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -130,5 +130,28 @@ describe('what the CLI loads to start', () => {
     const urls = await loaded(['checks', '--json']);
     expect(urls.some((u) => u.endsWith('/dist/cli/commands/checks.js'))).toBe(true);
     expect(urls.some((u) => u.endsWith('/dist/cli/commands/run.js'))).toBe(false);
+  });
+
+  it('loads only the tracer a run uses', async () => {
+    const task = path.join(ROOT, 'benchmarks/js-slugify/config.yaml');
+    const run = (tracer: string) =>
+      loaded([
+        'run',
+        task,
+        '--agent',
+        'mock-solve',
+        '--tracer',
+        tracer,
+        '--output-dir',
+        path.join(work, tracer),
+      ]);
+    const ebpf = (u: string) => u.endsWith('/dist/observe/ebpf/engine.js');
+    const strace = (u: string) => u.endsWith('/dist/observe/strace/strace-tracer.js');
+    const off = await run('off');
+    expect(off.some((u) => u.endsWith('/dist/pipeline/run-task.js'))).toBe(true);
+    expect(off.filter((u) => ebpf(u) || strace(u))).toEqual([]);
+    const traced = await run('strace');
+    expect(traced.some(strace)).toBe(true);
+    expect(traced.filter(ebpf)).toEqual([]);
   });
 });
