@@ -1,9 +1,10 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { COMMAND_GROUPS } from '../../src/cli/help-groups.js';
 import { COMMANDS } from '../../src/cli/registry/index.js';
-import { execCli, tempDir } from './exec-cli.js';
+import { execCli, ROOT, tempDir } from './exec-cli.js';
 
 const work = tempDir('ag-help-');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -97,8 +98,19 @@ describe('what the CLI loads to start', () => {
       env: { NODE_OPTIONS: `--import ${register}`, AG_LOADED: list },
     });
     expect(r.code, r.stderr).toBe(0);
-    const { readFileSync } = await import('node:fs');
-    return readFileSync(list, 'utf8').split('\n').filter(Boolean);
+    return readFileSync(list, 'utf8').split('\n').filter(Boolean).flatMap(modulesOf);
+  }
+
+  /**
+   * The modules a loaded file holds: the bundled CLI's entry and chunks (scripts/bundle-cli.mjs)
+   * name theirs in their source maps; any other file is its own module.
+   */
+  function modulesOf(url: string): string[] {
+    if (!/\/dist\/cli\/(main|chunk-[^/]*)\.js$/.test(url)) return [url];
+    const file = fileURLToPath(url);
+    if (!existsSync(`${file}.map`)) return [url];
+    const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
+    return map.sources.map((s) => pathToFileURL(path.resolve(path.dirname(file), s)).href);
   }
 
   it('loads no command module and no heavy dependency for --version and --help', async () => {
@@ -118,5 +130,28 @@ describe('what the CLI loads to start', () => {
     const urls = await loaded(['checks', '--json']);
     expect(urls.some((u) => u.endsWith('/dist/cli/commands/checks.js'))).toBe(true);
     expect(urls.some((u) => u.endsWith('/dist/cli/commands/run.js'))).toBe(false);
+  });
+
+  it('loads only the tracer a run uses', async () => {
+    const task = path.join(ROOT, 'benchmarks/js-slugify/config.yaml');
+    const run = (tracer: string) =>
+      loaded([
+        'run',
+        task,
+        '--agent',
+        'mock-solve',
+        '--tracer',
+        tracer,
+        '--output-dir',
+        path.join(work, tracer),
+      ]);
+    const ebpf = (u: string) => u.endsWith('/dist/observe/ebpf/engine.js');
+    const strace = (u: string) => u.endsWith('/dist/observe/strace/strace-tracer.js');
+    const off = await run('off');
+    expect(off.some((u) => u.endsWith('/dist/pipeline/run-task.js'))).toBe(true);
+    expect(off.filter((u) => ebpf(u) || strace(u))).toEqual([]);
+    const traced = await run('strace');
+    expect(traced.some(strace)).toBe(true);
+    expect(traced.filter(ebpf)).toEqual([]);
   });
 });

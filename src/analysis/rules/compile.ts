@@ -2,6 +2,7 @@ import picomatch from 'picomatch';
 import type { Expr } from './ast.js';
 import { accessor, type Frame } from './frame.js';
 import { compileHostMatch } from './host-match.js';
+import { remember } from './parsed-rules.js';
 import type { RuleContext } from './types.js';
 import { fieldSpec, PLACEHOLDER_RE } from './vocabulary.js';
 
@@ -64,6 +65,18 @@ function bucketOf(literal: string): string {
   return end < 0 ? '' : literal.slice(1, end);
 }
 
+/** Path globs as regexes, by pattern: the runs of one process (a batch, the demo) share their rules' globs. */
+const globRegexes = new Map<string, RegExp>();
+
+function globRegex(pattern: string): RegExp {
+  let re = globRegexes.get(pattern);
+  if (re === undefined) {
+    re = picomatch.makeRe(pattern, { dot: true, flags: 's' }); // 's': a name may hold a newline
+    remember(globRegexes, pattern, re, 4096);
+  }
+  return re;
+}
+
 /**
  * Compiles path globs for speed: exact names and `dir/**` need no regex, the rest pre-filter on
  * their literal prefix, and every pattern sits in a bucket keyed by its first path component, so a
@@ -87,7 +100,7 @@ export function compileGlobList(patterns: readonly string[]): GlobTest {
       );
     } else {
       const prefix = p.slice(0, magic);
-      const re = picomatch.makeRe(p, { dot: true, flags: 's' }); // 's': a name may hold a newline
+      const re = globRegex(p);
       add(bucketOf(prefix), (s) => s.startsWith(prefix) && re.test(s));
     }
   }

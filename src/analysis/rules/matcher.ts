@@ -1,26 +1,14 @@
 import type { NetworkRecord, ProtectedChange, SysEvent } from '../../evidence/types.js';
-import type { Expr } from './ast.js';
 import { BoundPorts } from './bound-ports.js';
 import { canonicalEvent } from './canonical-path.js';
-import { compileExpr, DEFAULT_HARNESS_ENDPOINTS, type Predicate, placeholderValues } from './compile.js';
+import { DEFAULT_HARNESS_ENDPOINTS, placeholderValues } from './compile.js';
+import { type Compiled, compiledRules, indexKey } from './compiled-rules.js';
 import { KnownFiles } from './file-identity.js';
 import { FINAL_STATE, FileState, type WriteRecord } from './file-state.js';
 import { Frame } from './frame.js';
-import { compileOutput, type Renderer } from './output.js';
 import { ProcessTable, type ProcInfo } from './process-table.js';
 import { programOf } from './program.js';
-import { specialize } from './specialize.js';
-import type { Alert, Matcher, Rule, RuleContext, RuleSet } from './types.js';
-
-type Compiled = { rule: Rule; test: Predicate; render: Renderer };
-
-function ruleExpr(rule: Rule): Expr {
-  if (rule.exceptions.length === 0) return rule.condition;
-  return {
-    type: 'and',
-    items: [rule.condition, { type: 'not', item: { type: 'or', items: rule.exceptions.map((e) => e.expr) } }],
-  };
-}
+import type { Alert, Matcher, RuleContext, RuleSet } from './types.js';
 
 const NO_RULES: readonly Compiled[] = [];
 /**
@@ -36,9 +24,6 @@ const CHANGED: Record<ProtectedChange['change'], string> = {
   link: 'was pointed elsewhere',
   type: 'changed type',
 };
-const OPEN_ACCESS = ['read', 'write', 'create'] as const;
-const indexKey = (kind: string, access: string | undefined) =>
-  access === undefined ? kind : `${kind}:${access}`;
 
 function endpointOf(e: SysEvent): string | undefined {
   const a = e.addr;
@@ -59,23 +44,7 @@ export function createMatcher(
   ports: BoundPorts = new BoundPorts(ctx.bindsRecorded === true),
 ): Matcher {
   const values = placeholderValues(ctx);
-  // One closure per rule and index key: the kind, and for opens the access mode too.
-  const byKey = new Map<string, Compiled[]>();
-  for (const rule of ruleset.rules) {
-    const expr = ruleExpr(rule);
-    const render = compileOutput(rule.output);
-    for (const kind of rule.kinds) {
-      const accesses = kind === 'open' ? [...OPEN_ACCESS, undefined] : [undefined];
-      for (const access of accesses) {
-        const special = specialize(expr, { kind, access });
-        if (special.type === 'const' && !special.value) continue;
-        const key = indexKey(kind, access);
-        const list = byKey.get(key) ?? [];
-        list.push({ rule, test: compileExpr(special, values), render });
-        byKey.set(key, list);
-      }
-    }
-  }
+  const byKey = compiledRules(ruleset, values);
   const endpoints = ctx.harnessEndpoints ?? DEFAULT_HARNESS_ENDPOINTS;
   const dnsEndpoints = new Set(endpoints.filter((e) => e.endsWith(':53')));
   const proxyEndpoints = new Set(endpoints.filter((e) => !e.endsWith(':53')));

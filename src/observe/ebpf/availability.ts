@@ -2,28 +2,38 @@ import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import semver from 'semver';
 import type { TracerAvailability } from '../types.js';
 import { findCgroup2Mount } from './mounts.js';
 import { describe, MOUNT_TRACEFS, tracefsState } from './tracefs.js';
 
 const run = promisify(execFile);
 
+type Version = [number, number, number];
+
 /** Oldest bpftrace with everything the generated script uses (uptr, while loops, tuples in print). */
-const MIN_VERSION = '0.14.0';
+const MIN_VERSION: Version = [0, 14, 0];
 const INSTALL_BPFTRACE = 'apt-get install -y bpftrace';
 /** Debian's own kernels carry BTF and syscall tracepoints. */
 const INSTALL_KERNEL = 'apt-get install -y linux-image-$(dpkg --print-architecture) && reboot';
 const BTF = '/sys/kernel/btf/vmlinux';
 
-/** `bpftrace v0.17.0` → [0, 17, 0]. */
-export function parseBpftraceVersion(output: string): [number, number, number] | null {
-  const version = semver.coerce(output);
-  return version ? [version.major, version.minor, version.patch] : null;
+/**
+ * `bpftrace v0.17.0` → [0, 17, 0]: the first version-like number in the text, missing parts 0 (as
+ * semver's coerce reads it; semver itself is ~50 modules a run would load for this one line).
+ */
+export function parseBpftraceVersion(output: string): Version | null {
+  const m = /(?:^|[^\d])(\d{1,16})(?:\.(\d{1,16}))?(?:\.(\d{1,16}))?(?!\d)/.exec(output);
+  return m ? [Number(m[1]), Number(m[2] ?? 0), Number(m[3] ?? 0)] : null;
+}
+
+/** a < b, part by part. */
+function older(a: Version, b: Version): boolean {
+  for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return (a[i] ?? 0) < (b[i] ?? 0);
+  return false;
 }
 
 /** The installed bpftrace's version text, e.g. `0.17.0`, or null when it does not run. */
-export async function bpftraceVersion(): Promise<{ text: string; parts: [number, number, number] } | null> {
+export async function bpftraceVersion(): Promise<{ text: string; parts: Version } | null> {
   try {
     const { stdout } = await run('bpftrace', ['--version'], { timeout: 10_000 });
     const parts = parseBpftraceVersion(stdout);
@@ -41,10 +51,10 @@ export async function checkAvailability(): Promise<TracerAvailability> {
     const version = await bpftraceVersion();
     if (!version)
       return { ok: false, reason: 'bpftrace is not installed or does not run', fix: INSTALL_BPFTRACE };
-    if (semver.lt(version.text, MIN_VERSION)) {
+    if (older(version.parts, MIN_VERSION)) {
       return {
         ok: false,
-        reason: `bpftrace ${version.text} is too old (${MIN_VERSION} or newer is needed)`,
+        reason: `bpftrace ${version.text} is too old (${MIN_VERSION.join('.')} or newer is needed)`,
         fix: INSTALL_BPFTRACE,
       };
     }

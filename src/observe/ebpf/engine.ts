@@ -2,7 +2,7 @@ import { errorMessage, SetupError } from '../../errors.js';
 import { RunStopped } from '../../exec/interrupt.js';
 import type { TracerAvailability, TracerContext, TracerSession } from '../types.js';
 import { checkAvailability, checkHost, guarded } from './availability.js';
-import { startBpftraceSession } from './bpftrace-session.js';
+import type { BpftraceSession } from './bpftrace-session.js';
 import { startCollectorSession } from './collector/collector-session.js';
 import {
   buildCollectorCommand,
@@ -81,6 +81,11 @@ export async function startEbpf(ctx: TracerContext): Promise<TracerSession> {
   const session = await startBpftraceSession(ctx);
   session.fallback = { component: 'tracer', wanted: COLLECTOR_ENGINE, used: BPFTRACE_ENGINE, reason: why };
   return session;
+}
+
+/** bpftrace's script generator and probes are loaded only by a run that falls back to it. */
+async function startBpftraceSession(ctx: TracerContext): Promise<BpftraceSession> {
+  return (await import('./bpftrace-session.js')).startBpftraceSession(ctx);
 }
 
 /**

@@ -21,6 +21,8 @@ describe('parseBpftraceVersion', () => {
   it('reads the version bpftrace --version prints', () => {
     expect(parseBpftraceVersion('bpftrace v0.17.0\n')).toEqual([0, 17, 0]);
     expect(parseBpftraceVersion('bpftrace v0.21.2-12-gabc')).toEqual([0, 21, 2]);
+    expect(parseBpftraceVersion('bpftrace v0.9')).toEqual([0, 9, 0]);
+    expect(parseBpftraceVersion('bpftrace 0.14.1 (LLVM 15)')).toEqual([0, 14, 1]);
     expect(parseBpftraceVersion('command not found')).toBeNull();
   });
 });

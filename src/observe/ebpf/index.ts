@@ -13,9 +13,3 @@ export const ebpfTracer: Tracer = {
   start: startEbpf,
   followsCgroupTree: ebpfFollowsCgroupTree,
 };
-
-export { type GeneratedScript, generateScript, type ScriptOptions } from './bpftrace-script.js';
-export { wrapInCgroup } from './cgroup-launcher.js';
-export { EventAssembler, type RawEvent } from './event-assembler.js';
-export { EventNormaliser, openAccess } from './event-normaliser.js';
-export { type BpfRecord, type ParsedLine, parseLine } from './record-parser.js';

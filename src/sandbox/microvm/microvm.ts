@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { type MicrovmConfig, MicrovmSchema } from '../../config/schema.js';
 import { InternalError, SetupError } from '../../errors.js';
 import type { SpawnSpec } from '../../exec/types.js';
+import { lazyTracer } from '../../observe/lazy-tracer.js';
 import {
   asRunUser,
   bwrapArgv,
@@ -24,7 +25,6 @@ import type {
 import { chooseAccel, hostTscKhz } from './accel.js';
 import { microvmFindings } from './doctor.js';
 import { GUEST_NET_DIR } from './guest-protocol.js';
-import { guestEbpfTracer } from './guest-tracer.js';
 import { BUILD_FIX, findImage, imageDir } from './image.js';
 import type { LaunchPlan } from './launch.js';
 import { cmdlineSafe } from './qemu-args.js';
@@ -88,7 +88,8 @@ export const microvmSandbox: Sandbox = {
   // doctor shows each part (QEMU, KVM, kernel and initramfs) with its own fix.
   doctorRows: async () => microvmFindings().map((f) => ({ name: f.name, availability: f.result })),
   start: startMicrovm,
-  guestTracer: guestEbpfTracer,
+  // Its parser and record stream are loaded only by a run in this sandbox.
+  guestTracer: lazyTracer('ebpf', async () => (await import('./guest-tracer.js')).guestEbpfTracer),
 };
 
 async function startMicrovm(ctx: SandboxContext): Promise<SandboxSession> {
