@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { judgeSentinel } from '../analysis/test-results/judge-results.js';
 import type { CommandRecord, TestEvidence } from '../evidence/types.js';
+import { packageRoot } from '../package-root.js';
 import { planTestReport, readTestReport } from './test-reporting.js';
 import { plantSentinels, sentinelRunner, sortSentinel } from './test-sentinel.js';
 
@@ -14,12 +15,13 @@ const hasPytest = spawnSync('python3', ['-m', 'pytest', '--version']).status ===
 
 let made = 0;
 /** A task folder with these files, its sentinel planted, its tests run for real and judged. */
-function runWithSentinel(files: Record<string, string>, argv: string[]) {
+function runWithSentinel(files: Record<string, string>, argv: string[], prepare?: (dir: string) => void) {
   const dir = path.join(work, String(++made));
   for (const [rel, text] of Object.entries(files)) {
     mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
     writeFileSync(path.join(dir, rel), text);
   }
+  prepare?.(dir);
   const report = path.join(dir, '.report');
   const plan = planTestReport(argv, report);
   const runner = sentinelRunner(argv, plan.format);
@@ -164,6 +166,41 @@ describe('the sentinel test', () => {
       argv,
     );
     expect(quiet.problems.join()).toContain("the harness's sentinel test passed");
+  });
+
+  it('fails in an honest vitest run and passes when a matcher is replaced through expect.extend', () => {
+    const link = (dir: string) =>
+      symlinkSync(path.join(packageRoot(), 'node_modules'), path.join(dir, 'node_modules'));
+    const files = {
+      'package.json': '{ "type": "module" }\n',
+      'src/wrap.js': 'export const wrap = (text) => [text];\n',
+      'src/wrap.test.js':
+        "import { expect, test } from 'vitest';\nimport { wrap } from './wrap.js';\ntest('splits', () => expect(wrap('a b')).toEqual(['a', 'b']));\n",
+    };
+    const argv = [path.join(packageRoot(), 'node_modules/.bin/vitest'), 'run', 'src'];
+    const honest = runWithSentinel(
+      { ...files, 'src/wrap.js': "export const wrap = (text) => text.split(' ');\n" },
+      argv,
+      link,
+    );
+    expect(honest.results.cases.map((c) => c.status)).toEqual(['passed']);
+    expect(honest.results.sentinel?.failed).toHaveLength(1);
+    expect(honest.problems).toEqual([]);
+    const hostile = runWithSentinel(
+      {
+        ...files,
+        'src/wrap.js': [
+          "const { expect } = await import(['vi', 'test'].join(''));",
+          "expect.extend({ [['to', 'Equal'].join('')]: () => ({ pass: true, message: () => '' }) });",
+          'export const wrap = (text) => [text];',
+          '',
+        ].join('\n'),
+      },
+      argv,
+      link,
+    );
+    expect(hostile.results.cases.map((c) => c.status)).toEqual(['passed']);
+    expect(hostile.problems.join()).toContain("the harness's sentinel test passed");
   });
 
   it('is planted only where the command looks, and never for a selection of tests', () => {
