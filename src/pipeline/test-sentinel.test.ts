@@ -223,5 +223,16 @@ describe('the sentinel test', () => {
     expect(sentinelRunner(['python3', '-m', 'pytest', '-k', 'fast'], 'junit')).toBeNull();
     expect(sentinelRunner(['pytest', 'tests/test_a.py::test_x'], 'junit')).toBeNull();
     expect(sentinelRunner(['sh', '-c', 'pytest'], 'tap')).toBeNull();
+    // Stopping at the first failure: the failing sentinel would stop the task's own tests.
+    expect(sentinelRunner(['python3', '-m', 'pytest', '-qx', 'tests'], 'junit')).toBeNull();
+    expect(sentinelRunner(['pytest', '--maxfail=1'], 'junit')).toBeNull();
+    expect(sentinelRunner(['python3', '-m', 'unittest', 'discover', '-f'], 'unittest')).toBeNull();
+    expect(sentinelRunner(['vitest', 'run', '--bail=1'], 'junit')).toBeNull();
+    expect(
+      sentinelRunner(['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'tests'], 'junit'),
+    ).toBe('pytest');
+    writeFileSync(path.join(dir, 'pyproject.toml'), '[tool.pytest.ini_options]\naddopts = ["-ra", "-x"]\n');
+    writeFileSync(path.join(dir, 'test_a.py'), 'def test_a():\n    pass\n');
+    expect(plantSentinels(dir, ['test_a.py'], 'pytest', ['pytest'])).toBeNull();
   });
 });

@@ -15,6 +15,34 @@ const SELECTS: Record<SentinelRunner, RegExp> = {
 };
 
 /**
+ * Each runner's arguments that stop at the first failure: the failing sentinel would stop the
+ * task's own tests (`-x` also in a short-option cluster such as `-qx`).
+ */
+const STOPS: Record<SentinelRunner, RegExp> = {
+  pytest: /^(-[a-wyz]*x[a-z]*|--exitfirst|--maxfail|--sw|--stepwise)(=|$)/,
+  unittest: /^(-[a-eg-z]*f[a-z]*|--failfast)$/,
+  'node-test': /^--test-bail$/,
+  vitest: /^--bail(=|$)/,
+};
+
+/** pytest's options from its config files (addopts): `-x` there stops the run as on the command line. */
+export function configStopsPytest(dir: string): boolean {
+  for (const name of ['pytest.ini', '.pytest.ini', 'pyproject.toml', 'setup.cfg', 'tox.ini']) {
+    let text: string;
+    try {
+      text = readFileSync(path.join(dir, name), 'utf8');
+    } catch {
+      continue;
+    }
+    for (const m of text.matchAll(/^\s*addopts\s*=\s*(.*(?:\n[ \t]+.*)*)/gm)) {
+      const words = (m[1] ?? '').replace(/[[\]",']/g, ' ').split(/\s+/);
+      if (words.some((w) => STOPS.pytest.test(w))) return true;
+    }
+  }
+  return false;
+}
+
+/**
  * The runner the test command is, when a sentinel can be planted for it: the plan asked it for a
  * report by name, and the command selects no subset of the tests (unittest only as `discover`,
  * or with no test names, which is the same).
@@ -34,7 +62,7 @@ export function sentinelRunner(argv: readonly string[], format: string | undefin
             : null;
   if (!runner) return null;
   const own = argv.slice(module ? 3 : 1);
-  if (own.some((a) => SELECTS[runner].test(a))) return null;
+  if (own.some((a) => SELECTS[runner].test(a) || STOPS[runner].test(a))) return null;
   if (runner === 'unittest' && own[0] !== 'discover' && own.some((a) => !a.startsWith('-'))) return null;
   return runner;
 }
@@ -64,6 +92,7 @@ export function plantSentinels(
   runner: SentinelRunner,
   argv: readonly string[],
 ): SentinelEvidence | null {
+  if (runner === 'pytest' && configStopsPytest(dir)) return null;
   const token = `t${randomBytes(6).toString('hex')}`;
   const match = TEST_FILE[runner];
   const named = namedPaths(argv, dir);
