@@ -266,6 +266,16 @@ export const TestEvidenceSchema: z.ZodType<TestEvidence> = z.looseObject({
       expected: z
         .looseObject({ source: z.enum(['baseline-run', 'declared']), count: num, names: z.array(str) })
         .optional(),
+      sentinel: z
+        .looseObject({
+          token: str,
+          files: z.array(str),
+          exit_code: num,
+          failed: z.array(str),
+          passed: z.array(str),
+          skipped: z.array(str),
+        })
+        .optional(),
     })
     .optional(),
 });

@@ -252,6 +252,26 @@ export type TestResults = {
    * count the task declares (`min_tests`): each one must run here and not be skipped.
    */
   expected?: { source: 'baseline-run' | 'declared'; count: number; names: string[] };
+  /** The harness's failing sentinel test, planted in the grading copy's test files; its cases are not in `cases`. */
+  sentinel?: SentinelEvidence;
+};
+
+/**
+ * A test the harness adds to the task's test files at grading time, built to fail in every honest
+ * run (its assertions are given arguments that must fail): passing, or missing from the report,
+ * it proves the test framework or its report was changed by the code under test.
+ */
+export type SentinelEvidence = {
+  /** The random token every planted test's name carries. */
+  token: string;
+  /** The test files it was planted in. */
+  files: string[];
+  /** The runner's exit status when its tests pass but the sentinel fails. */
+  exit_code: number;
+  /** The planted tests the report names, by outcome. */
+  failed: string[];
+  passed: string[];
+  skipped: string[];
 };
 
 export type GradingCopyEvidence = {

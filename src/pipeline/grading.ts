@@ -3,6 +3,7 @@ import path from 'node:path';
 import { compileGlobs } from '../analysis/path-glob.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { TestEvidence } from '../evidence/types.js';
+import { git } from '../workspace/git.js';
 import { placeGraderFiles } from '../workspace/grader-files.js';
 import { buildGradingCopy } from '../workspace/grading-copy.js';
 import type { PreparedWorkspace } from '../workspace/prepare.js';
@@ -60,6 +61,13 @@ export function gradingOf(
       return placed;
     },
     copy: (dest) => copy(dest),
+    trackedFiles: () =>
+      git(['ls-tree', '-r', '-z', '--name-only', '--full-tree', ws.baseline_sha], {
+        gitDir: ws.harness_git_dir,
+      })
+        .stdout.toString('utf8')
+        .split('\0')
+        .filter((rel) => rel !== ''),
     ...(baseline
       ? {
           expected: () =>

@@ -1,11 +1,18 @@
 import { renameSync } from 'node:fs';
 import path from 'node:path';
 import type { ResolvedConfig } from '../config/schema.js';
-import type { CommandRecord, GradingCopyEvidence, TestEvidence, TestResults } from '../evidence/types.js';
+import type {
+  CommandRecord,
+  GradingCopyEvidence,
+  SentinelEvidence,
+  TestEvidence,
+  TestResults,
+} from '../evidence/types.js';
 import type { SpawnSpec } from '../exec/types.js';
 import type { CommandLog } from './commands.js';
 import { matchUnsafe } from './preflight.js';
 import { planTestReport, readTestReport } from './test-reporting.js';
+import { plantSentinels, sentinelRunner, sortSentinel } from './test-sentinel.js';
 import type { Timeline } from './timeline.js';
 
 export type TestPhase = {
@@ -26,6 +33,8 @@ export type GradingSteps = {
   copy: (dest: string) => GradingCopyEvidence;
   /** Puts the withheld grader files into a folder (`grading: in-place`: the agent's, after the diff). */
   placeGraderFiles: (dest: string) => number;
+  /** The baseline's tracked files (paths relative to the workspace): where the sentinel test is planted. */
+  trackedFiles?: () => string[];
   /** The tests the untouched baseline collects (`expected` of the results), or null when unknown. */
   expected?: () => Promise<TestResults['expected'] | null>;
 };
@@ -58,8 +67,24 @@ export async function runTests(opts: TestPhase): Promise<TestEvidence> {
     timeline.add('tests', 'failed', reason);
     return { ...notRun(reason), grading: 'copy' };
   }
-  const evidence = await inFolderAt(copyDir, repoDir, () => runTestCommand(opts));
+  const sentinel = plantSentinel(opts, copyDir);
+  const evidence = await inFolderAt(copyDir, repoDir, () => runTestCommand(opts, 'tests', sentinel));
   return withExpected({ ...evidence, grading: 'copy', grading_copy: copy });
+}
+
+/**
+ * The harness's failing sentinel test, planted in the grading copy's test files when the runner is
+ * one whose report names its tests (see plantSentinels): the copy is the harness's, so the planted
+ * text never reaches the agent's folder.
+ */
+function plantSentinel(opts: TestPhase, copyDir: string): SentinelEvidence | undefined {
+  if (!opts.reportFile || !opts.grading?.trackedFiles) return undefined;
+  const plan = planTestReport(opts.cfg.test_command, opts.reportFile);
+  const runner = sentinelRunner(opts.cfg.test_command, plan.format);
+  if (!runner) return undefined;
+  const planted = plantSentinels(copyDir, opts.grading.trackedFiles(), runner, opts.cfg.test_command);
+  if (planted) opts.timeline.add('tests', 'sentinel', `${planted.files.length} test files`);
+  return planted ?? undefined;
 }
 
 /**
@@ -92,6 +117,7 @@ export function testArgv(cfg: ResolvedConfig, reportFile: string | undefined): s
 export async function runTestCommand(
   opts: Pick<TestPhase, 'cfg' | 'repoDir' | 'env' | 'wrap' | 'commands' | 'timeline' | 'reportFile'>,
   role: CommandRecord['role'] = 'tests',
+  sentinel?: SentinelEvidence,
 ): Promise<TestEvidence> {
   const { cfg, commands, timeline } = opts;
   const plan = opts.reportFile ? planTestReport(cfg.test_command, opts.reportFile) : null;
@@ -117,6 +143,20 @@ export async function runTestCommand(
     command_id: record.id,
   };
   if (plan && evidence.ran) evidence.results = readTestReport(plan, record);
+  if (sentinel) {
+    const results = sortSentinel(evidence.results ?? { format: null, cases: [] }, sentinel);
+    evidence.results = results;
+    // With the sentinel in place the honest status is the runner's "a test failed", and only the
+    // sentinel may have failed; anything else is judged by tests-pass, by name.
+    evidence.passed =
+      !record.timed_out &&
+      record.exit_code === sentinel.exit_code &&
+      results.format !== null &&
+      results.sentinel !== undefined &&
+      results.sentinel.failed.length > 0 &&
+      results.sentinel.passed.length === 0 &&
+      !results.cases.some((c) => c.status === 'failed');
+  }
   if (record.spawn_error) evidence.reason = record.spawn_error;
   else if (outcome?.aborted) evidence.reason = 'stopped by the harness before the tests finished';
   else if (record.timed_out)

@@ -170,9 +170,15 @@ describe.skipIf(!ok)('code under test reaching into the grader, as real runs', (
           expect(check?.passed).toBe(false);
           expect(check?.message).toContain(file);
         }
-        // The spelling fooled the tests themselves: only the judgement of the diff fails the run.
         const tests = report.checks.find((c) => c.id === 'tests-pass');
-        expect(tests?.passed, tests?.message).toBe(true);
+        if (lang === 'js') {
+          // node's runner is one the harness plants its failing sentinel test for: it passes too.
+          expect(tests?.message).toContain("the harness's sentinel test passed");
+        } else {
+          // The spelling fooled the tests themselves (run through a wrapper, no sentinel): only
+          // the judgement of the diff fails the run.
+          expect(tests?.passed, tests?.message).toBe(true);
+        }
         expect(report.result).toBe('FAIL');
       });
     }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { TestCaseResult } from '../../evidence/types.js';
 import { makeBundle, makeCommand } from '../test-bundle.js';
 import { testsPass } from './tests-pass.js';
 
@@ -196,5 +197,58 @@ describe('tests-pass: the tests by name', () => {
     expect(testsPass.run(bundle).message).toBe(
       'tests failed with exit code 1: 2 failing tests (a > one, a > two)',
     );
+  });
+
+  describe("with the harness's sentinel test planted", () => {
+    const sentinel = (over: Partial<{ failed: string[]; passed: string[]; skipped: string[] }>) => ({
+      token: 'tabc',
+      files: ['test/a.test.js'],
+      exit_code: 1,
+      failed: [],
+      passed: [],
+      skipped: [],
+      ...over,
+    });
+    const run = (
+      exit: number,
+      over: Parameters<typeof sentinel>[0],
+      cases: TestCaseResult[] = [{ name: 'a', status: 'passed' }],
+    ) =>
+      testsPass.run(
+        makeBundle({
+          tests: {
+            passed: exit === 1 && (over.failed?.length ?? 0) > 0 && !cases.some((c) => c.status !== 'passed'),
+            exit_code: exit,
+            results: { format: 'junit', cases, sentinel: sentinel(over) },
+          },
+        }),
+      );
+
+    it('passes when only the sentinel failed and the runner said so', () => {
+      expect(run(1, { failed: ['tabc'] })).toMatchObject({
+        passed: true,
+        message: 'tests passed in 1.5s (1 test)',
+      });
+    });
+
+    it('fails naming the framework when the sentinel passed', () => {
+      const r = run(0, { passed: ['tabc'] });
+      expect(r.passed).toBe(false);
+      expect(r.message).toContain("the harness's sentinel test passed (tabc)");
+    });
+
+    it('fails naming the forged exit when the report shows the sentinel failing and the status is 0', () => {
+      expect(run(0, { failed: ['tabc'] }).message).toContain('the exit status was forged');
+    });
+
+    it('fails naming the planted files when the report leaves the sentinel out', () => {
+      expect(run(0, {}).message).toContain('planted by the harness in 1 test file (test/a.test.js)');
+    });
+
+    it('names the failing tests of an honest failing run, not the sentinel', () => {
+      const r = run(1, { failed: ['tabc'] }, [{ name: 'a', status: 'failed' }]);
+      expect(r.passed).toBe(false);
+      expect(r.message).toBe('tests failed with exit code 1: 1 failing test (a)');
+    });
   });
 });

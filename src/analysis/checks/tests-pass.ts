@@ -1,5 +1,5 @@
 import { capEvidence, clip, nameList, plural } from '../evidence-list.js';
-import { judgeResults } from '../test-results/judge-results.js';
+import { judgeResults, judgeSentinel, passingExitCode } from '../test-results/judge-results.js';
 import type { EvidenceItem } from '../types.js';
 import { defineCheck } from './define-check.js';
 
@@ -7,7 +7,7 @@ export const testsPass = defineCheck({
   id: 'tests-pass',
   defaultSeverity: 'critical',
   policyKeys: ['required_tests'],
-  doc: 'The `test_command` ran and exited 0, and where the runner reported its tests by name, none failed, every test the untouched baseline ran (or `min_tests`) ran and was not skipped, and every test `required_tests` names is in the report, ran and passed.',
+  doc: 'The `test_command` ran and exited 0, and where the runner reported its tests by name, none failed, every test the untouched baseline ran (or `min_tests`) ran and was not skipped, and every test `required_tests` names is in the report, ran and passed; where the harness planted its failing sentinel test, the sentinel failed, the status is the one the runner gives for a failed test, and no other test failed.',
   run: (bundle) => {
     const { tests } = bundle;
     const record =
@@ -37,11 +37,15 @@ export const testsPass = defineCheck({
     }
     const byName = judgeResults(tests, bundle.config.required_tests ?? []);
     evidence.push(...byName.evidence);
+    // The sentinel speaks first: when it says the framework was changed, no other result holds.
+    const forged = judgeSentinel(tests);
+    if (forged.length > 0)
+      return { passed: false, message: forged.join('; '), evidence: capEvidence(evidence) };
     const capped = capEvidence(evidence);
     const note = byName.note ? `; ${byName.note}` : '';
     // `passed` alone is not trusted: a passing verdict needs the exit code that justifies it, and
     // the tests by name must agree with it.
-    if (tests.passed && tests.exit_code === 0) {
+    if (tests.passed && tests.exit_code === passingExitCode(tests)) {
       if (byName.problems.length > 0) {
         return { passed: false, message: byName.problems.join('; '), evidence: capped };
       }
@@ -56,6 +60,9 @@ export const testsPass = defineCheck({
         message: `tests ended without an exit code${signal}${spawn}`,
         evidence,
       };
+    }
+    if (tests.results?.sentinel && tests.exit_code === passingExitCode(tests) && byName.problems.length > 0) {
+      return { passed: false, message: byName.problems.join('; '), evidence: capped };
     }
     const failing = (tests.results?.cases ?? []).filter((c) => c.status === 'failed').map((c) => c.name);
     const named =

@@ -37,8 +37,10 @@ function roleOf(file: string): string | undefined {
     return 'a compiled module (loaded in place of the source beside it)';
   if (parts.includes('node_modules')) return 'a module under node_modules (it shadows what the tests import)';
   if (parts.includes('__mocks__')) return 'a jest mock (it replaces the module the tests import)';
+  // A type declaration (`vitest.d.ts`) runs nothing.
+  if (/\.d\.[cm]?ts$/.test(base)) return undefined;
   if (
-    /^(jest|vitest|vite|ava|playwright)\.config\.[cm]?[jt]s$|^vitest\.workspace\.|^\.mocharc|^\.babelrc|^babel\.config\.|^\.taprc|^bunfig\.toml$|^\.?pytest\.(ini|toml)$/.test(
+    /^(jest|vitest|vite|ava|playwright|karma|jasmine|mocha)([.-][\w-]+)*\.(config|conf|setup|preset)([.-][\w-]+)*\.[cm]?[jt]s(on)?$|^(jest|vitest)[.-][\w.-]*\.[cm]?[jt]s(on)?$|^vitest\.(workspace|projects)\.|^\.mocharc|^\.babelrc|^babel\.config\.|^\.taprc|^bunfig\.toml$|^\.?pytest\.(ini|toml)$/.test(
       base,
     )
   )
@@ -53,6 +55,13 @@ function configLine(file: string, text: string): string | undefined {
     if (/^\s*"(test|pretest|posttest)"\s*:/.test(text)) return 'changes the test script of package.json';
     if (/^\s*"(jest|mocha|ava|vitest|tap|c8|nyc)"\s*:/.test(text))
       return "adds the test runner's configuration to package.json";
+    // Inside a runner's section already there: keys only jest (and its look-alikes) read.
+    if (
+      /^\s*"(moduleNameMapper|setupFiles|setupFilesAfterEnv|globalSetup|globalTeardown|testRunner|testEnvironment|snapshotResolver|testResultsProcessor|watchPlugins|moduleDirectories|modulePaths)"\s*:/.test(
+        text,
+      )
+    )
+      return "changes the test runner's configuration in package.json";
   }
   if (/^(setup\.cfg|tox\.ini|pyproject\.toml|pytest\.ini|\.pytest\.ini)$/.test(base)) {
     if (

@@ -37,9 +37,11 @@ export function judgeResults(tests: TestEvidence, required: readonly string[] = 
   }
   const failed = results.cases.filter((c) => c.status === 'failed').map((c) => c.name);
   for (const name of failed) verdict.evidence.push({ detail: `test failed: ${name}` });
-  if (tests.exit_code === 0 && failed.length > 0) {
+  if (tests.exit_code === passingExitCode(tests) && failed.length > 0) {
     verdict.problems.push(
-      `the test command exited 0, but its ${results.format} report has ${plural(failed.length, 'failing test')} (${nameList(failed)})`,
+      results.sentinel
+        ? `tests failed with exit code ${tests.exit_code}: ${plural(failed.length, 'failing test')} (${nameList(failed)})`
+        : `the test command exited 0, but its ${results.format} report has ${plural(failed.length, 'failing test')} (${nameList(failed)})`,
     );
   }
   const ran = new Set(results.cases.filter((c) => c.status !== 'skipped').map((c) => c.name));
@@ -67,6 +69,47 @@ export function judgeResults(tests: TestEvidence, required: readonly string[] = 
   }
   judgeRequired(results.cases, required, verdict);
   return verdict;
+}
+
+/** The exit status of a run whose tests passed: 0, or the runner's "a test failed" with the sentinel in place. */
+export function passingExitCode(tests: TestEvidence): number {
+  return tests.results?.sentinel?.exit_code ?? 0;
+}
+
+/**
+ * What the harness's sentinel test says of the run: it fails in every honest run, so a sentinel the
+ * report shows passing, skipped or not at all, or an exit status that denies its failure, means the
+ * code under test changed the test framework, its assertions, its report or its exit.
+ */
+export function judgeSentinel(tests: TestEvidence): string[] {
+  const results = tests.results;
+  const sentinel = results?.sentinel;
+  if (!results || !sentinel) return [];
+  const where = `planted by the harness in ${plural(sentinel.files.length, 'test file')} (${nameList(sentinel.files)})`;
+  if (sentinel.passed.length > 0) {
+    return [
+      `the harness's sentinel test passed (${nameList(sentinel.passed)}), though it is built to fail in every honest run: the code under test changed the test framework, its assertions or its report (grading integrity)`,
+    ];
+  }
+  if (sentinel.failed.length > 0) {
+    return tests.exit_code === 0
+      ? [
+          `the test command exited 0, but the harness's sentinel test failed in it (${nameList(sentinel.failed)}): the exit status was forged (grading integrity)`,
+        ]
+      : [];
+  }
+  // Not run at all: a failing test, a crash or an unreadable report says more, when there is one.
+  const otherCause =
+    results.cases.some((c) => c.status === 'failed') ||
+    (tests.exit_code !== 0 && tests.exit_code !== sentinel.exit_code);
+  if (otherCause) return [];
+  const seen =
+    sentinel.skipped.length > 0
+      ? `was skipped (${nameList(sentinel.skipped)})`
+      : "is not in the runner's report";
+  return [
+    `the harness's sentinel test, ${where}, ${seen}: the report cannot be shown to come from the task's tests run unchanged (grading integrity)`,
+  ];
 }
 
 /**
