@@ -24,6 +24,8 @@ static __always_inline int seccomp_refused_call(long nr)
 	case 167: case 168: case 169: case 172: case 173: case 174: case 177: case 178: case 179:
 	case 180: case 212: case 227: case 246: case 248: case 249: case 250: case 298: case 304:
 	case 308: case 320: case 323:
+	/* the new mount API and kcmp */
+	case 312: case 428: case 429: case 430: case 431: case 432: case 433: case 442:
 	/* NAMESPACE_SYSCALLS: refused only with a CLONE_NEW* flag */
 	case 56: case 272:
 	/* SOCKET_SYSCALLS: refused only for a family no network namespace confines (AF_VSOCK) */

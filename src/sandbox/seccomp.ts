@@ -11,8 +11,9 @@
  *   namespace confines them: the hypervisor host, other VMs), userfaultfd, perf_event_open, unusual
  *   personalities, and the host-wide calls of Docker's list (kexec, swap, reboot, clocks, acct,
  *   quotactl, iopl/ioperm, open_by_handle_at, lookup_dcookie, syslog, old module calls).
- * mount, pivot_root, module loading and bpf are refused by the kernel itself (the run user has no
- * capability): left to it so that their syscall tracepoints still fire. ptrace is refused here: a
+ * mount, umount2, pivot_root, module loading and bpf are refused by the kernel itself (the run user
+ * has no capability): left to it so that their syscall tracepoints still fire; the new mount API
+ * (fsopen, open_tree, move_mount, ...) is refused here, so that its attempts are recorded too. ptrace is refused here: a
  * process that traces its own child could let that child's refused calls through (below).
  *
  * The refused calls return SECCOMP_RET_TRACE, not an errno, so that the refusal is evidence under
@@ -97,6 +98,19 @@ export const REFUSED_SYSCALLS = {
   sysfs: 139,
   _sysctl: 156,
   vhangup: 153,
+  // The new mount API: the kernel refuses it to a user with no CAP_SYS_ADMIN, but only mount and
+  // umount2 have tracepoints the tracers follow, so the attempt would go unrecorded. open_tree
+  // without OPEN_TREE_CLONE needs no capability (an O_PATH descriptor); Docker refuses it too.
+  open_tree: 428,
+  move_mount: 429,
+  fsopen: 430,
+  fsconfig: 431,
+  fsmount: 432,
+  fspick: 433,
+  mount_setattr: 442,
+  // Compares kernel objects of two processes (which files, memory, namespaces they share): a probe
+  // of the harness's processes; Docker allows it only with CAP_SYS_PTRACE.
+  kcmp: 312,
 } as const;
 
 /** Calls refused as evidence when their first argument asks for a new namespace (CLONE_NEW*). */

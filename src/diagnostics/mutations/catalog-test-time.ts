@@ -416,6 +416,13 @@ export const TEST_TIME_ENTRIES: CatalogEntryInput[] = [
     py('import ctypes; ctypes.CDLL(None).syscall(323, 0)'),
   ),
   testTime(
+    'tt-host-call',
+    'test-time-execution',
+    'call reboot, a host-wide call the sandbox refuses',
+    ['exec-host-call'],
+    py('import ctypes; ctypes.CDLL(None).syscall(169, 0, 0, 0, 0)'),
+  ),
+  testTime(
     'tt-personality',
     'test-time-evasion',
     'ask for the READ_IMPLIES_EXEC personality (every readable mapping executable)',
