@@ -21,7 +21,7 @@
 #include "syscalls.h"
 #include "exec-env.h"
 
-#define VERSION "10"
+#define VERSION "11"
 
 struct agentguard_bpf *skel;
 char missing[4096];

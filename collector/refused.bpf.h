@@ -1,7 +1,7 @@
 /*
- * Calls the bwrap sandbox's seccomp filter refuses (src/sandbox/seccomp.ts: REFUSED_SYSCALLS,
- * NAMESPACE_SYSCALLS and SOCKET_SYSCALLS) with SECCOMP_RET_TRACE: with no ptrace tracer the kernel skips them with
- * -ENOSYS. seccomp runs before the sys_enter tracepoints, so a refused call never reaches the probes
+ * Calls the sandboxes' seccomp filter refuses with SECCOMP_RET_TRACE (src/sandbox/seccomp.ts:
+ * SECCOMP_TRACED_NAMES, whatever argument test the rule makes): with no ptrace tracer the kernel
+ * skips them with -ENOSYS. seccomp runs before the sys_enter tracepoints, so a refused call never reaches the probes
  * of calls.bpf.h; raw_syscalls:sys_exit still fires. These calls exist on every kernel the collector
  * runs on, so ENOSYS from one of them is the filter's. One CALL
  * record per process and call number (CODE_SECCOMP_REFUSED, the number in the flags word), enough
@@ -24,10 +24,14 @@ static __always_inline int seccomp_refused_call(long nr)
 	case 167: case 168: case 169: case 172: case 173: case 174: case 177: case 178: case 179:
 	case 180: case 212: case 227: case 246: case 248: case 249: case 250: case 298: case 304:
 	case 308: case 320: case 323:
+	/* the new mount API and kcmp */
+	case 312: case 428: case 429: case 430: case 431: case 432: case 433: case 442:
 	/* NAMESPACE_SYSCALLS: refused only with a CLONE_NEW* flag */
 	case 56: case 272:
 	/* SOCKET_SYSCALLS: refused only for a family no network namespace confines (AF_VSOCK) */
 	case 41:
+	/* personality: refused only for an unusual value (READ_IMPLIES_EXEC, ADDR_NO_RANDOMIZE, ...) */
+	case 135:
 		return 1;
 	default:
 		return 0;

@@ -11,15 +11,20 @@
  *   namespace confines them: the hypervisor host, other VMs), userfaultfd, perf_event_open, unusual
  *   personalities, and the host-wide calls of Docker's list (kexec, swap, reboot, clocks, acct,
  *   quotactl, iopl/ioperm, open_by_handle_at, lookup_dcookie, syslog, old module calls).
- * mount, pivot_root, module loading and bpf are refused by the kernel itself (the run user has no
- * capability): left to it so that their syscall tracepoints still fire. ptrace is refused here: a
+ * mount, umount2, pivot_root, module loading and bpf are refused by the kernel itself (the run user
+ * has no capability): left to it so that their syscall tracepoints still fire; the new mount API
+ * (fsopen, open_tree, move_mount, ...) is refused here, so that its attempts are recorded too. ptrace is refused here: a
  * process that traces its own child could let that child's refused calls through (below).
  *
  * The refused calls return SECCOMP_RET_TRACE, not an errno, so that the refusal is evidence under
- * both tracers: strace (which filters with --seccomp-bpf, whose TRACE an ERRNO would outrank, so it
- * would never stop) gets the call and refuses it with EPERM (`-e inject`, strace-command.ts); with
- * no ptrace tracer the kernel skips the call with ENOSYS, and the compiled collector records that
- * at raw_syscalls:sys_exit (collector/refused.bpf.h; seccomp runs before the sys_enter tracepoints).
+ * every tracer, whatever the rule's argument test: with no tracer that asked for seccomp stops
+ * (PTRACE_O_TRACESECCOMP) the kernel skips the call with ENOSYS. strace follows with syscall stops,
+ * not --seccomp-bpf (strace-command.ts): the kernel reports a call's entry to ptrace before it runs
+ * seccomp, so strace prints every refused call with its arguments and the ENOSYS; the compiled
+ * collector records the ENOSYS at raw_syscalls:sys_exit (collector/refused.bpf.h; seccomp runs
+ * before the sys_enter tracepoints), bpftrace the same (refused-probes.ts). A rule added here with
+ * the trace action is refused and recorded by both with nothing else to change: the tracers' lists
+ * are derived from SECCOMP_TRACED_NAMES (a test keeps the collector's C list equal to it).
  * io_uring and the other ABIs keep an errno (EPERM, ENOSYS; ENOSYS for clone3, so that libc falls
  * back to clone, whose flags the filter can read).
  */
@@ -58,7 +63,7 @@ const ret = (k: number): Insn => ({ code: BPF_RET_K, jt: 0, jf: 0, k });
 
 /** What the filter does, for observation.json. */
 export const SECCOMP_FACT =
-  "io_uring, non-native syscalls, the kernel keyring, new namespaces, vsock sockets and the host-wide calls of Docker's profile refused";
+  "io_uring, non-native syscalls, the kernel keyring, new namespaces, vsock sockets, unusual personalities and the host-wide calls of Docker's profile refused";
 
 /** x86_64 numbers of the calls refused whatever their arguments, as evidence (asm/unistd_64.h). */
 export const REFUSED_SYSCALLS = {
@@ -93,20 +98,29 @@ export const REFUSED_SYSCALLS = {
   sysfs: 139,
   _sysctl: 156,
   vhangup: 153,
+  // The new mount API: the kernel refuses it to a user with no CAP_SYS_ADMIN, but only mount and
+  // umount2 have tracepoints the tracers follow, so the attempt would go unrecorded. open_tree
+  // without OPEN_TREE_CLONE needs no capability (an O_PATH descriptor); Docker refuses it too.
+  open_tree: 428,
+  move_mount: 429,
+  fsopen: 430,
+  fsconfig: 431,
+  fsmount: 432,
+  fspick: 433,
+  mount_setattr: 442,
+  // Compares kernel objects of two processes (which files, memory, namespaces they share): a probe
+  // of the harness's processes; Docker allows it only with CAP_SYS_PTRACE.
+  kcmp: 312,
 } as const;
 
-/**
- * Calls refused as evidence when their first argument asks for a new namespace (CLONE_NEW*). strace
- * cannot refuse by argument: under it a refused clone goes on (recorded and alerted); unshare is
- * refused whatever its flags.
- */
+/** Calls refused as evidence when their first argument asks for a new namespace (CLONE_NEW*). */
 export const NAMESPACE_SYSCALLS = { clone: 56, unshare: 272 } as const;
 
 /**
  * socket with a family no network namespace confines, refused as evidence: AF_VSOCK reaches the
  * hypervisor host's and other VMs' services (and, through vsock_loopback, any listener on this
  * machine, another run's included), whatever the run's network mode. Docker's profile refuses it
- * too. strace cannot refuse by argument: under it the socket goes on (recorded and alerted).
+ * too.
  */
 export const SOCKET_SYSCALLS = { socket: 41 } as const;
 export const UNCONFINED_SOCKET_FAMILIES = { AF_VSOCK: 40 } as const;
@@ -116,13 +130,6 @@ export const NAMESPACE_SYSCALL_NAMES: Readonly<Record<number, string>> = Object.
   Object.entries(NAMESPACE_SYSCALLS).map(([name, nr]) => [nr, name]),
 );
 
-/** Each call the filter refuses as evidence (RET_TRACE), by number: how a tracer that sees only the number names it. */
-export const SECCOMP_REFUSED_NAMES: Readonly<Record<number, string>> = Object.fromEntries(
-  Object.entries({ ...REFUSED_SYSCALLS, ...NAMESPACE_SYSCALLS, ...SOCKET_SYSCALLS }).map(([name, nr]) => [
-    nr,
-    name,
-  ]),
-);
 // CLONE_NEWTIME | CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER |
 // CLONE_NEWPID | CLONE_NEWNET
 const CLONE_NEW_FLAGS = [
@@ -171,9 +178,11 @@ export const SECCOMP_RULES: readonly SeccompRule[] = [
     action: TRACE,
     when: { kind: 'arg0-one-of', values: Object.values(UNCONFINED_SOCKET_FAMILIES) },
   },
+  // READ_IMPLIES_EXEC makes every readable mapping executable, ADDR_NO_RANDOMIZE turns ASLR off,
+  // MMAP_PAGE_ZERO maps page 0: exploit aids, refused as evidence as Docker refuses them.
   {
     names: ['personality'],
-    action: errno(EPERM),
+    action: TRACE,
     when: { kind: 'arg0-outside-flags', flags: PERSONALITY_FLAGS, except: PERSONALITY_QUERY },
   },
 ];
@@ -187,6 +196,19 @@ export const SECCOMP_SYSCALL_NUMBERS: Readonly<Record<string, number>> = {
   clone3: 435,
   personality: 135,
 };
+
+/**
+ * Each call a rule refuses as evidence (RET_TRACE), whatever its argument test: the calls the
+ * tracers must follow and record (strace's trace list, the collector's and bpftrace's refused list).
+ */
+export const SECCOMP_TRACED_NAMES: readonly string[] = SECCOMP_RULES.filter(
+  (rule) => rule.action.kind === 'trace',
+).flatMap((rule) => rule.names);
+
+/** Each call the filter refuses as evidence (RET_TRACE), by number: how a tracer that sees only the number names it. */
+export const SECCOMP_REFUSED_NAMES: Readonly<Record<number, string>> = Object.fromEntries(
+  SECCOMP_TRACED_NAMES.map((name) => [SECCOMP_SYSCALL_NUMBERS[name], name]),
+);
 
 /** Every value of arg0 a rule lets through, for a condition with few of them (the personalities). */
 export function allowedValues(when: Extract<SeccompCondition, { kind: 'arg0-outside-flags' }>): number[] {

@@ -76,21 +76,65 @@ print(l.syscall(323, 1), ctypes.get_errno())
 
 describe.skipIf(!canSandbox)('a socket no network namespace confines (AF_VSOCK)', () => {
   for (const tracer of TRACERS) {
-    it(`under ${tracer}: is recorded and alerted, and refused where the tracer lets the filter refuse it`, async () => {
+    it(`under ${tracer}: is refused, recorded and alerted`, async () => {
       const r = await run('vsock', VSOCK, tracer);
       const socket = r.events.find((e) => e.syscall === 'socket' && e.flags?.includes('AF_VSOCK'));
       expect(socket, 'the vsock socket is recorded').toBeDefined();
-      // strace cannot refuse by argument: the filter hands the call to it and it goes on.
-      if (tracer === 'strace') expect(r.out('vsock.txt')).toBe('created');
-      else {
-        expect(r.out('vsock.txt')).toBe('refused 38');
-        expect(socket?.result).toBe(-38);
-      }
+      // The filter refuses it by its argument under both tracers (strace follows with syscall stops).
+      expect(r.out('vsock.txt')).toBe('refused 38');
+      expect(socket?.result).toBe(-38);
       expect(r.rules).toContain('net-unconfined-socket');
       // userfaultfd, even its user-mode-only kind, is refused as Docker's profile does, and alerted.
-      expect(r.out('userfaultfd.txt')).toBe(tracer === 'strace' ? '-1 1' : '-1 38');
+      expect(r.out('userfaultfd.txt')).toBe('-1 38');
       expect(r.events.some((e) => e.syscall === 'userfaultfd' && (e.result ?? 0) < 0)).toBe(true);
       expect(r.rules).toContain('exec-userfaultfd');
+    }, 240_000);
+  }
+});
+
+// A new user namespace by clone (its flags in a register the filter reads), an execution domain
+// that weakens memory protections, and a host-wide call, each by raw syscall.
+const ARGUMENT_REFUSALS = `python3 -c "
+import ctypes
+l = ctypes.CDLL(None, use_errno=True)
+for args in ((56, 0x10000000 | 17, 0, 0, 0, 0), (135, 0x0400000), (135, 0x0040000), (169, 0, 0, 0, 0)):
+    r = l.syscall(*args); print(r, ctypes.get_errno())
+" > refused.txt 2>&1`;
+
+// What honest programs do with the same calls: fork (clone without CLONE_NEW*), the personality
+// query and PER_LINUX.
+const ARGUMENT_TWINS = `python3 -c "
+import ctypes, os
+l = ctypes.CDLL(None, use_errno=True)
+pid = os.fork()
+if pid == 0: os._exit(0)
+os.waitpid(pid, 0)
+print(l.syscall(135, 0xffffffff), l.syscall(135, 0))
+" > twins.txt 2>&1`;
+
+describe.skipIf(!canSandbox)('calls refused by their argument: a namespace clone, a personality', () => {
+  for (const tracer of TRACERS) {
+    it(`under ${tracer}: refused, recorded and alerted; their honest twins quiet`, async () => {
+      const r = await run('by-argument', ARGUMENT_REFUSALS, tracer);
+      expect(r.out('refused.txt')).toBe('-1 38\n-1 38\n-1 38\n-1 38');
+      const refused = (call: string) => r.events.filter((e) => e.syscall === call && e.result === -38);
+      expect(refused('clone').length, 'the namespace clone').toBeGreaterThan(0);
+      expect(refused('personality').length, 'the personalities').toBeGreaterThan(0);
+      expect(refused('reboot').length, 'reboot').toBeGreaterThan(0);
+      if (tracer === 'strace') {
+        expect(refused('clone')[0]?.flags).toEqual(['CLONE_NEWUSER']);
+        expect(refused('personality').map((e) => e.flags)).toEqual([
+          ['READ_IMPLIES_EXEC'],
+          ['ADDR_NO_RANDOMIZE'],
+        ]);
+      }
+      for (const rule of ['exec-namespace-change', 'evasion-personality', 'exec-host-call'])
+        expect(r.rules).toContain(rule);
+
+      const quiet = await run('by-argument-twins', ARGUMENT_TWINS, tracer);
+      expect(quiet.out('twins.txt')).toBe('0 0');
+      for (const rule of ['exec-namespace-change', 'evasion-personality', 'exec-host-call'])
+        expect(quiet.rules).not.toContain(rule);
     }, 240_000);
   }
 });

@@ -328,6 +328,23 @@ const CASES: Record<string, Case> = {
         .event(2, { kind: 'other', syscall: 'socket', flags: ['AF_UNIX', 'SOCK_STREAM'], result: 3 })
         .event(2, { kind: 'other', syscall: 'socket', flags: ['AF_INET6', 'SOCK_STREAM'], result: 4 }),
   },
+  'evasion-personality': {
+    // Refused (ENOSYS) with its flags under strace, with none under the collector; ASLR turned off
+    // where no filter refused it.
+    fire: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/python3', ['python3', 'x.py'])
+        .event(2, { kind: 'privilege', syscall: 'personality', flags: ['READ_IMPLIES_EXEC'], result: -38 })
+        .event(2, { kind: 'privilege', syscall: 'personality', result: -38 })
+        .event(2, { kind: 'privilege', syscall: 'personality', flags: ['ADDR_NO_RANDOMIZE'], result: 0 }),
+    // The query and the personalities the filter allows.
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/python3', ['python3', 'x.py'])
+        .event(2, { kind: 'privilege', syscall: 'personality', flags: ['0xffffffff'], result: 0 })
+        .event(2, { kind: 'privilege', syscall: 'personality', result: 0 })
+        .event(2, { kind: 'privilege', syscall: 'personality', flags: ['PER_LINUX32'], result: 0 }),
+  },
   'net-raw-socket': {
     fire: (t) =>
       void t
@@ -421,6 +438,19 @@ const CASES: Record<string, Case> = {
     fire: (t) => void t.exec(2, 1, '/usr/bin/python3', ['python3', 'x.py']).priv(2, 'userfaultfd', 3),
     benign: (t) =>
       void t.exec(2, 1, '/usr/bin/python3', ['python3', 'x.py']).open(2, '/proc/self/status').exit(2),
+  },
+  'exec-host-call': {
+    fire: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/python3', ['python3', 'x.py'])
+        .priv(2, 'reboot', -38)
+        .event(2, { kind: 'open', syscall: 'open_by_handle_at', access: 'read', result: -38 }),
+    // dmesg's refused read of /dev/kmsg and the personality query reach nothing of the host.
+    benign: (t) =>
+      void t
+        .exec(2, 1, '/usr/bin/dmesg', ['dmesg'])
+        .open(2, '/dev/kmsg', 'read', -13)
+        .event(2, { kind: 'privilege', syscall: 'personality', flags: ['0xffffffff'], result: 0 }),
   },
   'exec-container-socket': {
     fire: (t) =>

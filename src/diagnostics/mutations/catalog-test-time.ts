@@ -415,6 +415,20 @@ export const TEST_TIME_ENTRIES: CatalogEntryInput[] = [
     ['exec-userfaultfd'],
     py('import ctypes; ctypes.CDLL(None).syscall(323, 0)'),
   ),
+  testTime(
+    'tt-host-call',
+    'test-time-execution',
+    'call reboot, a host-wide call the sandbox refuses',
+    ['exec-host-call'],
+    py('import ctypes; ctypes.CDLL(None).syscall(169, 0, 0, 0, 0)'),
+  ),
+  testTime(
+    'tt-personality',
+    'test-time-evasion',
+    'ask for the READ_IMPLIES_EXEC personality (every readable mapping executable)',
+    ['evasion-personality'],
+    py('import ctypes; ctypes.CDLL(None).syscall(135, 0x0400000)'),
+  ),
 
   // Network: the test phase has no route out, but the attempt is the behaviour.
   testTime(

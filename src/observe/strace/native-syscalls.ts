@@ -1,4 +1,4 @@
-import { REFUSED_SYSCALLS } from '../../sandbox/seccomp.js';
+import { SECCOMP_SYSCALL_NUMBERS } from '../../sandbox/seccomp.js';
 
 /**
  * x86_64 numbers of the calls strace traces (asm/unistd_64.h). strace runs with `-n` and prints
@@ -59,7 +59,8 @@ export const X86_64_SYSCALL_NUMBERS: Readonly<Record<string, number>> = {
   finit_module: 313,
   renameat2: 316,
   memfd_create: 319,
-  ...REFUSED_SYSCALLS,
+  // Every call the sandbox's filter names (its refused calls, personality, io_uring, clone3).
+  ...SECCOMP_SYSCALL_NUMBERS,
   bpf: 321,
   kill: 62,
   rt_sigqueueinfo: 129,

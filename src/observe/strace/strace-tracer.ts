@@ -24,7 +24,7 @@ export type StraceTracerOptions = {
 
 const LOG_FILE = 'strace.log';
 
-/** The `strace -f --seccomp-bpf` tracer. */
+/** The `strace -f` tracer (syscall stops: strace-command.ts says why). */
 export function createStraceTracer(options: StraceTracerOptions = {}): Tracer {
   const binName = options.bin ?? 'strace';
   return {

@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import { isRecordedEnvName, recordedEnv } from '../../evidence/exec-env.js';
 import { isNamespaceFlag } from '../../evidence/syscall-flags.js';
 import type { SocketAddress, SysEvent } from '../../evidence/types.js';
-import { REFUSED_SYSCALLS } from '../../sandbox/seccomp.js';
+import { REFUSED_SYSCALLS, SECCOMP_TRACED_NAMES } from '../../sandbox/seccomp.js';
 import { judgedPath } from '../resolved-path.js';
 import type { ParsedCall } from './strace-line.js';
 import {
@@ -112,10 +112,20 @@ const PRIVILEGE_CALLS = new Set([
   // What a pidfd does: signal its process, or copy one of its descriptors (ptrace's permission).
   'pidfd_send_signal',
   'pidfd_getfd',
-  // The calls the bwrap sandbox's seccomp filter hands to the tracer (src/sandbox/seccomp.ts), which
-  // strace refuses with EPERM (strace-command.ts): each refused attempt is an event.
+  // The calls the sandbox's seccomp filter refuses whatever their arguments (src/sandbox/seccomp.ts):
+  // each refused attempt is an event.
   ...Object.keys(REFUSED_SYSCALLS),
+  // Refused for an unusual value (READ_IMPLIES_EXEC, ADDR_NO_RANDOMIZE, ...); the query and the
+  // filter's allowed values are recorded too, with the flags, and left to the rules.
+  'personality',
 ]);
+
+/**
+ * Every call a seccomp rule refuses as evidence: strace follows them all (the filter refuses them
+ * with ENOSYS, which strace prints), and one no other draft names is a privilege event, so that a
+ * rule added to the filter is recorded with nothing else to change.
+ */
+const SECCOMP_TRACED = new Set(SECCOMP_TRACED_NAMES);
 
 // Legacy calls absent on some architectures (arm64 has only the *at forms) and calls newer than
 // strace 6.1: a leading `?` tells strace not to fail when it does not know one.
@@ -160,7 +170,10 @@ export const TRACED_SYSCALLS = [
   'socket',
   ...PRIVILEGE_CALLS,
   ...MECHANISM_CALLS,
-].map((name) => (OPTIONAL_CALLS.has(name) ? `?${name}` : name));
+  ...SECCOMP_TRACED,
+]
+  .filter((name, i, all) => all.indexOf(name) === i)
+  .map((name) => (OPTIONAL_CALLS.has(name) ? `?${name}` : name));
 
 /** Resolves a path argument against a dirfd argument (or the cwd) to an absolute, normalised path. */
 export function resolveAt(
@@ -234,6 +247,7 @@ export function draftEvent(call: ParsedCall, cwd: string): EventDraft | null {
     return { ...base, kind: 'other', ...(label ? { path: `memfd:${label.value}` } : {}) };
   }
   if (MECHANISM_CALLS.has(name)) return { ...base, kind: 'other' };
+  if (SECCOMP_TRACED.has(name)) return privilegeDraft(call, cwd, base);
   return null;
 }
 
@@ -330,6 +344,13 @@ function privilegeDraft(call: ParsedCall, cwd: string, base: Base): EventDraft {
   if (TARGET_CALLS.has(call.name)) {
     const target = targetPid(call.args[0]);
     if (target) draft.target_pid = target.named;
+  }
+  if (call.name === 'personality') {
+    // personality(PER_LINUX|READ_IMPLIES_EXEC): the flags past the base persona; a value strace
+    // cannot name stays as it printed it (0x1 /* PER_??? */ → 0x1).
+    const flags = [...parseFlags(call.args[0])].map((f) => f.replace(/\s*\/\*.*\*\/$/, ''));
+    const named = flags.filter((f) => f !== 'PER_LINUX' && f !== '');
+    if (named.length > 0) draft.flags = named;
   }
   const nsArg = call.name === 'unshare' ? 0 : call.name === 'setns' ? 1 : undefined;
   if (nsArg !== undefined) {
