@@ -236,6 +236,36 @@ describe.skipIf(!hasRedis)('a worker refuses', () => {
     expect(existsSync(path.join(work, 'w', 'runs'))).toBe(false);
   }, 40_000);
 
+  it('a config that reaches below the floor by YAML spellings (a 1.1 merge key, an alias, a key given twice): judged as the loader reads it, nothing run', async () => {
+    const cases: [string, string, RegExp][] = [
+      // YAML 1.1 merges `<<` keys: the value the loader gets has sandbox local, and so does the floor's.
+      [
+        'yaml-merge',
+        `%YAML 1.1\n---\n${CONFIG('')}<<: {sandbox: local}\n`,
+        /field 'sandbox': queue job 'yaml-merge\.0'/,
+      ],
+      // An alias whose anchor is a harmless value elsewhere (a prompt that reads 'host').
+      [
+        'yaml-alias',
+        CONFIG('network: {mode: *h}\n').replace('task: {prompt: p}', 'task: {prompt: &h host}'),
+        /field 'network\.mode': queue job 'yaml-alias\.0'/,
+      ],
+      ['yaml-twice', `${CONFIG('')}tracer: ebpf\ntracer: off\n`, /Map keys must be unique/],
+    ];
+    for (const [batch, config, why] of cases) {
+      const b = await upload({ 't/config.yaml': config, 't/repo/README': 'x\n' });
+      const reason = await failure(
+        batch,
+        job(batch, {
+          attempt: { ...job('x', {}).attempt, agent: { name: 'c', kind: 'command', argv: ['true'] } },
+          task: { sha256: b.sha256, bytes: b.bytes.length, config: 't/config.yaml' },
+        }),
+      );
+      expect(reason, batch).toMatch(why);
+    }
+    expect(existsSync(path.join(work, 'w', 'runs'))).toBe(false);
+  }, 90_000);
+
   it("a config naming a folder of the worker's host (repo, toolchains; absolute or relative): refused alike whether it exists or not, nothing run", async () => {
     const secret = mkdtempSync(path.join(work, 'host-secret-'));
     writeFileSync(path.join(secret, 'id_rsa'), 'PRIVATE\n');
