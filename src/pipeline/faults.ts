@@ -23,7 +23,8 @@ export const FAULT_ENV = 'AGENTGUARD_TEST_FAULT';
  * The test seam for the run's lifecycle: `fail:STEP` makes that setup step (history … tracer)
  * throw a SetupError, and
  * `signal:SIGNAL:STEP` sends the harness that signal when the step is reached (the agent and tests
- * steps: once their command runs). Returns undefined when the variable is unset, so normal runs
+ * steps: once their command runs), and `block:MS:STEP` holds the harness's thread for MS
+ * milliseconds there, as a slow synchronous step (git on a large tree, a loaded machine) does. Returns undefined when the variable is unset, so normal runs
  * pay nothing.
  */
 export function faultFromEnv(env: NodeJS.ProcessEnv): ((step: SetupStep) => void) | undefined {
@@ -45,6 +46,12 @@ export function faultFromEnv(env: NodeJS.ProcessEnv): ((step: SetupStep) => void
       if (at !== step || sent) return;
       sent = true;
       process.kill(process.pid, signal);
+    };
+  }
+  if (parts[0] === 'block' && parts.length === 3 && /^\d+$/.test(parts[1] ?? '')) {
+    const ms = Number(parts[1]);
+    return (at) => {
+      if (at === step) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
     };
   }
   return undefined;

@@ -1,5 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readBoundedString } from './bounded-read.js';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { sha256Text } from '../provenance/digest.js';
+import { downloadBounded } from './bounded-read.js';
 import { connectRedis } from './connect.js';
 import { hasRedisServer, type RedisServer, startRedis } from './local-redis.js';
 
@@ -17,29 +21,46 @@ afterAll(async () => {
   redis?.disconnect();
   await server?.stop();
 });
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+const tmpFile = () => {
+  const d = mkdtempSync(path.join(os.tmpdir(), 'ag-download-'));
+  dirs.push(d);
+  return path.join(d, 'bundle');
+};
 
-describe.skipIf(!hasRedis)('a bundle read out of a real Redis, bounded while reading', () => {
-  it('reads a value whole in chunks, an exact multiple of the chunk included', async () => {
+describe.skipIf(!hasRedis)('a bundle streamed out of a real Redis into a file, bounded while reading', () => {
+  it('writes a value whole in chunks, an exact multiple of the chunk included, with its digest', async () => {
     const r = redis as NonNullable<typeof redis>;
     for (const size of [1, 999, 1000, 1001, 4000]) {
       const value = Buffer.alloc(size, size % 251);
       await r.set('bundle:a', value);
-      const read = await readBoundedString(r, 'bundle:a', 4000, 1000);
-      expect(read.kind, String(size)).toBe('read');
-      if (read.kind === 'read') expect(read.bytes.equals(value)).toBe(true);
+      const file = tmpFile();
+      const read = await downloadBounded(r, 'bundle:a', 4000, file, 1000);
+      expect(read, String(size)).toEqual({ kind: 'read', bytes: size, sha256: sha256Text(value) });
+      expect(readFileSync(file).equals(value)).toBe(true);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
     }
-    expect(await readBoundedString(r, 'bundle:none', 4000, 1000)).toEqual({ kind: 'missing' });
+    const file = tmpFile();
+    expect(await downloadBounded(r, 'bundle:none', 4000, file, 1000)).toEqual({ kind: 'missing' });
+    expect(existsSync(file)).toBe(false);
   });
 
-  it('stops one chunk past the limit, however large the value, never holding it whole', async () => {
+  it('stops one chunk past the limit, however large the value, and leaves no file', async () => {
     const r = redis as NonNullable<typeof redis>;
     await r.set('bundle:big', Buffer.alloc(8 * 1024 * 1024, 7));
-    const read = await readBoundedString(r, 'bundle:big', 100_000, 64 * 1024);
-    expect(read).toEqual({ kind: 'over', readBytes: 2 * 64 * 1024 });
+    const file = tmpFile();
+    expect(await downloadBounded(r, 'bundle:big', 100_000, file, 64 * 1024)).toEqual({
+      kind: 'over',
+      readBytes: 2 * 64 * 1024,
+    });
+    expect(readdirSync(path.dirname(file))).toEqual([]);
     await r.set('bundle:edge', Buffer.alloc(100_001, 1));
-    expect((await readBoundedString(r, 'bundle:edge', 100_000, 50_000)).kind).toBe('over');
+    expect((await downloadBounded(r, 'bundle:edge', 100_000, tmpFile(), 50_000)).kind).toBe('over');
     await r.set('bundle:edge', Buffer.alloc(100_000, 1));
-    expect((await readBoundedString(r, 'bundle:edge', 100_000, 50_000)).kind).toBe('read');
+    expect((await downloadBounded(r, 'bundle:edge', 100_000, tmpFile(), 50_000)).kind).toBe('read');
   });
 
   it('a key that grows while it is read is still cut at the limit', async () => {
@@ -54,11 +75,24 @@ describe.skipIf(!hasRedis)('a bundle read out of a real Redis, bounded while rea
         appended += 1;
       }
     })();
-    const read = await readBoundedString(r, 'bundle:grow', 60_000, 1_000);
+    const file = tmpFile();
+    const read = await downloadBounded(r, 'bundle:grow', 60_000, file, 1_000);
     await grow;
     other.disconnect();
     expect(appended).toBe(200);
-    if (read.kind === 'read') expect(read.bytes.length).toBeLessThanOrEqual(60_000);
-    else expect(read).toMatchObject({ kind: 'over' });
+    if (read.kind === 'read') expect(statSync(file).size).toBe(read.bytes);
+    else {
+      expect(read).toMatchObject({ kind: 'over' });
+      expect(existsSync(file)).toBe(false);
+    }
+  });
+
+  it('refuses to write through a file that is already there (a link planted at its name)', async () => {
+    const r = redis as NonNullable<typeof redis>;
+    await r.set('bundle:a', 'x');
+    const file = tmpFile();
+    const { symlinkSync } = await import('node:fs');
+    symlinkSync('/etc/hostname', file);
+    await expect(downloadBounded(r, 'bundle:a', 10, file)).rejects.toThrow(/EEXIST/);
   });
 });

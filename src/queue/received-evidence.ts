@@ -6,6 +6,7 @@ import { sha256File } from '../provenance/digest.js';
 import { MANIFEST_FILE, type Manifest, ManifestSchema } from '../provenance/manifest-schema.js';
 import { verifyRun } from '../provenance/verify.js';
 import { reportPath } from '../reports/reporters.js';
+import { downloadBounded } from './bounded-read.js';
 import {
   type AttemptResult,
   EVIDENCE_ENTRIES_MAX,
@@ -13,7 +14,7 @@ import {
   EVIDENCE_MAX_BYTES,
   evidenceKey,
 } from './job.js';
-import { extractBundle, sha256Of } from './tree-bundle.js';
+import { extractBundleFile, sha256Of } from './tree-bundle.js';
 
 /** What the coordinator expects a result's sealed manifest to name: facts it holds itself, not the job's copy in Redis. */
 export type Expected = { batchId: string; attempt: number; nonce: string; taskSha256: string };
@@ -57,24 +58,28 @@ export async function receiveEvidence(
     return runDir;
   }
   const size = await redis.strlen(evidenceKey(r.evidence.sha256));
-  if (size === 0)
-    throw new EvidenceRefused(
-      `evidence bundle sha256:${r.evidence.sha256} of run ${runId} is gone from Redis`,
-    );
   if (size > EVIDENCE_MAX_BYTES)
     throw new EvidenceRefused(
       `run ${runId}: its evidence bundle is ${size} bytes, over the ${EVIDENCE_MAX_BYTES} a coordinator fetches`,
     );
-  const bytes = await redis.getBuffer(evidenceKey(r.evidence.sha256));
-  if (bytes === null)
-    throw new EvidenceRefused(
-      `evidence bundle sha256:${r.evidence.sha256} of run ${runId} is gone from Redis`,
-    );
   const tmp = path.join(runs, `.${runId}.${process.pid}.partial`);
+  const file = `${tmp}.bundle`;
   rmSync(tmp, { recursive: true, force: true });
+  rmSync(file, { force: true });
   try {
+    // Streamed to a private file and extracted from it: never held whole, and bounded while read
+    // even if the key grows after its size was taken.
+    const read = await downloadBounded(redis, evidenceKey(r.evidence.sha256), EVIDENCE_MAX_BYTES, file);
+    if (read.kind === 'missing')
+      throw new EvidenceRefused(
+        `evidence bundle sha256:${r.evidence.sha256} of run ${runId} is gone from Redis`,
+      );
+    if (read.kind === 'over')
+      throw new EvidenceRefused(
+        `run ${runId}: its evidence bundle is at least ${read.readBytes} bytes, over the ${EVIDENCE_MAX_BYTES} a coordinator fetches`,
+      );
     try {
-      extractBundle(bytes, r.evidence.sha256, tmp, `run ${runId}`, {
+      await extractBundleFile(file, r.evidence.sha256, tmp, `run ${runId}`, {
         expandedBytes: EVIDENCE_EXPANDED_MAX_BYTES,
         entries: EVIDENCE_ENTRIES_MAX,
         links: false,
@@ -85,6 +90,7 @@ export async function receiveEvidence(
     checkRunFolder(tmp, r, expected);
     renameSync(tmp, runDir);
   } finally {
+    rmSync(file, { force: true });
     rmSync(tmp, { recursive: true, force: true });
   }
   await redis.del(evidenceKey(r.evidence.sha256));

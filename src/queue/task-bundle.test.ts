@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -21,13 +21,20 @@ describe('task bundles', () => {
     expect(taskBundle(cfg).sha256).toBe(b.sha256);
     const cache = mkdtempSync(path.join(os.tmpdir(), 'ag-task-'));
     dirs.push(cache);
-    const dir = await materialiseTask(cache, b.sha256, async () => b.bytes, 'job');
+    const dir = await materialiseTask(cache, b.sha256, async (file) => writeFileSync(file, b.bytes), 'job');
     const there = loadConfigOrThrow(path.join(dir, b.config));
     expect(there.repo.startsWith(dir)).toBe(true);
     expect(treeSha256(there.repo)).toBe(treeSha256(cfg.repo));
     expect(there.test_command).toEqual(cfg.test_command);
     // Extracted once per digest: the second job of the task does not fetch it again.
-    const again = await materialiseTask(cache, b.sha256, async () => Buffer.from('never read'), 'job');
+    const again = await materialiseTask(
+      cache,
+      b.sha256,
+      async () => {
+        throw new Error('fetched again');
+      },
+      'job',
+    );
     expect(again).toBe(dir);
   });
 

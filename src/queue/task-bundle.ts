@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { AgentSpec } from '../batch/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
-import { type Bundle, bundlePaths, extractBundle } from './tree-bundle.js';
+import { type Bundle, bundlePaths, extractBundleFile } from './tree-bundle.js';
 
 /** Over this, a task does not travel through Redis: the coordinator refuses it naming the task, a worker before fetching it. */
 export const TASK_BUNDLE_LIMIT = 64 * 1024 * 1024;
@@ -62,22 +62,26 @@ function commonFolder(paths: readonly string[]): string {
 }
 
 /**
- * The extracted task of `sha256` under `cacheDir`, extracting `bytes` (after checking their digest)
- * when it is not there yet. Extracted beside and renamed into place, so a worker killed mid-way
- * never leaves a half folder that a later job would trust.
+ * The extracted task of `sha256` under `cacheDir`, when it is not there yet having `fetch` write the
+ * bundle into a private file beside it, which is checked against the digest and extracted from
+ * there (bundle and listing are never held whole in memory). Extracted beside and renamed into
+ * place, so a worker killed mid-way never leaves a half folder that a later job would trust; the
+ * bundle file is removed on every path.
  */
 export async function materialiseTask(
   cacheDir: string,
   sha256: string,
-  fetch: () => Promise<Buffer>,
+  fetch: (file: string) => Promise<void>,
   what: string,
 ): Promise<string> {
   const dest = path.join(cacheDir, sha256);
   if (existsSync(dest)) return dest;
   const tmp = path.join(cacheDir, `.${sha256}.${process.pid}.${Date.now()}`);
+  const file = `${tmp}.bundle`;
   try {
     mkdirSync(cacheDir, { recursive: true });
-    extractBundle(await fetch(), sha256, tmp, what, {
+    await fetch(file);
+    await extractBundleFile(file, sha256, tmp, what, {
       expandedBytes: TASK_EXPANDED_LIMIT,
       entries: TASK_ENTRIES_LIMIT,
       links: true,
@@ -87,6 +91,8 @@ export async function materialiseTask(
     rmSync(tmp, { recursive: true, force: true });
     if (existsSync(dest)) return dest; // another job of this worker got there first
     throw err;
+  } finally {
+    rmSync(file, { force: true });
   }
   return dest;
 }

@@ -1,35 +1,39 @@
 import { createHash } from 'node:crypto';
 import {
+  closeSync,
   lstatSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readlinkSync,
   realpathSync,
   rmSync,
   symlinkSync,
-  writeFileSync,
+  writeSync,
 } from 'node:fs';
 import path from 'node:path';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
 import { InputError } from '../errors.js';
 import { READ_LIMITS, readEvidenceBytes } from '../evidence/read.js';
+import { sha256File } from '../provenance/digest.js';
+import { readRecords } from './bundle-records.js';
 
 /*
- * A content-addressed bundle of folder trees and files: one gzip of a canonical JSON listing
- * (sorted paths, file bytes in base64, executable bit, symlink targets). The same content always
- * gives the same bytes, so their sha256 names the content: a job names its task bundle by digest,
- * and a worker refuses bytes whose digest differs. JSON rather than tar: nothing to parse but JSON,
- * no device files, owners or absolute names to defend against.
+ * A content-addressed bundle of folder trees and files: one gzip'd stream of records, sorted by
+ * path, each a JSON header line (path, kind, executable bit, a file's size, a link's target) and,
+ * for a file, its bytes. The same content always gives the same bytes, so their sha256 names the
+ * content: a job names its task bundle by digest, and a worker refuses bytes whose digest differs.
+ * Records rather than one JSON document, so a reader streams a bundle of any size from a file with
+ * one chunk in memory (bundle-records.ts); rather than tar: no device files, owners or absolute
+ * names to defend against.
  */
 
-export const BUNDLE_FORMAT = 'agentguard-tree-bundle/1';
+export const BUNDLE_FORMAT = 'agentguard-tree-bundle/2';
 
 type Entry =
   | { path: string; type: 'dir' }
-  | { path: string; type: 'file'; exec: boolean; data: string }
+  | { path: string; type: 'file'; exec: boolean; size: number }
   | { path: string; type: 'symlink'; target: string };
-
-type Listing = { format: typeof BUNDLE_FORMAT; entries: Entry[] };
 
 export type Bundle = { bytes: Buffer; sha256: string };
 
@@ -46,26 +50,25 @@ export function bundlePaths(
   paths: readonly string[],
   skip: ReadonlySet<string> = new Set(),
 ): Bundle {
-  const entries = new Map<string, Entry>();
+  const entries = new Map<string, { entry: Entry; data?: Buffer }>();
   const add = (rel: string) => {
     if (entries.has(rel)) return;
     const abs = path.join(root, rel);
     const st = lstatSync(abs);
-    if (st.isSymbolicLink()) entries.set(rel, { path: rel, type: 'symlink', target: readlinkSync(abs) });
+    if (st.isSymbolicLink())
+      entries.set(rel, { entry: { path: rel, type: 'symlink', target: readlinkSync(abs) } });
     else if (st.isDirectory()) {
-      entries.set(rel, { path: rel, type: 'dir' });
+      entries.set(rel, { entry: { path: rel, type: 'dir' } });
       for (const name of readdirSync(abs)) if (!skip.has(name)) add(`${rel}/${name}`);
-    } else if (st.isFile())
-      entries.set(rel, {
-        path: rel,
-        type: 'file',
-        exec: (st.mode & 0o111) !== 0,
-        // A file swapped for a fifo or device since its lstat is refused, not waited on or read forever.
-        data: readEvidenceBytes(abs, {
-          maxBytes: READ_LIMITS.jsonl,
-          fix: 'leave the folder alone while it is bundled',
-        }).toString('base64'),
+    } else if (st.isFile()) {
+      // A file swapped for a fifo or device since its lstat is refused, not waited on or read forever.
+      const data = readEvidenceBytes(abs, {
+        maxBytes: READ_LIMITS.jsonl,
+        fix: 'leave the folder alone while it is bundled',
       });
+      const exec = (st.mode & 0o111) !== 0;
+      entries.set(rel, { entry: { path: rel, type: 'file', exec, size: data.length }, data });
+    }
   };
   for (const p of paths) {
     const rel = p.split(path.sep).join('/');
@@ -73,15 +76,17 @@ export function bundlePaths(
     const parts = rel.split('/');
     for (let i = 1; i < parts.length; i++) {
       const dir = parts.slice(0, i).join('/');
-      if (!entries.has(dir)) entries.set(dir, { path: dir, type: 'dir' });
+      if (!entries.has(dir)) entries.set(dir, { entry: { path: dir, type: 'dir' } });
     }
     add(rel);
   }
-  const listing: Listing = {
-    format: BUNDLE_FORMAT,
-    entries: [...entries.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
-  };
-  const bytes = gzipSync(Buffer.from(JSON.stringify(listing)), { level: 6 });
+  const sorted = [...entries.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const parts: Buffer[] = [Buffer.from(`${JSON.stringify({ format: BUNDLE_FORMAT })}\n`)];
+  for (const [, { entry, data }] of sorted) {
+    parts.push(Buffer.from(`${JSON.stringify(entry)}\n`));
+    if (data) parts.push(data);
+  }
+  const bytes = gzipSync(Buffer.concat(parts), { level: 6 });
   return { bytes, sha256: sha256Of(bytes) };
 }
 
@@ -102,13 +107,17 @@ function safeName(name: unknown): name is string {
   );
 }
 
-/** An entry of the listing as the bundle's own writer makes it; anything else is refused. */
+/** A header as the bundle's own writer makes it: exactly these fields, a size only on a file. */
 function wellFormed(e: unknown): e is Entry {
   if (e === null || typeof e !== 'object') return false;
   const x = e as Record<string, unknown>;
-  if (x.type === 'dir') return true;
-  if (x.type === 'file') return typeof x.exec === 'boolean' && typeof x.data === 'string';
-  return x.type === 'symlink' && typeof x.target === 'string' && x.target.length > 0;
+  const keys = Object.keys(x).sort().join(',');
+  if (x.type === 'dir') return keys === 'path,type';
+  if (x.type === 'file')
+    return keys === 'exec,path,size,type' && typeof x.exec === 'boolean' && Number.isSafeInteger(x.size);
+  return (
+    x.type === 'symlink' && keys === 'path,target,type' && typeof x.target === 'string' && x.target.length > 0
+  );
 }
 
 /** Links a link may go through before it is judged a loop, as the kernel's ELOOP limit. */
@@ -148,46 +157,12 @@ function resolveInListing(byPath: ReadonlyMap<string, Entry>, link: string): str
   return walk(link.split('/').slice(0, -1), e.target);
 }
 
-/** The listing inside `bytes`, gunzipped no further than the limit: a gzip bomb stops there. */
-function readListing(bytes: Buffer, what: string, limits: ExtractLimits): Listing {
-  let text: string;
-  try {
-    text = gunzipSync(bytes, { maxOutputLength: limits.expandedBytes }).toString('utf8');
-  } catch (err) {
-    if (err instanceof RangeError || (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
-      throw new InputError(
-        `${what}: bundle expands past ${limits.expandedBytes} bytes; not extracted. Fix: send a smaller tree.`,
-      );
-    throw new InputError(`${what}: bundle is not a gzip'd JSON listing (${(err as Error).message}).`);
-  }
-  let listing: Listing;
-  try {
-    listing = JSON.parse(text) as Listing;
-  } catch (err) {
-    throw new InputError(`${what}: bundle is not a gzip'd JSON listing (${(err as Error).message}).`);
-  }
-  if (listing === null || listing.format !== BUNDLE_FORMAT || !Array.isArray(listing.entries))
-    throw new InputError(
-      `${what}: bundle format is not ${BUNDLE_FORMAT}. Fix: run the same agentguard version.`,
-    );
-  return listing;
-}
-
 /** Every entry's name, kind and link checked against the listing, before anything is written. */
-function checkEntries(listing: Listing, what: string, limits: ExtractLimits): void {
-  if (listing.entries.length > limits.entries)
-    throw new InputError(
-      `${what}: bundle holds ${listing.entries.length} entries, over the ${limits.entries} allowed; not extracted.`,
-    );
+function checkEntries(entries: readonly Entry[], what: string, limits: ExtractLimits): void {
   const byPath = new Map<string, Entry>();
-  for (const e of listing.entries as unknown[]) {
-    const name = (e as { path?: unknown } | null)?.path;
-    if (!safeName(name))
-      throw new InputError(`${what}: bundle entry '${String(name)}' leaves its folder; not run.`);
-    if (!wellFormed(e))
-      throw new InputError(`${what}: bundle entry '${name}' is not a file, folder or link; not run.`);
-    if (byPath.has(name)) throw new InputError(`${what}: bundle entry '${name}' appears twice; not run.`);
-    byPath.set(name, e);
+  for (const e of entries) {
+    if (byPath.has(e.path)) throw new InputError(`${what}: bundle entry '${e.path}' appears twice; not run.`);
+    byPath.set(e.path, e);
   }
   for (const e of byPath.values()) {
     // A folder or file under a link would be written through it.
@@ -205,29 +180,60 @@ function checkEntries(listing: Listing, what: string, limits: ExtractLimits): vo
   }
 }
 
+/** One record's header as an entry, or the one sentence that refuses it. */
+function entryOf(value: unknown, what: string): Entry {
+  const name = (value as { path?: unknown } | null)?.path;
+  if (!safeName(name))
+    throw new InputError(`${what}: bundle entry '${String(name)}' leaves its folder; not run.`);
+  if (!wellFormed(value))
+    throw new InputError(`${what}: bundle entry '${name}' is not a file, folder or link; not run.`);
+  return value;
+}
+
 /**
- * Check `bytes` against `sha256`, then write its entries into `dest` (which must not exist yet).
- * A digest mismatch, a listing that expands past the limit, a name that leaves `dest`, or a link
- * that leads out of it at any step of its resolution is refused before anything is written; once
- * written, each link is resolved on disk too and must stay under `dest` (else `dest` is removed).
+ * Check the bundle in `file` against `sha256`, then write its entries into `dest` (which must not
+ * exist yet), streaming it twice: once to read and check every header, once to write. A digest
+ * mismatch, a stream that expands past the limit or is cut short, a name that leaves `dest`, or a
+ * link that leads out of it at any step of its resolution is refused before anything is written;
+ * once written, each link is resolved on disk too and must stay under `dest` (else `dest` is
+ * removed). `file` is the caller's private copy: nobody else writes it between the two reads.
  */
-export function extractBundle(
-  bytes: Buffer,
+export async function extractBundleFile(
+  file: string,
   sha256: string,
   dest: string,
   what: string,
   limits: ExtractLimits,
-): void {
-  const got = sha256Of(bytes);
+): Promise<void> {
+  const got = sha256File(file).sha256;
   if (got !== sha256)
     throw new InputError(
       `${what}: bundle digest sha256:${got} does not match the job's sha256:${sha256}; not run. Fix: enqueue the batch again from an unmodified task folder.`,
     );
-  const listing = readListing(bytes, what, limits);
-  checkEntries(listing, what, limits);
+  const entries: Entry[] = [];
+  await readRecords(file, what, limits.expandedBytes, {
+    header: (value, i) => {
+      if (i === 0) {
+        const format = (value as { format?: unknown } | null)?.format;
+        if (format !== BUNDLE_FORMAT || Object.keys(value as object).length !== 1)
+          throw new InputError(
+            `${what}: bundle format is not ${BUNDLE_FORMAT}. Fix: run the same agentguard version.`,
+          );
+        return;
+      }
+      if (entries.length >= limits.entries)
+        throw new InputError(
+          `${what}: bundle holds more than the ${limits.entries} entries allowed; not extracted.`,
+        );
+      entries.push(entryOf(value, what));
+    },
+    data: () => {},
+    end: () => {},
+  });
+  checkEntries(entries, what, limits);
   mkdirSync(dest, { recursive: false, mode: 0o755 });
   try {
-    writeEntries(listing, dest, what);
+    await writeEntries(file, entries, dest, what, limits);
   } catch (err) {
     // Nothing half-written is left for a later job or a resumed coordinator to trust.
     rmSync(dest, { recursive: true, force: true });
@@ -235,15 +241,39 @@ export function extractBundle(
   }
 }
 
-function writeEntries(listing: Listing, dest: string, what: string): void {
+async function writeEntries(
+  file: string,
+  entries: readonly Entry[],
+  dest: string,
+  what: string,
+  limits: ExtractLimits,
+): Promise<void> {
   const links: { at: string; target: string; name: string }[] = [];
-  for (const e of listing.entries) {
-    const at = path.join(dest, ...e.path.split('/'));
-    if (e.type === 'dir') mkdirSync(at, { recursive: true, mode: 0o755 });
-    else if (e.type === 'file') {
-      mkdirSync(path.dirname(at), { recursive: true, mode: 0o755 });
-      writeFileSync(at, Buffer.from(e.data, 'base64'), { flag: 'wx', mode: e.exec ? 0o755 : 0o644 });
-    } else links.push({ at, target: e.target, name: e.path });
+  let fd: number | null = null;
+  try {
+    await readRecords(file, what, limits.expandedBytes, {
+      header: (value, i) => {
+        if (i === 0) return;
+        const e = entries[i - 1];
+        if (e === undefined || (value as { path?: unknown }).path !== e.path)
+          throw new InputError(`${what}: bundle changed while it was extracted; not run.`);
+        const at = path.join(dest, ...e.path.split('/'));
+        if (e.type === 'dir') mkdirSync(at, { recursive: true, mode: 0o755 });
+        else if (e.type === 'file') {
+          mkdirSync(path.dirname(at), { recursive: true, mode: 0o755 });
+          fd = openSync(at, 'wx', e.exec ? 0o755 : 0o644);
+        } else links.push({ at, target: e.target, name: e.path });
+      },
+      data: (chunk) => {
+        if (fd !== null) for (let at = 0; at < chunk.length; ) at += writeSync(fd, chunk, at);
+      },
+      end: () => {
+        if (fd !== null) closeSync(fd);
+        fd = null;
+      },
+    });
+  } finally {
+    if (fd !== null) closeSync(fd);
   }
   // Links last: no file is ever written through one.
   for (const { at, target } of links) symlinkSync(target, at);

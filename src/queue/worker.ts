@@ -1,19 +1,15 @@
-import { readdirSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { attemptConfig, attemptOutcome, runOverrides } from '../batch/run-batch.js';
 import { AgentGuardError, errorMessage } from '../errors.js';
-import { READ_LIMITS, readEvidenceBytes } from '../evidence/read.js';
+import { readEvidenceBytes } from '../evidence/read.js';
 import type { RunContext } from '../pipeline/context.js';
-import { runTask } from '../pipeline/run-task.js';
-import { NOT_ARTIFACTS } from '../provenance/artifacts.js';
-import { MANIFEST_FILE } from '../provenance/manifest-schema.js';
-import { reportPath } from '../reports/reporters.js';
-import { checkAgentEnvironment, jobHostEnv } from './agent-env.js';
+import { jobHostEnv } from './agent-env.js';
 import { boundedWorkerConnection, JOB_MAX_BYTES, oversizedJob } from './bounded-job.js';
-import { readBoundedString } from './bounded-read.js';
+import { downloadBounded } from './bounded-read.js';
 import {
   type AttemptJob,
   type AttemptResult,
@@ -24,9 +20,9 @@ import {
   QUEUE_NAME,
   versionRefusal,
 } from './job.js';
-import { loadJobConfig } from './job-config.js';
+import { JobProcesses } from './job-child.js';
 import { checkQueueAgent, materialiseTask, TASK_BUNDLE_LIMIT } from './task-bundle.js';
-import { bundlePaths, sha256Of } from './tree-bundle.js';
+import { sha256Of } from './tree-bundle.js';
 import { signValue, type WorkerKey } from './worker-key.js';
 
 /** Evidence bundles over this (by default) stay on the worker; the row then has no local run folder. */
@@ -74,10 +70,12 @@ export async function runQueueWorker(session: RunContext, redis: Redis, opts: Wo
   // The worker's own connection (BullMQ does not close a connection it was given), on which every
   // job it fetches is bounded inside Redis before it reaches this process.
   const connection = boundedWorkerConnection(redis);
+  // The runs happen in job processes, never on this event loop, where BullMQ renews each job's lock.
+  const jobs = new JobProcesses(opts.log);
   const worker = new Worker<AttemptJob, AttemptResult>(
     QUEUE_NAME,
     async (job) => {
-      const result = await runJob(ctx, redis, cacheDir, job, opts);
+      const result = await runJob(ctx, redis, cacheDir, job, opts, jobs);
       if (result === null) return new Promise<never>(() => {}); // see runJob
       opts.log(`job ${job.id}: ${result.outcome.result} (run ${result.outcome.run_id})`);
       return result;
@@ -97,6 +95,7 @@ export async function runQueueWorker(session: RunContext, redis: Redis, opts: Wo
   worker.on('error', (err) => opts.log(`queue: ${errorMessage(err)}`));
   const stopped = new Promise<void>((resolve) => {
     const stop = () => {
+      jobs.stop();
       // Forced: a job in progress is not completed; its lock lapses and another worker runs it.
       void worker.close(true).then(resolve, resolve);
     };
@@ -122,6 +121,7 @@ async function runJob(
   cacheDir: string,
   job: Job<AttemptJob, AttemptResult>,
   wopts: WorkerOptions,
+  jobs: JobProcesses,
 ): Promise<AttemptResult | null> {
   const what = `job ${job.id}`;
   const data = checkJob(job, what);
@@ -131,79 +131,65 @@ async function runJob(
   const taskDir = await materialiseTask(
     cacheDir,
     data.task.sha256,
-    async () => {
+    async (file) => {
       const key = bundleKey(data.task.sha256);
-      // Sized first (the common refusal, nothing read), then read bounded: the limit holds on this
-      // host too, not only on the coordinator, even if the key grows in between (bounded-read.ts).
+      // Sized first (the common refusal, nothing read), then streamed to the file bounded: the limit
+      // holds on this host too, not only on the coordinator, even if the key grows in between.
       const size = await redis.strlen(key);
       const read =
         size > TASK_BUNDLE_LIMIT
           ? ({ kind: 'over', readBytes: size, whole: true } as const)
-          : { ...(await readBoundedString(redis, key, TASK_BUNDLE_LIMIT)), whole: false };
+          : { ...(await downloadBounded(redis, key, TASK_BUNDLE_LIMIT, file)), whole: false };
       if (read.kind === 'missing')
         throw new UnrecoverableError(`${what}: task bundle sha256:${data.task.sha256} is not in Redis`);
       if (read.kind === 'over')
         throw new UnrecoverableError(
           `${what}: task bundle sha256:${data.task.sha256} is ${read.whole ? '' : 'at least '}${read.readBytes} bytes, over the ${TASK_BUNDLE_LIMIT} a worker fetches; not run`,
         );
-      return read.bytes;
     },
     what,
   ).catch(unrecoverable);
-  const { cfg, opts } = await Promise.resolve()
-    .then(() => {
-      const loaded = attemptConfig(loadJobConfig(taskDir, data.task.config, what), data.attempt.agent);
-      checkAgentEnvironment(loaded.cfg, loaded.opts.agent, wopts.agentEnv, what);
-      return loaded;
-    })
-    .catch(unrecoverable);
-  const run = await runTask(ctx, cfg, {
-    ...opts,
-    ...runOverrides(data.overrides),
-    batch: {
-      id: data.batch_id,
-      attempt: data.attempt.index,
-      queue: { nonce: data.nonce, task_sha256: data.task.sha256 },
-    },
-    ...(wopts.allowBelowFloor
-      ? {}
-      : {
-          floor: {
-            input: `queue job '${job.id}'`,
-            allowFlag: ALLOW_BELOW_FLOOR_FLAG,
-            root: taskDir,
-            agentEnv: wopts.agentEnv,
-          },
-        }),
-  }).catch(unrecoverable);
-  if (ctx.signal?.aborted) return null;
-  const { run_dir: _local, ...outcome } = attemptOutcome(run);
-  const evidence = bundleRun(run.runDir);
-  // Read as from any run folder: a regular file, no link followed, bounded.
-  const fromRun = (file: string) =>
-    readEvidenceBytes(file, { within: run.runDir, maxBytes: READ_LIMITS.json });
-  const manifestText = fromRun(path.join(run.runDir, MANIFEST_FILE));
-  let stored: AttemptResult['evidence'] = null;
-  if (evidence.bytes.length <= (wopts.evidenceLimit ?? EVIDENCE_LIMIT)) {
-    await redis.set(evidenceKey(evidence.sha256), evidence.bytes, 'EX', EVIDENCE_TTL_S);
-    stored = { sha256: evidence.sha256, bytes: evidence.bytes.length };
+  const jobsDir = path.join(ctx.outputDir, 'queue', 'jobs');
+  mkdirSync(jobsDir, { recursive: true, mode: 0o700 });
+  const evidenceFile = path.join(jobsDir, `${process.pid}-${randomUUID()}.bundle`);
+  try {
+    const answer = await jobs.run({
+      job_id: String(job.id),
+      data,
+      task_dir: taskDir,
+      env: Object.fromEntries(
+        Object.entries(ctx.env).filter((e): e is [string, string] => e[1] !== undefined),
+      ),
+      output_dir: ctx.outputDir,
+      history: ctx.history,
+      agent_env: [...wopts.agentEnv],
+      floor: wopts.allowBelowFloor
+        ? null
+        : { input: `queue job '${job.id}'`, allow_flag: ALLOW_BELOW_FLOOR_FLAG },
+      evidence_file: evidenceFile,
+    });
+    if (answer.kind === 'stopped' || ctx.signal?.aborted) return null;
+    if (answer.kind === 'refused') throw new UnrecoverableError(answer.message);
+    if (answer.kind === 'failed') throw new Error(answer.message);
+    let stored: AttemptResult['evidence'] = null;
+    if (answer.evidence.bytes <= (wopts.evidenceLimit ?? EVIDENCE_LIMIT)) {
+      const bytes = readEvidenceBytes(evidenceFile, { maxBytes: answer.evidence.bytes });
+      if (sha256Of(bytes) !== answer.evidence.sha256)
+        throw new Error(`${what}: the run's evidence bundle changed after it was made; not sent`);
+      await redis.set(evidenceKey(answer.evidence.sha256), bytes, 'EX', EVIDENCE_TTL_S);
+      stored = answer.evidence;
+    }
+    const result: Omit<AttemptResult, 'signed_by' | 'signature'> = {
+      ...answer.result,
+      worker: { host: os.hostname(), pid: process.pid },
+      evidence: stored,
+      // Evidence that stays here: its manifest goes back instead, so the coordinator still checks what the run was.
+      ...(stored === null ? { evidence_too_large: answer.evidence.bytes, manifest: answer.manifest } : {}),
+    };
+    return signValue(result, wopts.key);
+  } finally {
+    rmSync(evidenceFile, { force: true });
   }
-  const result: Omit<AttemptResult, 'signed_by' | 'signature'> = {
-    schema: 1,
-    batch_id: data.batch_id,
-    index: data.attempt.index,
-    worker: { host: os.hostname(), pid: process.pid },
-    outcome: { ...outcome, run_id: run.report.run_id },
-    remote_run_dir: run.runDir,
-    report_sha256: sha256Of(fromRun(reportPath(run.runDir, 'json'))),
-    manifest_sha256: sha256Of(manifestText),
-    evidence: stored,
-    // Evidence that stays here: its manifest goes back instead, so the coordinator still checks what the run was.
-    ...(stored === null
-      ? { evidence_too_large: evidence.bytes.length, manifest: manifestText.toString('utf8') }
-      : {}),
-  };
-  return signValue(result, wopts.key);
 }
 
 /** A job's data checked as data before anything is fetched or run: the worker trusts nothing in Redis. */
@@ -240,10 +226,4 @@ function unrecoverable(err: unknown): never {
   throw err instanceof UnrecoverableError || !(err instanceof AgentGuardError)
     ? err
     : new UnrecoverableError(errorMessage(err));
-}
-
-/** A run's evidence and reports, without the workspace copies (repo, baseline.git, grading, home, net) the seal leaves out too. */
-function bundleRun(runDir: string) {
-  const names = readdirSync(runDir).filter((n) => n === MANIFEST_FILE || !NOT_ARTIFACTS.has(n));
-  return bundlePaths(runDir, names);
 }

@@ -363,3 +363,118 @@ describe('agentguard ci never writes through a link the checkout holds', () => {
     expect(d.code, d.stderr).toBe(0);
   }, 60_000);
 });
+
+describe("agentguard ci runs nothing a pull request's git content names, and shows the tests no host file through it", () => {
+  it.skipIf(!observed)(
+    'filter, diff and merge drivers the runner defines and the PR selects, submodules of local paths and file:// URLs, an LFS pointer and links to host files',
+    async () => {
+      // The runner's own git config (as git-lfs installs one) defines drivers; the PR's
+      // .gitattributes selects them for every file. Each would leave its marker if git ran it.
+      const marker = (what: string) => path.join(work, `ran-${what}`);
+      writeFileSync(
+        path.join(home, '.gitconfig'),
+        [
+          '[filter "pwn"]',
+          `\tclean = touch ${marker('clean')}; cat`,
+          `\tsmudge = touch ${marker('smudge')}; cat`,
+          `\tprocess = touch ${marker('process')}`,
+          '[diff "pwn"]',
+          `\ttextconv = touch ${marker('textconv')}; cat`,
+          `\tcommand = touch ${marker('diff')}`,
+          '[merge "pwn"]',
+          `\tdriver = touch ${marker('merge')}`,
+          '',
+        ].join('\n'),
+      );
+      const secret = path.join(work, 'runner-secret');
+      const SECRET = 'runner-secret-5f1e2d';
+      mkdirSync(secret, { recursive: true });
+      writeFileSync(path.join(secret, 'token'), `${SECRET}\n`);
+      // A repository on the runner a submodule could be cloned from.
+      const local = path.join(work, 'local-repo');
+      mkdirSync(local);
+      gitIn(local, 'init', '-q');
+      write(local, 'token', `${SECRET}\n`);
+      gitIn(local, 'add', '-A');
+      gitIn(local, 'commit', '-qm', 'local');
+      const localHead = gitIn(local, 'rev-parse', 'HEAD').trim();
+      const LFS = `version https://git-lfs.github.com/spec/v1\noid sha256:${'a'.repeat(64)}\nsize 12\n`;
+      const dir = project('git-content', (d) => {
+        write(
+          d,
+          '.gitattributes',
+          '* filter=pwn diff=pwn merge=pwn\n*.bin filter=lfs diff=lfs merge=lfs -text\n',
+        );
+        write(d, 'src/app.sh', 'echo app2\n');
+        write(d, 'src/model.bin', LFS);
+        write(
+          d,
+          '.gitmodules',
+          [
+            '[submodule "vendor/a"]',
+            '\tpath = vendor/a',
+            `\turl = ${local}`,
+            '[submodule "vendor/b"]',
+            '\tpath = vendor/b',
+            `\turl = file://${local}`,
+            '',
+          ].join('\n'),
+        );
+        // Gitlinks as an uninitialised submodule leaves them: an empty folder, the commit in the index.
+        for (const sub of ['vendor/a', 'vendor/b']) {
+          mkdirSync(path.join(d, sub), { recursive: true });
+          gitIn(d, 'update-index', '--add', '--cacheinfo', `160000,${localHead},${sub}`);
+        }
+        symlinkSync(path.join(secret, 'token'), path.join(d, 'src/token-link'));
+        symlinkSync(secret, path.join(d, 'tests/secret-dir'));
+        // The PR's tests read through its links: inside the sandbox they lead nowhere.
+        write(
+          d,
+          'tests/run.sh',
+          'sh src/app.sh > /dev/null\ncat src/token-link tests/secret-dir/token vendor/a/token 2>/dev/null || true\n',
+        );
+      });
+      const r = await ci(dir, ['--base', 'main', '--json']);
+      expect(r.report, r.stderr).not.toBeNull();
+      const report = r.report as Report;
+      for (const what of ['clean', 'smudge', 'process', 'textconv', 'diff', 'merge'])
+        expect(existsSync(marker(what)), what).toBe(false);
+      // Nothing of the runner's secret came into the run: not by a submodule, not through a link.
+      const seen: string[] = [];
+      const walk = (p: string) => {
+        for (const e of readdirSync(p, { withFileTypes: true })) {
+          const f = path.join(p, e.name);
+          if (e.isDirectory()) walk(f);
+          else if (e.isFile() && readFileSync(f).includes(SECRET)) seen.push(f);
+        }
+      };
+      walk(report.run_dir);
+      expect(seen).toEqual([]);
+      // The judged tree: the PR's change is there, its submodules are not, and the LFS pointer is
+      // the text it is (nothing fetched, nothing smudged).
+      const judged = path.join(report.run_dir, 'repo');
+      expect(readFileSync(path.join(judged, 'src/app.sh'), 'utf8')).toBe('echo app2\n');
+      expect(existsSync(path.join(judged, 'vendor/a/token'))).toBe(false);
+      expect(existsSync(path.join(judged, 'vendor/b/token'))).toBe(false);
+      expect(readFileSync(path.join(judged, 'src/model.bin'), 'utf8')).toBe(LFS);
+      rmSync(path.join(home, '.gitconfig'));
+    },
+    180_000,
+  );
+
+  it('refuses a PR that ships a results folder of its own (a forged or replayed report), writing nothing', async () => {
+    const forged = project('forged-results', (d) => {
+      write(d, 'src/app.sh', 'echo app2\n');
+      write(
+        d,
+        '.agentguard/ci/20261201-000000-0badc0de/report.json',
+        JSON.stringify({ run_id: '20261201-000000-0badc0de', result: 'PASS', score: 100 }),
+      );
+      write(d, '.agentguard/ci/20261201-000000-0badc0de/manifest.json', '{}');
+    });
+    const r = await ci(forged, ['--base', 'main', '--no-tests']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('is committed in the checkout');
+    expect(readdirSync(path.join(forged, '.agentguard/ci'))).toEqual(['20261201-000000-0badc0de']);
+  }, 60_000);
+});

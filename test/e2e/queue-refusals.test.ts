@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import {
   existsSync,
   mkdirSync,
@@ -19,7 +20,7 @@ import { JOB_MAX_BYTES } from '../../src/queue/bounded-job.js';
 import { type AttemptJob, bundleKey, QUEUE_NAME, versionStamp } from '../../src/queue/job.js';
 import { hasRedisServer, type RedisServer, startRedis } from '../../src/queue/local-redis.js';
 import { TASK_BUNDLE_LIMIT, TASK_EXPANDED_LIMIT, taskBundle } from '../../src/queue/task-bundle.js';
-import { bundlePaths, sha256Of } from '../../src/queue/tree-bundle.js';
+import { BUNDLE_FORMAT, bundlePaths, sha256Of } from '../../src/queue/tree-bundle.js';
 import { BENCHMARKS, CLI, tempDir } from './exec-cli.js';
 
 const hasRedis = hasRedisServer();
@@ -118,6 +119,19 @@ async function slugify() {
 const CONFIG = (extra: string) =>
   `name: t\ntask: {prompt: p}\nrepo: repo\ntest_command: ['true']\nagent_command: ['true']\n${extra}`;
 
+/** Whatever a refused download or extraction left in the worker's task cache: nothing, on every path. */
+function leftovers(): string[] {
+  const tasks = path.join(work, 'w', 'queue', 'tasks');
+  return existsSync(tasks) ? readdirSync(tasks).filter((n) => n.startsWith('.')) : [];
+}
+
+/** The worker's peak resident memory (VmHWM), in bytes; `reset` starts its count again from now. */
+function peakRss(reset = false): number {
+  if (reset) writeFileSync(`/proc/${worker?.pid}/clear_refs`, '5');
+  const status = readFileSync(`/proc/${worker?.pid}/status`, 'utf8');
+  return Number(status.match(/VmHWM:\s+(\d+) kB/)?.[1]) * 1024;
+}
+
 async function failure(batch: string, data: AttemptJob): Promise<string> {
   const j = await (queue as Queue).add('attempt', data, { jobId: `${batch}.0` });
   try {
@@ -183,6 +197,7 @@ describe.skipIf(!hasRedis)('a worker refuses', () => {
     expect(reason).toMatch(/bundle digest sha256:[0-9a-f]{64} does not match the job's sha256:/);
     expect(existsSync(path.join(work, 'w', 'runs'))).toBe(false);
     expect(existsSync(path.join(work, 'w', 'queue', 'tasks', real.sha256))).toBe(false);
+    expect(leftovers()).toEqual([]);
     // The worker says so in its own log too (its 'failed' event may come just after the queue's).
     for (let i = 0; i < 40 && !/job bad-digest\.0: refused or failed/.test(log); i++)
       await new Promise((r) => setTimeout(r, 50));
@@ -220,6 +235,36 @@ describe.skipIf(!hasRedis)('a worker refuses', () => {
     expect(existsSync('/tmp/ag-floor-pwned')).toBe(false);
     expect(existsSync(path.join(work, 'w', 'runs'))).toBe(false);
   }, 40_000);
+
+  it('a config that reaches below the floor by YAML spellings (a 1.1 merge key, an alias, a key given twice): judged as the loader reads it, nothing run', async () => {
+    const cases: [string, string, RegExp][] = [
+      // YAML 1.1 merges `<<` keys: the value the loader gets has sandbox local, and so does the floor's.
+      [
+        'yaml-merge',
+        `%YAML 1.1\n---\n${CONFIG('')}<<: {sandbox: local}\n`,
+        /field 'sandbox': queue job 'yaml-merge\.0'/,
+      ],
+      // An alias whose anchor is a harmless value elsewhere (a prompt that reads 'host').
+      [
+        'yaml-alias',
+        CONFIG('network: {mode: *h}\n').replace('task: {prompt: p}', 'task: {prompt: &h host}'),
+        /field 'network\.mode': queue job 'yaml-alias\.0'/,
+      ],
+      ['yaml-twice', `${CONFIG('')}tracer: ebpf\ntracer: off\n`, /Map keys must be unique/],
+    ];
+    for (const [batch, config, why] of cases) {
+      const b = await upload({ 't/config.yaml': config, 't/repo/README': 'x\n' });
+      const reason = await failure(
+        batch,
+        job(batch, {
+          attempt: { ...job('x', {}).attempt, agent: { name: 'c', kind: 'command', argv: ['true'] } },
+          task: { sha256: b.sha256, bytes: b.bytes.length, config: 't/config.yaml' },
+        }),
+      );
+      expect(reason, batch).toMatch(why);
+    }
+    expect(existsSync(path.join(work, 'w', 'runs'))).toBe(false);
+  }, 90_000);
 
   it("a config naming a folder of the worker's host (repo, toolchains; absolute or relative): refused alike whether it exists or not, nothing run", async () => {
     const secret = mkdtempSync(path.join(work, 'host-secret-'));
@@ -321,9 +366,13 @@ describe.skipIf(!hasRedis)('a worker refuses', () => {
   }, 40_000);
 
   it('a 1 MB bundle that expands to 1 GiB: refused at the expansion limit, the worker stays small', async () => {
-    // Concatenated gzip members are one valid stream: 1024 × (1 MiB of spaces) ≈ 1 MB compressed.
-    const member = gzipSync(Buffer.alloc(1 << 20, 0x20), { level: 9 });
-    const bomb = Buffer.concat(Array.from({ length: 1024 }, () => member));
+    // Concatenated gzip members are one valid stream: a header naming a file of 1 GiB, then
+    // 1024 × (1 MiB of zeros) ≈ 1 MB compressed.
+    const head = gzipSync(
+      `{"format":"${BUNDLE_FORMAT}"}\n{"path":"f","type":"file","exec":false,"size":${1 << 30}}\n`,
+    );
+    const member = gzipSync(Buffer.alloc(1 << 20, 0), { level: 9 });
+    const bomb = Buffer.concat([head, ...Array.from({ length: 1024 }, () => member)]);
     expect(bomb.length).toBeLessThan(1_100_000);
     const digest = sha256Of(bomb);
     await (redis as Redis).set(bundleKey(digest), bomb);
@@ -336,9 +385,54 @@ describe.skipIf(!hasRedis)('a worker refuses', () => {
     const status = readFileSync(`/proc/${worker?.pid}/status`, 'utf8');
     const peakKb = Number(status.match(/VmHWM:\s+(\d+) kB/)?.[1]);
     console.log(`worker peak RSS after a 1 GiB bomb: ${Math.round(peakKb / 1024)} MB`);
-    expect(peakKb * 1024).toBeLessThan(TASK_EXPANDED_LIMIT + 400 * 1024 * 1024);
+    // Streamed, a chunk at a time: the worker never holds what the bundle expands to.
+    expect(peakKb * 1024).toBeLessThan(TASK_EXPANDED_LIMIT);
+    expect(leftovers()).toEqual([]);
     await (redis as Redis).del(bundleKey(digest));
   }, 60_000);
+
+  it('a task bundle of 60 MiB that does not compress: streamed to disk, the worker never holds it', async () => {
+    const root = mkdtempSync(path.join(work, 'task-'));
+    mkdirSync(path.join(root, 't/repo'), { recursive: true });
+    // The config names a repo the bundle lacks: refused once extracted, so nothing runs.
+    writeFileSync(path.join(root, 't/config.yaml'), CONFIG('').replace('repo: repo', 'repo: gone'));
+    writeFileSync(path.join(root, 't/repo/blob'), randomBytes(60 * 1024 * 1024));
+    const b = bundlePaths(root, readdirSync(root));
+    expect(b.bytes.length).toBeGreaterThan(60 * 1024 * 1024);
+    await (redis as Redis).set(bundleKey(b.sha256), b.bytes);
+    const before = peakRss(true);
+    const reason = await failure(
+      'streamed',
+      job('streamed', { task: { sha256: b.sha256, bytes: b.bytes.length, config: 't/config.yaml' } }),
+    );
+    const grew = peakRss() - before;
+    console.log(
+      `worker peak RSS grew by ${Math.round(grew / 1048576)} MB for a ${Math.round(b.bytes.length / 1048576)} MB bundle`,
+    );
+    expect(reason).toMatch(/repo/);
+    // Extracted whole, byte for byte, from the file it was streamed into.
+    const blob = path.join(work, 'w', 'queue', 'tasks', b.sha256, 't/repo/blob');
+    expect(sha256Of(readFileSync(blob))).toBe(sha256Of(readFileSync(path.join(root, 't/repo/blob'))));
+    // Holding the bundle alone would cost 60 MiB, unpacking it in memory twice that again; what a
+    // stream costs is its chunks and the collector's slack (11–26 MB measured under load).
+    expect(grew).toBeLessThan(48 * 1024 * 1024);
+    expect(leftovers()).toEqual([]);
+    await (redis as Redis).del(bundleKey(b.sha256));
+  }, 90_000);
+
+  it('a task bundle cut short, under the digest of its cut bytes: refused, nothing left behind', async () => {
+    const whole = await upload({ 't/config.yaml': CONFIG(''), 't/repo/README': 'x\n'.repeat(5000) });
+    const cut = whole.bytes.subarray(0, Math.floor(whole.bytes.length / 2));
+    const digest = sha256Of(cut);
+    await (redis as Redis).set(bundleKey(digest), cut);
+    const reason = await failure(
+      'cut-short',
+      job('cut-short', { task: { sha256: digest, bytes: cut.length, config: 't/config.yaml' } }),
+    );
+    expect(reason).toMatch(/bundle (is not a gzip'd record stream|is cut short|ends inside)/);
+    expect(existsSync(path.join(work, 'w', 'queue', 'tasks', digest))).toBe(false);
+    expect(leftovers()).toEqual([]);
+  }, 40_000);
 
   it('a task bundle over the size limit: refused by its size in Redis, before the worker fetches it', async () => {
     const digest = 'e'.repeat(64);

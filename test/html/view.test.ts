@@ -60,7 +60,7 @@ type Page = {
   on(event: 'pageerror', fn: (e: Error) => void): void;
   on(event: 'console', fn: (m: { type(): string; text(): string }) => void): void;
   screenshot(o: { path?: string; fullPage?: boolean }): Promise<Buffer>;
-  evaluate<T>(fn: () => T | Promise<T>): Promise<T>;
+  evaluate<T>(fn: string | (() => T | Promise<T>)): Promise<T>;
   setViewportSize(s: { width: number; height: number }): Promise<void>;
 };
 type Context = {
@@ -319,9 +319,17 @@ describe.skipIf(reason !== null)('agentguard view in headless Chromium', () => {
         await tab?.goto(`http://${host}:${port}/`);
         expect(await tab?.locator('body').textContent()).toContain('another server');
       }
-      // The browser went there after using the viewer (every test above): it was asked twice, and
-      // never received a cookie or anything else that carries the token.
-      expect(seen.length).toBeGreaterThanOrEqual(2);
+      // A page of the viewer sends the browser there itself (as a link in a report would): the
+      // address it leaves, which carries the token, does not go along (no Referer).
+      await tab?.goto(printed);
+      void tab?.evaluate(`location.href = 'http://127.0.0.1:${port}/from-viewer'`).catch(() => {});
+      for (let i = 0; i < 100 && !seen.some((r) => r.url === '/from-viewer'); i++)
+        await new Promise((r) => setTimeout(r, 100));
+      const left = seen.find((r) => r.url === '/from-viewer');
+      expect(left?.headers.referer).toBeUndefined();
+      // The browser went there after using the viewer (every test above): it was asked three times,
+      // and never received a cookie or anything else that carries the token.
+      expect(seen.length).toBeGreaterThanOrEqual(3);
       for (const r of seen) {
         expect(r.headers.cookie).toBeUndefined();
         expect(JSON.stringify(r)).not.toContain(token);
