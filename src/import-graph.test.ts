@@ -34,8 +34,6 @@ const NOT_YET_MOVED: readonly string[] = [
   'reports/html/batch-heatmaps.ts -> batch/types.ts',
   'reports/html/batch-page.ts -> batch/types.ts',
   'reports/site/site-types.ts -> batch/types.ts',
-  'view/site-model.ts -> cli/commands/report-file-limit.ts',
-  'view/view-site.ts -> cli/commands/report-file-limit.ts',
 ];
 
 /** Circles not yet untied, each its members sorted and joined by ' '; the list only shrinks. */
@@ -52,7 +50,6 @@ const NOT_YET_UNTIED: readonly string[] = [
   'sandbox/run-user.ts sandbox/types.ts',
   'agents analysis config evidence observe sandbox workspace',
   'audit batch pipeline provenance reports',
-  'cli view',
 ];
 
 describe('the import graph of src/', () => {
