@@ -26,7 +26,6 @@ const NOT_YET_MOVED: readonly string[] = [
   'observe/strace/syscall-events.ts -> sandbox/seccomp.ts',
   'provenance/replay.ts -> pipeline/analyse-run.ts',
   'provenance/replay.ts -> pipeline/rules.ts',
-  'provenance/seal-run.ts -> batch/hashes.ts',
   'reports/audit-markdown.ts -> audit/types.ts',
   'reports/batch-junit.ts -> batch/types.ts',
   'reports/batch-markdown.ts -> batch/types.ts',

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, errorMessage, InputError } from '../errors.js';
-import { fileSha256, treeSha256 } from './hashes.js';
+import { fileSha256, treeSha256 } from '../provenance/tree-hashes.js';
 import { BATCH_FILES } from './run-batch.js';
 import type { BatchKind, BatchPlan } from './types.js';
 
