@@ -24,8 +24,6 @@ const NOT_YET_MOVED: readonly string[] = [
   'observe/strace/native-syscalls.ts -> sandbox/seccomp.ts',
   'observe/strace/strace-command.ts -> sandbox/seccomp.ts',
   'observe/strace/syscall-events.ts -> sandbox/seccomp.ts',
-  'provenance/replay.ts -> pipeline/analyse-run.ts',
-  'provenance/replay.ts -> pipeline/rules.ts',
   'reports/audit-markdown.ts -> audit/types.ts',
   'reports/batch-junit.ts -> batch/types.ts',
   'reports/batch-markdown.ts -> batch/types.ts',
