@@ -24,7 +24,6 @@ const NOT_YET_MOVED: readonly string[] = [
   'observe/strace/native-syscalls.ts -> sandbox/seccomp.ts',
   'observe/strace/strace-command.ts -> sandbox/seccomp.ts',
   'observe/strace/syscall-events.ts -> sandbox/seccomp.ts',
-  'reports/audit-markdown.ts -> audit/types.ts',
   'reports/batch-junit.ts -> batch/types.ts',
   'reports/batch-markdown.ts -> batch/types.ts',
   'reports/html/batch-grid.ts -> batch/types.ts',
@@ -46,7 +45,7 @@ const NOT_YET_UNTIED: readonly string[] = [
   'sandbox/microvm/doctor.ts sandbox/microvm/microvm.ts',
   'sandbox/run-user.ts sandbox/types.ts',
   'agents analysis config evidence observe sandbox workspace',
-  'audit batch pipeline provenance reports',
+  'batch pipeline provenance reports',
 ];
 
 describe('the import graph of src/', () => {

@@ -4,9 +4,9 @@ import { z } from 'zod';
 import type { Row } from '../batch/types.js';
 import { errorMessage } from '../errors.js';
 import { READ_LIMITS, readEvidenceText } from '../evidence/read.js';
+import type { ObservedTrial } from '../reports/audit-types.js';
 import { RunReportFileSchema } from '../reports/report-schema.js';
 import { reportPath } from '../reports/reporters.js';
-import type { ObservedTrial } from './types.js';
 
 /** report.json's diff, which RunReportFileSchema leaves to the readers that need it. */
 const DiffSchema = z.looseObject({

@@ -8,10 +8,10 @@ import { errorMessage } from '../errors.js';
 import type { RunContext } from '../pipeline/context.js';
 import type { Contract, Reference } from '../registry/contract-file.js';
 import type { ValidatedFamily } from '../registry/validate-registry.js';
+import type { ReferenceOutcome, StaticFinding } from '../reports/audit-types.js';
 import { compareReference } from './compare-trials.js';
 import { appliesTo, contractConfigs } from './family-variants.js';
 import { observeTrial } from './observe-trial.js';
-import type { ReferenceOutcome, StaticFinding } from './types.js';
 
 /*
  * The execution audit: every contract reference's agent on each variant it names (the newest
