@@ -25,7 +25,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ],
   ['batch'],
   ['pipeline'],
-  ['provenance'],
+  ['provenance', 'policy'],
   ['reports'],
   ['agents', 'sandbox'],
   ['observe', 'workspace', 'history', 'exec'],

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
-import { IMPORTED_MARK } from '../config/pack-provenance.js';
+import { IMPORTED_MARK } from '../policy/pack-provenance.js';
 import { checkEntryName, collisionKey } from './entry-names.js';
 import { type EntrySpan, entrySpan, localNameProblem, unlistedBytes } from './local-header.js';
 import { MANIFEST_PATH } from './manifest.js';
