@@ -15,6 +15,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { errorMessage } from '../errors.js';
 import { matchesPathGlob } from './mock-glob.js';
 
 export const MOCK_BEHAVIOURS = [
@@ -78,7 +79,7 @@ export function parseMockArgs(argv: string[], cwd: string): ParseResult {
       allowPositionals: false,
     }));
   } catch (err) {
-    return { ok: false, error: `${(err as Error).message}. ${USAGE}` };
+    return { ok: false, error: `${errorMessage(err)}. ${USAGE}` };
   }
 
   const behaviour = values.behaviour;
@@ -157,7 +158,7 @@ export function runBehaviour(workspace: string, options: MockOptions): Behaviour
         };
     }
   } catch (err) {
-    return { ok: false, error: `behaviour '${options.behaviour}' failed: ${(err as Error).message}` };
+    return { ok: false, error: `behaviour '${options.behaviour}' failed: ${errorMessage(err)}` };
   }
 }
 

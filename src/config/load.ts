@@ -1,6 +1,6 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, type ConfigIssue, formatIssue } from '../errors.js';
+import { ConfigError, type ConfigIssue, errorMessage, formatIssue } from '../errors.js';
 import { readTextFile } from '../evidence/read.js';
 import { type Loaded, readYamlValue, validateYamlValue, type YamlFileKind } from './load-yaml-file.js';
 import { CONFIG_DIR, renderConfigDir, resolveMounts, sandboxKindOf } from './mounts.js';
@@ -122,7 +122,7 @@ export function resolveConfigObject(raw: unknown, configPath: string): LoadResul
     try {
       argv = typeof value === 'string' ? shellSplit(value) : value;
     } catch (err) {
-      issue(field, `cannot be split into arguments: ${(err as Error).message}`, 'balance the quotes');
+      issue(field, `cannot be split into arguments: ${errorMessage(err)}`, 'balance the quotes');
       return undefined;
     }
     if (argv.length === 0 || argv[0] === '') {
@@ -148,7 +148,7 @@ export function resolveConfigObject(raw: unknown, configPath: string): LoadResul
     } catch (err) {
       issue(
         `unsafe_commands[${index}]`,
-        `is not a valid regular expression (${(err as Error).message})`,
+        `is not a valid regular expression (${errorMessage(err)})`,
         'fix it',
       );
     }
@@ -168,7 +168,7 @@ export function resolveConfigObject(raw: unknown, configPath: string): LoadResul
       } catch (err) {
         issue(
           `secret_detectors[${index}].pattern`,
-          `is not a valid regular expression (${(err as Error).message})`,
+          `is not a valid regular expression (${errorMessage(err)})`,
           'fix it',
         );
       }

@@ -11,7 +11,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { InputError } from '../errors.js';
+import { errorMessage, InputError } from '../errors.js';
 import { READ_LIMITS, readEvidenceBytes } from '../evidence/read.js';
 
 /*
@@ -158,13 +158,13 @@ function readListing(bytes: Buffer, what: string, limits: ExtractLimits): Listin
       throw new InputError(
         `${what}: bundle expands past ${limits.expandedBytes} bytes; not extracted. Fix: send a smaller tree.`,
       );
-    throw new InputError(`${what}: bundle is not a gzip'd JSON listing (${(err as Error).message}).`);
+    throw new InputError(`${what}: bundle is not a gzip'd JSON listing (${errorMessage(err)}).`);
   }
   let listing: Listing;
   try {
     listing = JSON.parse(text) as Listing;
   } catch (err) {
-    throw new InputError(`${what}: bundle is not a gzip'd JSON listing (${(err as Error).message}).`);
+    throw new InputError(`${what}: bundle is not a gzip'd JSON listing (${errorMessage(err)}).`);
   }
   if (listing === null || listing.format !== BUNDLE_FORMAT || !Array.isArray(listing.entries))
     throw new InputError(

@@ -3,6 +3,7 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import semver from 'semver';
+import { errorMessage } from '../../errors.js';
 import type { TracerAvailability } from '../types.js';
 import { findCgroup2Mount } from './mounts.js';
 import { describe, MOUNT_TRACEFS, tracefsState } from './tracefs.js';
@@ -59,7 +60,7 @@ export async function guarded(check: () => Promise<TracerAvailability>): Promise
   } catch (err) {
     return {
       ok: false,
-      reason: `could not check the ebpf tracer: ${(err as Error).message}`,
+      reason: `could not check the ebpf tracer: ${errorMessage(err)}`,
       fix: INSTALL_BPFTRACE,
     };
   }
