@@ -4,8 +4,7 @@ import type { RunContext } from '../../pipeline/context.js';
 import { beginRunSession } from '../../pipeline/run-session.js';
 import { oneOf } from '../flags.js';
 import type { CliIO, GlobalOptions } from '../io.js';
-import { outputDir, runContext } from '../io.js';
-import { checkOutputDir } from '../output-dir.js';
+import { runContext } from '../io.js';
 
 export type DiagnosticsOptions = GlobalOptions & {
   only?: string | string[];
@@ -26,13 +25,12 @@ export function onlyIds(only: DiagnosticsOptions['only']): string[] {
     .filter((v) => v !== '');
 }
 
-/** The shared setup of a diagnostic that runs the pipeline: flags checked, output folder, session. */
+/** The shared setup of a diagnostic that runs the pipeline: --tracer checked, the session begun. */
 export async function diagnosticSession(
   io: CliIO,
   opts: DiagnosticsOptions,
 ): Promise<{ session: RunContext; tracer: TracerRequest | undefined }> {
   const tracer = oneOf('--tracer', opts.tracer, TRACER_CHOICES);
-  checkOutputDir(outputDir(opts), opts.outputDir !== undefined);
   const ctx = runContext(io, { ...opts, quiet: opts.quiet || opts.json === true });
   const session = await beginRunSession(ctx, io.err);
   return { session, tracer };
