@@ -7,6 +7,7 @@ import { CONFIG_DIR, renderConfigDir, resolveMounts, sandboxKindOf } from './mou
 import { resolveSetup } from './resolve-setup.js';
 import { BenchmarkConfigSchema, type ResolvedConfig } from './schema.js';
 import { shellSplit } from './shell-split.js';
+import { systemFolder } from './system-folder.js';
 
 export type { ConfigIssue } from '../errors.js';
 export { formatIssue };
@@ -295,40 +296,6 @@ export function badPlaceholder(item: string): string | null {
   const unknown = found.find((p) => !(PLACEHOLDERS as readonly string[]).includes(p));
   if (unknown) return `uses the unknown placeholder ${unknown}`;
   return `embeds ${found[0]} inside the argument '${item}'`;
-}
-
-/** Folders that are the machine's, not a project's: the exact folders, and all of what lies inside the first group. */
-const SYSTEM_TREES = ['/etc', '/proc', '/sys', '/dev', '/boot'];
-const SYSTEM_FOLDERS = [
-  '/usr',
-  '/bin',
-  '/sbin',
-  '/var',
-  '/root',
-  '/run',
-  '/home',
-  '/tmp',
-  '/opt',
-  '/srv',
-  '/mnt',
-  '/media',
-];
-
-/** "the root folder" / "the system folder /etc" when `dir` (symlinks resolved) must not be a template. */
-export function systemFolder(dir: string): string | null {
-  let real = path.resolve(dir);
-  try {
-    real = realpathSync(real);
-  } catch {
-    // judge the path as written
-  }
-  if (real === '/') return 'the root folder';
-  const top = `/${real.split('/')[1] ?? ''}`;
-  if (SYSTEM_TREES.includes(top))
-    return real === top ? `the system folder ${top}` : `inside the system folder ${top}`;
-  if (SYSTEM_FOLDERS.includes(real) || /^\/lib[^/]*$/.test(real)) return `the system folder ${real}`;
-  if (/^\/lib[^/]*$/.test(top) || top === '/bin' || top === '/sbin') return `inside the system folder ${top}`;
-  return null;
 }
 
 function isDir(p: string): boolean {
