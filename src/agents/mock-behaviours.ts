@@ -15,7 +15,6 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { errorMessage } from '../errors.js';
 import { matchesPathGlob } from './mock-glob.js';
 
 export const MOCK_BEHAVIOURS = [
@@ -79,7 +78,7 @@ export function parseMockArgs(argv: string[], cwd: string): ParseResult {
       allowPositionals: false,
     }));
   } catch (err) {
-    return { ok: false, error: `${errorMessage(err)}. ${USAGE}` };
+    return { ok: false, error: `${(err as Error).message}. ${USAGE}` };
   }
 
   const behaviour = values.behaviour;
@@ -158,7 +157,7 @@ export function runBehaviour(workspace: string, options: MockOptions): Behaviour
         };
     }
   } catch (err) {
-    return { ok: false, error: `behaviour '${options.behaviour}' failed: ${errorMessage(err)}` };
+    return { ok: false, error: `behaviour '${options.behaviour}' failed: ${(err as Error).message}` };
   }
 }
 

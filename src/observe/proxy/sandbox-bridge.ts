@@ -8,14 +8,12 @@
  *   node sandbox-bridge.js --tcp 3128:/run/agentguard/proxy.sock [--tcp PORT:SOCK ...]
  *                          [--dns /run/agentguard/dns.sock] [--dns-port 53] -- <agent argv...>
  */
-
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createSocket, type RemoteInfo, type Socket as UdpSocket } from 'node:dgram';
 import { readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { constants, networkInterfaces } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { errorMessage } from '../../errors.js';
 import {
   BRIDGE_SETUP_FAILED,
   clientLine,
@@ -273,7 +271,7 @@ async function main(): Promise<void> {
       udp = await bindUdp(dns.port, dns.socket, sessions);
     }
   } catch (err) {
-    fail(`cannot listen inside the sandbox: ${errorMessage(err)}`);
+    fail(`cannot listen inside the sandbox: ${(err as Error).message}`);
   }
   if (pending !== undefined) return dieBy(pending);
   const [command, ...rest] = args.argv;
