@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Reference, ReferenceSchema } from '../registry/contract-file.js';
+import type { ObservedTrial } from '../reports/audit-types.js';
 import { compareReference, compareTrial } from './compare-trials.js';
-import type { ObservedTrial } from './types.js';
 
 const contract = { solution_paths: ['src/slugify.js'], evidence: ['report.json', 'evidence/diff.patch'] };
 const ref = (r: Partial<Reference> & Pick<Reference, 'result'>): Reference =>

@@ -1,6 +1,6 @@
 import { compileGlobs } from '../analysis/path-glob.js';
 import type { Contract, Reference } from '../registry/contract-file.js';
-import type { Mismatch, ObservedTrial, ReferenceOutcome, TrialComparison } from './types.js';
+import type { Mismatch, ObservedTrial, ReferenceOutcome, TrialComparison } from '../reports/audit-types.js';
 
 /*
  * An execution audit's judgement, as pure functions: one trial's typed results against one

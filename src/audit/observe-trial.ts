@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import type { Row } from '../batch/types.js';
 import { errorMessage } from '../errors.js';
 import { READ_LIMITS, readEvidenceText } from '../evidence/read.js';
+import type { ObservedTrial } from '../reports/audit-types.js';
+import type { Row } from '../reports/batch-types.js';
 import { RunReportFileSchema } from '../reports/report-schema.js';
 import { reportPath } from '../reports/reporters.js';
-import type { ObservedTrial } from './types.js';
 
 /** report.json's diff, which RunReportFileSchema leaves to the readers that need it. */
 const DiffSchema = z.looseObject({

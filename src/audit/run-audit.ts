@@ -2,16 +2,16 @@ import { isAgentName } from '../agents/index.js';
 import { resolveAgentBin } from '../agents/install/resolve-bin.js';
 import { loadProfile } from '../agents/profiles/load-profile.js';
 import { batchDir, type Progress, planPairs, runBatch } from '../batch/run-batch.js';
-import type { AgentSpec, BatchPlan, Row } from '../batch/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { RunContext } from '../pipeline/context.js';
 import type { Contract, Reference } from '../registry/contract-file.js';
 import type { ValidatedFamily } from '../registry/validate-registry.js';
+import type { ReferenceOutcome, StaticFinding } from '../reports/audit-types.js';
+import type { AgentSpec, BatchPlan, Row } from '../reports/batch-types.js';
 import { compareReference } from './compare-trials.js';
 import { appliesTo, contractConfigs } from './family-variants.js';
 import { observeTrial } from './observe-trial.js';
-import type { ReferenceOutcome, StaticFinding } from './types.js';
 
 /*
  * The execution audit: every contract reference's agent on each variant it names (the newest

@@ -5,10 +5,10 @@ import type { ResolvedConfig } from '../config/schema.js';
 import type { Contract } from '../registry/contract-file.js';
 import type { Registry } from '../registry/registry-file.js';
 import type { RegistryValidation, ValidatedFamily } from '../registry/validate-registry.js';
+import type { StaticFinding } from '../reports/audit-types.js';
 import { RUN_FOLDER_FILES } from './evidence-names.js';
 import { appliesTo, contractConfigs } from './family-variants.js';
 import { solutionTouches } from './solution-files.js';
-import type { StaticFinding } from './types.js';
 
 /*
  * The static audit: what can be checked without running anything. On top of everything

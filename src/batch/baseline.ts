@@ -1,5 +1,5 @@
 import { ConfigError, InputError } from '../errors.js';
-import type { BatchSummary, RowResult } from './types.js';
+import type { BatchSummary, RowResult } from '../reports/batch-types.js';
 
 /** A stable summary to compare later batches against, keyed by agent, task, benchmark version and trial. */
 export type Baseline = {

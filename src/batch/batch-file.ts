@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { AGENT_NAMES, isAgentName } from '../agents/index.js';
 import { loadYamlFile, type YamlFileKind } from '../config/load-yaml-file.js';
 import { ConfigError } from '../errors.js';
-import type { AgentSpec } from './types.js';
+import type { AgentSpec } from '../reports/batch-types.js';
 
 /*
  * The suite and matrix files. Both are refused whole, before anything runs, with one sentence

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { errorMessage } from '../errors.js';
 import { readJson } from '../evidence/read.js';
+import type { BatchPlan, Group } from '../reports/batch-types.js';
 import { readCheckpoint } from './checkpoint.js';
 import { BATCH_FILES } from './run-batch.js';
 import { buildSummary } from './summary.js';
-import type { BatchPlan, Group } from './types.js';
 
 /**
  * A batch's groups (the agents × tasks cells and each agent overall) from its folder: the plan and

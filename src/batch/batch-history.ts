@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { openHistory } from '../history/db.js';
 import type { RunContext } from '../pipeline/context.js';
-import type { BatchPlan, BatchSummary, Row } from './types.js';
+import type { BatchPlan, BatchSummary, Row } from '../reports/batch-types.js';
 
 /**
  * Index the batch in history.db: at its start (no counts yet), after each finished attempt (its

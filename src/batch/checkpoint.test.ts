@@ -2,8 +2,8 @@ import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { Row } from '../reports/batch-types.js';
 import { appendCheckpoint, isSetupError, readCheckpoint } from './checkpoint.js';
-import type { Row } from './types.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'ag-ckpt-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

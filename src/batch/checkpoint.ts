@@ -1,5 +1,5 @@
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
-import type { Row } from './types.js';
+import type { Row } from '../reports/batch-types.js';
 
 /*
  * The checkpoint is one JSON row a line, appended and fsynced before the attempt is counted, so a

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { renderBatchJunit } from '../reports/batch-junit.js';
+import type { BatchSummary, Row } from '../reports/batch-types.js';
 import { gateChecks } from './gate.js';
 import { groupStats } from './summary.js';
-import type { BatchSummary, Row } from './types.js';
 
 const row = (index: number, agent: string, over: Partial<Row> = {}): Row => ({
   index,

@@ -1,4 +1,4 @@
-import type { BatchSummary } from './types.js';
+import type { BatchSummary } from '../reports/batch-types.js';
 
 export type GateThresholds = {
   minPassRate?: number;

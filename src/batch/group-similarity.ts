@@ -1,8 +1,8 @@
 import { errorMessage } from '../errors.js';
+import type { GroupSimilarity, Row } from '../reports/batch-types.js';
 import { HEATMAP_RUN_LIMIT } from '../reports/html/heatmap.js';
 import { compareRuns } from './compare.js';
 import { groupKey } from './summary.js';
-import type { GroupSimilarity, Row } from './types.js';
 
 /**
  * Beyond this many runs in one cell the matrix is left out of summary.json (the mean and outlier

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, InputError } from '../errors.js';
+import type { BatchPlan } from '../reports/batch-types.js';
 import { checkResumeSource, resumeTarget } from './resume-plan.js';
-import type { BatchPlan } from './types.js';
 
 const out = mkdtempSync(path.join(tmpdir(), 'ag-resume-plan-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));

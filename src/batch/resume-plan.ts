@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, errorMessage, InputError } from '../errors.js';
-import { fileSha256, treeSha256 } from './hashes.js';
+import { fileSha256, treeSha256 } from '../provenance/tree-hashes.js';
+import type { BatchKind, BatchPlan } from '../reports/batch-types.js';
 import { BATCH_FILES } from './run-batch.js';
-import type { BatchKind, BatchPlan } from './types.js';
 
 /*
  * Resuming a batch: find its folder, read its plan back, and refuse when anything it was planned

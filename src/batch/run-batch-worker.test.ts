@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunContext } from '../pipeline/context.js';
+import type { BatchPlan } from '../reports/batch-types.js';
 import { runBatch } from './run-batch.js';
-import type { BatchPlan } from './types.js';
 
 const out = mkdtempSync(path.join(tmpdir(), 'ag-worker-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));

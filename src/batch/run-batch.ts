@@ -8,16 +8,16 @@ import type { RunContext } from '../pipeline/context.js';
 import { newRunId } from '../pipeline/run-id.js';
 import { type RunOptions, type RunResult, runTask } from '../pipeline/run-task.js';
 import { sealBatch } from '../provenance/batch-manifest.js';
+import { fileSha256, treeSha256 } from '../provenance/tree-hashes.js';
 import { renderBatchJunit } from '../reports/batch-junit.js';
 import { renderBatchMarkdown } from '../reports/batch-markdown.js';
+import type { AgentSpec, Attempt, BatchKind, BatchPlan, BatchSummary, Row } from '../reports/batch-types.js';
 import { renderBatchHtml } from '../reports/html/batch-page.js';
 import { recordBatchHistory } from './batch-history.js';
 import { appendCheckpoint, isSetupError, readCheckpoint } from './checkpoint.js';
 import { cellSimilarities } from './group-similarity.js';
-import { fileSha256, treeSha256 } from './hashes.js';
 import { mapSettled } from './scheduler.js';
 import { buildSummary } from './summary.js';
-import type { AgentSpec, Attempt, BatchKind, BatchPlan, BatchSummary, Row } from './types.js';
 
 export const BATCH_FILES = {
   plan: 'batch.json',

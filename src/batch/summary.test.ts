@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { Attempt, BatchPlan, Row } from '../reports/batch-types.js';
 import { buildSummary, groupStats } from './summary.js';
-import type { Attempt, BatchPlan, Row } from './types.js';
 
 function row(i: number, over: Partial<Row>): Row {
   return {

@@ -1,5 +1,12 @@
 import { reliabilitySummary } from '../analysis/reliability/stats.js';
-import type { BatchPlan, BatchSummary, Group, GroupSimilarity, GroupUsage, Row } from './types.js';
+import type {
+  BatchPlan,
+  BatchSummary,
+  Group,
+  GroupSimilarity,
+  GroupUsage,
+  Row,
+} from '../reports/batch-types.js';
 
 /** The key of a group in the similarity map: `agent\u0000task` or `agent\u0000` for the agent overall. */
 export function groupKey(agent: string, task: string | null): string {

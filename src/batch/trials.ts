@@ -2,9 +2,9 @@ import { type ReliabilitySummary, reliabilitySummary } from '../analysis/reliabi
 import type { ResolvedConfig } from '../config/schema.js';
 import type { RunContext } from '../pipeline/context.js';
 import { type RunOptions, type RunResult, runTask } from '../pipeline/run-task.js';
+import type { AgentSpec, BatchPlan, BatchSummary } from '../reports/batch-types.js';
 import { type Comparison, compareRuns } from './compare.js';
 import { attemptOutcome, batchDir, planBatch, runBatch } from './run-batch.js';
-import type { AgentSpec, BatchPlan, BatchSummary } from './types.js';
 
 export type TrialsResult = {
   results: RunResult[];

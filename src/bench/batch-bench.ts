@@ -2,13 +2,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { planBatch, runBatch } from '../batch/run-batch.js';
-import type { AgentSpec } from '../batch/types.js';
 import { demoConfigs } from '../cli/commands/demo.js';
 import { loadConfigOrThrow } from '../config/load.js';
 import { ENGINE_ENV } from '../observe/ebpf/collector/paths.js';
 import { collectorAvailability } from '../observe/ebpf/engine.js';
 import type { RunContext } from '../pipeline/context.js';
 import { runTask } from '../pipeline/run-task.js';
+import type { AgentSpec } from '../reports/batch-types.js';
 
 const ATTEMPTS = Number(process.env.AG_BATCH_BENCH_ATTEMPTS ?? 100);
 

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfigOrThrow } from '../config/load.js';
+import { errorMessage } from '../errors.js';
 import { analyseRun } from '../pipeline/analyse-run.js';
 import { runTask } from '../pipeline/run-task.js';
 import { editingAgentSource, generateRepo } from './generate-repo.js';
@@ -67,7 +68,7 @@ async function main(): Promise<void> {
         figures[`harness_with_${tracer}_ms`] =
           used === tracer ? Math.round(r.total - r.agentMs - r.testsMs) : `not measured (${used} used)`;
       } catch (err) {
-        figures[`harness_with_${tracer}_ms`] = `not measured: ${(err as Error).message.slice(0, 80)}`;
+        figures[`harness_with_${tracer}_ms`] = `not measured: ${errorMessage(err).slice(0, 80)}`;
       }
     }
     process.stdout.write(`${JSON.stringify(figures)}\n`);

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { planBatch, runBatch } from '../batch/run-batch.js';
-import type { AgentSpec } from '../batch/types.js';
 import { loadConfigOrThrow } from '../config/load.js';
 import type { RunContext } from '../pipeline/context.js';
 import { connectRedis } from '../queue/connect.js';
@@ -12,6 +11,7 @@ import { queueCoordinator } from '../queue/coordinator.js';
 import { hasRedisServer, startRedis } from '../queue/local-redis.js';
 import { parseRedisUrl } from '../queue/redis-url.js';
 import { loadOrCreateWorkerKey, loadRegisteredKeys } from '../queue/worker-key.js';
+import type { AgentSpec } from '../reports/batch-types.js';
 
 const ROUNDS = Number(process.env.AG_QUEUE_BENCH_ROUNDS ?? 5);
 const PER_ROUND = 8;

@@ -1,7 +1,6 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { enforceFloor, type InputReach, type IsolationFloor, inputReach } from '../config/isolation-floor.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import type { AgentEvidence } from '../evidence/bundle-types.js';
@@ -27,6 +26,7 @@ import { loadRunRules, saveRunRules } from '../pipeline/rules.js';
 import { newRunId } from '../pipeline/run-id.js';
 import { runTests } from '../pipeline/test-phase.js';
 import { Timeline } from '../pipeline/timeline.js';
+import { enforceFloor, type InputReach, type IsolationFloor, inputReach } from '../policy/isolation-floor.js';
 import { copyIgnoredForTests } from './copy-ignored.js';
 import { publishHistory, stageHistory } from './held-history.js';
 import {

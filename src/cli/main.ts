@@ -36,10 +36,6 @@ export async function main(argv: string[], io: CliIO = processIO, stop?: Promise
       cli.outputHelp();
       return 2;
     }
-    if (findCommand(cli.matchedCommand.name)?.writesRuns) {
-      const flag = cli.options.outputDir;
-      checkOutputDir(path.resolve(flag === undefined ? '.agentguard' : String(flag)), flag !== undefined);
-    }
     await cli.runMatchedCommand();
     if (pending === null) return 0;
     return await pending;
@@ -85,6 +81,11 @@ async function runCommand(io: CliIO, spec: CommandSpec, params: unknown[]): Prom
         known: Object.keys(spec.actions),
         fix: spec.actionFix ?? `see 'agentguard ${spec.name} --help'.`,
       });
+  }
+  const writes = typeof spec.writesRuns === 'function' ? spec.writesRuns(args, flags) : spec.writesRuns;
+  if (writes) {
+    const flag = flags.outputDir;
+    checkOutputDir(path.resolve(flag === undefined ? '.agentguard' : String(flag)), flag !== undefined);
   }
   const run = await spec.load();
   return run(io, args, flags);

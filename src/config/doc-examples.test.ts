@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loadRuleSet } from '../analysis/rules/load-rules.js';
 import { packageRoot } from '../package-root.js';
-import { HOST_POLICY_KEYS, readHostPolicy } from './host-policy.js';
+import { HOST_POLICY_KEYS, readHostPolicy } from '../policy/host-policy.js';
 import { loadConfig } from './load.js';
 import { parseYaml } from './yaml.js';
 

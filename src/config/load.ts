@@ -1,12 +1,13 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, type ConfigIssue, formatIssue } from '../errors.js';
+import { ConfigError, type ConfigIssue, errorMessage, formatIssue } from '../errors.js';
 import { readTextFile } from '../evidence/read.js';
 import { type Loaded, readYamlValue, validateYamlValue, type YamlFileKind } from './load-yaml-file.js';
 import { CONFIG_DIR, renderConfigDir, resolveMounts, sandboxKindOf } from './mounts.js';
 import { resolveSetup } from './resolve-setup.js';
 import { BenchmarkConfigSchema, type ResolvedConfig } from './schema.js';
 import { shellSplit } from './shell-split.js';
+import { systemFolder } from './system-folder.js';
 
 export type { ConfigIssue } from '../errors.js';
 export { formatIssue };
@@ -122,7 +123,7 @@ export function resolveConfigObject(raw: unknown, configPath: string): LoadResul
     try {
       argv = typeof value === 'string' ? shellSplit(value) : value;
     } catch (err) {
-      issue(field, `cannot be split into arguments: ${(err as Error).message}`, 'balance the quotes');
+      issue(field, `cannot be split into arguments: ${errorMessage(err)}`, 'balance the quotes');
       return undefined;
     }
     if (argv.length === 0 || argv[0] === '') {
@@ -148,7 +149,7 @@ export function resolveConfigObject(raw: unknown, configPath: string): LoadResul
     } catch (err) {
       issue(
         `unsafe_commands[${index}]`,
-        `is not a valid regular expression (${(err as Error).message})`,
+        `is not a valid regular expression (${errorMessage(err)})`,
         'fix it',
       );
     }
@@ -168,7 +169,7 @@ export function resolveConfigObject(raw: unknown, configPath: string): LoadResul
       } catch (err) {
         issue(
           `secret_detectors[${index}].pattern`,
-          `is not a valid regular expression (${(err as Error).message})`,
+          `is not a valid regular expression (${errorMessage(err)})`,
           'fix it',
         );
       }
@@ -295,40 +296,6 @@ export function badPlaceholder(item: string): string | null {
   const unknown = found.find((p) => !(PLACEHOLDERS as readonly string[]).includes(p));
   if (unknown) return `uses the unknown placeholder ${unknown}`;
   return `embeds ${found[0]} inside the argument '${item}'`;
-}
-
-/** Folders that are the machine's, not a project's: the exact folders, and all of what lies inside the first group. */
-const SYSTEM_TREES = ['/etc', '/proc', '/sys', '/dev', '/boot'];
-const SYSTEM_FOLDERS = [
-  '/usr',
-  '/bin',
-  '/sbin',
-  '/var',
-  '/root',
-  '/run',
-  '/home',
-  '/tmp',
-  '/opt',
-  '/srv',
-  '/mnt',
-  '/media',
-];
-
-/** "the root folder" / "the system folder /etc" when `dir` (symlinks resolved) must not be a template. */
-export function systemFolder(dir: string): string | null {
-  let real = path.resolve(dir);
-  try {
-    real = realpathSync(real);
-  } catch {
-    // judge the path as written
-  }
-  if (real === '/') return 'the root folder';
-  const top = `/${real.split('/')[1] ?? ''}`;
-  if (SYSTEM_TREES.includes(top))
-    return real === top ? `the system folder ${top}` : `inside the system folder ${top}`;
-  if (SYSTEM_FOLDERS.includes(real) || /^\/lib[^/]*$/.test(real)) return `the system folder ${real}`;
-  if (/^\/lib[^/]*$/.test(top) || top === '/bin' || top === '/sbin') return `inside the system folder ${top}`;
-  return null;
 }
 
 function isDir(p: string): boolean {

@@ -1,7 +1,7 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { systemFolder } from './load.js';
 import type { NamedMount, ParsedBenchmarkConfig } from './schema.js';
+import { systemFolder } from './system-folder.js';
 
 type Issue = (field: string, message: string, fix: string) => void;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SANDBOX_KINDS, type SandboxKind, TRACER_CHOICES } from '../evidence/kinds.js';
-import { HIGH_PRECISION_PRESETS } from '../evidence/secret-formats.js';
+import { HIGH_PRECISION_PRESETS, SECRET_PRESETS } from '../evidence/secret-formats.js';
 import { CHECK_IDS } from './check-ids.js';
 import { SetupSchema } from './setup-schema.js';
 import { globProblem } from './workspace-path.js';
@@ -13,18 +13,7 @@ export { CHECK_IDS, type CheckId } from './check-ids.js';
 export { globProblem } from './workspace-path.js';
 export const CheckIdSchema = z.enum(CHECK_IDS);
 
-export const SECRET_PRESETS = [
-  'private-key',
-  'aws-access-key',
-  'github-token',
-  'slack-token',
-  'openai-key',
-  'anthropic-key',
-  'generic-api-key',
-  'jwt',
-] as const;
 export const SecretPresetSchema = z.enum(SECRET_PRESETS);
-export type SecretPreset = z.infer<typeof SecretPresetSchema>;
 
 /** A command is either an argv list (run as is) or a string split the way a POSIX shell would. */
 const CommandSchema = z.union([z.string().min(1), z.array(z.string()).min(1)]);

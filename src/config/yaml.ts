@@ -1,4 +1,5 @@
 import YAML from 'yaml';
+import { errorMessage } from '../errors.js';
 import { type BoundedReadError, readTextFile } from '../evidence/read.js';
 
 /**
@@ -56,7 +57,7 @@ export function parseYaml(text: string, what = 'YAML'): YamlResult {
   try {
     return { ok: true, value: doc.toJS({ maxAliasCount: YAML_LIMITS.aliases }) };
   } catch (err) {
-    const excessive = /alias/i.test((err as Error).message);
+    const excessive = /alias/i.test(errorMessage(err));
     return {
       ok: false,
       problem: excessive
@@ -64,7 +65,7 @@ export function parseYaml(text: string, what = 'YAML'): YamlResult {
             message: `expands YAML aliases more than ${YAML_LIMITS.aliases} times (nested aliases can make a tiny file huge)`,
             fix: 'write the values out instead of using so many aliases (*name)',
           }
-        : { message: `is not valid ${what}: ${(err as Error).message}`, fix: 'correct the syntax' },
+        : { message: `is not valid ${what}: ${errorMessage(err)}`, fix: 'correct the syntax' },
     };
   }
 }

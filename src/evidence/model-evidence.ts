@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { errorMessage } from '../errors.js';
 import { isMissing, READ_LIMITS, readEvidenceText } from './read.js';
 
 /**
@@ -38,7 +39,7 @@ export function readModelEvidence(file: string, within?: string): ModelEvidence 
   try {
     text = readEvidenceText(file, { maxBytes: READ_LIMITS.jsonl, within });
   } catch (err) {
-    return { exchanges: [], problem: `evidence/model.jsonl could not be read: ${(err as Error).message}` };
+    return { exchanges: [], problem: `evidence/model.jsonl could not be read: ${errorMessage(err)}` };
   }
   const exchanges: ModelExchange[] = [];
   const lines = text.split('\n');

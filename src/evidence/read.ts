@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import type { z } from 'zod';
-import { InputError } from '../errors.js';
+import { errorMessage, InputError } from '../errors.js';
 import { openInside } from './open-inside.js';
 
 /**
@@ -226,7 +226,7 @@ export function readJson<T>(
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new InputError(`${file} is not valid JSON (${(err as Error).message}). Fix: ${fix}.`);
+    throw new InputError(`${file} is not valid JSON (${errorMessage(err)}). Fix: ${fix}.`);
   }
   if (!schema) return value as T;
   const parsed = schema.safeParse(value);

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SECRET_PRESETS, type SecretPreset } from '../config/schema.js';
-import { looksRandom, PRESET_DETECTORS } from './secret-formats.js';
+import { looksRandom, PRESET_DETECTORS, SECRET_PRESETS, type SecretPreset } from './secret-formats.js';
 
 // Built at run time so no complete credential-looking string sits in the source.
 const SAMPLES: Record<SecretPreset, { hit: string; miss: string }> = {

@@ -1,9 +1,21 @@
 import { createHash } from 'node:crypto';
-import type { SecretPreset } from '../config/schema.js';
 
 // The credential formats agentguard knows. They live with the evidence vocabulary because two layers
 // use them: the secret-content check finds them in added lines (src/analysis/secrets/detectors.ts),
 // and the evidence writers redact them from every artifact (./redact.ts), which sit below analysis.
+
+/** The credential formats a config's `secret_presets` may name. */
+export const SECRET_PRESETS = [
+  'private-key',
+  'aws-access-key',
+  'github-token',
+  'slack-token',
+  'openai-key',
+  'anthropic-key',
+  'generic-api-key',
+  'jwt',
+] as const;
+export type SecretPreset = (typeof SECRET_PRESETS)[number];
 
 /**
  * A built-in detector. `regex` must be global; when it has a `secret` group, that group is the

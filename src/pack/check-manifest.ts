@@ -1,3 +1,4 @@
+import { errorMessage } from '../errors.js';
 import { checkEntryName, linkRoot, linkStaysInside } from './entry-names.js';
 import { type PackManifest, PackManifestSchema, rootDigest } from './manifest.js';
 import type { PackProblem, ZipEntry } from './read-zip.js';
@@ -25,7 +26,7 @@ export function checkAgainstManifest(entries: ZipEntry[], manifestBytes: Buffer 
   } catch (err) {
     return {
       ok: false,
-      problems: [{ entry: 'agentguard-pack.json', reason: `is not JSON (${(err as Error).message})` }],
+      problems: [{ entry: 'agentguard-pack.json', reason: `is not JSON (${errorMessage(err)})` }],
     };
   }
   const parsed = PackManifestSchema.safeParse(raw);

@@ -1,5 +1,5 @@
-import { type FloorBreach, floorBreaches, inputReach } from '../config/isolation-floor.js';
 import type { ResolvedConfig } from '../config/schema.js';
+import { type FloorBreach, floorBreaches, inputReach } from '../policy/isolation-floor.js';
 import { SANDBOXES } from '../sandbox/index.js';
 
 /**

@@ -15,9 +15,9 @@ import {
 import path from 'node:path';
 import semver from 'semver';
 import YAML from 'yaml';
-import { IMPORTED_MARK, type ImportedMark } from '../config/pack-provenance.js';
 import { InputError } from '../errors.js';
 import { READ_LIMITS, readEvidenceBytes } from '../evidence/read.js';
+import { IMPORTED_MARK, type ImportedMark } from '../policy/pack-provenance.js';
 import { MANIFEST_PATH, PACK_REGISTRY, rootDigest } from './manifest.js';
 import { MAX_MANIFEST_BYTES } from './read-zip.js';
 import { type PackVerdict, type VerifyOptions, verifyPack } from './verify-pack.js';

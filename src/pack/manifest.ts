@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { PACK_MANIFEST } from '../config/pack-provenance.js';
+import { PACK_MANIFEST } from '../policy/pack-provenance.js';
 
 /*
  * The pack manifest: the one file inside a pack that says what else is in it. Every other entry

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
-import { IMPORTED_MARK } from '../config/pack-provenance.js';
+import { errorMessage } from '../errors.js';
+import { IMPORTED_MARK } from '../policy/pack-provenance.js';
 import { checkEntryName, collisionKey } from './entry-names.js';
 import { type EntrySpan, entrySpan, localNameProblem, unlistedBytes } from './local-header.js';
 import { MANIFEST_PATH } from './manifest.js';
@@ -115,7 +116,7 @@ export async function scanZip(file: string, limits: PackLimits = DEFAULT_LIMITS)
       autoClose: false,
     });
   } catch (err) {
-    return { ok: false, problems: [{ reason: `is not a readable zip archive (${(err as Error).message})` }] };
+    return { ok: false, problems: [{ reason: `is not a readable zip archive (${errorMessage(err)})` }] };
   }
   // The local headers are read beside yauzl, which reads each only to find the entry's data.
   const fd = openSync(file, 'r');
@@ -252,7 +253,7 @@ async function scanEntries(zip: yauzl.ZipFile, fd: number, limits: PackLimits): 
       if (hidden !== null) problems.push(hidden);
     }
   } catch (err) {
-    problems.push({ reason: `is not a well-formed zip archive (${(err as Error).message})` });
+    problems.push({ reason: `is not a well-formed zip archive (${errorMessage(err)})` });
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, entries, manifest };
 }

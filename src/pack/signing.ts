@@ -12,7 +12,7 @@ import {
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { InputError } from '../errors.js';
+import { errorMessage, InputError } from '../errors.js';
 import { readTextFile } from '../evidence/read.js';
 import { sha256Hex } from './manifest.js';
 
@@ -104,7 +104,7 @@ export function readPublicKey(file: string): KeyObject {
   try {
     key = createPublicKey(readKeyText(file));
   } catch (err) {
-    throw new InputError(`${file}: is not a PEM public key (${(err as Error).message}).`);
+    throw new InputError(`${file}: is not a PEM public key (${errorMessage(err)}).`);
   }
   if (key.asymmetricKeyType !== 'ed25519')
     throw new InputError(`${file}: is a ${key.asymmetricKeyType} key; agentguard signs with ed25519 keys.`);
@@ -134,7 +134,7 @@ export function readSigningKey(file: string, hmacId: string | undefined): Signin
     key = createPrivateKey(readKeyText(file));
   } catch (err) {
     throw new InputError(
-      `${file}: is not a PEM private key (${(err as Error).message}). Fix: pass the .key file from 'agentguard keys generate', or --hmac --key-id ID for a shared HMAC key.`,
+      `${file}: is not a PEM private key (${errorMessage(err)}). Fix: pass the .key file from 'agentguard keys generate', or --hmac --key-id ID for a shared HMAC key.`,
     );
   }
   if (key.asymmetricKeyType !== 'ed25519')
@@ -166,7 +166,7 @@ export function readSignatureFile(file: string): SignatureFile {
     if (!read.ok) throw new Error(read.error.detail);
     raw = JSON.parse(read.text);
   } catch (err) {
-    throw new InputError(`${file}: is not a readable signature file (${(err as Error).message}).`);
+    throw new InputError(`${file}: is not a readable signature file (${errorMessage(err)}).`);
   }
   const parsed = SignatureFileSchema.safeParse(raw);
   if (!parsed.success)

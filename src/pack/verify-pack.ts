@@ -1,8 +1,8 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { allowBreach, type IsolationFloor } from '../config/isolation-floor.js';
 import { AgentGuardError, ConfigError } from '../errors.js';
+import { allowBreach, type IsolationFloor } from '../policy/isolation-floor.js';
 import { loadRegistry, type Registry } from '../registry/registry-file.js';
 import { type RegistryValidation, validateRegistry } from '../registry/validate-registry.js';
 import { checkAgainstManifest } from './check-manifest.js';

@@ -3,7 +3,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { RuleSet } from '../analysis/rules/types.js';
-import { readHostPolicy } from '../config/host-policy.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { TracerKind } from '../evidence/kinds.js';
 import { runPath } from '../evidence/layout.js';
@@ -24,6 +23,7 @@ import {
 import { scopeToAgent } from '../observe/scope-events.js';
 import { startTracer, type TracerPlan } from '../observe/select-tracer.js';
 import type { TracerSession } from '../observe/types.js';
+import { readHostPolicy } from '../policy/host-policy.js';
 import { seedCanaryHome } from '../sandbox/canaries.js';
 import type { RunUser } from '../sandbox/run-user.js';
 import type { SandboxChoice } from '../sandbox/select-sandbox.js';

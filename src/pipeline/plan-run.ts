@@ -4,14 +4,14 @@ import { AGENTS, type AgentName } from '../agents/index.js';
 import { loadTrajectory } from '../agents/model-server/trajectory.js';
 import type { Trajectory } from '../agents/model-server/types.js';
 import type { AgentContext, AgentPlan } from '../agents/types.js';
-import { enforceFloor, type IsolationFloor, inputReach } from '../config/isolation-floor.js';
-import { packFloor } from '../config/pack-provenance.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import type { SandboxKind, TracerRequest } from '../evidence/kinds.js';
 import { runPath } from '../evidence/layout.js';
 import { TRACERS } from '../observe/index.js';
 import { selectTracer, type TracerPlan } from '../observe/select-tracer.js';
+import { enforceFloor, type IsolationFloor, inputReach } from '../policy/isolation-floor.js';
+import { packFloor } from '../policy/pack-provenance.js';
 import type { BatchRef } from '../provenance/manifest-schema.js';
 import { SANDBOXES } from '../sandbox/index.js';
 import { type SandboxChoice, selectSandbox } from '../sandbox/select-sandbox.js';
@@ -47,7 +47,7 @@ export type RunOptions = {
    */
   floor?: IsolationFloor;
   /**
-   * The operator's `--allow-below-floor`: a config from a pack (config/pack-provenance.ts), which
+   * The operator's `--allow-below-floor`: a config from a pack (policy/pack-provenance.ts), which
    * otherwise runs no lower than the floor, may ask for less isolation.
    */
   allowBelowFloor?: boolean;

@@ -1,6 +1,5 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { readHostPolicy } from '../config/host-policy.js';
 import type { NetworkConfig, ResolvedConfig } from '../config/schema.js';
 import { InternalError } from '../errors.js';
 import { runPath } from '../evidence/layout.js';
@@ -8,6 +7,7 @@ import type { NetworkRecord } from '../evidence/types.js';
 import type { Disposer } from '../exec/disposer.js';
 import type { SpawnSpec } from '../exec/types.js';
 import { bridgeSpawn, EgressProxy, PROXY_SOCKET_NAME } from '../observe/proxy/index.js';
+import { readHostPolicy } from '../policy/host-policy.js';
 import type { SandboxChoice } from '../sandbox/select-sandbox.js';
 import type { Sandbox, SandboxPlaces } from '../sandbox/types.js';
 

@@ -2,7 +2,6 @@ import { statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AnalysisResult } from '../analysis/types.js';
-import { treeSha256 } from '../batch/hashes.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { InternalError } from '../errors.js';
 import { type RunFile, runPath } from '../evidence/layout.js';
@@ -23,6 +22,7 @@ import {
 } from './manifest-schema.js';
 import { traceBodies } from './trace-build.js';
 import { chain, filesDigest } from './trace-records.js';
+import { treeSha256 } from './tree-hashes.js';
 
 export type SealedRun = { manifestFile: string; traceHead: string; records: number; traceBytes: number };
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AnalysisResult } from '../analysis/types.js';
+import { compare } from '../pipeline/replay-run.js';
 import { canonicalJson } from './digest.js';
-import { compare } from './replay.js';
 import { chain, filesDigest, GENESIS, recordHash, type TraceBody } from './trace-records.js';
 
 const bodies: TraceBody[] = [

@@ -1,6 +1,7 @@
 import { existsSync, lstatSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
+import { errorMessage } from '../errors.js';
 import { describeIssue, readTextFile } from '../evidence/read.js';
 import { readTraceHead } from '../history/trace-head.js';
 import { walkArtifacts } from './artifacts.js';
@@ -150,7 +151,7 @@ export function readManifestFile<T>(
   try {
     raw = JSON.parse(read.text);
   } catch (err) {
-    return unusable(`${file} is not valid JSON (${(err as Error).message}); it was cut short or edited`);
+    return unusable(`${file} is not valid JSON (${errorMessage(err)}); it was cut short or edited`);
   }
   const version = (raw as { schema_version?: unknown } | null)?.schema_version;
   if (typeof version === 'number' && version > MANIFEST_SCHEMA_VERSION) {

@@ -4,10 +4,10 @@ import path from 'node:path';
 import { type Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type AttemptWorker, batchDir } from '../batch/run-batch.js';
-import type { BatchPlan } from '../batch/types.js';
 import { loadConfigOrThrow } from '../config/load.js';
 import { appendJsonl } from '../evidence/write.js';
 import type { RunContext } from '../pipeline/context.js';
+import type { BatchPlan } from '../reports/batch-types.js';
 import { awaitResult } from './await-result.js';
 import {
   type AttemptJob,

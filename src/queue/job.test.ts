@@ -1,6 +1,6 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { Attempt } from '../batch/types.js';
+import type { Attempt } from '../reports/batch-types.js';
 import { type AttemptResult, checkResult, jobId, versionRefusal, versionStamp } from './job.js';
 import { keyId, signValue, type WorkerKey } from './worker-key.js';
 

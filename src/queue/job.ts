@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { AGENT_NAMES } from '../agents/types.js';
-import type { Attempt, BatchPlan } from '../batch/types.js';
 import { SANDBOX_KINDS, TRACER_CHOICES } from '../evidence/kinds.js';
 import { COLLECTOR_PROTOCOL } from '../observe/ebpf/collector/paths.js';
 import { GUARD_MODES } from '../pipeline/live-guard.js';
 import { RUN_ID_PATTERN } from '../pipeline/run-id.js';
+import type { Attempt, BatchPlan } from '../reports/batch-types.js';
 import { agentguardVersion } from '../version.js';
 import { type RegisteredKeys, signatureProblem } from './worker-key.js';
 

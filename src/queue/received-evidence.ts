@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
+import { errorMessage } from '../errors.js';
 import { BATCH_RUNS } from '../provenance/artifacts.js';
 import { sha256File } from '../provenance/digest.js';
 import { MANIFEST_FILE, type Manifest, ManifestSchema } from '../provenance/manifest-schema.js';
@@ -85,7 +86,7 @@ export async function receiveEvidence(
         links: false,
       });
     } catch (err) {
-      throw new EvidenceRefused((err as Error).message);
+      throw new EvidenceRefused(errorMessage(err));
     }
     checkRunFolder(tmp, r, expected);
     renameSync(tmp, runDir);

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { treeSha256 } from '../batch/hashes.js';
 import { loadConfigOrThrow } from '../config/load.js';
 import { ConfigError } from '../errors.js';
 import { packageRoot } from '../package-root.js';
+import { treeSha256 } from '../provenance/tree-hashes.js';
 import { checkQueueAgent, materialiseTask, taskBundle } from './task-bundle.js';
 
 const dirs: string[] = [];

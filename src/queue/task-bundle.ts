@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import type { AgentSpec } from '../batch/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
+import type { AgentSpec } from '../reports/batch-types.js';
 import { type Bundle, bundlePaths, extractBundleFile } from './tree-bundle.js';
 
 /** Over this, a task does not travel through Redis: the coordinator refuses it naming the task, a worker before fetching it. */

@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { treeSha256 } from '../batch/hashes.js';
 import { InputError } from '../errors.js';
+import { treeSha256 } from '../provenance/tree-hashes.js';
 import { BUNDLE_FORMAT, bundlePaths, extractBundleFile, sha256Of } from './tree-bundle.js';
 
 const TASK = { expandedBytes: 64 << 20, entries: 1000, links: true };

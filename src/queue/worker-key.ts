@@ -17,7 +17,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
-import { ConfigError } from '../errors.js';
+import { ConfigError, errorMessage } from '../errors.js';
 import { canonicalJson } from '../provenance/digest.js';
 
 /*
@@ -65,7 +65,7 @@ export function loadOrCreateWorkerKey(file: string): WorkerKey & { created: bool
     privateKey = createPrivateKey(readFileSync(file));
   } catch (err) {
     throw new ConfigError(
-      `--key ${file}: not a private key (${(err as Error).message}). Fix: remove it and let the worker make a new one.`,
+      `--key ${file}: not a private key (${errorMessage(err)}). Fix: remove it and let the worker make a new one.`,
     );
   }
   if (privateKey.asymmetricKeyType !== 'ed25519')

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RunAudit, StaticAudit } from '../audit/types.js';
 import { renderRunAuditMarkdown, renderStaticAuditMarkdown } from './audit-markdown.js';
+import type { RunAudit, StaticAudit } from './audit-types.js';
 
 const STATIC: StaticAudit = {
   schema_version: 1,

@@ -1,4 +1,4 @@
-import type { Mismatch, ReferenceOutcome, RunAudit, StaticAudit, StaticFinding } from '../audit/types.js';
+import type { Mismatch, ReferenceOutcome, RunAudit, StaticAudit, StaticFinding } from './audit-types.js';
 import { code, md, table } from './markdown-text.js';
 
 /*

@@ -1,4 +1,4 @@
-import type { BatchSummary, Row } from '../batch/types.js';
+import type { BatchSummary, Row } from './batch-types.js';
 
 /** XML 1.0 text: the five entities escaped, characters XML cannot carry dropped. */
 export function xmlText(value: string): string {

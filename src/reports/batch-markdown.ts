@@ -1,4 +1,4 @@
-import type { BatchSummary, Group } from '../batch/types.js';
+import type { BatchSummary, Group } from './batch-types.js';
 import { md } from './markdown-text.js';
 import { formatCost } from './view/headline.js';
 

@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { readCheckpoint } from '../batch/checkpoint.js';
 import { BATCH_FILES, batchDir, runBatch } from '../batch/run-batch.js';
-import type { AgentSpec, Attempt, BatchPlan, BatchSummary } from '../batch/types.js';
 import { writeJson, writeText } from '../evidence/write.js';
 import { openHistory } from '../history/db.js';
 import type { HistoryRow } from '../history/types.js';
 import type { RunContext } from '../pipeline/context.js';
 import { newRunId } from '../pipeline/run-id.js';
+import type { AgentSpec, Attempt, BatchPlan, BatchSummary } from '../reports/batch-types.js';
 import { renderStressMarkdown, type StressCheck, type StressReport, stressChecks } from './stress-checks.js';
 import { syntheticRunId, syntheticWorker } from './synthetic-worker.js';
 

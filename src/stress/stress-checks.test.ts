@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildSummary } from '../batch/summary.js';
-import type { BatchPlan, Row } from '../batch/types.js';
 import type { HistoryRow } from '../history/types.js';
+import type { BatchPlan, Row } from '../reports/batch-types.js';
 import { type StressEvidence, stressChecks } from './stress-checks.js';
 import { sumOfSquares, sumOfSquaresClosed } from './synthetic-worker.js';
 

@@ -1,5 +1,5 @@
-import type { BatchPlan, BatchSummary, Row } from '../batch/types.js';
 import type { BatchHistoryRow, HistoryRow } from '../history/types.js';
+import type { BatchPlan, BatchSummary, Row } from '../reports/batch-types.js';
 
 /** One integrity property of the batch layer, checked against what the synthetic attempts did. */
 export type StressCheck = { id: string; passed: boolean; detail: string };

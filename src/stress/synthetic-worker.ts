@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AttemptOutcome, AttemptWorker } from '../batch/run-batch.js';
-import type { Attempt } from '../batch/types.js';
 import { openHistory } from '../history/db.js';
+import type { Attempt } from '../reports/batch-types.js';
 
 export type SyntheticWorkerOptions = {
   /** Where each attempt's folder goes (`<dir>/<index>/`) and history.db lies. */

@@ -1,6 +1,5 @@
 import { runRedactor } from '../analysis/secrets/run-redactor.js';
 import { batchGroups } from '../batch/batch-groups.js';
-import { REPORT_BROWSE_MAX_BYTES } from '../cli/commands/report-file-limit.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { CanaryEvidence } from '../evidence/bundle-types.js';
 import { runPath } from '../evidence/layout.js';
@@ -12,6 +11,7 @@ import {
   type KnownSecret,
   type Redactor,
 } from '../evidence/redact.js';
+import { REPORT_BROWSE_MAX_BYTES } from '../evidence/report-file-limit.js';
 import type { BatchHistoryRow, HistoryRow } from '../history/types.js';
 import { reportPath } from '../reports/reporters.js';
 import { siteFileName } from '../reports/site/site-names.js';

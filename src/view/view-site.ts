@@ -1,9 +1,9 @@
 import { closeSync, existsSync, lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { REPORT_BROWSE_MAX_BYTES } from '../cli/commands/report-file-limit.js';
 import { runPath } from '../evidence/layout.js';
 import { openRegularFile } from '../evidence/read.js';
 import { baseRedactor, type Redactor } from '../evidence/redact.js';
+import { REPORT_BROWSE_MAX_BYTES } from '../evidence/report-file-limit.js';
 import { openHistory } from '../history/db.js';
 import type { BatchHistoryRow, History, HistoryRow } from '../history/types.js';
 import { esc } from '../reports/html/escape.js';

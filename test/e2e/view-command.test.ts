@@ -18,7 +18,9 @@ describe('agentguard view', () => {
     expect(open.stderr).toContain('--host 0.0.0.0: agentguard view listens on 127.0.0.1 only');
     const port = await execCli(['view', '--port', 'http'], { cwd: work });
     expect(port.code).toBe(2);
-    expect(port.stderr).toContain('--port http is not a port.');
+    expect(port.stderr).toContain(
+      "--port 'http' is not a whole number from 0 to 65535. Fix: give a port from 1 to 65535, or leave it out.",
+    );
   });
 
   it('answers 403 without the token, serves with it (no history yet), and stops on SIGTERM', async () => {

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { errorMessage } from '../../errors.js';
 
 /*
  * The last successful verification of each agent, kept beside the agent cache so that it describes
@@ -69,7 +70,7 @@ export function readVerification(cacheDir: string, agent: string): VerificationS
     text = readFileSync(file, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'never' };
-    return { status: 'unreadable', reason: `${file}: ${(e as Error).message}` };
+    return { status: 'unreadable', reason: `${file}: ${errorMessage(e)}` };
   }
   let raw: unknown;
   try {

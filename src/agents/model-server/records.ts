@@ -1,6 +1,6 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { SetupError } from '../../errors.js';
+import { errorMessage, SetupError } from '../../errors.js';
 import type { ModelRecord, RecordKind } from './types.js';
 
 /** Longest tool output kept in a record; the agent's own log has the rest. */
@@ -35,7 +35,7 @@ export class ModelRecorder {
     try {
       appendFileSync(this.file, `${JSON.stringify(record)}\n`);
     } catch (err) {
-      this.writeError = `appending to ${this.file} failed: ${(err as Error).message}`;
+      this.writeError = `appending to ${this.file} failed: ${errorMessage(err)}`;
     }
   }
 }

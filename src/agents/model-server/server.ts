@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SetupError } from '../../errors.js';
+import { errorMessage, SetupError } from '../../errors.js';
 import { type Decision, ScriptPlayer } from './player.js';
 import { cut, ModelRecorder } from './records.js';
 import { buildReply } from './reply.js';
@@ -125,7 +125,7 @@ export class ModelServer {
       raw = await readBody(req, this.opts.maxBodyBytes ?? 64 * 1024 * 1024);
     } catch (err) {
       const status = err instanceof BodyTooLarge ? 413 : 400;
-      const message = `agentguard model-server: ${(err as Error).message}`;
+      const message = `agentguard model-server: ${errorMessage(err)}`;
       if (!res.destroyed) sendJson(res, status, { error: { message } });
       finish({ api: 'other', status, kind: 'error', response: { ...empty, stop: 'error', error: message } });
       return;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { closestKey } from '../../config/closest-key.js';
+import { errorMessage } from '../../errors.js';
 
 /*
  * The trajectory file format as a zod schema, so that it is read like every other file a user
@@ -110,7 +111,7 @@ const AlternativeSchema = mapping(
       issue(
         ctx,
         ['regex'],
-        `is not a valid regular expression (${(err as Error).message})`,
+        `is not a valid regular expression (${errorMessage(err)})`,
         'fix the pattern (JavaScript syntax)',
       );
     }

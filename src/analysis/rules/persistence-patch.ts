@@ -1,7 +1,8 @@
 import type { DiffFile } from '../../evidence/types.js';
 import { unquoteCString } from '../secrets/added-lines.js';
 import { baseName } from './program.js';
-import type { PatchFinding, PatchFindingKind } from './types.js';
+import type { PatchFinding } from './types.js';
+import type { PatchFindingKind } from './vocabulary.js';
 
 /**
  * Install-time code hidden in files whose path says too little: a `postinstall` script in

@@ -1,7 +1,7 @@
 import type { Severity } from '../../config/schema.js';
 import type { DiffFile, NetworkRecord, ProtectedChange, SysEvent } from '../../evidence/types.js';
 import type { Expr } from './ast.js';
-import type { Kind } from './vocabulary.js';
+import type { Kind, PatchFindingKind } from './vocabulary.js';
 
 /** The five things a security rule can be about. */
 export const RULE_CLASSES = [
@@ -90,16 +90,6 @@ export type RuleContext = {
   /** `$LOCAL_SERVICES`: the ip:port the config's network.hosts maps names to (servers standing in for allowed hosts). */
   localServices?: readonly string[];
 };
-
-/** What a unified diff's added lines reveal: install-time code, a canary written, code reaching into the grader. */
-export const PATCH_FINDINGS = [
-  'install-hook',
-  'pipe-to-shell',
-  'encoded-exec',
-  'canary',
-  'grader-reach',
-] as const;
-export type PatchFindingKind = (typeof PATCH_FINDINGS)[number];
 
 export type PatchFinding = {
   /** Workspace-relative path of the file the line was added to. */

@@ -1,10 +1,19 @@
 import { SYSCALL_MECHANISMS } from '../../evidence/syscall-mechanism.js';
-import { PATCH_FINDINGS } from './types.js';
 
 /**
  * The words the condition language knows: event kinds, traced syscalls and fields with their types.
  * Field *values* are read in fields.ts; this file is only the static catalogue the loader checks against.
  */
+
+/** What a unified diff's added lines reveal: install-time code, a canary written, code reaching into the grader. */
+export const PATCH_FINDINGS = [
+  'install-hook',
+  'pipe-to-shell',
+  'encoded-exec',
+  'canary',
+  'grader-reach',
+] as const;
+export type PatchFindingKind = (typeof PATCH_FINDINGS)[number];
 
 /** `net` is a record from the egress proxy or DNS responder; `patch` a finding in the final diff. */
 export const KINDS = [

@@ -2,7 +2,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { runAudit } from '../../audit/run-audit.js';
 import { staticFindings } from '../../audit/static-audit.js';
-import type { FindingSeverity, RunAudit, StaticAudit } from '../../audit/types.js';
 import { auditDir, writeAudit } from '../../audit/write-audit.js';
 import { ConfigError } from '../../errors.js';
 import { stopReasonOf } from '../../exec/interrupt.js';
@@ -12,8 +11,9 @@ import { beginRunSession } from '../../pipeline/run-session.js';
 import { loadRegistry } from '../../registry/registry-file.js';
 import { validateRegistry } from '../../registry/validate-registry.js';
 import { renderRunAuditMarkdown, renderStaticAuditMarkdown } from '../../reports/audit-markdown.js';
+import type { FindingSeverity, RunAudit, StaticAudit } from '../../reports/audit-types.js';
 import { type CliIO, type GlobalOptions, oneLine, outputDir, runContext } from '../io.js';
-import { checkOutputDir, checkRepoOutsideOutput } from '../output-dir.js';
+import { checkRepoOutsideOutput } from '../output-dir.js';
 import { UsageError } from '../usage-error.js';
 import { type BatchFlags, batchOptions, countFlag, quietProgress } from './batch-run.js';
 import { registryFile, selectFamilies } from './registry.js';
@@ -64,7 +64,6 @@ export function auditStatic(io: CliIO, opts: AuditOptions): number {
     totals: countBy(findings.map((f) => f.severity)),
   };
   const out = outputDir(opts);
-  checkOutputDir(out, opts.outputDir !== undefined);
   const dir = writeAudit(auditDir(out, audit.audit_id), audit, renderStaticAuditMarkdown(audit));
   if (opts.json) io.out(JSON.stringify(audit, null, 2));
   else {
@@ -89,7 +88,6 @@ export async function auditRun(io: CliIO, opts: AuditOptions): Promise<number> {
   const trials = countFlag('--trials', opts.trials, 1);
   const options = batchOptions(opts);
   const out = outputDir(opts);
-  checkOutputDir(out, opts.outputDir !== undefined);
   for (const vf of validation.families)
     for (const cfg of vf.configs.values()) checkRepoOutsideOutput(cfg, out);
   const ctx = await beginRunSession(runContext(io, { ...opts, quiet: true }), io.err);

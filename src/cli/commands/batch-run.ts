@@ -18,7 +18,6 @@ import {
   runBatch,
   taskName,
 } from '../../batch/run-batch.js';
-import type { AgentSpec, BatchPlan, BatchSummary } from '../../batch/types.js';
 import { loadConfigOrThrow } from '../../config/load.js';
 import type { ResolvedConfig } from '../../config/schema.js';
 import { ConfigError } from '../../errors.js';
@@ -29,6 +28,7 @@ import { signalExitCode } from '../../exec/shutdown.js';
 import type { RunContext } from '../../pipeline/context.js';
 import { GUARD_MODES } from '../../pipeline/live-guard.js';
 import { beginRunSession } from '../../pipeline/run-session.js';
+import type { AgentSpec, BatchPlan, BatchSummary } from '../../reports/batch-types.js';
 import { oneOf, wholeNumber } from '../flags.js';
 import { type CliIO, type GlobalOptions, oneLine, runContext } from '../io.js';
 import { isCI, LiveCount, liveCountWanted } from '../live-count.js';

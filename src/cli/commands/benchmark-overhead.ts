@@ -6,7 +6,6 @@ import { overheadDir, runOverhead } from '../../overhead/run-overhead.js';
 import { renderOverheadTable } from '../../overhead/summarise.js';
 import { wholeNumber } from '../flags.js';
 import { type CliIO, outputDir, runContext } from '../io.js';
-import { checkOutputDir } from '../output-dir.js';
 
 type OverheadFlags = {
   trials?: unknown;
@@ -28,7 +27,6 @@ export async function benchmarkOverheadCommand(
   const cfg = loadConfigOrThrow(config);
   const agent = pickAgent(flags.agent, cfg.agent_command !== undefined, cfg.agent_profile !== undefined);
   const out = outputDir(flags);
-  checkOutputDir(out, flags.outputDir !== undefined);
   const ctx = runContext(io, flags);
   const reportDir = overheadDir(out, new Date());
   const log = flags.json ? () => {} : (line: string) => io.err(line);

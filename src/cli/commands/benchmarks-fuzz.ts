@@ -3,7 +3,6 @@ import { runFuzz } from '../../fuzz/run-fuzz.js';
 import { type Dimension, FUZZ_DIMENSIONS, MAX_FUZZ_COUNT } from '../../fuzz/types.js';
 import { wholeNumber } from '../flags.js';
 import { type CliIO, outputDir } from '../io.js';
-import { checkOutputDir } from '../output-dir.js';
 
 type FuzzFlags = {
   seed?: unknown;
@@ -18,7 +17,6 @@ export async function fuzzCommand(io: CliIO, flags: FuzzFlags): Promise<number> 
   const count = parseCount(flags.count);
   const dimensions = parseDimensions(flags.dimensions);
   const out = outputDir(flags);
-  checkOutputDir(out, flags.outputDir !== undefined);
   const started = Date.now();
   const result = await runFuzz({
     outputDir: out,

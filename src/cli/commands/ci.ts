@@ -48,7 +48,8 @@ export async function ciCommand(io: CliIO, opts: CiCommandOptions): Promise<numb
   const range = resolveRange(root, opts.base, opts.head);
   const summaryFile = opts.githubSummary ? stepSummaryFile() : null;
   const outputDir = path.resolve(opts.outputDir ?? path.join(root, OUTPUT_FOLDER));
-  checkOutputDir(outputDir, opts.outputDir !== undefined);
+  // --output-dir, when given, was checked before this module loaded (the registry's writesRuns).
+  if (opts.outputDir === undefined) checkOutputDir(outputDir, false);
   checkCiOutputFolder(root, outputDir);
   const policy = readCiPolicy(range, {
     ...(opts.config === undefined ? {} : { config: opts.config }),

@@ -2,7 +2,7 @@ import { runAblation } from '../../diagnostics/ablation/run-ablation.js';
 import { defaultRuleIds, loadCatalog } from '../../diagnostics/mutations/catalog.js';
 import { wholeNumber } from '../flags.js';
 import type { CliIO } from '../io.js';
-import { type DiagnosticsOptions, diagnosticSession, onlyIds } from './diagnostics.js';
+import { type DiagnosticsOptions, diagnosticSession, onlyIds } from './diagnostic-session.js';
 
 /**
  * `agentguard diagnostics ablation [--only ID…] [--trials N] [--json]`: 0 when the controls were

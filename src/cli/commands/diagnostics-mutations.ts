@@ -3,7 +3,7 @@ import { isSafe } from '../../diagnostics/mutations/catalog-schema.js';
 import { runMutations } from '../../diagnostics/mutations/run-mutations.js';
 import { renderTable } from '../../reports/table.js';
 import type { CliIO } from '../io.js';
-import { type DiagnosticsOptions, diagnosticSession, onlyIds } from './diagnostics.js';
+import { type DiagnosticsOptions, diagnosticSession, onlyIds } from './diagnostic-session.js';
 
 /**
  * `agentguard diagnostics mutations [--only ID…] [--json] [--list]`: 0 when every entry was detected

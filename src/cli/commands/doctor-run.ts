@@ -4,7 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { packageRoot } from '../../package-root.js';
 import { type ReportWhy, whyLine } from '../../reports/why.js';
-import type { Finding } from './doctor.js';
+
+/** One thing doctor checked: whether it works here, and the command that would fix it. */
+export type Finding = { component: string; name: string; works: boolean; detail: string; fix: string };
 
 /** The task doctor runs: the demo's smallest, with the agent that applies its reference fix. */
 const TRIAL = ['benchmarks', 'js-slugify', 'config.yaml'];

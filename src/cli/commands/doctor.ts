@@ -7,9 +7,7 @@ import { TRACERS } from '../../observe/index.js';
 import { SANDBOXES } from '../../sandbox/index.js';
 import type { CliIO } from '../io.js';
 import { stepProgress } from '../phase-progress.js';
-import { TRIAL_NAME, trialRun } from './doctor-run.js';
-
-export type Finding = { component: string; name: string; works: boolean; detail: string; fix: string };
+import { type Finding, TRIAL_NAME, trialRun } from './doctor-run.js';
 
 /** What can run on this host, and for each thing that cannot, the exact command that would fix it. */
 export async function doctorCommand(io: CliIO, opts: { json?: boolean }): Promise<number> {

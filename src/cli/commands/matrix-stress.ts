@@ -1,7 +1,6 @@
 import { runMatrixStress } from '../../stress/matrix-stress.js';
 import { wholeNumber } from '../flags.js';
 import { type CliIO, outputDir } from '../io.js';
-import { checkOutputDir } from '../output-dir.js';
 
 export type MatrixStressFlags = {
   attempts?: unknown;
@@ -16,7 +15,6 @@ export async function matrixStressCommand(io: CliIO, flags: MatrixStressFlags): 
   const attempts = wholeNumber('--attempts', flags.attempts, { fallback: 200, min: 1, max: 100_000 });
   const workers = wholeNumber('--workers', flags.workers, { fallback: 4, min: 1, max: 256 });
   const out = outputDir(flags);
-  checkOutputDir(out, flags.outputDir !== undefined);
   const { report, dir } = await runMatrixStress({
     outputDir: out,
     attempts,

@@ -37,8 +37,10 @@ describe('reports filters', () => {
       /--result MAYBE is not a verdict\. Fix: use --result PASS, FAIL or ERROR\./,
     );
     expect(() => historyFilter({ since: 'yesterday' }, 20)).toThrow(/--since yesterday is not a date\. Fix:/);
-    expect(() => historyFilter({ limit: '0' }, 20)).toThrow(/--limit 0 is not a positive whole number/);
-    expect(() => historyFilter({ limit: '2.5' }, 20)).toThrow(/--limit 2.5/);
+    expect(() => historyFilter({ limit: '0' }, 20)).toThrow(
+      /--limit '0' is not a whole number ≥ 1\. Fix: e\.g\. --limit 50\./,
+    );
+    expect(() => historyFilter({ limit: '2.5' }, 20)).toThrow(/--limit '2.5'/);
     expect(() => historyFilter({ check: 'scop' }, 20)).toThrow(
       "--check scop is not a check id. Fix: did you mean --check scope? 'agentguard checks' lists them.",
     );

@@ -2,6 +2,7 @@ import { CHECK_IDS } from '../../config/check-ids.js';
 import { closestKey } from '../../config/closest-key.js';
 import { InputError } from '../../errors.js';
 import type { HistoryFilter, HistoryVerdict } from '../../history/types.js';
+import { wholeNumber } from '../flags.js';
 
 export type FilterOptions = {
   limit?: number | string;
@@ -20,7 +21,9 @@ const VERDICTS: readonly HistoryVerdict[] = ['PASS', 'FAIL', 'ERROR'];
 
 /** The `reports list|export|trends|incidents|site` flags as a history filter; a bad value is one sentence naming the flag and the fix. */
 export function historyFilter(opts: FilterOptions, defaultLimit: number): HistoryFilter {
-  const filter: HistoryFilter = { limit: positiveInt(opts.limit, defaultLimit) };
+  const filter: HistoryFilter = {
+    limit: wholeNumber('--limit', opts.limit, { fallback: defaultLimit, min: 1, example: 50 }),
+  };
   if (opts.agent !== undefined) filter.agent = String(opts.agent);
   if (opts.task !== undefined) filter.task = String(opts.task);
   if (opts.benchmark !== undefined) filter.benchmark = String(opts.benchmark);
@@ -49,15 +52,6 @@ function checkId(id: string): string {
   throw new InputError(
     `--check ${id} is not a check id. Fix: ${near ? `did you mean --check ${near}? ` : ''}'agentguard checks' lists them.`,
   );
-}
-
-function positiveInt(value: number | string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) {
-    throw new InputError(`--limit ${value} is not a positive whole number. Fix: use e.g. --limit 50.`);
-  }
-  return n;
 }
 
 /** A date (2026-12-01) or a time (2026-12-01T10:00:00Z) as the ISO form history stores. */

@@ -4,12 +4,12 @@ import { loadRuleSet } from '../../analysis/rules/load-rules.js';
 import { closestKey } from '../../config/closest-key.js';
 import { InputError } from '../../errors.js';
 import { readEvidenceText, readJson } from '../../evidence/read.js';
+import { refuseOversizedReport } from '../../evidence/report-file-limit.js';
 import { openHistory } from '../../history/db.js';
 import type { HistoryRow } from '../../history/types.js';
 import { renderCsv } from '../../reports/history-csv.js';
 import { renderTable } from '../../reports/table.js';
 import { type CliIO, type GlobalOptions, outputDir } from '../io.js';
-import { refuseOversizedReport } from './report-file-limit.js';
 import { type FilterOptions, historyFilter } from './reports-filter.js';
 
 export type ReportsOptions = GlobalOptions &

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { checkResumeSource, resumeTarget } from '../../batch/resume-plan.js';
-import type { BatchKind } from '../../batch/types.js';
 import { ConfigError } from '../../errors.js';
 import { beginRunSession } from '../../pipeline/run-session.js';
+import type { BatchKind } from '../../reports/batch-types.js';
 import { type CliIO, type GlobalOptions, outputDir, runContext } from '../io.js';
 import { type BatchFlags, finishBatch, quietProgress } from './batch-run.js';
 import { type QueueFlags, queueWork } from './queue-work.js';

@@ -1,7 +1,7 @@
 import { agentSpecs, loadSuiteFile } from '../../batch/batch-file.js';
-import type { AgentSpec } from '../../batch/types.js';
 import type { ResolvedConfig } from '../../config/schema.js';
 import { ConfigError } from '../../errors.js';
+import type { AgentSpec } from '../../reports/batch-types.js';
 import { type CliIO, outputDir } from '../io.js';
 import { type BatchFlags, countFlag, loadTaskConfigs, startBatch } from './batch-run.js';
 import { resumeFromFlag } from './resume.js';

@@ -1,6 +1,6 @@
 import { loadConfigOrThrow } from '../../config/load.js';
 import { InputError } from '../../errors.js';
-import { replayability, replayRun } from '../../provenance/replay.js';
+import { replayability, replayRun } from '../../pipeline/replay-run.js';
 import type { TraceRecord } from '../../provenance/trace-records.js';
 import { type Verification, verifyRun } from '../../provenance/verify.js';
 import { isBatchDir, verifyBatch } from '../../provenance/verify-batch.js';

@@ -1,9 +1,13 @@
 import { errorMessage, InputError, SetupError } from '../../errors.js';
 import { shutdownSignal } from '../../exec/shutdown.js';
 import { VIEW_HOST, ViewServer } from '../../view/server.js';
+import { wholeNumber } from '../flags.js';
 import { type CliIO, type GlobalOptions, oneLine, outputDir } from '../io.js';
 
 export type ViewOptions = GlobalOptions & { port?: string | number; host?: string };
+
+/** 0 asks the system for a free port. */
+const PORT = { fallback: 0, min: 0, max: 65535, fix: 'give a port from 1 to 65535, or leave it out' };
 
 /** Serves until SIGINT/SIGTERM, then closes every stream, watcher and connection and returns 0. */
 export async function viewCommand(
@@ -16,7 +20,7 @@ export async function viewCommand(
       `--host ${opts.host}: agentguard view listens on ${VIEW_HOST} only, since its pages show the evidence of this machine's runs. Fix: drop --host, or forward the port over SSH (ssh -L).`,
     );
   }
-  const port = parsePort(opts.port);
+  const port = wholeNumber('--port', opts.port, PORT);
   let server: ViewServer;
   try {
     server = await ViewServer.start({
@@ -39,15 +43,4 @@ export async function viewCommand(
   await server.stop();
   io.err('agentguard view: stopped');
   return 0;
-}
-
-function parsePort(value: string | number | undefined): number {
-  if (value === undefined) return 0;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535 || String(value).trim() === '') {
-    throw new InputError(
-      `--port ${value} is not a port. Fix: give a number from 1 to 65535, or leave it out.`,
-    );
-  }
-  return n;
 }

@@ -54,6 +54,7 @@ export const BENCHMARK_COMMANDS: readonly CommandSpec[] = [
       run: "run each contract's reference agents and check their verdicts",
     },
     actionFix: "use 'audit static' or 'audit run'.",
+    writesRuns: true,
     flags: [
       { flag: '--registry <file>', help: 'registry file (default: the shipped benchmarks/registry.yaml)' },
       { flag: '--family <id>', help: 'only this family (repeatable)' },
@@ -220,6 +221,7 @@ export const BENCHMARK_COMMANDS: readonly CommandSpec[] = [
     ],
     actions: { fuzz: 'policy-boundary variants judged by the checks' },
     actionFix: "use 'benchmarks fuzz --seed N'.",
+    writesRuns: true,
     flags: [
       {
         flag: '--seed <n>',

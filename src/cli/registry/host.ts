@@ -115,6 +115,7 @@ export const HOST_COMMANDS: readonly CommandSpec[] = [
         'the batch layer under a synthetic sleep-and-arithmetic agent: throughput, memory, history rows, accounting, fail-fast',
     },
     actionFix: "use one of 'diagnostics mutations', 'diagnostics ablation', 'diagnostics matrix-stress'.",
+    writesRuns: ([action], flags) => !(action === 'mutations' && flags.list === true),
     flags: [
       {
         flag: '--only <id>',
@@ -161,6 +162,7 @@ export const HOST_COMMANDS: readonly CommandSpec[] = [
       'agentguard benchmark-overhead benchmarks/js-slugify/config.yaml',
       'agentguard benchmark-overhead benchmarks/js-slugify/config.yaml --trials 5 --tracers collector',
     ],
+    writesRuns: true,
     flags: [
       { flag: '--trials <n>', help: 'runs per mode, 1 to 50 (default 3)', whole: { min: 1, max: 50 } },
       {

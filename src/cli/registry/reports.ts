@@ -35,7 +35,11 @@ export const REPORT_COMMANDS: readonly CommandSpec[] = [
     },
     actionFix: REPORTS_FIX,
     flags: [
-      { flag: '--limit <n>', help: 'the newest n runs (default: 20; export, trends, incidents, site: all)' },
+      {
+        flag: '--limit <n>',
+        help: 'the newest n runs (default: 20; export, trends, incidents, site: all)',
+        whole: { min: 1 },
+      },
       { flag: '--batch <id>', help: 'only the runs of this batch' },
       { flag: '--agent <name>', help: 'only runs of this agent' },
       { flag: '--task <name>', help: 'only runs of this task' },
@@ -173,7 +177,11 @@ export const REPORT_COMMANDS: readonly CommandSpec[] = [
       'Serves the history under --output-dir on 127.0.0.1 only: the runs and batches, each report, and live pages of runs in progress. Runs until Ctrl-C. To see it from another machine, forward the port over SSH.',
     examples: ['agentguard view', 'agentguard view --port 8080 --output-dir /srv/agentguard'],
     flags: [
-      { flag: '--port <port>', help: 'the port to listen on (default: any free port)' },
+      {
+        flag: '--port <port>',
+        help: 'the port to listen on (default: any free port)',
+        whole: { min: 0, max: 65535 },
+      },
       {
         flag: '--host <host>',
         help: 'only 127.0.0.1 is accepted: the viewer never listens beyond this machine',

@@ -151,6 +151,8 @@ export const START_COMMANDS: readonly CommandSpec[] = [
       'agentguard ci --base origin/main --head HEAD --github-summary',
       'agentguard ci --policy ../policies/strict.yaml --no-tests --json',
     ],
+    // Without the flag, ci's folder is in the checkout (ci.ts checks it once it knows where).
+    writesRuns: (_, flags) => flags.outputDir !== undefined,
     flags: [
       {
         flag: '--config <file>',

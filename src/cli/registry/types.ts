@@ -48,8 +48,13 @@ export type CommandSpec = {
   actions?: Readonly<Record<string, string>>;
   /** The fix said when the action is unknown. */
   actionFix?: string;
-  /** The command writes runs under --output-dir: the folder is checked before anything loads. */
-  writesRuns?: boolean;
+  /**
+   * The command writes under --output-dir (./.agentguard when not given): the folder is checked
+   * before the command's module loads, the one place this is checked. A function says it per
+   * invocation, from the positional arguments (an action first) and the flags: `diagnostics
+   * mutations --list` writes nothing; `ci` checks its own default folder, the checkout's.
+   */
+  writesRuns?: boolean | ((args: readonly string[], flags: ParsedFlags) => boolean);
   /** Help that needs a heavy module (a registry of sandboxes, schema kinds), built only when shown. */
   lateHelp?: () => Promise<{ flags?: Record<string, string>; description?: string }>;
   /** Replaces cac's usage line where the command parses its own flags (model-server). */

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { promisify } from 'node:util';
+import { errorMessage } from '../../errors.js';
 import type { TracerAvailability } from '../types.js';
 import { findCgroup2Mount } from './mounts.js';
 import { describe, MOUNT_TRACEFS, tracefsState } from './tracefs.js';
@@ -69,7 +70,7 @@ export async function guarded(check: () => Promise<TracerAvailability>): Promise
   } catch (err) {
     return {
       ok: false,
-      reason: `could not check the ebpf tracer: ${(err as Error).message}`,
+      reason: `could not check the ebpf tracer: ${errorMessage(err)}`,
       fix: INSTALL_BPFTRACE,
     };
   }

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { errorMessage } from '../../errors.js';
 import { mountPoints, readMounts } from './mounts.js';
 
 const run = promisify(execFile);
@@ -53,7 +54,7 @@ async function mountOnce(): Promise<Ensured> {
   try {
     await run('mount', ['-t', 'tracefs', 'nodev', TRACEFS_DIR], { timeout: 10_000 });
   } catch (err) {
-    failure = `\`${MOUNT_TRACEFS}\` failed: ${(err as Error).message.trim()}`;
+    failure = `\`${MOUNT_TRACEFS}\` failed: ${errorMessage(err).trim()}`;
   }
   const after = await settledState();
   if (after.state === 'ready') return { ok: true, dir: after.dir };

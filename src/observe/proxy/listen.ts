@@ -1,6 +1,6 @@
 import { chmod, lstat, unlink } from 'node:fs/promises';
 import type { Server } from 'node:net';
-import { SetupError } from '../../errors.js';
+import { errorMessage, SetupError } from '../../errors.js';
 
 // sun_path is 108 bytes on Linux, including the terminating NUL.
 const MAX_UNIX_PATH_BYTES = 107;
@@ -38,7 +38,7 @@ export async function listenUnix(server: Server, path: string): Promise<void> {
   try {
     await listenOn(server, { path });
   } catch (err) {
-    throw new SetupError(`cannot listen on ${path}: ${(err as Error).message}`, { cause: err });
+    throw new SetupError(`cannot listen on ${path}: ${errorMessage(err)}`, { cause: err });
   }
   // The sandboxed agent may run under another uid; access is governed by the directory instead.
   await chmod(path, 0o666);
@@ -49,7 +49,7 @@ export async function listenTcp(server: Server, port: number): Promise<number> {
   try {
     await listenOn(server, { port, host: '127.0.0.1' });
   } catch (err) {
-    throw new SetupError(`cannot listen on 127.0.0.1:${port}: ${(err as Error).message}`, { cause: err });
+    throw new SetupError(`cannot listen on 127.0.0.1:${port}: ${errorMessage(err)}`, { cause: err });
   }
   const address = server.address();
   if (address === null || typeof address === 'string') throw new SetupError('TCP listener has no port');

@@ -1,6 +1,9 @@
-import type { Admission } from './upstream.js';
+import type { Exchange } from './record-log.js';
 
 export type Refusal = { status: number; text: string; body: string };
+
+/** A request the proxy did not forward: its exchange, the reason's code, and whether policy denied it. */
+export type RefusedAdmission = { ok: false; exchange: Exchange; code: string; denied: boolean };
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad Request',
@@ -22,7 +25,7 @@ export function refusal(status: number, body: string): Refusal {
 }
 
 /** Why a request did not get through, as the HTTP status the client sees. */
-export function refusalFor(admission: Extract<Admission, { ok: false }>): Refusal {
+export function refusalFor(admission: RefusedAdmission): Refusal {
   const { host, port, reason } = admission.exchange.record;
   if (admission.denied) return refusal(403, `egress to ${host}:${port} denied (${reason})`);
   const status = admission.code === 'ETIMEDOUT' ? 504 : 502;

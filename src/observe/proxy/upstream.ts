@@ -5,7 +5,7 @@ import type { EgressPolicy, UpstreamTarget } from './egress-policy.js';
 import { leaksIn, mergeLeaks, type OutboundScan, StreamScan } from './leak-scan.js';
 import type { PlacedPiece } from './piece-ledger.js';
 import type { Exchange, RecordSink } from './record-log.js';
-import { clip } from './refusal.js';
+import { clip, type RefusedAdmission } from './refusal.js';
 
 /** What the per-protocol handlers share with the proxy that owns them. */
 export type ProxyContext = {
@@ -29,9 +29,7 @@ export type AdmitRequest = {
   pieces?: PlacedPiece[];
 };
 
-export type Admission =
-  | { ok: true; exchange: Exchange; socket: Socket }
-  | { ok: false; exchange: Exchange; code: string; denied: boolean };
+export type Admission = { ok: true; exchange: Exchange; socket: Socket } | RefusedAdmission;
 
 function connectUpstream(target: UpstreamTarget, ctx: ProxyContext): Promise<Socket> {
   return new Promise((resolve, reject) => {

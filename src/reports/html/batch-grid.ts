@@ -1,4 +1,4 @@
-import type { Group } from '../../batch/types.js';
+import type { Group } from '../batch-types.js';
 import { esc } from './escape.js';
 
 /*

@@ -1,4 +1,4 @@
-import type { BatchSummary, Group } from '../../batch/types.js';
+import type { BatchSummary, Group } from '../batch-types.js';
 import { esc } from './escape.js';
 import { heatLegend, heatMapTable, type RunHeader } from './heatmap.js';
 

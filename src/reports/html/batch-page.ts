@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { BatchSummary } from '../../batch/types.js';
+import type { BatchSummary } from '../batch-types.js';
 import { reportPath } from '../reporters.js';
 import { batchGrid } from './batch-grid.js';
 import { batchHeatMaps } from './batch-heatmaps.js';

@@ -1,5 +1,5 @@
-import type { Group } from '../../batch/types.js';
 import type { BatchHistoryRow, HistoryRow } from '../../history/types.js';
+import type { Group } from '../batch-types.js';
 
 /**
  * One run as the site's index embeds it: the history row's fields a reader filters by, already

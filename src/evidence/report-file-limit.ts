@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { InputError } from '../../errors.js';
+import { InputError } from '../errors.js';
 
 /**
  * The largest report file `reports show` prints and `reports site` embeds. A report that big is

@@ -1,10 +1,10 @@
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { loadYamlFile } from '../config/load-yaml-file.js';
 import { ConfigError } from '../errors.js';
 import { canonicalIp, normalizeHost } from '../observe/proxy/allow-list.js';
 import { internalAllowed, isInternalAddress } from '../observe/proxy/internal-address.js';
-import { loadYamlFile } from './load-yaml-file.js';
 
 /*
  * The host policy: what the operator lets input they did not write (a pull request, a queue job, an

@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { isProfilePath, loadProfileResult } from '../agents/profiles/load-profile.js';
+import type { NamedMount, ResolvedConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import { parseAllowEntry } from '../observe/proxy/allow-list.js';
 import {
@@ -11,7 +12,6 @@ import {
   networkHostAllowed,
   readHostPolicy,
 } from './host-policy.js';
-import type { NamedMount, ResolvedConfig } from './schema.js';
 
 /**
  * The isolation floor: the least isolation a run of input the operator did not write may have (a

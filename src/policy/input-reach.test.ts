@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfigOrThrow } from '../config/load.js';
 import type { HostPolicy } from './host-policy.js';
 import { floorBreaches, type InputReach, type IsolationFacts, inputReach } from './isolation-floor.js';
-import { loadConfigOrThrow } from './load.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'ag-input-reach-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -5,11 +5,11 @@ import type { AnalysisResult } from '../analysis/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { readBundle } from '../evidence/bundle.js';
 import { runPath } from '../evidence/layout.js';
-import { withPolicy } from '../pipeline/analyse-run.js';
-import { loadRunRules, rulesOfRun } from '../pipeline/rules.js';
-import { MANIFEST_SCHEMA_VERSION } from './manifest-schema.js';
-import type { TraceRecord } from './trace-records.js';
-import { type Verification, verifyRun } from './verify.js';
+import { MANIFEST_SCHEMA_VERSION } from '../provenance/manifest-schema.js';
+import type { TraceRecord } from '../provenance/trace-records.js';
+import { type Verification, verifyRun } from '../provenance/verify.js';
+import { withPolicy } from './analyse-run.js';
+import { loadRunRules, rulesOfRun } from './rules.js';
 
 export type Replayability =
   | { replayable: true; records: number }
