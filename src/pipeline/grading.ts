@@ -39,6 +39,7 @@ export function gradingOf(
   /** Gives a folder the harness made for the tests to the user they run as (the run user). */
   own: (dir: string) => void = () => {},
 ): GradingSteps {
+  const guarded = compileGlobs([...cfg.test_paths, ...cfg.grader_paths]);
   const copy = (dest: string, agentRev?: string) => {
     const made = buildGradingCopy({
       harnessGitDir: ws.harness_git_dir,
@@ -49,6 +50,7 @@ export function gradingOf(
       applies: gradedChange(cfg),
       graderDir: ws.grader_dir,
       ignored: ws.ignored_hashes,
+      guarded: (rel) => guarded(rel) !== null,
     });
     own(dest);
     return made;
