@@ -34,9 +34,17 @@ export type TestPhaseWrite = { path: string; syscall: string; exe: string; pid: 
  * path (the grading copy stands there), so the trace names them there. Pure.
  */
 export function testFilesChangedByTests(
-  bundle: Pick<EvidenceBundle, 'test_syscalls' | 'workspace' | 'config'>,
+  bundle: Pick<EvidenceBundle, 'test_syscalls' | 'workspace' | 'config'> & {
+    tests?: Pick<EvidenceBundle['tests'], 'grading_copy'>;
+  },
 ): TestPhaseWrite[] {
   const guarded = compileGlobs([...bundle.config.test_paths, ...bundle.config.grader_paths]);
+  const graderOnly = compileGlobs(bundle.config.grader_paths);
+  // The grading copy's test files as the tests started: a path outside them (and no grader path)
+  // did not exist then, so writing it rewrites no test: the tests made it (a snapshot recorded
+  // for the first time, tests compiled into an output folder).
+  const listed = bundle.tests?.grading_copy?.test_files;
+  const atStart = listed ? new Set(listed) : null;
   const root = `${bundle.workspace.repo_dir.replace(/\/+$/, '')}/`;
   const out: TestPhaseWrite[] = [];
   const seen = new Set<string>();
@@ -50,6 +58,7 @@ export function testFilesChangedByTests(
       if (!p?.startsWith(root)) continue;
       const rel = p.slice(root.length);
       if (seen.has(rel) || RUN_OUTPUT(rel) !== null || guarded(rel) === null) continue;
+      if (atStart && !atStart.has(rel) && graderOnly(rel) === null) continue;
       seen.add(rel);
       out.push({ path: rel, syscall: e.syscall, exe: e.exe, pid: e.pid });
     }

@@ -256,6 +256,7 @@ export const TestEvidenceSchema: z.ZodType<TestEvidence> = z.looseObject({
       grader_files: num,
       dependencies: num,
       dependencies_changed: z.array(str),
+      test_files: z.array(str).optional(),
     })
     .optional(),
   results: z

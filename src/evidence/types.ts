@@ -284,6 +284,8 @@ export type GradingCopyEvidence = {
   dependencies: number;
   /** Installed dependency files the agent changed or deleted, left out of the copy. */
   dependencies_changed: string[];
+  /** The copy's files under test_paths or grader_paths as the tests start (grader-only files aside). */
+  test_files?: string[];
 };
 
 /** A protected file's difference between the start and the end of the agent (the final-state backstop). */

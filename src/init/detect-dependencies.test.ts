@@ -215,5 +215,25 @@ describe('init: dependencies', () => {
     expect(none.notes[0]).toMatch(
       /^uv\.lock: pyproject\.toml declares no dependencies for setup to install; export one/,
     );
+    // poetry: the export the fix names needs a plugin this machine's poetry lacks, and the message says how.
+    const poetryNothing = repo({
+      'pyproject.toml':
+        '[tool.poetry]\nname = "a"\n\n[tool.poetry.dependencies]\npython = "^3.9"\n\n[tool.pytest.ini_options]\n',
+      'poetry.lock': '',
+    });
+    expect(detect(poetryNothing, { PATH: bin('python3') }).notes[0]).toMatch(
+      /^poetry\.lock: .*poetry self add poetry-plugin-export.*poetry config virtualenvs\.in-project true && poetry install/,
+    );
+    // Poetry's own sources are not read by pip: said, with the mirror setup uses.
+    const sourced = repo({
+      'pyproject.toml':
+        '[tool.poetry.dependencies]\npython = "^3.9"\nrequests = "^2"\n\n[[tool.poetry.source]]\nname = "corp"\nurl = "https://pypi.corp.example/simple/"\n\n[tool.pytest.ini_options]\n',
+      'poetry.lock': '',
+    });
+    expect(detect(sourced, { PATH: bin('python3') }).notes).toContainEqual(
+      expect.stringMatching(
+        /names \[\[tool\.poetry\.source\]\] indexes, which pip does not read: setup installs from https:\/\/pypi\.org\/simple\//,
+      ),
+    );
   });
 });

@@ -36,6 +36,68 @@ describe('detectProject', () => {
   });
 });
 
+describe('detectProject: pytest named elsewhere than its own config', () => {
+  const test = (files: Record<string, string>) => detectProject(repo(files));
+  it("tox's or nox's test command, setup.cfg's or a requirements list's test dependencies, a Pipfile: pytest, named by that file", () => {
+    const tests = { 'tests/test_a.py': 'import unittest\n' };
+    const cases: [Record<string, string>, string][] = [
+      [
+        { 'tox.ini': '[tox]\nenvlist = py3\n\n[testenv]\ndeps = pytest\ncommands = pytest {posargs}\n' },
+        'tox.ini [testenv] commands',
+      ],
+      [{ 'tox.ini': '[testenv:py3]\ncommands =\n    python -m pytest -q\n' }, 'tox.ini [testenv] commands'],
+      [
+        { 'noxfile.py': 'import nox\n@nox.session\ndef tests(session):\n    session.run("pytest")\n' },
+        'noxfile.py',
+      ],
+      [{ 'setup.py': '', 'setup.cfg': '[options.extras_require]\ntesting =\n    pytest>=7\n' }, 'setup.cfg'],
+      [{ Pipfile: '[dev-packages]\npytest = "*"\n' }, 'Pipfile'],
+      [{ 'setup.py': '', 'requirements-dev.txt': 'black\npytest==8.0\n' }, 'requirements-dev.txt'],
+    ];
+    for (const [files, source] of cases)
+      expect(test({ ...tests, ...files }), source).toMatchObject({
+        test_command: ['python3', '-m', 'pytest'],
+        test_source: source,
+      });
+  });
+  it("test modules written for pytest (bare test functions, or importing it) with no packaging at all: pytest; unittest's TestCases: unittest", () => {
+    expect(
+      test({
+        'calc.py': '',
+        'tests/test_calc.py': 'from calc import add\n\ndef test_add():\n    assert add(1, 1) == 2\n',
+      }),
+    ).toMatchObject({
+      test_command: ['python3', '-m', 'pytest'],
+      test_source: 'tests/test_calc.py',
+    });
+    expect(test({ 'tests/test_x.py': 'import pytest\n' }).test_command).toEqual(['python3', '-m', 'pytest']);
+    // tests/ is no package: the top is not given as the top-level folder (unittest could not import it).
+    expect(
+      test({
+        'tests/test_x.py':
+          'import unittest\n\nclass T(unittest.TestCase):\n    def test_x(self):\n        pass\n',
+      }).test_command,
+    ).toEqual(['python3', '-m', 'unittest', 'discover', '-s', 'tests']);
+    expect(test({ 'tests/__init__.py': '', 'tests/test_x.py': 'import unittest\n' }).test_command).toEqual([
+      'python3',
+      '-m',
+      'unittest',
+      'discover',
+      '-s',
+      'tests',
+      '-t',
+      '.',
+    ]);
+    // A tox whose command is not pytest says nothing of pytest.
+    expect(
+      test({
+        'tox.ini': '[testenv]\ncommands = python -m unittest\n',
+        'tests/test_x.py': 'import unittest\n',
+      }).test_command?.[2],
+    ).toBe('unittest');
+  });
+});
+
 describe('makeRunsPythonTests', () => {
   const make = (recipe: string) => makeRunsPythonTests(repo({ Makefile: recipe }));
   it('is true for a test target running only Python test tools, with settings before them', () => {

@@ -81,20 +81,78 @@ function nodeTest(dir: string, entries: Set<string>): { command: string[]; sourc
   return null;
 }
 
+/** A line of a tox.ini `commands`, a noxfile's `session.run`, a requirements list: pytest named as a word. */
+const NAMES_PYTEST = /(^|[\s"'=(,[])(py\.test|pytest)([\s"'<>=~!;,)\]]|$)/m;
+
+/** Test modules of a tests folder (or the top), at most a few, read to tell pytest's style from unittest's. */
+function testModules(dir: string, entries: Set<string>): string[] {
+  const folders = ['tests', 'test'].filter((f) => entries.has(f));
+  const found: string[] = [];
+  for (const folder of folders.length > 0 ? folders : ['']) {
+    try {
+      for (const n of readdirSync(path.join(dir, folder)))
+        if (/^test_.*\.py$|_test\.py$/.test(n)) found.push(folder ? `${folder}/${n}` : n);
+    } catch {
+      // no such folder
+    }
+  }
+  return found.sort().slice(0, 20);
+}
+
+/**
+ * Where a project says its tests are pytest's, beyond pytest's own config files: tox's or nox's
+ * test command (neither need be installed: pytest runs what they would), setup.cfg's or a
+ * requirements list's test dependencies, a Pipfile's dev packages, or test modules written for
+ * pytest (importing it, or bare `def test_` functions, which unittest never collects).
+ */
+function pytestNamedBy(dir: string, entries: Set<string>, setupCfg: string | null): string | null {
+  const tox = readText(dir, 'tox.ini');
+  const commands = /^\[testenv[^\]]*\][^[]*?^commands\s*=([^[]*)/ms.exec(tox ?? '')?.[1];
+  if (commands && NAMES_PYTEST.test(commands)) return 'tox.ini [testenv] commands';
+  const nox = entries.has('noxfile.py') ? readText(dir, 'noxfile.py') : null;
+  if (nox && /session\.run\(\s*["'](?:pytest|py\.test)["']|["']-m["'],\s*["']pytest["']/.test(nox))
+    return 'noxfile.py';
+  if (setupCfg && NAMES_PYTEST.test(setupCfg)) return 'setup.cfg';
+  if (entries.has('Pipfile') && NAMES_PYTEST.test(readText(dir, 'Pipfile') ?? '')) return 'Pipfile';
+  for (const name of [...entries].filter((n) => /requirements.*\.txt$/.test(n)).sort())
+    if (NAMES_PYTEST.test(readText(dir, name) ?? '')) return name;
+  for (const rel of testModules(dir, entries)) {
+    let text = '';
+    try {
+      text = readText(dir, rel) ?? '';
+    } catch {
+      continue; // a link or a special file among the tests: not read, as init reads no other
+    }
+    const imports = /^\s*(import pytest|from pytest import|from _pytest)/m.test(text);
+    const bare = /^def test_/m.test(text) && !/\bunittest\b/.test(text);
+    if (imports || bare) return rel;
+  }
+  return null;
+}
+
 function pythonTest(dir: string, entries: Set<string>): { command: string[]; source: string } | null {
   const pyproject = readText(dir, 'pyproject.toml');
   const setupCfg = readText(dir, 'setup.cfg');
   const tox = readText(dir, 'tox.ini');
-  const usesPytest =
+  const pytestConfig =
     entries.has('pytest.ini') ||
     entries.has('conftest.py') ||
     /^\[tool\.pytest/m.test(pyproject ?? '') ||
     /^\[tool:pytest\]/m.test(setupCfg ?? '') ||
     /^\[pytest\]/m.test(tox ?? '') ||
     /\bpytest\b/.test(pyproject ?? '');
-  const isPython = usesPytest || pyproject !== null || entries.has('setup.py') || setupCfg !== null;
+  const isPython =
+    pytestConfig ||
+    pyproject !== null ||
+    entries.has('setup.py') ||
+    setupCfg !== null ||
+    tox !== null ||
+    entries.has('noxfile.py') ||
+    entries.has('Pipfile');
   const testsDir = ['tests', 'test'].find((f) => entries.has(f));
-  if (usesPytest) {
+  const hasTests = testsDir !== undefined && hasFile(path.join(dir, testsDir), /^test.*\.py$/);
+  const namedBy = pytestConfig || !(isPython || hasTests) ? null : pytestNamedBy(dir, entries, setupCfg);
+  if (pytestConfig || namedBy) {
     // The file that said so: pytest's own config files in the order pytest reads them.
     const source = entries.has('pytest.ini')
       ? 'pytest.ini'
@@ -106,13 +164,17 @@ function pythonTest(dir: string, entries: Set<string>): { command: string[]; sou
             ? 'setup.cfg'
             : entries.has('conftest.py')
               ? 'conftest.py'
-              : 'pyproject.toml';
+              : (namedBy ?? 'pyproject.toml');
     return { command: ['python3', '-m', 'pytest'], source };
   }
-  if (isPython || (testsDir !== undefined && hasFile(path.join(dir, testsDir), /^test.*\.py$/))) {
-    // unittest is in every Python; discovery needs the start folder when tests sit in a folder.
+  if (isPython || hasTests) {
+    // unittest is in every Python; discovery needs the start folder when tests sit in a folder, and
+    // the top as the top-level folder only when that folder is a package (else it is not importable).
     const command = ['python3', '-m', 'unittest', 'discover'];
-    if (testsDir) command.push('-s', testsDir, '-t', '.');
+    if (testsDir) {
+      command.push('-s', testsDir);
+      if (existsSync(path.join(dir, testsDir, '__init__.py'))) command.push('-t', '.');
+    }
     return { command, source: pyproject !== null ? 'pyproject.toml' : (testsDir ?? 'setup.py') };
   }
   return null;

@@ -117,7 +117,7 @@ const LOCK_FIX: Record<string, string> = {
   'uv.lock':
     'export one with `uv export --frozen --no-hashes --format requirements-txt -o requirements.txt` and commit it, or make .venv yourself (`uv sync`)',
   'poetry.lock':
-    'export one with `poetry export -f requirements.txt -o requirements.txt` and commit it, or make .venv yourself (`poetry install`)',
+    "export one with `poetry export -f requirements.txt -o requirements.txt` (poetry 1.2+ with its export plugin: `poetry self add poetry-plugin-export`; Debian's poetry 1.3 has neither) and commit it, or make .venv yourself (`poetry config virtualenvs.in-project true && poetry install`)",
 };
 
 function readPyproject(dir: string): string | null {
@@ -186,6 +186,11 @@ export function python(
       mirror,
     });
     if (lockfile) out.notes.push(`${lockfile}: setup installs its locked versions with pip into .venv`);
+    // Poetry's own package sources are poetry's: pip installs from the one mirror the entry names.
+    if (/^\[\[tool\.poetry\.source\]\]/m.test(pyproject ?? ''))
+      out.notes.push(
+        `pyproject.toml names [[tool.poetry.source]] indexes, which pip does not read: setup installs from ${mirror}; if a package is only on your own index, set it as the entry's mirror:`,
+      );
     interpreter = '.venv/bin/python';
     srcOnPath = false; // the install makes the project importable, as an editable install does
     // The venv holds only what is declared: a test runner installed by hand elsewhere is not in it.

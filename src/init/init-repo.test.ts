@@ -87,11 +87,13 @@ describe('agentguard init', () => {
     expect(loaded(pytest).test_command).toEqual(['python3', '-m', 'pytest']);
     const plain = repo({
       'pyproject.toml': '[project]\nname = "p"\n',
+      'tests/__init__.py': '',
       'tests/test_a.py': '',
       'p/__init__.py': '',
     });
     init(plain);
     const cfg = loaded(plain);
+    // tests/ is a package: the top is the top-level folder, so the tests import it as `tests`.
     expect(cfg.test_command).toEqual(['python3', '-m', 'unittest', 'discover', '-s', 'tests', '-t', '.']);
     expect(cfg.allowed_paths).toContain('**/*.py');
     expect(cfg.test_paths).toEqual(expect.arrayContaining(['tests/**', '**/test_*.py']));

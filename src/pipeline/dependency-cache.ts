@@ -180,6 +180,11 @@ export function restoreDependencies(
   }
 }
 
+/** True when `cacheDir` holds a venv a restore can copy. */
+export function hasCachedVenv(cacheDir: string | null | undefined): boolean {
+  return !!cacheDir && existsSync(path.join(cacheDir, 'venv')) && existsSync(path.join(cacheDir, 'origin'));
+}
+
 function restore(
   cacheDir: string,
   dep: DependencyEntry,
@@ -188,12 +193,11 @@ function restore(
 ): boolean {
   const into = installed(dep, places.repoDir, places.hostHome, client);
   if (into.kind === 'venv') {
-    const origin = path.join(cacheDir, 'origin');
-    if (!existsSync(path.join(cacheDir, 'venv')) || !existsSync(origin)) return false;
+    if (!hasCachedVenv(cacheDir)) return false;
     // A later entry into the same venv was cached with the earlier ones' packages: it replaces it.
     rmSync(into.venv, { recursive: true, force: true });
     copy(path.join(cacheDir, 'venv'), into.venv);
-    relocateVenv(into.venv, readFileSync(origin, 'utf8'), into.repoDir);
+    relocateVenv(into.venv, readFileSync(path.join(cacheDir, 'origin'), 'utf8'), into.repoDir);
     return true;
   }
   if (!existsSync(path.join(cacheDir, 'tree'))) return false;
@@ -225,7 +229,9 @@ export function saveDependencies(
       : [...nodeModulesDirs(from.root), ...PNP_OUTPUTS].filter((rel) =>
           existsSync(path.join(from.root, rel)),
         );
-  if (made.length === 0 || existsSync(cacheDir)) return;
+  // An install that made nothing (a lockfile with no dependencies) is kept too, as an empty tree:
+  // the next run need not install again to learn that.
+  if ((from.kind === 'venv' && made.length === 0) || existsSync(cacheDir)) return;
   const staging = `${cacheDir}.${process.pid}.tmp`;
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
@@ -234,6 +240,7 @@ export function saveDependencies(
       copy(from.venv, path.join(staging, 'venv'));
       writeFileSync(path.join(staging, 'origin'), from.repoDir);
     } else {
+      mkdirSync(path.join(staging, 'tree'));
       for (const rel of made) copy(path.join(from.root, rel), path.join(staging, 'tree', rel));
       if (from.corepack && existsSync(from.corepack)) copy(from.corepack, path.join(staging, 'corepack'));
       // yarn 2+'s global cache of zip archives, which a Plug'n'Play project loads its packages from.

@@ -40,6 +40,7 @@ export function gradingOf(
   /** Gives a folder the harness made for the tests to the user they run as (the run user). */
   own: (dir: string) => void = () => {},
 ): GradingSteps {
+  const guarded = compileGlobs([...cfg.test_paths, ...cfg.grader_paths]);
   const copy = (dest: string, agentRev?: string) => {
     const made = buildGradingCopy({
       harnessGitDir: ws.harness_git_dir,
@@ -50,6 +51,7 @@ export function gradingOf(
       applies: gradedChange(cfg),
       graderDir: ws.grader_dir,
       ignored: ws.ignored_hashes,
+      guarded: (rel) => guarded(rel) !== null,
     });
     own(dest);
     return made;

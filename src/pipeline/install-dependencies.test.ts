@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DependencySchema } from '../config/setup-schema.js';
 import { installCommands } from './install-dependencies.js';
-import { jsClient, pinnedManager } from './js-install.js';
+import { jsClient, pinnedManager, projectScripts } from './js-install.js';
 
 const ws = mkdtempSync(path.join(tmpdir(), 'agentguard-js-install-'));
 afterAll(() => rmSync(ws, { recursive: true, force: true }));
@@ -138,5 +138,51 @@ describe('installCommands', () => {
     tool('corepack');
     expect(jsClient('pnpm', pkg, bin)).toEqual(['corepack', 'pnpm']);
     expect(jsClient('yarn', pkg, bin)).toEqual(['corepack', 'yarn']);
+  });
+});
+
+describe('projectScripts', () => {
+  it("the root package's own install-time scripts, in npm's order, by the project's client; none when scripts are on (the client ran them)", () => {
+    const dir = path.join(ws, 'hooked');
+    mkdirSync(path.join(dir, 'app'), { recursive: true });
+    writeFileSync(
+      path.join(dir, 'app/package.json'),
+      JSON.stringify({
+        scripts: {
+          test: 'node --test',
+          prepare: 'husky',
+          postinstall: 'node gen.js',
+          build: 'tsc',
+          install: ' ',
+        },
+      }),
+    );
+    const npm = projectScripts(
+      dep({ manager: 'npm', lockfile: 'app/package-lock.json', cache: '/c' }),
+      dir,
+      [],
+    );
+    expect(npm.map((s) => s.argv)).toEqual([
+      ['npm', 'run', 'postinstall'],
+      ['npm', 'run', 'prepare'],
+    ]);
+    expect(npm[0]?.cwd).toBe(path.join(dir, 'app'));
+    expect(npm[0]?.env?.npm_config_userconfig).toBe('/dev/null');
+    const pnpm = projectScripts(
+      dep({ manager: 'pnpm', lockfile: 'app/pnpm-lock.yaml', mirror: 'https://r.example/' }),
+      dir,
+      ['corepack', 'pnpm'],
+    );
+    expect(pnpm[0]?.argv).toEqual(['corepack', 'pnpm', 'run', 'postinstall']);
+    expect(
+      projectScripts(
+        dep({ manager: 'npm', lockfile: 'app/package-lock.json', cache: '/c', scripts: true }),
+        dir,
+        [],
+      ),
+    ).toEqual([]);
+    expect(
+      projectScripts(dep({ manager: 'npm', lockfile: 'none/package-lock.json', cache: '/c' }), dir, []),
+    ).toEqual([]);
   });
 });

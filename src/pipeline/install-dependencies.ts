@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { ResolvedConfig } from '../config/schema.js';
 import { type DependencyEntry, manifestOf as manifestEntry } from '../config/setup-schema.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, SetupError } from '../errors.js';
 import type { InstalledDependency, SetupEvidence } from '../evidence/bundle-types.js';
 import { runPath } from '../evidence/layout.js';
 import { writeJson } from '../evidence/write.js';
@@ -14,11 +14,12 @@ import type { SandboxPlaces } from '../sandbox/types.js';
 import type { CommandLog } from './commands.js';
 import {
   dependencyCacheKey,
+  hasCachedVenv,
   installInputs,
   restoreDependencies,
   saveDependencies,
 } from './dependency-cache.js';
-import { type InstallStep, JS_CLIENT_INSTALL, jsClient, jsInstall } from './js-install.js';
+import { type InstallStep, JS_CLIENT_INSTALL, jsClient, jsInstall, projectScripts } from './js-install.js';
 import { pipInstall } from './pip-install.js';
 import { lockInstaller, noteUnlocked } from './pip-lock-evidence.js';
 import { resolveProgram } from './preflight.js';
@@ -177,7 +178,33 @@ export async function installDependencies(
   });
   const evidence: SetupEvidence = { dependencies: [], network: sandbox.network, network_records: [] };
   const save = () => writeJson(runPath(opts.runDir, 'setup'), evidence);
+  // Each entry's client, interpreter and cache folder, known before any runs: whether a later entry
+  // into the same venv is cached decides whether an earlier one's copy is needed at all.
   const before = new Map<string, string>();
+  const plans = deps.map((dep) => {
+    const client = clientOf(dep, repoDir, opts.env.PATH) ?? [];
+    const runtime =
+      dep.manager === 'pip' ? pythonIdentity('python3', repoDir, opts.env.PATH) : process.version;
+    const own = opts.cacheRoot ? dependencyCacheKey(dep, repoDir, client, runtime) : null;
+    // Entries installing into one venv build on each other: a cached venv holds what the entries
+    // before it installed too, so its key is theirs as well.
+    const key = own && dep.manager === 'pip' ? chainedKey(before, dep.target, own) : own;
+    const cached = key && opts.cacheRoot ? path.join(opts.cacheRoot, key) : null;
+    return { client, key, cached };
+  });
+  /** The later entry into the same venv whose cached copy holds this one's packages too, or -1. */
+  const venvLater = (index: number): number => {
+    const dep = deps[index];
+    if (dep?.manager !== 'pip' || !hasCachedVenv(plans[index]?.cached)) return -1;
+    return deps.findIndex(
+      (d, j) =>
+        j > index &&
+        d.manager === 'pip' &&
+        path.normalize(d.target) === path.normalize(dep.target) &&
+        hasCachedVenv(plans[j]?.cached),
+    );
+  };
+  const copiedLater = new Set<number>();
   try {
     for (const [index, dep] of deps.entries()) {
       const name = entryName(index, dep);
@@ -195,14 +222,7 @@ export async function installDependencies(
       }
       timeline.add('prepare', 'dependencies-started', name);
       const started = Date.now();
-      const client = clientOf(dep, repoDir, opts.env.PATH) ?? [];
-      const runtime =
-        dep.manager === 'pip' ? pythonIdentity('python3', repoDir, opts.env.PATH) : process.version;
-      const own = opts.cacheRoot ? dependencyCacheKey(dep, repoDir, client, runtime) : null;
-      // Entries installing into one venv build on each other: a cached venv holds what the entries
-      // before it installed too, so its key is theirs as well.
-      const key = own && dep.manager === 'pip' ? chainedKey(before, dep.target, own) : own;
-      const cached = key && opts.cacheRoot ? path.join(opts.cacheRoot, key) : null;
+      const { client, key, cached } = plans[index] as (typeof plans)[number];
       const record: InstalledDependency = {
         entry: `setup.dependencies[${index}]`,
         manager: dep.manager,
@@ -224,11 +244,67 @@ export async function installDependencies(
       };
       evidence.dependencies.push(record);
       if (key) record.cache_key = key;
-      if (cached && restoreDependencies(cached, dep, opts, client)) {
+      /** Runs `steps` as setup commands; false when the run was ended from outside. */
+      const runSteps = async (steps: InstallStep[]): Promise<boolean> => {
+        for (const step of steps) {
+          const { record: ran, outcome } = await commands.run({
+            role: 'setup',
+            spec: sandbox.wrap({
+              argv: step.argv,
+              cwd: step.cwd,
+              env: { ...opts.env, HOME: home.home, ...step.env },
+            }),
+            argv: step.argv,
+            display_argv: step.display ?? step.argv,
+            cwd: step.cwd,
+            timeoutMs: cfg.setup_timeout_seconds * 1000,
+            maxOutputBytes: cfg.max_output_bytes,
+            policy: [],
+          });
+          record.command_ids.push(ran.id);
+          record.exit_code = ran.exit_code;
+          record.duration_ms = Date.now() - started;
+          if (outcome?.aborted) return false; // ended from outside; the run's own stop reason stands
+          const failure = setupFailure(ran, cfg.setup_timeout_seconds);
+          if (failure) {
+            const failed = explained(failure, ran.stderr);
+            record.status = 'failed';
+            record.error = `${step.argv.slice(0, 3).join(' ')}: ${failed}`;
+            timeline.add('prepare', 'dependencies-failed', `${name}: ${failed}`);
+            throw setupStopped(name, failed, ran);
+          }
+        }
+        return true;
+      };
+      // The project's own install-time scripts run after the install and after a restore alike:
+      // the cache holds what the install wrote, not what they write.
+      const ownScripts = projectScripts(dep, repoDir, client);
+      // Copied once, by the last cached entry into the venv: its copy replaces this one's anyway.
+      const later = venvLater(index);
+      if (later >= 0) {
+        copiedLater.add(later);
+        record.reused = true;
+        record.exit_code = null;
+        noteUnlocked(record, dep, repoDir, timeline, name);
+        timeline.add(
+          'prepare',
+          'dependencies-installed',
+          `${name} from the dependency cache, in the copy setup.dependencies[${later}] restores`,
+        );
+        save();
+        continue;
+      }
+      const restored = cached !== null && restoreDependencies(cached, dep, opts, client);
+      if (!restored && copiedLater.has(index))
+        throw new SetupError(
+          `${name}: its cached venv in ${cached} went away during setup, and the entries before it were to come from it. Fix: run again; the install runs from the start.`,
+        );
+      if (restored) {
         record.reused = true;
         record.exit_code = null;
         record.duration_ms = Date.now() - started;
         noteUnlocked(record, dep, repoDir, timeline, name);
+        if (!(await runSteps(ownScripts))) return;
         timeline.add(
           'prepare',
           'dependencies-installed',
@@ -237,37 +313,11 @@ export async function installDependencies(
         save();
         continue;
       }
-      for (const step of installCommands(dep, repoDir, client)) {
-        const { record: ran, outcome } = await commands.run({
-          role: 'setup',
-          spec: sandbox.wrap({
-            argv: step.argv,
-            cwd: step.cwd,
-            env: { ...opts.env, HOME: home.home, ...step.env },
-          }),
-          argv: step.argv,
-          display_argv: step.display ?? step.argv,
-          cwd: step.cwd,
-          timeoutMs: cfg.setup_timeout_seconds * 1000,
-          maxOutputBytes: cfg.max_output_bytes,
-          policy: [],
-        });
-        record.command_ids.push(ran.id);
-        record.exit_code = ran.exit_code;
-        record.duration_ms = Date.now() - started;
-        if (outcome?.aborted) return; // ended from outside; the run's own stop reason stands
-        const failure = setupFailure(ran, cfg.setup_timeout_seconds);
-        if (failure) {
-          const failed = explained(failure, ran.stderr);
-          record.status = 'failed';
-          record.error = `${step.argv.slice(0, 3).join(' ')}: ${failed}`;
-          timeline.add('prepare', 'dependencies-failed', `${name}: ${failed}`);
-          throw setupStopped(name, failed, ran);
-        }
-      }
+      if (!(await runSteps(installCommands(dep, repoDir, client)))) return;
       // What the install wrote: the workspace, and corepack's client in setup's HOME.
       noteUnlocked(record, dep, repoDir, timeline, name);
       if (cached) saveDependencies(cached, dep, home.places, client);
+      if (!(await runSteps(ownScripts))) return;
       timeline.add('prepare', 'dependencies-installed', `${name} in ${record.duration_ms} ms`);
       save();
     }

@@ -99,3 +99,33 @@ export function jsInstall(dep: JsEntry, repoDir: string, client: string[]): Inst
   if (!dep.scripts) argv.push('--ignore-scripts');
   return { argv, cwd, env };
 }
+
+/** The install-time scripts a client runs for the project itself, in its order (npm's lifecycle). */
+const PROJECT_LIFECYCLE = ['preinstall', 'install', 'postinstall', 'prepare'];
+
+/**
+ * The project's own install-time scripts (package.json beside the lockfile: a `postinstall` that
+ * generates code, husky's `prepare`), when the install ran with scripts off: that switch is for the
+ * dependencies' code, and the project's own scripts are code the tests run anyway. Each is run by the
+ * project's client after the install or its restore from the cache, every run (what they write,
+ * beside node_modules, is not cached). None when `scripts` is on: the client ran them itself.
+ */
+export function projectScripts(dep: DependencyEntry, repoDir: string, client: string[]): InstallStep[] {
+  if (dep.scripts || dep.manager === 'pip') return [];
+  const cwd = path.join(repoDir, path.dirname(dep.lockfile));
+  let scripts: Record<string, unknown> = {};
+  try {
+    const pkg = JSON.parse(readFileSync(path.join(cwd, 'package.json'), 'utf8')) as { scripts?: unknown };
+    if (pkg.scripts && typeof pkg.scripts === 'object') scripts = pkg.scripts as Record<string, unknown>;
+  } catch {
+    return [];
+  }
+  const runner = dep.manager === 'npm' ? ['npm'] : client;
+  const env: Record<string, string> = {
+    COREPACK_ENABLE_DOWNLOAD_PROMPT: '0',
+    npm_config_userconfig: '/dev/null',
+  };
+  return PROJECT_LIFECYCLE.filter(
+    (s) => typeof scripts[s] === 'string' && (scripts[s] as string).trim() !== '',
+  ).map((s) => ({ argv: [...runner, 'run', s], cwd, env }));
+}

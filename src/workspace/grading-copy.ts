@@ -21,6 +21,8 @@ export type GradingCopyOptions = {
   /** The grader-only files the harness withheld from the workspace. */
   graderDir: string;
   ignored: IgnoredManifest;
+  /** Test and grader paths (test_paths, grader_paths): the copy's files under them are listed as the tests start. */
+  guarded?: (rel: string) => boolean;
 };
 
 type TreeItem = { mode: string; sha: string; rel: Buffer };
@@ -59,12 +61,22 @@ export function buildGradingCopy(opts: GradingCopyOptions): GradingCopyEvidence 
   git(['init', '-q'], { gitDir: path.join(opts.dest, '.git'), workTree: opts.dest });
   const graderFiles = placeGraderFiles(opts.graderDir, opts.dest);
   const deps = copyDependencies(opts.agentRepo, opts.dest, opts.ignored);
+  // The test files there are as the tests start (tracked, and installed ones carried over): one the
+  // tests then write that is not among them is one they made (a new snapshot, compiled tests).
+  const guarded = opts.guarded;
+  const testFiles = guarded
+    ? [
+        ...[...files.values()].map((f) => displayPath(f.rel)),
+        ...[...opts.ignored.values()].map((e) => displayPath(e.rel)),
+      ].filter((rel) => guarded(rel))
+    : null;
   return {
     applied: applied.sort(),
     not_applied: notApplied.sort(),
     grader_files: graderFiles,
     dependencies: deps.copied,
     dependencies_changed: deps.changed,
+    ...(testFiles ? { test_files: [...new Set(testFiles)].sort() } : {}),
   };
 }
 

@@ -138,5 +138,55 @@ describe('test-tampering: installed dependencies', () => {
       );
       expect(result.passed, result.message).toBe(true);
     });
+
+    it("a file the tests made (not among the grading copy's test files as they started: a first snapshot, compiled tests) is theirs; one that was there, a rename onto one, a link to one, and a grader file are not", () => {
+      const withCopy = (events: SysEvent[]) =>
+        makeBundle({
+          config: { test_paths: ['tests/**', '**/*.test.*'], grader_paths: ['grader/**'] },
+          workspace: { repo_dir: ws },
+          tests: {
+            grading_copy: {
+              applied: [],
+              not_applied: [],
+              grader_files: 1,
+              dependencies: 0,
+              dependencies_changed: [],
+              test_files: ['tests/test_a.py', 'tests/__snapshots__/a.snap'],
+            },
+          },
+          test_syscalls: events,
+        });
+      const made = testTampering.run(
+        withCopy([
+          ev({ path: `${ws}/tests/__snapshots__/b.snap`, access: 'create' }),
+          ev({ path: `${ws}/dist/test/slug.test.js`, access: 'create' }),
+          ev({ path: `${ws}/dist/test/slug.test.js`, access: 'write' }),
+        ]),
+      );
+      expect(made.passed, made.message).toBe(true);
+      const changed = testTampering.run(
+        withCopy([
+          ev({ path: `${ws}/tests/__snapshots__/a.snap`, access: 'write' }),
+          ev({
+            kind: 'write-meta',
+            syscall: 'rename',
+            path: `${ws}/x`,
+            path2: `${ws}/tests/test_a.py`,
+            result: 0,
+          }),
+          ev({
+            kind: 'write-meta',
+            syscall: 'link',
+            path: `${ws}/tests/test_a.py`,
+            path2: `${ws}/y`,
+            result: 0,
+          }),
+          ev({ path: `${ws}/grader/expected.txt`, access: 'create' }),
+        ]),
+      );
+      expect(changed.message).toBe(
+        "the tests' own processes changed 3 test files while they ran: tests/__snapshots__/a.snap, tests/test_a.py, grader/expected.txt",
+      );
+    });
   });
 });

@@ -1,9 +1,9 @@
+import { closeSync, openSync } from 'node:fs';
 import { chmod, lstat, unlink } from 'node:fs/promises';
 import type { Server } from 'node:net';
+import path from 'node:path';
 import { errorMessage, SetupError } from '../../errors.js';
-
-// sun_path is 108 bytes on Linux, including the terminating NUL.
-const MAX_UNIX_PATH_BYTES = 107;
+import { fitsSunPath, MAX_UNIX_PATH_BYTES, throughFolder } from './unix-path.js';
 
 function listenOn(server: Server, target: { path: string } | { port: number; host: string }): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -28,20 +28,33 @@ export async function removeSocketFile(path: string): Promise<void> {
   }
 }
 
-export async function listenUnix(server: Server, path: string): Promise<void> {
-  if (Buffer.byteLength(path) > MAX_UNIX_PATH_BYTES) {
-    throw new SetupError(
-      `Unix socket path is longer than ${MAX_UNIX_PATH_BYTES} bytes: ${path}; use a shorter run directory`,
-    );
+/**
+ * Listens on the Unix socket `file`. A path longer than sun_path holds (a run folder deep in a
+ * user's checkout) is bound through its folder's descriptor, `/proc/self/fd/N/<name>`, which is
+ * short whatever the folder; the descriptor stays open until the server closes, because closing
+ * the server unlinks the socket by the name it was bound with.
+ */
+export async function listenUnix(server: Server, file: string): Promise<void> {
+  const name = path.basename(file);
+  await removeSocketFile(file);
+  let dirFd: number | null = null;
+  if (!fitsSunPath(file)) {
+    if (!fitsSunPath(throughFolder(file, 999_999)))
+      throw new SetupError(`Unix socket name is longer than ${MAX_UNIX_PATH_BYTES} bytes: ${name}`);
+    dirFd = openSync(path.dirname(file), 'r');
   }
-  await removeSocketFile(path);
   try {
-    await listenOn(server, { path });
+    await listenOn(server, { path: dirFd === null ? file : throughFolder(file, dirFd) });
   } catch (err) {
-    throw new SetupError(`cannot listen on ${path}: ${errorMessage(err)}`, { cause: err });
+    if (dirFd !== null) closeSync(dirFd);
+    throw new SetupError(`cannot listen on ${file}: ${errorMessage(err)}`, { cause: err });
+  }
+  if (dirFd !== null) {
+    const fd = dirFd;
+    server.once('close', () => closeSync(fd));
   }
   // The sandboxed agent may run under another uid; access is governed by the directory instead.
-  await chmod(path, 0o666);
+  await chmod(file, 0o666);
 }
 
 /** Listens on 127.0.0.1 and returns the bound port. */

@@ -63,10 +63,10 @@ let webPort: number;
 beforeAll(async () => {
   // Short path: Unix socket paths are limited to 107 bytes.
   dir = await mkdtemp(join(tmpdir(), 'agb-'));
-  // The bridge ships as plain JS from dist/ with its two sibling modules; compile them the same
+  // The bridge ships as plain JS from dist/ with its sibling modules; compile them the same
   // way, types stripped, as ES modules.
   await writeFile(join(dir, 'package.json'), '{"type":"module"}\n');
-  for (const name of ['sandbox-bridge', 'bridge-protocol', 'socket-owner']) {
+  for (const name of ['sandbox-bridge', 'bridge-protocol', 'socket-owner', 'unix-path']) {
     const source = await readFile(fileURLToPath(new URL(`./${name}.ts`, import.meta.url)), 'utf8');
     const compiled = ts.transpileModule(source, {
       compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },

@@ -22,6 +22,7 @@ import {
   SETUP_TOKEN_VARIABLE,
 } from './bridge-protocol.js';
 import { type ClientIdentity, identifyClient } from './socket-owner.js';
+import { connectPath } from './unix-path.js';
 
 export type BridgeArgs = {
   tcp: { port: number; socket: string }[];
@@ -76,7 +77,7 @@ type Sessions = Map<string, string>;
 
 // One loopback connection ↔ one Unix-socket connection, half-closes passed through.
 function forwardStream(client: Socket, socketPath: string, header: string | undefined): void {
-  const upstream = createConnection({ path: socketPath, allowHalfOpen: true });
+  const upstream = createConnection({ path: connectPath(socketPath), allowHalfOpen: true });
   client.on('error', () => upstream.destroy());
   upstream.on('error', () => client.destroy());
   client.on('close', () => upstream.destroy());
@@ -123,7 +124,7 @@ async function introduce(socketPath: string): Promise<{ secret: string | undefin
   }
   const pidNamespace = readlinkSync('/proc/self/ns/pid');
   return new Promise((resolve) => {
-    const upstream = createConnection({ path: socketPath });
+    const upstream = createConnection({ path: connectPath(socketPath) });
     let answer = '';
     const settle = (secret: string | undefined) => {
       upstream.destroy();
@@ -149,7 +150,7 @@ function relayDatagram(
   socketPath: string,
   header: string | undefined,
 ): void {
-  const upstream = createConnection({ path: socketPath });
+  const upstream = createConnection({ path: connectPath(socketPath) });
   if (header !== undefined) upstream.write(header);
   const frame = Buffer.alloc(2);
   frame.writeUInt16BE(message.length, 0);
