@@ -3,6 +3,7 @@ import type { Expr } from './ast.js';
 import { BoundPorts } from './bound-ports.js';
 import { canonicalEvent } from './canonical-path.js';
 import { compileExpr, DEFAULT_HARNESS_ENDPOINTS, type Predicate, placeholderValues } from './compile.js';
+import { Downloads } from './downloads.js';
 import { KnownFiles } from './file-identity.js';
 import { FINAL_STATE, FileState, type WriteRecord } from './file-state.js';
 import { Frame } from './frame.js';
@@ -83,14 +84,12 @@ export function createMatcher(
 
   // What a package manager installed is not a preload the run planted (vitest's workers run
   // `node --require node_modules/vitest/suppress-warnings.cjs` after an install).
-  const procs = new ProcessTable(
-    workspace,
-    new Set(ruleset.lists?.get('package_managers') ?? []),
-    values.HOME?.[0] ?? ctx.home,
-  );
+  const installers = new Set(ruleset.lists?.get('package_managers') ?? []);
+  const procs = new ProcessTable(workspace, installers, values.HOME?.[0] ?? ctx.home);
   const files = new FileState();
+  const downloads = new Downloads(procs, files, installers, ctx.vendorHosts ?? []);
   const known = new KnownFiles(ctx.knownFiles);
-  const frame = new Frame(procs, files, ports, ctx.runUser);
+  const frame = new Frame(procs, files, ports, downloads, ctx.runUser);
   const seen = new Map<string, Alert>();
   // Threshold rules: the times of their recent matches, oldest first.
   const bursts = new Map<string, number[]>();
@@ -189,7 +188,9 @@ export function createMatcher(
   return {
     onEvent(raw) {
       const e = known.name(canonicalEvent(raw, (pid) => procs.get(pid)?.cwd));
+      const before = e.kind === 'exec' ? procs.get(e.pid) : undefined;
       const proc = procs.observe(e, files);
+      const code = downloads.observe(e, proc, before);
       if (e.kind === 'connect') {
         const ep = endpointOf(e);
         if (ep !== undefined && dnsEndpoints.has(ep)) dnsClient = proc;
@@ -200,6 +201,7 @@ export function createMatcher(
       if (candidates.length > 0) {
         frame.reset(e.kind, proc);
         frame.sys = e;
+        frame.code = code;
         out = raise(candidates, e, sysWhere);
       }
       files.observe(e);
@@ -209,12 +211,15 @@ export function createMatcher(
     },
     learn(raw) {
       const e = known.name(canonicalEvent(raw, (pid) => procs.get(pid)?.cwd));
-      procs.observe(e, files);
+      const before = e.kind === 'exec' ? procs.get(e.pid) : undefined;
+      downloads.observe(e, procs.observe(e, files), before);
       files.observe(e);
       known.observe(e);
     },
     onRecord(r) {
-      frame.reset('net', clientOf(r));
+      const client = clientOf(r);
+      downloads.observeRecord(r, client);
+      frame.reset('net', client);
       frame.net = r;
       const syscall = r.protocol === 'dns' ? 'dns' : `proxy-${r.protocol}`;
       return raise(byKey.get('net') ?? NO_RULES, { syscall, seq: -1, ts: r.ts }, () => ({

@@ -20,6 +20,24 @@ export type ProcInfo = {
   interpreter?: string;
   /** The process has made an inet/inet6 connection (including to the proxy bridge). */
   net: boolean;
+  /** An allowed proxy request of this process carried the model's traffic (downloads.ts). */
+  netModel?: boolean;
+  /** An allowed proxy request of this process fetched something other than the model's traffic. */
+  netOther?: boolean;
+  /** A downloaded file whose bytes this process holds: it read it, or was forked from one that had (downloads.ts). */
+  carries?: string;
+  /** `carries` came with the fork, not from this image's own reads: an exec drops it. */
+  carriesInherited?: boolean;
+  /** A fork that has not exec'd yet: a shell's open here is a redirect for the program it is about to run. */
+  forked?: boolean;
+  /** The file this process's standard input was redirected from (`sh < f`), inherited by fork and exec. */
+  redirected?: string;
+  /** `redirected` was set for this process's own command, not inherited from its parent's input. */
+  inputSet?: boolean;
+  /** A file this shell image opened for reading and has not yet handed to a child: a redirect, or a script it sources. */
+  pendingRead?: string;
+  /** A file this shell image opened for writing and has not yet handed to a child (dash redirects in the parent). */
+  pendingWrite?: { path: string; seq: number };
   /**
    * Files the run wrote that this image opened for reading (JSON aside: parsed, never run), the
    * first few: code an interpreter may have loaded into a program that is otherwise trusted
@@ -98,7 +116,20 @@ export class ProcessTable {
     if (e.kind === 'fork' && (e.result === undefined || e.result > 0) && e.pid !== e.ppid) {
       const parent = this.#procs.get(e.ppid);
       const child: ProcInfo = parent
-        ? { ...parent, pid: e.pid, ppid: e.ppid, net: false, loadedWritten: [...parent.loadedWritten] }
+        ? {
+            ...parent,
+            pid: e.pid,
+            ppid: e.ppid,
+            net: false,
+            netModel: false,
+            netOther: false,
+            carriesInherited: parent.carries !== undefined,
+            forked: true,
+            inputSet: false,
+            pendingRead: undefined,
+            pendingWrite: undefined,
+            loadedWritten: [...parent.loadedWritten],
+          }
         : this.#fresh(e, files);
       this.#procs.set(e.pid, child);
       this.#born(e.pid, e.ppid, e.seq);
@@ -110,6 +141,8 @@ export class ProcessTable {
       this.#loads(image, e, known, files);
       if ((e.result ?? 0) >= 0) {
         image.net = known?.net ?? false;
+        if (known?.netModel) image.netModel = true;
+        if (known?.netOther) image.netOther = true;
         this.#procs.set(e.pid, image);
         if (!known) this.#born(e.pid, image.ppid, e.seq);
       }
@@ -197,6 +230,11 @@ export class ProcessTable {
       if (overlaps || pid === previous) out.push(sibling);
     }
     return out;
+  }
+
+  /** Whether the process's exit has been seen. */
+  exited(pid: number): boolean {
+    return this.#life.get(pid)?.to !== undefined;
   }
 
   #fresh(e: SysEvent, files: FileState): ProcInfo {
