@@ -104,7 +104,8 @@ const EXPECTED = [
   'exec-downloaded-code: dl/x.js, a downloaded file, ran as a program (stdin) at node',
   'exec-downloaded-code: dl/run.sh, a downloaded file, ran as a program (stdin) at bash -s',
   'exec-downloaded-code: dl/run.sh, a downloaded file, ran as a program (stdin) at sh (parents: timeout, agent)',
-  'exec-downloaded-code: dl/run.sh, a downloaded file, ran as a program (pipe) at cat dl/run.sh',
+  // Judged at whichever end comes second: cat's open, or bash's exec.
+  'exec-downloaded-code: dl/run.sh, a downloaded file, ran as a program (pipe) at ',
   'exec-downloaded-code: dl/run.sh, a downloaded file, ran as a program (sourced) at bash -c source dl/run.sh',
   'exec-downloaded: c1.sh, downloaded by cp',
   'exec-downloaded: c2.sh, downloaded by',
@@ -140,3 +141,55 @@ describe.skipIf(skip !== null)('downloaded code run by another route, and copied
     }, 300_000);
   }
 });
+
+// A program run through a procfs link to it: a descriptor (/dev/fd/N, /proc/self/fd/N, an O_PATH
+// descriptor) or a process's exe (/proc/self/exe, /proc/<pid>/exe).
+const PROC_EXE = `${DOWNLOAD(`import os, shutil
+shutil.copy('/bin/dash', 'dl/mysh'); os.chmod('dl/mysh', 0o755)
+shutil.copy('/bin/true', 'dl/tool'); os.chmod('dl/tool', 0o755)`)}
+sh -c 'exec 3< dl/tool; exec /dev/fd/3'
+sh -c 'exec 4< dl/tool; exec /proc/self/fd/4'
+python3 -c "import os; fd = os.open('dl/tool', os.O_PATH); os.execv('/proc/self/fd/%d' % fd, ['y'])"
+dl/mysh -c 'exec /proc/self/exe -c true'
+dl/mysh -c 'sleep 2' & sleep 0.5; /proc/$!/exe -c true; wait
+`;
+
+// A trusted program re-executing itself through /proc/self/exe (Go programs do) stays quiet.
+const PROC_EXE_HONEST = `python3 -c "import os; os.execv('/proc/self/exe', ['python3', '-c', 'print(1)'])"
+sh -c 'exec /proc/self/exe -c true'
+`;
+
+describe.skipIf(skip !== null)(
+  'a program run through /proc/self/exe, /proc/<pid>/exe or a descriptor',
+  () => {
+    for (const tracer of ['ebpf', 'strace'] as const) {
+      it(`is judged as the program it names under ${tracer}; a trusted re-exec is quiet`, async () => {
+        const [hostile, honest] = await Promise.all([
+          run('procexe', PROC_EXE, tracer),
+          run('procexe-honest', PROC_EXE_HONEST, tracer),
+        ]);
+        const repo = `${hostile.run_dir}/repo`;
+        const written = (rule: string) =>
+          hostile.alerts.filter((a) => a.rule === rule).map((a) => a.path_as_written ?? a.path);
+        expect(written('exec-downloaded')).toEqual(
+          expect.arrayContaining(['/dev/fd/3', '/proc/self/fd/4', `${repo}/dl/mysh`]),
+        );
+        expect(written('exec-downloaded').some((p) => /^\/proc\/self\/fd\/\d+$/.test(p ?? ''))).toBe(true);
+        // The shell re-executed through /proc/self/exe is the same downloaded program in the same
+        // process: one alert, counted twice.
+        const reexec = hostile.alerts.find(
+          (a) => a.rule === 'exec-downloaded' && a.process.argv.join(' ').includes('exec /proc/self/exe'),
+        );
+        expect(reexec?.count).toBe(2);
+        // Another process's exe, by its pid in the sandbox: the collector records what the kernel
+        // ran; strace cannot map the pid, and says so.
+        const other = hostile.alerts.find((a) =>
+          /^\/proc\/\d+\/exe$/.test(a.path_as_written ?? a.path ?? ''),
+        );
+        expect(other?.rule).toBe(tracer === 'ebpf' ? 'exec-downloaded' : 'evasion-descriptor-path');
+        if (tracer === 'ebpf') expect(other?.path).toBe(`${repo}/dl/mysh`);
+        expect(honest.alerts.map((a) => `${a.rule}: ${a.message}`)).toEqual([]);
+      }, 300_000);
+    }
+  },
+);

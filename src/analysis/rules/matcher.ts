@@ -118,6 +118,12 @@ export function createMatcher(
     return procs.get(client.pid) ?? standalone(client.pid, client.exe);
   };
 
+  // The program a process runs, as `/proc/<pid>/exe` names it (the kernel's, where recorded).
+  const exeOf = (pid: number): string | undefined => {
+    const p = procs.get(pid);
+    return p?.interpreter ?? p?.exe;
+  };
+
   const resource = (): string => frame.target ?? frame.dest ?? frame.host ?? frame.sys?.syscall ?? '';
 
   const raise = (
@@ -187,7 +193,7 @@ export function createMatcher(
 
   return {
     onEvent(raw) {
-      const e = known.name(canonicalEvent(raw, (pid) => procs.get(pid)?.cwd));
+      const e = known.name(canonicalEvent(raw, (pid) => procs.get(pid)?.cwd, exeOf));
       const before = e.kind === 'exec' ? procs.get(e.pid) : undefined;
       const proc = procs.observe(e, files);
       const code = downloads.observe(e, proc, before);
@@ -210,7 +216,7 @@ export function createMatcher(
       return out;
     },
     learn(raw) {
-      const e = known.name(canonicalEvent(raw, (pid) => procs.get(pid)?.cwd));
+      const e = known.name(canonicalEvent(raw, (pid) => procs.get(pid)?.cwd, exeOf));
       const before = e.kind === 'exec' ? procs.get(e.pid) : undefined;
       downloads.observe(e, procs.observe(e, files), before);
       files.observe(e);
