@@ -13,7 +13,15 @@ const SHELLS = /^(sh|bash|dash|zsh|ksh|mksh|ash|busybox)$/;
 // Devices a shell redirects to (`>/dev/null`) and then reads are not files; /dev/shm holds files.
 const DEVICE = /^\/(proc|sys)\/|^\/dev\/(?!shm\/|mqueue\/)/;
 
-const isShell = (p: ProcInfo): boolean => SHELLS.test(baseName(p.exe));
+const shellExes = new Map<string, boolean>();
+const isShell = (p: ProcInfo): boolean => {
+  let shell = shellExes.get(p.exe);
+  if (shell === undefined) {
+    shell = SHELLS.test(baseName(p.exe));
+    if (shellExes.size < 4096) shellExes.set(p.exe, shell);
+  }
+  return shell;
+};
 
 /**
  * Provenance that follows the bytes. A file is downloaded when the process that wrote it received
@@ -83,8 +91,8 @@ export class Downloads {
     }
     if (e.kind === 'exec') return this.#exec(e, proc, before);
     if (e.kind !== 'open' || (e.result ?? 0) < 0 || e.path === undefined) return this.#settle(proc);
-    const file = this.files.resolve(e.path);
     if (isShell(proc)) {
+      const file = this.files.resolve(e.path);
       // One command's redirects come together before its fork (`jq . < f > out`); a second read
       // means the first was not one of them.
       if (e.access !== 'read') {
@@ -95,16 +103,22 @@ export class Downloads {
       proc.pendingRead = file;
       return sourced;
     }
-    if (e.access !== 'read' || DEVICE.test(file) || this.writerOf(file, proc.pid) === undefined)
+    // Most reads are of files the run never wrote (libraries, sources): settled by one lookup.
+    if (e.access !== 'read' || DEVICE.test(e.path) || this.files.writerOf(e.path) === undefined)
       return undefined;
+    const file = this.files.resolve(e.path);
+    if (this.writerOf(file, proc.pid) === undefined) return undefined;
+    const first = proc.carries === undefined || proc.carriesInherited === true;
     this.#hold(proc, file);
     // A helper's bytes reach the program that started it (tar's decompressor, a subprocess's output);
     // a shell's command substitution is not followed (the tracers do not show where a pipe goes).
     const parent = this.procs.get(proc.ppid);
     if (parent && !isShell(parent)) this.#hold(parent, file);
-    // The writing end of a pipe whose reader already runs: `cat f | sh` where sh started first.
+    // The writing end of a pipe whose reader already runs: `cat f | sh` where sh started first
+    // (looked for at the first download a process reads: a pipe's writer has one).
+    if (!first) return undefined;
     const reader = this.procs
-      .siblings(proc)
+      .pipeSiblings(proc)
       .some((s) => !s.forked && !this.procs.exited(s.pid) && programSourceOf(s.exe, s.argv) === 'stdin');
     return reader ? { file, route: 'pipe' } : undefined;
   }
@@ -154,7 +168,7 @@ export class Downloads {
     if (ownInput) return undefined;
     // The writing end of the pipe: a sibling holding a download's bytes (it may have finished
     // already), or one still running that fetches them itself (`wget -O- … | sh`).
-    for (const s of this.procs.siblings(image)) {
+    for (const s of this.procs.pipeSiblings(image)) {
       if (s.pid === image.pid || s.forked || !this.carriesNetData(s)) continue;
       if (s.carries !== undefined) return { file: s.carries, route: 'pipe' };
       if (!this.procs.exited(s.pid)) return { file: `what ${s.name} fetched`, route: 'pipe' };

@@ -96,6 +96,10 @@ export class ProcessTable {
   /** Each process's lifetime in event numbers (fork or first sight, exit), for siblings(). */
   readonly #life = new Map<number, { from: number; to?: number }>();
   readonly #children = new Map<number, Set<number>>();
+  /** The children of each parent still running, and each process's sibling forked just before it. */
+  readonly #running = new Map<number, Set<number>>();
+  readonly #lastChild = new Map<number, number>();
+  readonly #previous = new Map<number, number>();
   #startEnv: Set<string> | undefined;
 
   /** `workspace`: the agent's own project, whose folders on a search path are everyday work. */
@@ -156,6 +160,7 @@ export class ProcessTable {
     if (e.kind === 'exit') {
       const life = this.#life.get(e.pid);
       if (life) life.to = e.seq;
+      this.#running.get(proc.ppid)?.delete(e.pid);
     }
     if (e.kind === 'connect' && (e.addr?.family === 'inet' || e.addr?.family === 'inet6')) proc.net = true;
     if (loadsWritten(e, files) && proc.loadedWritten.length < MAX_LOADED && e.path !== undefined)
@@ -204,6 +209,12 @@ export class ProcessTable {
 
   #born(pid: number, ppid: number, seq: number): void {
     this.#life.set(pid, { from: seq });
+    const last = this.#lastChild.get(ppid);
+    if (last !== undefined) this.#previous.set(pid, last);
+    this.#lastChild.set(ppid, pid);
+    const running = this.#running.get(ppid);
+    if (running) running.add(pid);
+    else this.#running.set(ppid, new Set([pid]));
     const siblings = this.#children.get(ppid);
     if (siblings) siblings.add(pid);
     else this.#children.set(ppid, new Set([pid]));
@@ -228,6 +239,24 @@ export class ProcessTable {
         mine === undefined ||
         ((life.to === undefined || life.to > mine.from) && (mine.to === undefined || mine.to > life.from));
       if (overlaps || pid === previous) out.push(sibling);
+    }
+    return out;
+  }
+
+  /**
+   * The siblings that could be the other end of a pipe with p now: those still running, and the
+   * one forked just before it. Unlike siblings(), it costs what is running, not every child the
+   * parent ever had.
+   */
+  pipeSiblings(p: ProcInfo): ProcInfo[] {
+    const pids = new Set(this.#running.get(p.ppid));
+    const previous = this.#previous.get(p.pid);
+    if (previous !== undefined) pids.add(previous);
+    pids.delete(p.pid);
+    const out: ProcInfo[] = [];
+    for (const pid of pids) {
+      const sibling = this.#procs.get(pid);
+      if (sibling && sibling.ppid === p.ppid) out.push(sibling);
     }
     return out;
   }
