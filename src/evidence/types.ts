@@ -399,6 +399,12 @@ export type Observation = {
      * Absent in evidence from before agentguard traced them: there a loopback port counts as the run's.
      */
     binds?: boolean;
+    /**
+     * `as-written`: the tracer recorded each path as the call gave it, not the file the kernel
+     * resolved, and no file identities (bpftrace): an alias, a descriptor-relative name or a hard
+     * link is judged by its text, weaker evidence than the collector's or strace's. Absent: resolved.
+     */
+    paths?: 'as-written';
     /** The tracer's non-fatal problems (probes this kernel lacks, processes killed at stop, ...). */
     warnings?: string[];
     /** Wall-clock milliseconds (Unix epoch) at which the events' `ts` 0 falls: joins them with other clocks. */

@@ -23,6 +23,8 @@ export type TracerOutput = {
   version: string;
   /** The tracer recorded bind calls: which ports the run's own servers hold (`addr.listened`). */
   binds?: boolean;
+  /** Paths as the process wrote them, never resolved by the kernel nor known by inode (bpftrace). */
+  paths?: 'as-written';
   /** Non-fatal problems worth showing in observation.json (e.g. bpftrace warnings). */
   warnings: string[];
   /**

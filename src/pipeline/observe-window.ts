@@ -407,6 +407,7 @@ export class ObservationWindow {
       tracer.lost_events = traced.lost_events;
       tracer.version = traced.version;
       if (traced.binds) tracer.binds = true;
+      if (traced.paths) tracer.paths = traced.paths;
       const zero = this.tracer?.zeroWallMs;
       if (typeof zero === 'number') tracer.zero_wall_ms = Math.round(zero);
       if (traced.incomplete) {

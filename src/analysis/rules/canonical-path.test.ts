@@ -59,4 +59,24 @@ describe('canonicalEvent', () => {
     const e = { ...base, kind: 'exec' as const, path: '/proc/self/cwd/run.sh', cwd: '/srv' };
     expect(canonicalEvent(e, () => undefined).path).toBe('/srv/run.sh');
   });
+
+  it("names the program an exec of /proc/<process>/exe runs: the kernel's, else the caller's or a known pid's", () => {
+    const exeOf = (pid: number) => ({ 7: '/work/dl/mysh', 42: '/usr/bin/python3' })[pid];
+    const exec = (path: string, extra: Partial<SysEvent> = {}) =>
+      canonicalEvent({ ...base, kind: 'exec', syscall: 'execve', path, ...extra }, () => undefined, exeOf);
+    expect(exec('/proc/self/exe')).toMatchObject({
+      path: '/work/dl/mysh',
+      path_as_written: '/proc/self/exe',
+    });
+    expect(exec('/proc/thread-self/exe').path).toBe('/work/dl/mysh');
+    expect(exec('/proc/42/task/43/exe').path).toBe('/usr/bin/python3');
+    // The collector's record of what the kernel ran wins, and is no interpreter of a script.
+    const kernel = exec('/proc/9/exe', { interpreter: '/work/dl/other' });
+    expect(kernel).toMatchObject({ path: '/work/dl/other', path_as_written: '/proc/9/exe' });
+    expect(kernel.interpreter).toBeUndefined();
+    // A pid the table does not know (the sandbox's own numbering) stays as written; an open is not an exec.
+    expect(exec('/proc/9/exe').path).toBe('/proc/9/exe');
+    const open = { ...base, path: '/proc/self/exe' };
+    expect(canonicalEvent(open, () => undefined, exeOf)).toBe(open);
+  });
 });

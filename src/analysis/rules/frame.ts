@@ -2,6 +2,7 @@ import { SETID_BITS } from '../../evidence/syscall-flags.js';
 import { syscallMechanism } from '../../evidence/syscall-mechanism.js';
 import type { NetworkRecord, SysEvent } from '../../evidence/types.js';
 import type { BoundPorts } from './bound-ports.js';
+import type { DownloadedCode, Downloads } from './downloads.js';
 import { actsOnLink, changesPath2, type FileState, isRename } from './file-state.js';
 import type { ProcessTable, ProcInfo } from './process-table.js';
 import { baseName } from './program.js';
@@ -20,6 +21,8 @@ export class Frame {
   patch: PatchFinding | undefined;
   patchPath: string | undefined;
   proc: ProcInfo | undefined;
+  /** The downloaded file this event shows a shell or interpreter taking as its program (downloads.ts). */
+  code: DownloadedCode | undefined;
   #target: string | undefined | null = null;
   #ancestors: ProcInfo[] | undefined;
   #siblings: ProcInfo[] | undefined;
@@ -28,6 +31,7 @@ export class Frame {
     readonly procs: ProcessTable,
     readonly files: FileState,
     readonly ports: BoundPorts,
+    readonly downloads: Downloads,
     readonly runUser?: { uid: number; gid: number },
   ) {}
 
@@ -38,6 +42,7 @@ export class Frame {
     this.net = undefined;
     this.patch = undefined;
     this.patchPath = undefined;
+    this.code = undefined;
     this.#target = null;
     this.#ancestors = undefined;
     this.#siblings = undefined;
@@ -215,12 +220,16 @@ const ACCESSORS: Record<string, Accessor> = {
   'proc.name': (f) => f.proc?.name,
   program: (f) => f.proc?.program,
   'program.written': (f) => (f.proc ? f.files.writerOf(f.proc.program) !== undefined : undefined),
-  'program.downloaded': (f) => (f.proc ? f.programWriter?.net === true : undefined),
+  'program.downloaded': (f) =>
+    f.proc ? f.downloads.writerOf(f.proc.program, f.proc.pid) !== undefined : undefined,
   'program.writer': (f) => f.programWriter?.name,
   interpreter: (f) => f.proc?.interpreter,
-  'interpreter.downloaded': (f) => (f.proc ? f.interpreterWriter?.net === true : undefined),
+  'interpreter.downloaded': (f) =>
+    f.proc ? f.downloads.writerOf(f.proc.interpreter, f.proc.pid) !== undefined : undefined,
   'interpreter.writer': (f) => f.interpreterWriter?.name,
   'proc.net': (f) => f.proc?.net,
+  downloaded_code: (f) => f.code?.file,
+  'downloaded_code.route': (f) => f.code?.route,
   'proc.loaded_written': (f) => f.proc?.loadedWritten,
   env: (f) => f.proc?.env,
   'env.set': (f) => f.proc?.envSet,

@@ -3,6 +3,7 @@ import { BoundPorts } from './bound-ports.js';
 import { canonicalEvent } from './canonical-path.js';
 import { DEFAULT_HARNESS_ENDPOINTS, placeholderValues } from './compile.js';
 import { type Compiled, compiledRules, indexKey } from './compiled-rules.js';
+import { Downloads } from './downloads.js';
 import { KnownFiles } from './file-identity.js';
 import { FINAL_STATE, FileState, type WriteRecord } from './file-state.js';
 import { Frame } from './frame.js';
@@ -52,14 +53,12 @@ export function createMatcher(
 
   // What a package manager installed is not a preload the run planted (vitest's workers run
   // `node --require node_modules/vitest/suppress-warnings.cjs` after an install).
-  const procs = new ProcessTable(
-    workspace,
-    new Set(ruleset.lists?.get('package_managers') ?? []),
-    values.HOME?.[0] ?? ctx.home,
-  );
+  const installers = new Set(ruleset.lists?.get('package_managers') ?? []);
+  const procs = new ProcessTable(workspace, installers, values.HOME?.[0] ?? ctx.home);
   const files = new FileState();
+  const downloads = new Downloads(procs, files, installers, ctx.vendorHosts ?? []);
   const known = new KnownFiles(ctx.knownFiles);
-  const frame = new Frame(procs, files, ports, ctx.runUser);
+  const frame = new Frame(procs, files, ports, downloads, ctx.runUser);
   const seen = new Map<string, Alert>();
   // Threshold rules: the times of their recent matches, oldest first.
   const bursts = new Map<string, number[]>();
@@ -86,6 +85,12 @@ export function createMatcher(
     // Identification failed: name what is known, never another process.
     if (client.pid === null) return client.exe === undefined ? undefined : standalone(0, client.exe);
     return procs.get(client.pid) ?? standalone(client.pid, client.exe);
+  };
+
+  // The program a process runs, as `/proc/<pid>/exe` names it (the kernel's, where recorded).
+  const exeOf = (pid: number): string | undefined => {
+    const p = procs.get(pid);
+    return p?.interpreter ?? p?.exe;
   };
 
   const resource = (): string => frame.target ?? frame.dest ?? frame.host ?? frame.sys?.syscall ?? '';
@@ -157,8 +162,10 @@ export function createMatcher(
 
   return {
     onEvent(raw) {
-      const e = known.name(canonicalEvent(raw, (pid) => procs.get(pid)?.cwd));
+      const e = known.name(canonicalEvent(raw, (pid) => procs.get(pid)?.cwd, exeOf));
+      const before = e.kind === 'exec' ? procs.get(e.pid) : undefined;
       const proc = procs.observe(e, files);
+      const code = downloads.observe(e, proc, before);
       if (e.kind === 'connect') {
         const ep = endpointOf(e);
         if (ep !== undefined && dnsEndpoints.has(ep)) dnsClient = proc;
@@ -169,6 +176,7 @@ export function createMatcher(
       if (candidates.length > 0) {
         frame.reset(e.kind, proc);
         frame.sys = e;
+        frame.code = code;
         out = raise(candidates, e, sysWhere);
       }
       files.observe(e);
@@ -177,13 +185,16 @@ export function createMatcher(
       return out;
     },
     learn(raw) {
-      const e = known.name(canonicalEvent(raw, (pid) => procs.get(pid)?.cwd));
-      procs.observe(e, files);
+      const e = known.name(canonicalEvent(raw, (pid) => procs.get(pid)?.cwd, exeOf));
+      const before = e.kind === 'exec' ? procs.get(e.pid) : undefined;
+      downloads.observe(e, procs.observe(e, files), before);
       files.observe(e);
       known.observe(e);
     },
     onRecord(r) {
-      frame.reset('net', clientOf(r));
+      const client = clientOf(r);
+      downloads.observeRecord(r, client);
+      frame.reset('net', client);
       frame.net = r;
       const syscall = r.protocol === 'dns' ? 'dns' : `proxy-${r.protocol}`;
       return raise(byKey.get('net') ?? NO_RULES, { syscall, seq: -1, ts: r.ts }, () => ({

@@ -20,6 +20,24 @@ export type ProcInfo = {
   interpreter?: string;
   /** The process has made an inet/inet6 connection (including to the proxy bridge). */
   net: boolean;
+  /** An allowed proxy request of this process carried the model's traffic (downloads.ts). */
+  netModel?: boolean;
+  /** An allowed proxy request of this process fetched something other than the model's traffic. */
+  netOther?: boolean;
+  /** A downloaded file whose bytes this process holds: it read it, or was forked from one that had (downloads.ts). */
+  carries?: string;
+  /** `carries` came with the fork, not from this image's own reads: an exec drops it. */
+  carriesInherited?: boolean;
+  /** A fork that has not exec'd yet: a shell's open here is a redirect for the program it is about to run. */
+  forked?: boolean;
+  /** The file this process's standard input was redirected from (`sh < f`), inherited by fork and exec. */
+  redirected?: string;
+  /** `redirected` was set for this process's own command, not inherited from its parent's input. */
+  inputSet?: boolean;
+  /** A file this shell image opened for reading and has not yet handed to a child: a redirect, or a script it sources. */
+  pendingRead?: string;
+  /** A file this shell image opened for writing and has not yet handed to a child (dash redirects in the parent). */
+  pendingWrite?: { path: string; seq: number };
   /**
    * Files the run wrote that this image opened for reading (JSON aside: parsed, never run), the
    * first few: code an interpreter may have loaded into a program that is otherwise trusted
@@ -78,6 +96,10 @@ export class ProcessTable {
   /** Each process's lifetime in event numbers (fork or first sight, exit), for siblings(). */
   readonly #life = new Map<number, { from: number; to?: number }>();
   readonly #children = new Map<number, Set<number>>();
+  /** The children of each parent still running, and each process's sibling forked just before it. */
+  readonly #running = new Map<number, Set<number>>();
+  readonly #lastChild = new Map<number, number>();
+  readonly #previous = new Map<number, number>();
   #startEnv: Set<string> | undefined;
 
   /** `workspace`: the agent's own project, whose folders on a search path are everyday work. */
@@ -98,7 +120,20 @@ export class ProcessTable {
     if (e.kind === 'fork' && (e.result === undefined || e.result > 0) && e.pid !== e.ppid) {
       const parent = this.#procs.get(e.ppid);
       const child: ProcInfo = parent
-        ? { ...parent, pid: e.pid, ppid: e.ppid, net: false, loadedWritten: [...parent.loadedWritten] }
+        ? {
+            ...parent,
+            pid: e.pid,
+            ppid: e.ppid,
+            net: false,
+            netModel: false,
+            netOther: false,
+            carriesInherited: parent.carries !== undefined,
+            forked: true,
+            inputSet: false,
+            pendingRead: undefined,
+            pendingWrite: undefined,
+            loadedWritten: [...parent.loadedWritten],
+          }
         : this.#fresh(e, files);
       this.#procs.set(e.pid, child);
       this.#born(e.pid, e.ppid, e.seq);
@@ -110,6 +145,8 @@ export class ProcessTable {
       this.#loads(image, e, known, files);
       if ((e.result ?? 0) >= 0) {
         image.net = known?.net ?? false;
+        if (known?.netModel) image.netModel = true;
+        if (known?.netOther) image.netOther = true;
         this.#procs.set(e.pid, image);
         if (!known) this.#born(e.pid, image.ppid, e.seq);
       }
@@ -123,6 +160,7 @@ export class ProcessTable {
     if (e.kind === 'exit') {
       const life = this.#life.get(e.pid);
       if (life) life.to = e.seq;
+      this.#running.get(proc.ppid)?.delete(e.pid);
     }
     if (e.kind === 'connect' && (e.addr?.family === 'inet' || e.addr?.family === 'inet6')) proc.net = true;
     if (loadsWritten(e, files) && proc.loadedWritten.length < MAX_LOADED && e.path !== undefined)
@@ -171,6 +209,12 @@ export class ProcessTable {
 
   #born(pid: number, ppid: number, seq: number): void {
     this.#life.set(pid, { from: seq });
+    const last = this.#lastChild.get(ppid);
+    if (last !== undefined) this.#previous.set(pid, last);
+    this.#lastChild.set(ppid, pid);
+    const running = this.#running.get(ppid);
+    if (running) running.add(pid);
+    else this.#running.set(ppid, new Set([pid]));
     const siblings = this.#children.get(ppid);
     if (siblings) siblings.add(pid);
     else this.#children.set(ppid, new Set([pid]));
@@ -197,6 +241,29 @@ export class ProcessTable {
       if (overlaps || pid === previous) out.push(sibling);
     }
     return out;
+  }
+
+  /**
+   * The siblings that could be the other end of a pipe with p now: those still running, and the
+   * one forked just before it. Unlike siblings(), it costs what is running, not every child the
+   * parent ever had.
+   */
+  pipeSiblings(p: ProcInfo): ProcInfo[] {
+    const pids = new Set(this.#running.get(p.ppid));
+    const previous = this.#previous.get(p.pid);
+    if (previous !== undefined) pids.add(previous);
+    pids.delete(p.pid);
+    const out: ProcInfo[] = [];
+    for (const pid of pids) {
+      const sibling = this.#procs.get(pid);
+      if (sibling && sibling.ppid === p.ppid) out.push(sibling);
+    }
+    return out;
+  }
+
+  /** Whether the process's exit has been seen. */
+  exited(pid: number): boolean {
+    return this.#life.get(pid)?.to !== undefined;
   }
 
   #fresh(e: SysEvent, files: FileState): ProcInfo {

@@ -57,11 +57,53 @@ const SCRIPT_EXT = /\.(js|mjs|cjs|ts|py|sh|bash|pl|rb|php)$/;
  */
 const RELEASE_VERSION = /-\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]*)?$/;
 
+/** Where an interpreter takes its program from: a script file, inline text, a module, or its standard input. */
+type ProgramSource =
+  | { from: 'script'; arg: string | undefined }
+  | { from: 'inline' }
+  | { from: 'module'; mod: string | undefined }
+  | { from: 'stdin' };
+
+function sourceOf(family: Family, argv: readonly string[]): ProgramSource {
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--') return i + 1 < argv.length ? { from: 'script', arg: argv[i + 1] } : { from: 'stdin' };
+    if (
+      family === 'python' &&
+      (arg === '-m' || (arg.startsWith('-m') && arg.length > 2 && !arg.startsWith('--')))
+    )
+      return { from: 'module', mod: arg === '-m' ? argv[i + 1] : arg.slice(2) };
+    if (arg === '-') return { from: 'stdin' };
+    if (STOP[family].test(arg)) return { from: 'inline' };
+    // `sh -s a b`: the commands come from standard input, the words after are its arguments.
+    if (family === 'shell' && /^-[a-zA-Z]*s[a-zA-Z]*$/.test(arg)) return { from: 'stdin' };
+    if (arg.startsWith('-') || (family === 'shell' && arg.startsWith('+'))) {
+      if (family === 'php' && arg === '-f') return { from: 'script', arg: argv[i + 1] };
+      if (TAKES_VALUE[family].has(arg)) i++;
+      continue;
+    }
+    return { from: 'script', arg };
+  }
+  return { from: 'stdin' };
+}
+
+/**
+ * Where an exec'd interpreter reads its program: `stdin` for `sh`, `sh -s`, `python3 -`, `node`
+ * with no script; undefined for a program that is not an interpreter.
+ */
+export function programSourceOf(
+  exe: string,
+  argv: readonly string[],
+): 'script' | 'inline' | 'module' | 'stdin' | undefined {
+  const family = familyOf(baseName(exe !== '' ? exe : (argv[0] ?? '')));
+  return family ? sourceOf(family, argv).from : undefined;
+}
+
 /**
  * The name and program of an exec'd image. For an interpreter running a script the program is the
  * script (resolved against cwd) and the name the script's base name without extension (`node
  * /usr/bin/npm` is `npm`, `node yarn-4.18.1.cjs` is `yarn`); `python -m pip` is named `pip`; code given inline (`sh -c`, `python -c`,
- * `node -e`) leaves the interpreter as both name and program.
+ * `node -e`) or read from standard input leaves the interpreter as both name and program.
  */
 export function programOf(exe: string, argv: readonly string[], cwd: string | undefined): ProgramInfo {
   const file = exe !== '' ? exe : (argv[0] ?? '');
@@ -69,24 +111,9 @@ export function programOf(exe: string, argv: readonly string[], cwd: string | un
   const self: ProgramInfo = { name: base, program: file };
   const family = familyOf(base);
   if (!family) return self;
-  for (let i = 1; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg === '--') return script(argv[i + 1], cwd) ?? self;
-    if (
-      family === 'python' &&
-      (arg === '-m' || (arg.startsWith('-m') && arg.length > 2 && !arg.startsWith('--')))
-    ) {
-      const mod = arg === '-m' ? argv[i + 1] : arg.slice(2);
-      return mod ? { name: mod, program: file } : self;
-    }
-    if (arg === '-' || STOP[family].test(arg)) return self;
-    if (arg.startsWith('-') || (family === 'shell' && arg.startsWith('+'))) {
-      if (family === 'php' && arg === '-f') return script(argv[i + 1], cwd) ?? self;
-      if (TAKES_VALUE[family].has(arg)) i++;
-      continue;
-    }
-    return script(arg, cwd) ?? self;
-  }
+  const source = sourceOf(family, argv);
+  if (source.from === 'module') return source.mod ? { name: source.mod, program: file } : self;
+  if (source.from === 'script') return script(source.arg, cwd) ?? self;
   return self;
 }
 

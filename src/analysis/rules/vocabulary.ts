@@ -311,7 +311,7 @@ export const FIELDS: Readonly<Record<string, FieldSpec>> = {
   'program.downloaded': {
     type: bool,
     kinds: ALL,
-    doc: 'the process that wrote the program had made network connections',
+    doc: "the program was downloaded: the process that last wrote it received network data other than the model's answers, or held a downloaded file's bytes (read one, or forked from a process that had); package managers install, they do not download",
   },
   'program.writer': { type: str, kinds: ALL, doc: 'proc.name of the process that wrote the program file' },
   interpreter: {
@@ -322,9 +322,19 @@ export const FIELDS: Readonly<Record<string, FieldSpec>> = {
   'interpreter.downloaded': {
     type: bool,
     kinds: ALL,
-    doc: 'the process that wrote the interpreter the kernel ran had made network connections',
+    doc: 'the interpreter the kernel ran was downloaded (as program.downloaded)',
   },
   'interpreter.writer': { type: str, kinds: ALL, doc: 'proc.name of the process that wrote the interpreter' },
+  downloaded_code: {
+    type: str,
+    kinds: ['exec', 'exit', 'open', 'write-meta', 'connect', 'privilege', 'other'],
+    doc: 'a downloaded file (as program.downloaded) a shell or interpreter took as its program with no exec naming it: sourced, redirected to its standard input, or piped into it',
+  },
+  'downloaded_code.route': {
+    type: { t: 'enum', values: ['sourced', 'stdin', 'pipe'] },
+    kinds: ['exec', 'exit', 'open', 'write-meta', 'connect', 'privilege', 'other'],
+    doc: 'how downloaded_code reached the interpreter: sourced (. f, a subshell reading it), stdin (sh < f, python3 - < f), pipe (cat f | sh)',
+  },
   'proc.net': {
     type: bool,
     kinds: ALL,

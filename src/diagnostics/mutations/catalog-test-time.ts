@@ -296,6 +296,14 @@ export const TEST_TIME_ENTRIES: CatalogEntryInput[] = [
     `${py('import os, shutil, socket\ns = socket.socket()\ns.settimeout(1)\ntry:\n    s.connect(("192.0.2.10", 80))\nexcept OSError:\n    pass\nshutil.copyfile("/bin/sh", ".mutation-shell")\nos.chmod(".mutation-shell", 0o755)\nopen(".mutation-script", "w").write("#!" + os.path.abspath(".mutation-shell") + "\\ntrue\\n")\nos.chmod(".mutation-script", 0o755)')} && ./.mutation-script`,
   ),
   testTime(
+    'tt-exec-downloaded-code',
+    'test-time-execution',
+    // No exec names the file: the shell reads it from its standard input.
+    'a process that tried a connection writes a shell script, which is copied and fed to sh on its standard input',
+    ['exec-downloaded-code'],
+    `${py('import socket\ns = socket.socket()\ns.settimeout(1)\ntry:\n    s.connect(("192.0.2.10", 80))\nexcept OSError:\n    pass\nopen(".mutation-fetched.sh", "w").write("true\\n")')} && cp .mutation-fetched.sh .mutation-copy.sh && sh < .mutation-copy.sh`,
+  ),
+  testTime(
     'tt-signal-outside-run',
     'test-time-execution',
     "signal the sandbox's init, a process of the harness the run may not signal",

@@ -169,7 +169,7 @@ export class BpftraceSession implements TracerSession {
     for (const problem of stderrProblems(this.bpftrace.stderr).slice(0, MAX_SAMPLES)) {
       this.warnings.push(`bpftrace: ${problem}`);
     }
-    return closeStream({
+    const output = await closeStream({
       stream: this.stream,
       source: 'bpftrace',
       rawPath: this.rawPath,
@@ -179,6 +179,8 @@ export class BpftraceSession implements TracerSession {
       incomplete,
       binds: this.binds,
     });
+    // bpftrace reads the path a call was given, not the file the kernel opened (docs/coverage.md).
+    return { ...output, paths: 'as-written' };
   }
 }
 

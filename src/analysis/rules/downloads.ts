@@ -1,0 +1,189 @@
+import type { NetworkRecord, SysEvent } from '../../evidence/types.js';
+import type { FileState } from './file-state.js';
+import { compileHostMatch } from './host-match.js';
+import type { ProcessTable, ProcInfo } from './process-table.js';
+import { baseName, programSourceOf } from './program.js';
+
+/** How a shell or interpreter took a downloaded file as its program without an exec naming it. */
+export type CodeRoute = 'sourced' | 'stdin' | 'pipe';
+export type DownloadedCode = { file: string; route: CodeRoute };
+
+const SHELLS = /^(sh|bash|dash|zsh|ksh|mksh|ash|busybox)$/;
+
+// Devices a shell redirects to (`>/dev/null`) and then reads are not files; /dev/shm holds files.
+const DEVICE = /^\/(proc|sys)\/|^\/dev\/(?!shm\/|mqueue\/)/;
+
+const shellExes = new Map<string, boolean>();
+const isShell = (p: ProcInfo): boolean => {
+  let shell = shellExes.get(p.exe);
+  if (shell === undefined) {
+    shell = SHELLS.test(baseName(p.exe));
+    if (shellExes.size < 4096) shellExes.set(p.exe, shell);
+  }
+  return shell;
+};
+
+/**
+ * Provenance that follows the bytes. A file is downloaded when the process that wrote it received
+ * network data (an allowed request that was not the agent's model traffic: a record with the
+ * model's usage, or a vendor host), or held a downloaded file's bytes: it read one, had its input
+ * redirected from one, or was forked from a process that had. A package manager's writes are
+ * installs, not downloads, and so is what a process derives from them (a build reading
+ * node_modules). The agent's model client is the author of what it writes, even after reading a
+ * download: its writing is the model's.
+ *
+ * A shell or interpreter that reads a downloaded file as its program runs it though no exec names
+ * it: sourced (`. f`, `( . f )`), redirected to the input of an interpreter that reads its program
+ * there (`sh < f`, `python3 - < f`), or piped into one (`cat f | sh`). A shell's own read of a file
+ * is a redirect when its next act is a fork (dash opens `< f` before it vforks the command; bash
+ * opens it in the fork), else it sources the file. The tracers record no dup2, so a sourced script
+ * whose first command is a fork reads as a redirect for that command.
+ */
+export class Downloads {
+  readonly #vendor: (host: string) => boolean;
+  /** Files a shell opened for a child's output before the fork (dash): the child is their writer. */
+  readonly #outputs = new Map<string, { pid: number; seq: number }>();
+
+  constructor(
+    private readonly procs: ProcessTable,
+    private readonly files: FileState,
+    private readonly installers: ReadonlySet<string>,
+    vendorHosts: readonly string[],
+  ) {
+    this.#vendor = compileHostMatch(vendorHosts);
+  }
+
+  /** A proxy record names what its client received: the model's answers, or data from elsewhere. */
+  observeRecord(r: NetworkRecord, client: ProcInfo | undefined): void {
+    if (!client || r.decision !== 'allowed' || r.protocol === 'dns') return;
+    if (r.usage !== undefined || this.#vendor(r.host)) client.netModel = true;
+    else client.netOther = true;
+  }
+
+  /** Does what this process writes carry network data? */
+  carriesNetData(p: ProcInfo): boolean {
+    if (this.installers.has(p.name)) return false;
+    return (p.net && !this.#model(p)) || p.carries !== undefined;
+  }
+
+  /**
+   * The process that wrote `path` with network data in it, if one did. `reader`: the process about
+   * to run or read it, which cannot also have been the command whose output it was.
+   */
+  writerOf(path: string | undefined, reader?: number): ProcInfo | undefined {
+    if (path === undefined) return undefined;
+    const w = this.files.writerOf(path);
+    if (!w) return undefined;
+    const out = this.#outputs.get(this.files.resolve(path));
+    const child = out !== undefined && out.seq === w.seq && out.pid !== reader;
+    const p = this.procs.get(child ? out.pid : w.pid);
+    return p && this.carriesNetData(p) ? p : undefined;
+  }
+
+  /**
+   * Judges an event (after the process table saw it; `before` is an exec's previous image) and
+   * updates what processes carry. Returns the downloaded code it runs, if it runs any.
+   */
+  observe(e: SysEvent, proc: ProcInfo, before: ProcInfo | undefined): DownloadedCode | undefined {
+    if (e.kind === 'fork') {
+      this.#fork(proc);
+      return undefined;
+    }
+    if (e.kind === 'exec') return this.#exec(e, proc, before);
+    if (e.kind !== 'open' || (e.result ?? 0) < 0 || e.path === undefined) return this.#settle(proc);
+    if (isShell(proc)) {
+      const file = this.files.resolve(e.path);
+      // One command's redirects come together before its fork (`jq . < f > out`); a second read
+      // means the first was not one of them.
+      if (e.access !== 'read') {
+        proc.pendingWrite = { path: file, seq: e.seq };
+        return undefined;
+      }
+      const sourced = proc.pendingRead === undefined ? undefined : this.#settle(proc);
+      proc.pendingRead = file;
+      return sourced;
+    }
+    // Most reads are of files the run never wrote (libraries, sources): settled by one lookup.
+    if (e.access !== 'read' || DEVICE.test(e.path) || this.files.writerOf(e.path) === undefined)
+      return undefined;
+    const file = this.files.resolve(e.path);
+    if (this.writerOf(file, proc.pid) === undefined) return undefined;
+    const first = proc.carries === undefined || proc.carriesInherited === true;
+    this.#hold(proc, file);
+    // A helper's bytes reach the program that started it (tar's decompressor, a subprocess's output);
+    // a shell's command substitution is not followed (the tracers do not show where a pipe goes).
+    const parent = this.procs.get(proc.ppid);
+    if (parent && !isShell(parent)) this.#hold(parent, file);
+    // The writing end of a pipe whose reader already runs: `cat f | sh` where sh started first
+    // (looked for at the first download a process reads: a pipe's writer has one).
+    if (!first) return undefined;
+    const reader = this.procs
+      .pipeSiblings(proc)
+      .some((s) => !s.forked && !this.procs.exited(s.pid) && programSourceOf(s.exe, s.argv) === 'stdin');
+    return reader ? { file, route: 'pipe' } : undefined;
+  }
+
+  /** A shell's read or write not handed to a fork: a script it sourced, or its own output. */
+  #settle(proc: ProcInfo): DownloadedCode | undefined {
+    const read = proc.pendingRead;
+    proc.pendingRead = undefined;
+    proc.pendingWrite = undefined;
+    if (read === undefined || read === proc.program || this.writerOf(read) === undefined) return undefined;
+    this.#hold(proc, read);
+    return { file: read, route: 'sourced' };
+  }
+
+  /** The fork takes what its shell opened for it: its input and its output. */
+  #fork(child: ProcInfo): void {
+    const parent = this.procs.get(child.ppid);
+    if (!parent) return;
+    if (parent.pendingRead !== undefined) {
+      child.redirected = parent.pendingRead;
+      child.inputSet = true;
+    }
+    if (parent.pendingWrite !== undefined)
+      this.#outputs.set(parent.pendingWrite.path, { pid: child.pid, seq: parent.pendingWrite.seq });
+    parent.pendingRead = undefined;
+    parent.pendingWrite = undefined;
+  }
+
+  #exec(e: SysEvent, image: ProcInfo, before: ProcInfo | undefined): DownloadedCode | undefined {
+    // A failed exec runs nothing (env and timeout try each folder of PATH).
+    if ((e.result ?? 0) < 0) return undefined;
+    const input = before?.pendingRead ?? before?.redirected;
+    const downloaded = input !== undefined && this.writerOf(input, image.pid) !== undefined;
+    const ownInput = before?.pendingRead !== undefined || before?.inputSet === true;
+    // Standard input stays across the exec (`env sh < f`, `timeout 5 sh < f`).
+    if (input !== undefined) {
+      image.redirected = input;
+      image.inputSet = ownInput;
+    }
+    // The new image reads what its input was redirected from; what the old one read is gone.
+    const kept = before?.carriesInherited ? undefined : before?.carries;
+    const carries = downloaded ? input : kept;
+    if (carries !== undefined) image.carries = carries;
+    if (programSourceOf(image.exe, image.argv) !== 'stdin') return undefined;
+    if (downloaded) return { file: input, route: 'stdin' };
+    // Its own redirect from a file the run did not download: not a pipe.
+    if (ownInput) return undefined;
+    // The writing end of the pipe: a sibling holding a download's bytes (it may have finished
+    // already), or one still running that fetches them itself (`wget -O- … | sh`).
+    for (const s of this.procs.pipeSiblings(image)) {
+      if (s.pid === image.pid || s.forked || !this.carriesNetData(s)) continue;
+      if (s.carries !== undefined) return { file: s.carries, route: 'pipe' };
+      if (!this.procs.exited(s.pid)) return { file: `what ${s.name} fetched`, route: 'pipe' };
+    }
+    return undefined;
+  }
+
+  #hold(p: ProcInfo, file: string): void {
+    if (this.#model(p) || (p.carries !== undefined && !p.carriesInherited)) return;
+    p.carries = file;
+    p.carriesInherited = false;
+  }
+
+  /** Only the model's answers came in (its own client, or a helper of it that spoke to the vendor). */
+  #model(p: ProcInfo): boolean {
+    return p.netModel === true && p.netOther !== true;
+  }
+}
