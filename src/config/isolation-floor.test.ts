@@ -22,6 +22,7 @@ const NONE: HostPolicy = {
   network_hosts: [],
   container_images: [],
   agent_env: [],
+  model_relays: [],
 };
 
 describe('isolation floor', () => {
