@@ -130,6 +130,10 @@ describe.skipIf(!hasOpenssl)('the model relay against an HTTPS provider', () => 
           expect(rec?.usage?.input_tokens).toBe(stated?.request?.input_tokens);
           expect(rec?.usage?.output_tokens).toBe(stated?.response.output_tokens);
           expect(rec?.usage?.input_tokens).toBeGreaterThan(0);
+          // What the provider said is recorded as the agent got it: its text and tool calls.
+          expect(rec?.response.text).toBe(stated?.response.text);
+          expect(rec?.response.tool_calls).toEqual(stated?.response.tool_calls);
+          expect(rec?.response.tool_calls.length).toBe(1);
           expect(relay.spent).toMatchObject({ requests: 1, input_tokens: rec?.usage?.input_tokens });
         });
       });

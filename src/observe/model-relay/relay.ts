@@ -4,12 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import { cut, ModelRecorder } from '../../agents/model-server/records.js';
 import { routeOf } from '../../agents/model-server/routes.js';
-import type { ModelRecord } from '../../agents/model-server/types.js';
+import type { ApiKind, ModelRecord } from '../../agents/model-server/types.js';
 import { BodyTooLarge, isObj, type Obj, readBody, sendJson } from '../../agents/model-server/wire.js';
 import type { BudgetConfig, Pricing } from '../../config/schema.js';
 import { SetupError } from '../../errors.js';
 import type { WireUsage } from '../../evidence/types.js';
 import { decodeBody, MAX_USAGE_BODY, usageInBody } from '../proxy/wire-usage.js';
+import { type AnswerContent, answerContent } from './answer-content.js';
 import { BudgetMeter, type Spent } from './budget-meter.js';
 import { swapKey } from './credentials.js';
 
@@ -191,7 +192,7 @@ export class ModelRelay {
     // A provider named with its version (`…/v1`) and a client that adds it too: one `/v1`.
     const rest = prefix.endsWith('/v1') && pathname.startsWith('/v1/') ? pathname.slice(3) : pathname;
     const target = new URL(`${this.provider.origin}${prefix}${rest}${swapped.search}`);
-    const answer = await this.forward(target, method, swapped.headers, sent, res);
+    const answer = await this.forward(target, method, swapped.headers, sent, res, codec?.api ?? null);
     if (codec) {
       if (answer.status === null) this.meter.release();
       else this.meter.settle(answer.usage);
@@ -210,8 +211,9 @@ export class ModelRelay {
       usage: answer.usage,
       response: {
         ...empty,
+        ...(answer.content ?? {}),
         output_tokens: answer.usage?.output_tokens ?? 0,
-        stop: answer.status >= 400 ? 'error' : 'end_turn',
+        stop: answer.status >= 400 ? 'error' : answer.content?.tool_calls.length ? 'tool_use' : 'end_turn',
         ...(answer.status >= 400 ? { error: cut(answer.errorText ?? '', 500) } : {}),
       },
     });
@@ -228,7 +230,14 @@ export class ModelRelay {
     headers: Record<string, string>,
     body: string,
     res: ServerResponse,
-  ): Promise<{ status: number | null; usage: WireUsage | null; error?: string; errorText?: string }> {
+    api: ApiKind | null,
+  ): Promise<{
+    status: number | null;
+    usage: WireUsage | null;
+    content?: AnswerContent;
+    error?: string;
+    errorText?: string;
+  }> {
     const key = this.opts.realKey;
     return new Promise((resolve) => {
       const up = httpsRequest(
@@ -264,7 +273,11 @@ export class ModelRelay {
               return;
             }
             res.end();
-            resolve({ status, usage: text === null ? null : usageInBody(type, text) });
+            resolve({
+              status,
+              usage: text === null ? null : usageInBody(type, text),
+              ...(api && text !== null ? { content: answerContent(api, type, text) } : {}),
+            });
           });
           answer.on('error', (err) => {
             res.destroy();
