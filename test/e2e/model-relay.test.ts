@@ -93,11 +93,15 @@ describe.skipIf(!ready)('real agents through the model relay', () => {
     provider: string,
     extra: string[] = [],
     name = `relay-${agent}.yaml`,
+    keyEnv = KEY_ENV,
   ): string {
-    const text = readFileSync(path.join(task, `${agent}.yaml`), 'utf8').replace(
-      /^model_script: .*$/m,
-      ['model_relay:', `  provider: ${provider}`, `  key_env: ${KEY_ENV}`].join('\n'),
-    );
+    // More time than the scripted run's 180 s: kilocode alone takes 150 s on a loaded machine.
+    const text = readFileSync(path.join(task, `${agent}.yaml`), 'utf8')
+      .replace(
+        /^model_script: .*$/m,
+        ['model_relay:', `  provider: ${provider}`, `  key_env: ${keyEnv}`].join('\n'),
+      )
+      .replace(/^timeout_seconds: .*$/m, 'timeout_seconds: 360');
     const file = path.join(task, name);
     writeFileSync(file, `${text}\n${extra.join('\n')}\n`);
     return file;
@@ -144,7 +148,10 @@ describe.skipIf(!ready)('real agents through the model relay', () => {
             (a) => (a.severity === 'critical' || a.severity === 'error') && !own.includes(a.rule),
           );
           expect(serious.map((a) => a.message)).toEqual([]);
-          expect(report.tests.passed).toBe(true);
+          const failed = report.checks.filter(
+            (c) => !c.passed && c.severity !== 'info' && c.severity !== 'warning',
+          );
+          expect(report.tests.passed, JSON.stringify(failed)).toBe(true);
           expect(
             report.checks.filter((c) => !c.passed && c.severity !== 'info' && c.severity !== 'warning'),
           ).toEqual([]);
@@ -169,7 +176,7 @@ describe.skipIf(!ready)('real agents through the model relay', () => {
           expect(filesHolding(report.run_dir, REAL)).toEqual([]);
         });
       },
-      240_000,
+      420_000,
     );
   }
 
@@ -186,7 +193,9 @@ describe.skipIf(!ready)('real agents through the model relay', () => {
       ].join('; ');
       const trajectory = parseTrajectory({ turns: [{ shell: probe }, { final: 'done' }] }, 'probe.yaml');
       await withProvider(trajectory, async (provider) => {
-        const report = await run(relayConfig('codex', provider.url, [], 'relay-probe.yaml'));
+        // The key in the variable codex's profile passes (env_pass: OPENAI_API_KEY), as an operator would keep it.
+        const config = relayConfig('codex', provider.url, [], 'relay-probe.yaml', 'OPENAI_API_KEY');
+        const report = await run(config, { OPENAI_API_KEY: REAL });
         const dump = readFileSync(path.join(report.run_dir, 'repo/probe.txt'), 'utf8');
         expect(dump).toMatch(/agentguard-relay-[0-9a-f]{32}/);
         expect(dump).toMatch(/codex/);
@@ -240,5 +249,21 @@ describe.skipIf(!ready)('real agents through the model relay', () => {
     const k = await execCli(['run', cfg, '--json'], { cwd: work, env: { HOME: os.homedir() } });
     expect(k.code).toBe(2);
     expect(k.stderr).toMatch(new RegExp(`${KEY_ENV} is not set`));
+    // The key's value handed to the agent under any name is refused before the run: its own, or a copy.
+    for (const name of [KEY_ENV, 'SOME_OTHER_VAR']) {
+      const leaky = relayConfig(
+        'codex',
+        'https://127.0.0.1:9',
+        [`agent_environment: [${name}]`],
+        `relay-${name}.yaml`,
+      );
+      const l = await execCli(['run', leaky, '--json'], {
+        cwd: work,
+        env: { HOME: os.homedir(), [KEY_ENV]: REAL, SOME_OTHER_VAR: `x${REAL}` },
+      });
+      expect(l.code, l.stderr).toBe(2);
+      expect(l.stderr).toMatch(new RegExp(`would reach the agent as its environment variable ${name}`));
+      expect(l.stderr + l.stdout).not.toContain(REAL);
+    }
   });
 });
