@@ -181,6 +181,16 @@ export const PricingSchema = z.strictObject({
   cached_input_per_million: pricePerMillion.optional(),
 });
 
+/** An https:// URL with a host (a string check: the JSON Schema keeps it a plain string). */
+function isHttpsUrl(v: string): boolean {
+  try {
+    const u = new URL(v);
+    return u.protocol === 'https:' && u.hostname !== '' && u.username === '' && u.password === '';
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The model through agentguard (docs/agents.md#relay): the agent is pointed at the run's relay, which
  * forwards each request over HTTPS to `provider` with the key read from agentguard's own environment
@@ -188,7 +198,7 @@ export const PricingSchema = z.strictObject({
  * provider in place of the one the agent asks for (profiles name a placeholder model).
  */
 export const ModelRelaySchema = z.strictObject({
-  provider: z.url({ protocol: /^https$/, error: 'must be an https:// URL like https://api.openai.com' }),
+  provider: nonEmpty.refine(isHttpsUrl, 'must be an https:// URL like https://api.openai.com'),
   key_env: z
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name like OPENAI_API_KEY'),
