@@ -1,3 +1,4 @@
+import type { ClientRequest } from 'node:http';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -57,6 +58,7 @@ export class ModelRelay {
   private readonly provider: URL;
   private seq = 0;
   private origin = 0;
+  private readonly inflight = new Set<ClientRequest>();
 
   constructor(private readonly opts: ModelRelayOptions) {
     this.recorder = new ModelRecorder(opts.recordFile ?? null);
@@ -98,6 +100,7 @@ export class ModelRelay {
   async stop(): Promise<ModelRecord[]> {
     const server = this.server;
     this.server = null;
+    for (const up of this.inflight) up.destroy();
     if (server)
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -259,7 +262,7 @@ export class ModelRelay {
           answer.on('data', (c: Buffer) => {
             if (size + c.length <= MAX_USAGE_BODY) chunks.push(c);
             size += c.length;
-            if (status < 400) res.write(c);
+            if (status < 400 && !res.destroyed) res.write(c);
           });
           answer.on('end', () => {
             const whole = Buffer.concat(chunks);
@@ -272,7 +275,7 @@ export class ModelRelay {
               resolve({ status, usage: null, errorText: shown });
               return;
             }
-            res.end();
+            if (!res.destroyed) res.end();
             resolve({
               status,
               usage: text === null ? null : usageInBody(type, text),
@@ -289,10 +292,12 @@ export class ModelRelay {
       up.on('error', (err: NodeJS.ErrnoException) =>
         resolve({ status: null, usage: null, error: err.code ?? err.message }),
       );
-      // The agent gave up: so does the relay.
-      res.on('close', () => {
-        if (!res.writableEnded) up.destroy();
-      });
+      // An agent that hangs up once it has what it needs (codex after `response.completed`) must not
+      // cut the provider's answer short: the rest is read for its usage, which the provider bills.
+      // stop() ends what is still in flight.
+      res.on('error', () => {});
+      this.inflight.add(up);
+      up.on('close', () => this.inflight.delete(up));
       up.end(body);
     });
   }
