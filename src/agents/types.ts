@@ -49,7 +49,12 @@ export type AgentPlan = {
   /** The arguments that turn off the agent's own permission prompts (profile `prompt_off`), for the agent-exit check. */
   prompt_off?: string[];
   /** A scripted model endpoint this plan points the agent at: the name it uses and the API it speaks. */
-  model_endpoint?: { host: string; api: string };
+  model_endpoint?: {
+    host: string;
+    api: string;
+    /** Through the relay: the run's stand-in key, the only key the relay accepts from the agent. */
+    key?: string;
+  };
 };
 
 export type PlanResult =

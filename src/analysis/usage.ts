@@ -1,3 +1,4 @@
+import { costOf } from '../config/pricing.js';
 import type { Pricing } from '../config/schema.js';
 import type { ModelEvidence } from '../evidence/model-evidence.js';
 import type { NetworkRecord } from '../evidence/types.js';
@@ -30,6 +31,7 @@ export function usageOf(
   network: readonly NetworkRecord[] = [],
 ): RunUsage | null {
   if (model === null) return wireUsageOf(network, pricing);
+  if (model.exchanges.some((ex) => ex.kind === 'relayed')) return relayUsageOf(model, pricing);
   let input = 0;
   let output = 0;
   let requests = 0;
@@ -42,6 +44,24 @@ export function usageOf(
   return priced(
     { requests, input_tokens: input, output_tokens: output, cached_tokens: 0 },
     `the scripted model's record (tokens approximate: characters / 4)${model.problem ? `; ${model.problem}` : ''}`,
+    pricing,
+  );
+}
+
+/** Through the relay: the provider's own counts, read from every answer it forwarded. Exact. */
+function relayUsageOf(model: ModelEvidence, pricing?: Pricing): RunUsage {
+  const relayed = model.exchanges.filter((ex) => ex.kind === 'relayed');
+  const sum = (field: 'input_tokens' | 'output_tokens' | 'cached_tokens') =>
+    relayed.reduce((n, ex) => n + (ex.usage?.[field] ?? 0), 0);
+  const unstated = relayed.filter((ex) => !ex.usage).length;
+  return priced(
+    {
+      requests: relayed.length,
+      input_tokens: sum('input_tokens'),
+      output_tokens: sum('output_tokens'),
+      cached_tokens: sum('cached_tokens'),
+    },
+    `the provider's usage fields in the ${relayed.length} answer(s) agentguard's relay forwarded (exact)${unstated > 0 ? `; ${unstated} answer(s) stated none` : ''}${model.problem ? `; ${model.problem}` : ''}`,
     pricing,
   );
 }
@@ -78,11 +98,4 @@ function priced(
     cost: pricing ? costOf(pricing, input - cached, cached, output) : null,
     currency: pricing?.currency ?? null,
   };
-}
-
-function costOf(p: Pricing, input: number, cached: number, output: number): number {
-  const cachedPrice = p.cached_input_per_million ?? p.input_per_million;
-  const raw = (input * p.input_per_million + cached * cachedPrice + output * p.output_per_million) / 1e6;
-  // To a millionth of the currency unit: enough for any price list, stable in JSON.
-  return Math.round(raw * 1e6) / 1e6;
 }

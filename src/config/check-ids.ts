@@ -15,6 +15,7 @@ export const CHECK_IDS = [
   'unsafe-commands',
   'scope',
   'diff-size',
+  'budget',
   'secret-paths',
   'secret-content',
   'workspace-links',

@@ -215,6 +215,34 @@ export function resolveConfigObject(raw: unknown, configPath: string): LoadResul
         'add agent_profile',
       );
   }
+  if (cfg.model_relay !== undefined) {
+    if (cfg.model_script !== undefined)
+      issue(
+        'model_relay',
+        'cannot be combined with model_script',
+        'keep one: the relay or the scripted model',
+      );
+    if (cfg.agent_profile === undefined)
+      issue(
+        'model_relay',
+        'needs agent_profile (the profile says how to point the agent at the relay)',
+        'add agent_profile',
+      );
+  }
+  if (cfg.budget !== undefined) {
+    if (cfg.model_relay === undefined)
+      issue(
+        'budget',
+        'caps only what the relay forwards, and the config has no model_relay',
+        'add model_relay or remove budget',
+      );
+    if (cfg.budget.max_usd !== undefined && cfg.pricing === undefined)
+      issue(
+        'budget.max_usd',
+        'needs pricing to know what a token costs',
+        'add pricing (input_per_million, output_per_million)',
+      );
+  }
   let skills: string | undefined;
   if (cfg.skills !== undefined) {
     skills = confinedPath(configDir, cfg.skills) ?? undefined;

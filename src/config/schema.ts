@@ -170,6 +170,43 @@ export const PricingSchema = z.strictObject({
   cached_input_per_million: pricePerMillion.optional(),
 });
 
+/** An https:// URL with a host (a string check: the JSON Schema keeps it a plain string). */
+function isHttpsUrl(v: string): boolean {
+  try {
+    const u = new URL(v);
+    return u.protocol === 'https:' && u.hostname !== '' && u.username === '' && u.password === '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The model through agentguard (docs/agents.md#relay): the agent is pointed at the run's relay, which
+ * forwards each request over HTTPS to `provider` with the key read from agentguard's own environment
+ * variable `key_env`; the agent holds only a per-run stand-in key. `model`: the model name sent to the
+ * provider in place of the one the agent asks for (profiles name a placeholder model).
+ */
+export const ModelRelaySchema = z.strictObject({
+  provider: nonEmpty.refine(isHttpsUrl, 'must be an https:// URL like https://api.openai.com'),
+  key_env: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name like OPENAI_API_KEY'),
+  model: nonEmpty.optional(),
+});
+export type ModelRelayConfig = z.output<typeof ModelRelaySchema>;
+
+/** Caps on what one run may spend through the relay; the request that would go past one is refused. */
+export const BudgetSchema = z
+  .strictObject({
+    max_usd: z.number().positive('must be more than 0').optional(),
+    max_tokens: z.number().int().positive('must be a whole number above 0').optional(),
+    max_requests: z.number().int().positive('must be a whole number above 0').optional(),
+  })
+  .refine((b) => b.max_usd !== undefined || b.max_tokens !== undefined || b.max_requests !== undefined, {
+    message: 'names no cap: give max_usd, max_tokens or max_requests',
+  });
+export type BudgetConfig = z.output<typeof BudgetSchema>;
+
 /** One host path the sandbox shows: `path` (read-only), or `{ path, writable: true }`. */
 const MountSchema = z.union([
   nonEmpty,
@@ -291,6 +328,10 @@ export const BenchmarkConfigSchema = z.strictObject({
   skills: nonEmpty.optional(),
   /** Prices of the model's tokens, per million: the reports, history and gate then show what a run cost. */
   pricing: PricingSchema.optional(),
+  /** The real model through agentguard's relay (the key stays outside the sandbox). */
+  model_relay: ModelRelaySchema.optional(),
+  /** Caps on the relayed model's requests, tokens and cost in one run. */
+  budget: BudgetSchema.optional(),
 });
 
 export type Pricing = z.output<typeof PricingSchema>;

@@ -27,6 +27,16 @@ export const ModelExchangeSchema = z.looseObject({
     output_tokens: z.number().optional(),
     stop: z.string(),
   }),
+  /** Through the relay: the provider's usage as its answer stated it; null when it stated none. */
+  usage: z
+    .looseObject({
+      api: z.string(),
+      input_tokens: z.number(),
+      output_tokens: z.number(),
+      cached_tokens: z.number(),
+    })
+    .nullable()
+    .optional(),
 });
 
 export type ModelExchange = z.output<typeof ModelExchangeSchema>;

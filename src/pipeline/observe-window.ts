@@ -62,6 +62,11 @@ export type WindowRequest = {
   harnessHosts?: Record<string, string>;
   /** The credentials the run gave the agent and the hosts they are for (its model provider's). */
   ownCredentials?: OwnCredentials;
+  /**
+   * Secrets of the harness's that must never leave the sandbox (the relay's real key): scanned for
+   * in everything that leaves as a canary is, but never planted or written to evidence.
+   */
+  harnessSecrets?: readonly { kind: string; token: string }[];
   /** Every resource the window opens is registered here as it is acquired (released on any exit). */
   disposer: Disposer;
   /** Ends the run (signal, run time limit): a tracer still starting is abandoned and released. */
@@ -159,7 +164,7 @@ export class ObservationWindow {
     let stopDns = async (): Promise<NetworkRecord[]> => [];
     const mode = cfg.network.mode;
     const can = choice.sandbox.capabilities;
-    const outbound = outboundScan(cfg, canaries, req.ownCredentials);
+    const outbound = outboundScan(cfg, [...canaries, ...(req.harnessSecrets ?? [])], req.ownCredentials);
     const scanning = outbound ? { outbound } : {};
     const harnessHosts = req.harnessHosts ?? {};
     const harnessNames = Object.keys(harnessHosts);

@@ -43,6 +43,7 @@ import { saveRunRules } from './rules.js';
 import { scanWrittenBytes } from './scan-written.js';
 import { corepackClients, writeCorepackShims } from './setup-path.js';
 import { runSetup } from './setup-phase.js';
+import { startRelay } from './start-relay.js';
 import { inFolderAt, runTestCommand, runTests, testArgv } from './test-phase.js';
 import { Timeline } from './timeline.js';
 
@@ -168,9 +169,15 @@ async function collectAndAnalyse(
           recordFile: runPath(runDir, 'model'),
         })
       : null;
-    const stopModel = model ? disposer.add('model server', () => model.server.stop()) : null;
+    const relay = await startRelay(cfg, plan, runPath(runDir, 'model'), ctx.env);
+    const stopModel = model
+      ? disposer.add('model server', () => model.server.stop())
+      : relay
+        ? disposer.add('model relay', () => relay.relay.stop())
+        : null;
+    const port = model?.port ?? relay?.port;
     const harnessHosts =
-      model && plan.model_endpoint ? { [plan.model_endpoint.host]: `127.0.0.1:${model.port}` } : {};
+      port !== undefined && plan.model_endpoint ? { [plan.model_endpoint.host]: `127.0.0.1:${port}` } : {};
     throwIfStopped(signal);
     // The view was checked when the run was planned: the run user can read every path it shows.
     const view = planned.view;
@@ -210,6 +217,7 @@ async function collectAndAnalyse(
         : {}),
       harnessHosts,
       ownCredentials: ownCredentials(plan),
+      ...(relay ? { harnessSecrets: [{ kind: 'relay-key', token: relay.realKey }] } : {}),
       disposer,
       signal,
       ...(ctx.fault ? { fault: ctx.fault } : {}),

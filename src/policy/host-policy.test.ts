@@ -43,6 +43,7 @@ describe('host policy', () => {
       network_hosts: [],
       container_images: [],
       agent_env: [],
+      model_relays: [],
     });
   });
 

@@ -33,6 +33,18 @@ const HostPolicySchema = z.strictObject({
   container_images: z.array(z.string().min(1)).default([]),
   /** Variables of the host's environment an input may pass to its agent (agent_environment, its profile's env_pass). */
   agent_env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name')).default([]),
+  /**
+   * Model providers an input's model_relay may forward to, each with the variable of agentguard's
+   * environment that holds its key: an input cannot send the operator's key to a host of its choosing.
+   */
+  model_relays: z
+    .array(
+      z.strictObject({
+        provider: z.url({ protocol: /^https$/ }),
+        key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name'),
+      }),
+    )
+    .default([]),
 });
 
 /** The host policy's keys: what a document block holding only these is. */
@@ -60,7 +72,15 @@ export function readHostPolicy(env: NodeJS.ProcessEnv = process.env): HostPolicy
   try {
     st = lstatSync(file);
   } catch {
-    return { file, host_paths: [], mirrors: [], network_hosts: [], container_images: [], agent_env: [] };
+    return {
+      file,
+      host_paths: [],
+      mirrors: [],
+      network_hosts: [],
+      container_images: [],
+      agent_env: [],
+      model_relays: [],
+    };
   }
   const uid = process.geteuid?.() ?? 0;
   const problem = !st.isFile()
@@ -84,7 +104,8 @@ export function readHostPolicy(env: NodeJS.ProcessEnv = process.env): HostPolicy
     docs: 'docs/config.md#host-policy',
     empty: {},
     notMapping: {
-      message: 'must be a mapping of host_paths, mirrors, network_hosts, container_images and agent_env',
+      message:
+        'must be a mapping of host_paths, mirrors, network_hosts, container_images, agent_env and model_relays',
       fix: 'write e.g. host_paths: [/opt/hostedtoolcache]',
     },
   });
@@ -149,4 +170,13 @@ export function networkHostAllowed(
 /** The image reference is one the policy lists: exactly, or under a listed prefix ending in `*`. */
 export function imageAllowed(image: string, allowed: readonly string[]): boolean {
   return allowed.some((a) => (a.endsWith('*') ? image.startsWith(a.slice(0, -1)) : image === a));
+}
+
+/** The relay's provider and key variable are a pair the policy lists (the URL compared as parsed, without a trailing slash). */
+export function relayAllowed(
+  relay: { provider: string; key_env: string },
+  allowed: readonly { provider: string; key_env: string }[],
+): boolean {
+  const norm = (u: string) => new URL(u).href.replace(/\/+$/, '');
+  return allowed.some((a) => a.key_env === relay.key_env && norm(a.provider) === norm(relay.provider));
 }

@@ -16,6 +16,7 @@ const NONE: HostPolicy = {
   network_hosts: [],
   container_images: [],
   agent_env: [],
+  model_relays: [],
 };
 
 /** A config in its own folder (the "pack"), with `extra` YAML lines. */

@@ -22,6 +22,7 @@ const NONE: HostPolicy = {
   network_hosts: [],
   container_images: [],
   agent_env: [],
+  model_relays: [],
 };
 
 describe('isolation floor', () => {
@@ -235,5 +236,29 @@ describe("isolation floor: the host's environment", () => {
       floorBreaches(facts(['OPENAI_API_KEY']), '/b', { ...NONE, agent_env: ['OPENAI_API_KEY'] }),
     ).toEqual([]);
     expect(floorBreaches(facts(['OPENAI_API_KEY']), '/b', NONE, new Set(['OPENAI_API_KEY']))).toEqual([]);
+  });
+
+  it("refuses a model relay unless the host policy pairs its provider with its key's variable", () => {
+    const relay = (provider: string, key_env: string): IsolationFacts => ({
+      ...facts([]),
+      reach: { ...(facts([]).reach as InputReach), relay: { provider, key_env } },
+    });
+    const policy = {
+      ...NONE,
+      model_relays: [{ provider: 'https://api.anthropic.com', key_env: 'ANTHROPIC_API_KEY' }],
+    };
+    const fields = (f: IsolationFacts, p: HostPolicy) => floorBreaches(f, '/b', p).map((b) => b.field);
+    expect(fields(relay('https://api.anthropic.com', 'ANTHROPIC_API_KEY'), NONE)).toEqual(['model_relay']);
+    expect(fields(relay('https://api.anthropic.com/', 'ANTHROPIC_API_KEY'), policy)).toEqual([]);
+    // The next spellings: the listed key to another host (or port, or a look-alike), another key to the listed host.
+    for (const [provider, key] of [
+      ['https://attacker.example', 'ANTHROPIC_API_KEY'],
+      ['https://api.anthropic.com:8443', 'ANTHROPIC_API_KEY'],
+      ['https://api.anthropic.com.attacker.example', 'ANTHROPIC_API_KEY'],
+      ['https://api.anthropic.com', 'OPENAI_API_KEY'],
+    ] as const)
+      expect(fields(relay(provider, key), policy), `${provider} ${key}`).toEqual(['model_relay']);
+    const [breach] = floorBreaches(relay('https://attacker.example', 'ANTHROPIC_API_KEY'), '/b', policy);
+    expect(breach?.allow).toMatch(/model_relays/);
   });
 });

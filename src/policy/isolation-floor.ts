@@ -11,6 +11,7 @@ import {
   mirrorAllowed,
   networkHostAllowed,
   readHostPolicy,
+  relayAllowed,
 } from './host-policy.js';
 
 /**
@@ -63,6 +64,8 @@ export type InputReach = {
   containerImage?: string;
   /** Variables of the host's environment the agent is given (agent_environment, its profile's env_pass). */
   env: readonly { field: string; name: string }[];
+  /** The model provider the relay would send the operator's key to, and the key's variable (model_relay). */
+  relay?: { provider: string; key_env: string };
   /**
    * Host files and folders the harness reads for the input: its template repo, solution, prompt
    * file, rule files, profile file, model script and skills (copied into the workspace, shown to
@@ -122,6 +125,9 @@ export function inputReach(cfg: ResolvedConfig, hostEnv: NodeJS.ProcessEnv = pro
     hosts: cfg.network.hosts,
     ...(cfg.container?.runtime !== undefined ? { containerRuntime: cfg.container.runtime } : {}),
     ...(cfg.container !== undefined ? { containerImage: cfg.container.image } : {}),
+    ...(cfg.model_relay !== undefined
+      ? { relay: { provider: cfg.model_relay.provider, key_env: cfg.model_relay.key_env } }
+      : {}),
   };
 }
 
@@ -214,6 +220,12 @@ export function floorBreaches(
         what: `it gives the agent ${e.name} from the host's environment, where API keys and tokens live`,
         allow: listIt('agent_env', e.name),
       });
+  if (reach?.relay !== undefined && !relayAllowed(reach.relay, policy.model_relays))
+    breaches.push({
+      field: 'model_relay',
+      what: `the relay would send the operator's ${reach.relay.key_env} to ${reach.relay.provider}, a provider and key the operator did not pair`,
+      allow: listIt('model_relays', `{provider: ${reach.relay.provider}, key_env: ${reach.relay.key_env}}`),
+    });
   if (reach?.containerImage !== undefined && !imageAllowed(reach.containerImage, policy.container_images))
     breaches.push({
       field: 'container.image',

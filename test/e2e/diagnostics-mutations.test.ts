@@ -143,7 +143,7 @@ describe.skipIf(!canRun)('diagnostics mutations through the CLI', () => {
     expect(report.summary.quiet).toBeGreaterThanOrEqual(6);
     // What no data-only change can reach is named as a finding rather than hidden.
     expect(report.summary.uncovered).toEqual({
-      checks: ['skill-coverage', 'observation-complete'],
+      checks: ['budget', 'skill-coverage', 'observation-complete'],
       rules: [
         'evasion-io-uring',
         ...(collectorBuilt ? [] : ['evasion-compat-syscall']),

@@ -1,3 +1,5 @@
+import type { WireUsage } from '../../evidence/types.js';
+
 /**
  * The scripted model endpoint's contract: the trajectory it replays, the normalised view of an
  * agent's request, and the record it keeps of every exchange (`evidence/model.jsonl`).
@@ -85,7 +87,10 @@ export type RecordKind =
   | 'loop'
   | 'error'
   | 'probe'
-  | 'not-found';
+  | 'not-found'
+  /** Through the relay: forwarded to the provider, refused for the run's budget. */
+  | 'relayed'
+  | 'budget';
 
 /** One request to the scripted endpoint and what it answered; one line of `evidence/model.jsonl`. */
 export type ModelRecord = {
@@ -122,4 +127,8 @@ export type ModelRecord = {
     stop: 'tool_use' | 'end_turn' | 'error';
     error?: string;
   };
+  /** Through the relay: the provider's usage as its answer stated it (exact), null when it stated none. */
+  usage?: WireUsage | null;
+  /** Through the relay: the status the provider answered (absent when it was never asked). */
+  provider_status?: number;
 };

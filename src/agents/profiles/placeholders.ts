@@ -7,6 +7,7 @@ export const PROFILE_PLACEHOLDERS = [
   '{home_dir}',
   '{state_dir}',
   '{model_url}',
+  '{model_key}',
 ] as const;
 export type Placeholder = (typeof PROFILE_PLACEHOLDERS)[number];
 
@@ -27,9 +28,16 @@ export const FIELD_PLACEHOLDERS = {
   command: ['{task_prompt}', ...PATHS],
   version_command: PATHS,
   env_set: PATHS,
-  'scripted.env_set': [...PATHS, '{model_url}'],
+  'scripted.env_set': [...PATHS, '{model_url}', '{model_key}'],
   config_files: ['{repo_dir}', '{config_dir}', '{home_dir}', '{state_dir}'],
-  'scripted.config_files': ['{repo_dir}', '{config_dir}', '{home_dir}', '{state_dir}', '{model_url}'],
+  'scripted.config_files': [
+    '{repo_dir}',
+    '{config_dir}',
+    '{home_dir}',
+    '{state_dir}',
+    '{model_url}',
+    '{model_key}',
+  ],
 } as const satisfies Record<string, readonly Placeholder[]>;
 export type PlaceholderField = keyof typeof FIELD_PLACEHOLDERS;
 
@@ -43,9 +51,9 @@ function isPlaceholder(token: string): token is Placeholder {
 
 function notHere(token: Placeholder, field: PlaceholderField): PlaceholderProblem {
   const allowed = FIELD_PLACEHOLDERS[field] as readonly string[];
-  if (token === '{model_url}') {
+  if (token === '{model_url}' || token === '{model_key}') {
     return {
-      message: `uses {model_url}, which only the scripted block may use`,
+      message: `uses ${token}, which only the scripted block may use`,
       fix: 'move it to scripted.env_set or scripted.config_files',
     };
   }

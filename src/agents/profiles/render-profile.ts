@@ -21,6 +21,11 @@ export type RenderContext = {
    * profile's `scripted` block applies; when absent the agent talks to its real model.
    */
   modelUrl?: string;
+  /**
+   * The key the agent presents to that endpoint, for `{model_key}`: `scripted` for the scripted model,
+   * the run's stand-in key for the relay (never a provider's real key).
+   */
+  modelKey?: string;
   /** The config's folder, for `{config_dir}` and `workdir: config_dir`. */
   configDir?: string;
   /** The resolved executable (e.g. from `resolveAgentBin`). Default: the profile's `bin`. */
@@ -56,6 +61,8 @@ export type RenderedProfile = {
   endpoint: Endpoint | null;
   /** Whether the scripted block was applied (a model URL was given). */
   scripted: boolean;
+  /** The value `{model_key}` had (the scripted block applied), else null. */
+  modelKey: string | null;
   model: string | null;
   metadata: AgentProfile['metadata'];
 };
@@ -110,7 +117,10 @@ export function renderProfile(profile: AgentProfile, ctx: RenderContext): Render
   };
   if (ctx.configDir !== undefined) values['{config_dir}'] = ctx.configDir;
   if (stateDir !== undefined) values['{state_dir}'] = stateDir;
-  if (ctx.modelUrl !== undefined) values['{model_url}'] = modelBaseUrl(ctx.modelUrl, profile.endpoint);
+  if (ctx.modelUrl !== undefined) {
+    values['{model_url}'] = modelBaseUrl(ctx.modelUrl, profile.endpoint);
+    values['{model_key}'] = ctx.modelKey ?? 'scripted';
+  }
 
   const value = (field: string, item: string): string => {
     if (!/^\{[a-z_]+\}$/.test(item)) return item;
@@ -218,6 +228,7 @@ export function renderProfile(profile: AgentProfile, ctx: RenderContext): Render
           : path.join(ctx.repoDir, skills),
     endpoint: profile.endpoint ?? null,
     scripted,
+    modelKey: values['{model_key}'] ?? null,
     model: profile.model ?? null,
     metadata: profile.metadata,
   };

@@ -1,6 +1,7 @@
 import { CHECK_IDS, type CheckId } from '../../config/check-ids.js';
 import type { Check, PolicyKey } from '../types.js';
 import { agentExit } from './agent-exit.js';
+import { budget } from './budget.js';
 import { diffSize } from './diff-size.js';
 import { forbiddenPaths } from './forbidden-paths.js';
 import { gradingFiles } from './grading-files.js';
@@ -35,6 +36,7 @@ export const CHECKS: { readonly [Id in CheckId]: Check<Id> } = {
   'skill-coverage': skillCoverage,
   'workspace-integrity': workspaceIntegrity,
   'observation-complete': observationComplete,
+  budget,
 };
 
 /** The checks in report order. */

@@ -56,7 +56,7 @@ export async function dryRunCommand(
       opts.agent === 'agent-profile' && cfg.agent_profile
         ? planSummary(loadProfile(cfg.agent_profile), {
             prompt: cfg.prompt,
-            scripted: cfg.model_script !== undefined,
+            scripted: cfg.model_script !== undefined || cfg.model_relay !== undefined,
             repoDir: p.repoDir,
             agentHome: p.agentHome,
             taskFile: p.taskFile,

@@ -77,7 +77,7 @@ const READERS: Reader[] = [
 ];
 
 /** The JSON documents of a body: one for JSON, one per `data:` line of a server-sent event stream. */
-function documents(contentType: string, text: string): unknown[] {
+export function documents(contentType: string, text: string): unknown[] {
   const parse = (s: string): unknown => {
     try {
       return JSON.parse(s);
