@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CommandRecord } from '../evidence/types.js';
 import { planTestReport, readTestReport } from './test-reporting.js';
+import { sentinelRunner } from './test-sentinel.js';
 
 const F = '/w/repo/.agentguard-tests-x.report';
 
@@ -24,6 +25,19 @@ describe('planTestReport', () => {
   it('gives pytest --junitxml, whether run as pytest or python -m pytest', () => {
     expect(planTestReport(['pytest', '-q'], F).argv).toEqual(['pytest', '-q', `--junitxml=${F}`]);
     expect(planTestReport(['python3', '-m', 'pytest'], F)).toMatchObject({ format: 'junit', file: F });
+  });
+
+  it('sees the runner under an env prefix that sets variables (as init writes for a src/ layout)', () => {
+    expect(planTestReport(['env', 'PYTHONPATH=src', 'python3', '-m', 'pytest'], F)).toEqual({
+      argv: ['env', 'PYTHONPATH=src', 'python3', '-m', 'pytest', `--junitxml=${F}`],
+      format: 'junit',
+      file: F,
+    });
+    expect(planTestReport(['/usr/bin/env', 'A=1', 'B=2', 'node', '--test'], F).format).toBe('junit');
+    expect(sentinelRunner(['env', 'PYTHONPATH=src', 'python3', '-m', 'pytest'], 'junit')).toBe('pytest');
+    // env's own options change what runs in ways the words do not show: left to the guess.
+    expect(planTestReport(['env', '-i', 'python3', '-m', 'pytest'], F).guess).toBe(true);
+    expect(planTestReport(['env', 'A=1'], F).guess).toBe(true);
   });
 
   it('makes unittest verbose and go test emit JSON; reads cargo as it prints', () => {

@@ -2,6 +2,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { REPORT_READERS } from '../analysis/test-results/parse-report.js';
 import type { CommandRecord, TestReportFormat, TestResults } from '../evidence/types.js';
+import { splitEnvPrefix } from './env-prefix.js';
 
 /**
  * How the test runner is asked for a report of its tests by name, without the user writing it into
@@ -30,6 +31,12 @@ const PYTHON = /^python(\d+(\.\d+)?)?$/;
  * the sandboxed runner can write (in the folder the tests run in).
  */
 export function planTestReport(argv: readonly string[], file: string): ReportPlan {
+  const { prefix, command } = splitEnvPrefix(argv);
+  const plan = planForRunner(command, file);
+  return { ...plan, argv: [...prefix, ...plan.argv] };
+}
+
+function planForRunner(argv: readonly string[], file: string): ReportPlan {
   const exe = path.basename(argv[0] ?? '');
   const at = (word: string) => argv.indexOf(word);
   const insertAfter = (i: number, extra: string[]) => [

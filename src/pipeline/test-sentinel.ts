@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SentinelEvidence, TestResults } from '../evidence/types.js';
+import { splitEnvPrefix } from './env-prefix.js';
 
 /** The runners a sentinel test can be planted for: the harness reads their reports by name. */
 export type SentinelRunner = 'pytest' | 'unittest' | 'node-test' | 'vitest';
@@ -47,7 +48,8 @@ export function configStopsPytest(dir: string): boolean {
  * report by name, and the command selects no subset of the tests (unittest only as `discover`,
  * or with no test names, which is the same).
  */
-export function sentinelRunner(argv: readonly string[], format: string | undefined): SentinelRunner | null {
+export function sentinelRunner(words: readonly string[], format: string | undefined): SentinelRunner | null {
+  const argv = splitEnvPrefix(words).command;
   const exe = path.basename(argv[0] ?? '');
   const module = /^python(\d+(\.\d+)?)?$/.test(exe) && argv[1] === '-m' ? argv[2] : undefined;
   const runner: SentinelRunner | null =
@@ -95,7 +97,7 @@ export function plantSentinels(
   if (runner === 'pytest' && configStopsPytest(dir)) return null;
   const token = `t${randomBytes(6).toString('hex')}`;
   const match = TEST_FILE[runner];
-  const named = namedPaths(argv, dir);
+  const named = namedPaths(splitEnvPrefix(argv).command, dir);
   const files: string[] = [];
   for (const rel of rels) {
     if (!match.name.test(rel) || NOT_TESTS.test(rel)) continue;
