@@ -199,7 +199,7 @@ int main(int argc, char **argv) {
           'ptrace=38',
           'perf_event_open=38',
           'io_uring_setup=1',
-          'personality_rie=1',
+          'personality_rie=38',
           'personality_query=0',
           '',
         ].join('\n'),
