@@ -11,8 +11,11 @@ import { lineQueue } from '../line-queue.js';
 
 const SOCKET = '/dev/agentguard-collector.sock';
 const TRACEFS = '/sys/kernel/tracing';
-/** Loading and attaching every probe under software emulation takes seconds; allow for it. */
-const START_TIMEOUT_MS = 60_000;
+/**
+ * Loading and attaching every probe under software emulation takes seconds, and on a busy host (a
+ * verifier retry without the exec-environment scan, two test workers on two cores) over a minute.
+ */
+const START_TIMEOUT_MS = 120_000;
 const STOP_TIMEOUT_MS = 20_000;
 
 export type GuestCollector = {
