@@ -121,7 +121,7 @@ export class BoundedBuffer {
  */
 export function runCommand(options: RunOptions): Promise<RunOutcome> {
   const { spec, timeoutMs, maxOutputBytes } = options;
-  const grace = options.killGraceMs ?? 2000;
+  const grace = options.killGraceMs ?? spec.stopGraceMs ?? 2000;
   const started = performance.now();
   const out = new BoundedBuffer(maxOutputBytes);
   const err = new BoundedBuffer(maxOutputBytes);

@@ -38,7 +38,7 @@ export async function buildPack(
   const plan = planPack(registry, families, step);
   const { manifest, contents } = packManifest(plan.files, { ...meta, families: plan.families });
   const file = path.resolve(out);
-  step?.('writing the archive');
+  step?.(`writing the archive: ${contents.size} files`);
   const bytes = await writePackZip(file, manifest, contents);
   try {
     const byPackPath = new Map([...plan.configs].map(([orig, packed]) => [packed, orig]));

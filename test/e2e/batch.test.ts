@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BENCHMARKS, CLI, execCli, tempDir } from './exec-cli.js';
+import { BENCHMARKS, CLI, execCli, ownStderr, tempDir } from './exec-cli.js';
 
 const work = tempDir('ag-batch-');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -137,7 +137,7 @@ describe('matrix, benchmark and suite', () => {
       const j = spawnSync('python3', ['-c', JUNIT_CHECK, path.join(dir as string, 'junit.xml')], {
         encoding: 'utf8',
       });
-      expect(j.stderr).toBe('');
+      expect(ownStderr(j.stderr)).toBe('');
       expect(j.stdout.trim()).toBe('12');
     } else console.warn('junit structure check skipped: it needs python3');
 

@@ -155,7 +155,9 @@ describe.skipIf(!canRun)('diagnostics mutations through the CLI', () => {
         'secrets-canary-written',
       ],
     });
-    expect(report.findings).toContain('no entry detects check(s): budget, skill-coverage, observation-complete');
+    expect(report.findings).toContain(
+      'no entry detects check(s): budget, skill-coverage, observation-complete',
+    );
     expect(report.summary.checks.filter((c) => c.detections.length > 0)).toHaveLength(12);
     expect(fixtureHashes()).toEqual(before);
   }, 600_000);

@@ -23,6 +23,18 @@ export function execCli(
   });
 }
 
+/**
+ * What a command said on stderr about itself. A run first cleans up after agentguard processes that
+ * died without doing so, and says so in one line; tests that kill agentguard on purpose run at the
+ * same time as the others, so that line may name their leftovers. lifecycle.test.ts checks it.
+ */
+export function ownStderr(stderr: string): string {
+  return stderr
+    .split('\n')
+    .filter((l) => !l.startsWith('agentguard: cleaned up after '))
+    .join('\n');
+}
+
 /** `program args` with no stdin, its exit code and everything it printed. */
 export function spawnCollect(
   program: string,

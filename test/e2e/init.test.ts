@@ -3,7 +3,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { committedRepo, execCli, tempDir } from './exec-cli.js';
+import { committedRepo, execCli, ownStderr, tempDir } from './exec-cli.js';
 
 /*
  * The issue's "done when": a fresh clone of a small repository, `agentguard init`, then
@@ -72,7 +72,7 @@ describe('agentguard init, then run without editing the file', () => {
         const dir = clone(language, repo.files);
         // The check runs the written config once: the failing test is reported, with its output.
         const init = await execCli(['init'], { cwd: dir, env: SYSTEM_FIRST });
-        expect(init.stderr).toBe('');
+        expect(ownStderr(init.stderr)).toBe('');
         expect(init.code).toBe(1);
         expect(init.stdout).toContain(`tests: ${repo.command.join(' ')}`);
         expect(init.stdout).toMatch(/check: the untouched repository's tests FAIL in the sandbox \(exit \d+/);
@@ -129,7 +129,7 @@ describe('agentguard init, then run without editing the file', () => {
     async () => {
       const dir = clone('node-ci', REPOS.node?.files ?? {});
       const init = await execCli(['init', '--ci', '--action', 'acme/agentguard@v1'], { cwd: dir });
-      expect(init.stderr).toBe('');
+      expect(ownStderr(init.stderr)).toBe('');
       expect(init.code).toBe(0);
       expect(readFileSync(path.join(dir, '.github/workflows/agentguard.yml'), 'utf8')).toContain(
         'uses: acme/agentguard@v1',

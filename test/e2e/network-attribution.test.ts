@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { execCli, tempDir } from './exec-cli.js';
+import { execCli, ownStderr, tempDir } from './exec-cli.js';
 
 const isRoot = process.getuid?.() === 0;
 const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
@@ -82,7 +82,11 @@ describe.skipIf(!runnable)('each network record and alert names the process that
         { cwd: work },
       );
       // The local sandbox warns that it isolates nothing; nothing else may be printed.
-      expect(r.stderr.split('\n').filter((l) => l !== '' && !l.includes('warning:'))).toEqual([]);
+      expect(
+        ownStderr(r.stderr)
+          .split('\n')
+          .filter((l) => l !== '' && !l.includes('warning:')),
+      ).toEqual([]);
       const report = JSON.parse(r.stdout);
       expect(report.observation.tracer.kind).toBe(tracer);
       expect(report.tests.passed).toBe(true);

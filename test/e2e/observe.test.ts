@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { execCli, tempDir } from './exec-cli.js';
+import { execCli, ownStderr, tempDir } from './exec-cli.js';
 
 const isRoot = process.getuid?.() === 0;
 const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
@@ -59,7 +59,7 @@ function task(): string {
 
 async function traced(tracer: 'ebpf' | 'strace') {
   const r = await execCli(['run', task(), '--tracer', tracer, '--sandbox', 'bwrap', '--json'], { cwd: work });
-  expect(r.stderr).toBe('');
+  expect(ownStderr(r.stderr)).toBe('');
   const report = JSON.parse(r.stdout);
   const events: Event[] = readFileSync(path.join(report.run_dir, 'evidence/syscalls.jsonl'), 'utf8')
     .trim()

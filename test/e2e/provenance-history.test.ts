@@ -4,7 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HISTORY_SCHEMA_VERSION } from '../../src/history/db.js';
-import { BENCHMARKS, execCli, ROOT, tempDir } from './exec-cli.js';
+import { BENCHMARKS, execCli, ownStderr, ROOT, tempDir } from './exec-cli.js';
 
 // Three real runs into one history: an attack (alerts), a solved demo task (PASS) and an agent
 // that writes outside its scope (the scope check fails).
@@ -107,7 +107,7 @@ describe('reports list --check / --rule', () => {
     expect(r.stderr).toContain("no default rule is named 'read-ssh-key'");
     expect(r.stderr).toContain('did you mean --rule secrets-ssh-key-read?');
     const known = await cli('reports', 'list', '--rule', 'secrets-ssh-key-read');
-    expect(known.stderr).toBe('');
+    expect(ownStderr(known.stderr)).toBe('');
   });
 });
 

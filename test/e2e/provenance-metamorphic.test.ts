@@ -16,7 +16,7 @@ import { analyze } from '../../src/analysis/analyze.js';
 import { readBundle } from '../../src/evidence/bundle.js';
 import { rulesOfRun } from '../../src/pipeline/rules.js';
 import { sealRun } from '../../src/provenance/seal-run.js';
-import { BENCHMARKS, execCli, tempDir } from './exec-cli.js';
+import { BENCHMARKS, execCli, ownStderr, tempDir } from './exec-cli.js';
 
 const work = tempDir('ag-metamorphic-');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -33,7 +33,7 @@ const runs = new Map<string, Stored>();
 
 const replay = async (dir: string): Promise<{ code: number | null; e: Equivalence }> => {
   const r = await execCli(['trace', 'replay', dir, '--json'], { cwd: work });
-  expect(r.stderr).toBe('');
+  expect(ownStderr(r.stderr)).toBe('');
   return { code: r.code, e: JSON.parse(r.stdout) };
 };
 

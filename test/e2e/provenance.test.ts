@@ -12,7 +12,7 @@ import {
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BENCHMARKS, execCli, tempDir } from './exec-cli.js';
+import { BENCHMARKS, execCli, ownStderr, tempDir } from './exec-cli.js';
 
 const work = tempDir('ag-prov-');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -72,7 +72,7 @@ describe('trace verify on a real run', () => {
   it('finds the run intact, and rewrites nothing', async () => {
     const before = snapshot(runDir);
     const r = await verify(runDir);
-    expect(r.stderr).toBe('');
+    expect(ownStderr(r.stderr)).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^intact: \d+ files and \d+ trace records match/);
     expect(snapshot(runDir)).toEqual(before);

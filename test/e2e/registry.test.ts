@@ -2,7 +2,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { BENCHMARKS, execCli, tempDir } from './exec-cli.js';
+import { BENCHMARKS, execCli, ownStderr, tempDir } from './exec-cli.js';
 import { shippedRegistryCounts } from './shipped-registry.js';
 
 const work = tempDir('ag-registry-');
@@ -11,7 +11,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 describe('agentguard registry', () => {
   it('validates the shipped registry', async () => {
     const r = await execCli(['registry', 'validate'], { cwd: work });
-    expect(r.stderr).toBe('');
+    expect(ownStderr(r.stderr)).toBe('');
     const n = shippedRegistryCounts();
     expect(r.stdout).toContain(
       `${n.families} families, ${n.configs} configs, ${n.contracts} contracts: valid`,

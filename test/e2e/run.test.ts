@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { reportPath } from '../../src/reports/reporters.js';
-import { BENCHMARKS, execCli, tempDir } from './exec-cli.js';
+import { BENCHMARKS, execCli, ownStderr, tempDir } from './exec-cli.js';
 
 const work = tempDir();
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -17,7 +17,7 @@ describe('agentguard run on the built-in tasks', () => {
           cwd: work,
         },
       );
-      expect(r.stderr).toBe('');
+      expect(ownStderr(r.stderr)).toBe('');
       expect(r.code).toBe(0);
       const report = JSON.parse(r.stdout);
       expect(report.result).toBe('PASS');

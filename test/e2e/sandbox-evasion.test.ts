@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { execCli, scriptTask, tempDir } from './exec-cli.js';
+import { execCli, ownStderr, scriptTask, tempDir } from './exec-cli.js';
 
 const isRoot = process.getuid?.() === 0;
 const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
@@ -65,7 +65,7 @@ describe.skipIf(!canSandbox)('what the sandboxed agent cannot see or do', () => 
   it('a nested repository with nothing committed still ends in a verdict, reports and a history row', async () => {
     const dir = task('nested-empty', 'mkdir sub && cd sub && git init -q && echo hi > notes.txt\n');
     const r = await run(dir);
-    expect(r.stderr).toBe('');
+    expect(ownStderr(r.stderr)).toBe('');
     expect(r.code).toBe(1);
     expect(r.report.result).toBe('FAIL');
     expect(r.report.diff.changed_files).toBe(1);

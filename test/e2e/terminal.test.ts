@@ -123,6 +123,7 @@ describe.skipIf(!hasScript)('the progress line of a long command', () => {
     const doctor = both(['doctor'], work);
     expect(
       steps(doctor.tty, 'doctor').some((l) => l.startsWith('[a trial run (js-slugify, mock-solve) ')),
+      doctor.tty,
     ).toBe(true);
     expect(doctor.piped).not.toContain('[a trial run');
     expect(steps(both(['doctor', '--json'], work).tty, 'doctor')).toEqual([]);
@@ -136,6 +137,7 @@ describe.skipIf(!hasScript)('the progress line of a long command', () => {
     const init = both(['init', repo], work);
     expect(
       steps(init.tty, 'run').some((l) => /^\[the tests are running 0:0[1-9] · run \d:\d\d\]$/.test(l)),
+      init.tty,
     ).toBe(true);
   }, 300_000);
 

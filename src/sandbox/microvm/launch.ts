@@ -7,7 +7,7 @@
  * proxy or DNS socket, and exits as the command did (128+N for a signal). QEMU runs in a process
  * group of its own with the kernel's parent-death signal set, so the runner's SIGTERM to the
  * launcher's group reaches only the launcher, which first asks the guest to stop the command and
- * drain its trace (DRAIN_MS, inside the runner's 2 s grace), and QEMU still never outlives it: every
+ * drain its trace (the plan's `drainMs`, inside the grace the runner gives it), and QEMU still never outlives it: every
  * exit path kills QEMU, and a SIGKILLed launcher takes QEMU with it. How the trace ended goes beside
  * the trace file (`traceEndFile`). A guest that does not boot in time, or stops before the command
  * ends (crash, out of memory), is exit 125 with the console log's tail on stderr.
@@ -36,13 +36,13 @@ export type LaunchPlan = {
   /** The harness's proxy folder: each guest stream named `proxy.sock`/`dns.sock` connects there. */
   proxyDir?: string;
   bootTimeoutMs: number;
+  /** How long a stopped command's guest may take to kill it and drain the trace. */
+  drainMs: number;
   /** One JSON line per command with boot, run and teardown times (facts and `npm run bench`). */
   timingFile: string;
 };
 
 export const LAUNCH_FAILED = 125;
-/** How long a stopped command's guest may take to kill it and drain the trace (the runner's grace is 2 s). */
-const DRAIN_MS = 1800;
 
 function tail(file: string, lines = 30): string {
   try {
@@ -121,7 +121,7 @@ async function main(planFile: string): Promise<number> {
     process.once(sig, () => {
       const code = 128 + (constants.signals[sig] ?? 15);
       const drain = stopGuest ? stopGuest() : Promise.resolve();
-      const deadline = new Promise<void>((r) => setTimeout(r, DRAIN_MS));
+      const deadline = new Promise<void>((r) => setTimeout(r, plan.drainMs));
       Promise.race([drain, deadline]).finally(() => {
         cleanup();
         process.exit(code);

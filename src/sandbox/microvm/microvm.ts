@@ -32,6 +32,11 @@ import { splitTracer } from './split-tracer.js';
 
 const QEMU_FIX = `apt-get install -y qemu-system-x86 linux-image-amd64 busybox-static cpio, then ${BUILD_FIX}`;
 const MAX_PIDS = 1024;
+/**
+ * How long a stopped command's guest may take to kill it and drain the collector's trace: under
+ * TCG on a busy host that takes seconds, and a trace cut short loses the command's last events.
+ */
+const DRAIN_MS = 15_000;
 
 function script(name: string): string {
   return fileURLToPath(new URL(name, import.meta.url));
@@ -163,6 +168,7 @@ async function startMicrovm(ctx: SandboxContext): Promise<SandboxSession> {
       },
       ...(ctx.proxyDir ? { proxyDir: ctx.proxyDir } : {}),
       bootTimeoutMs: cfg.boot_timeout_seconds * 1000,
+      drainMs: DRAIN_MS,
       timingFile,
     };
     const planFile = path.join(dir, `launch-${launches}.json`);
@@ -171,6 +177,8 @@ async function startMicrovm(ctx: SandboxContext): Promise<SandboxSession> {
       argv: [process.execPath, script('./launch.js'), planFile],
       cwd: ctx.repoDir,
       env: launcherEnv(),
+      // The launcher's own exit paths come after the drain's deadline: the runner waits for them.
+      stopGraceMs: DRAIN_MS + 2000,
     };
   };
 
