@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BenchmarkConfigSchema, type ResolvedConfig } from '../config/schema.js';
 import { SANDBOX_KINDS, TRACER_KINDS } from './kinds.js';
 import type { ModelEvidence } from './model-evidence.js';
+import type { ReplaySource } from './replay-evidence.js';
 import type {
   CommandRecord,
   DiffEvidence,
@@ -92,6 +93,8 @@ export type EvidenceBundle = {
   setup: SetupEvidence | null;
   /** What the scripted model was asked and answered (null: no scripted model in this run). */
   model: ModelEvidence | null;
+  /** A model replay's recording (absent: the run's model was not replayed from another run). */
+  replay?: ReplaySource;
   started_at: string;
   finished_at: string;
   /** Why the run was ended before it could finish (interrupt, run time limit); its verdict is ERROR. */

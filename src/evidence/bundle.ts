@@ -22,6 +22,7 @@ import {
 import { runPath } from './layout.js';
 import { readModelEvidence } from './model-evidence.js';
 import { isMissing, READ_LIMITS, readEvidenceText, readJson, readJsonl } from './read.js';
+import { ReplaySourceSchema } from './replay-evidence.js';
 
 export type RunMeta = { run_id: string; started_at: string; finished_at: string; stopped?: string };
 
@@ -93,6 +94,7 @@ export function readBundle(runDir: string): EvidenceBundle {
       ? {}
       : { protected_state: readJson(f('protectedState'), FIX, ProtectedStateEvidenceSchema, dir) }),
     model: readModelEvidence(f('model'), dir),
+    ...(isMissing(f('replay'), dir) ? {} : { replay: readJson(f('replay'), FIX, ReplaySourceSchema, dir) }),
     ...(meta.stopped !== undefined ? { stopped: meta.stopped } : {}),
   };
 }

@@ -32,6 +32,8 @@ export const RUN_FILES = {
   protectedState: 'evidence/protected-state.json',
   rules: 'evidence/rules.json',
   model: 'evidence/model.jsonl',
+  /** A model replay's source: the recorded run, its verdict and its agent requests. */
+  replay: 'evidence/replay.json',
   skills: 'evidence/skills.json',
   setup: 'evidence/setup.json',
   net: 'net',

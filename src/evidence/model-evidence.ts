@@ -20,7 +20,14 @@ export const ModelExchangeSchema = z.looseObject({
   duration_ms: z.number(),
   kind: z.string(),
   turn: z.number().nullable(),
-  request: z.looseObject({ input_tokens: z.number().optional() }).nullable(),
+  request: z
+    .looseObject({
+      input_tokens: z.number().optional(),
+      step: z.number().optional(),
+      tools_offered: z.array(z.string()).optional(),
+      tool_outputs: z.array(z.string()).optional(),
+    })
+    .nullable(),
   response: z.looseObject({
     text: z.string(),
     tool_calls: z.array(ToolCallSchema),

@@ -19,6 +19,7 @@ import type { Sandbox } from '../sandbox/types.js';
 import type { RunContext } from './context.js';
 import { checkDependencies, setupMakes } from './install-dependencies.js';
 import type { GuardMode } from './live-guard.js';
+import type { ModelReplay } from './model-replay.js';
 import { resolveProgram } from './preflight.js';
 import { type LoadedRules, loadRunRules } from './rules.js';
 import { newRunId } from './run-id.js';
@@ -51,6 +52,8 @@ export type RunOptions = {
    * otherwise runs no lower than the floor, may ask for less isolation.
    */
   allowBelowFloor?: boolean;
+  /** `run --replay`: the recorded model's answers, served offline in place of the relay or script. */
+  replay?: ModelReplay;
 };
 
 /**
@@ -115,7 +118,8 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
   // A project script calling `pnpm`, `yarn`, `pytest` or `python` by name finds what setup made.
   const agent = withSetupPath(planned.plan, { agentHome, repoDir }, config, ctx.env.PATH);
   // A trajectory that does not parse stops the run here, before anything is written.
-  const trajectory = config.model_script ? loadTrajectory(config.model_script) : null;
+  const trajectory =
+    opts.replay?.trajectory ?? (config.model_script ? loadTrajectory(config.model_script) : null);
   const cfg = withAgentFacts(config, agent);
   const agentProgram = agent.spec.argv[0] ?? '';
   const agentCwd = agent.spec.cwd === repoDir ? cfg.repo : agent.spec.cwd;

@@ -163,6 +163,7 @@ async function collectAndAnalyse(
     throwIfStopped(signal);
 
     ctx.fault?.('model-server');
+    if (opts.replay) writeJson(runPath(runDir, 'replay'), opts.replay.source);
     const model: RunningModelServer | null = trajectory
       ? await (await import('../agents/model-server/index.js')).startModelServer({
           script: trajectory,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { compareReplay } from '../analysis/replay-compare.js';
 import { runRedactor } from '../analysis/secrets/run-redactor.js';
 import { joinTrajectory } from '../analysis/trajectory/join.js';
 import type { AnalysisResult } from '../analysis/types.js';
@@ -96,6 +97,7 @@ function reportOf(
     activity: summariseActivity(bundle),
     usage: usageOf(bundle.model, config.pricing, bundle.network),
     trajectory: joined?.trajectory ?? null,
+    replay: bundle.replay ? compareReplay(bundle.replay, bundle.model, analysis.score.result) : null,
     timeline: bundle.timeline,
     observation: bundle.observation,
     artifacts: artifactList(options.artifacts ?? []),

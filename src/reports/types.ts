@@ -1,3 +1,4 @@
+import type { ReplayComparison } from '../analysis/replay-compare.js';
 import type { Alert } from '../analysis/rules/types.js';
 import type { TrajectoryJoin } from '../analysis/trajectory/join.js';
 import type { CheckResult, ScoreResult, Verdict } from '../analysis/types.js';
@@ -53,6 +54,8 @@ export type RunReport = {
   usage: RunUsage | null;
   /** The model's tool calls joined with what their processes did (null: no scripted model in the run). */
   trajectory: TrajectoryJoin | null;
+  /** A model replay judged against its recording (null: the run was not a replay); absent in reports before it. */
+  replay?: ReplayComparison | null;
   /** Files of the run directory, relative to it, sorted. */
   artifacts: string[];
 };
@@ -181,6 +184,7 @@ export const RUN_REPORT_KEY_ORDER = [
   'activity',
   'usage',
   'trajectory',
+  'replay',
   'timeline',
   'observation',
   'artifacts',

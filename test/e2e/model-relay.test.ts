@@ -45,6 +45,14 @@ type Report = {
   tests: { passed: boolean };
   checks: { id: string; passed: boolean; severity: string; message: string }[];
   alerts: { rule: string; severity: string; message: string }[];
+  replay?: {
+    from_run: string;
+    recorded_result: string;
+    same_verdict: boolean;
+    turns_recorded: number;
+    turns_replayed: number;
+    diverged: { turn: number; what: string; recorded: string | null; replayed: string | null } | null;
+  } | null;
   usage: {
     requests: number;
     input_tokens: number;
@@ -138,11 +146,13 @@ describe.skipIf(!ready)('real agents through the model relay', () => {
     const has = installed(agent, bin);
     if (!has) console.warn(`relay e2e for ${agent} skipped: scripts/install-test-agents.sh ${agent}`);
     it.skipIf(!has)(
-      `${agent}: passes through the relay, the usage is the provider's to the token, the real key is nowhere in the run`,
+      `${agent}: passes through the relay, the usage is the provider's to the token, the real key is nowhere in the run; the run replays offline with the same verdict`,
       async () => {
         const trajectory = loadTrajectory(path.join(task, `trajectory-${agent}.yaml`));
-        await withProvider(trajectory, async (provider) => {
-          const report = await run(relayConfig(agent, provider.url));
+        let config = '';
+        const recorded = await withProvider(trajectory, async (provider) => {
+          config = relayConfig(agent, provider.url);
+          const report = await run(config);
           const own = OWN_ALERTS[agent] ?? [];
           const serious = report.alerts.filter(
             (a) => (a.severity === 'critical' || a.severity === 'error') && !own.includes(a.rule),
@@ -174,9 +184,28 @@ describe.skipIf(!ready)('real agents through the model relay', () => {
           expect(report.usage?.source).toMatch(/relay forwarded \(exact\)/);
           // The real key is in no file of the run: evidence, workspace, the agent's HOME and logs.
           expect(filesHolding(report.run_dir, REAL)).toEqual([]);
+          return report;
         });
+        // The provider is gone and agentguard holds no key: the recorded answers are all there is.
+        const r = await execCli(
+          ['run', config, '--tracer', 'strace', '--json', '--replay', recorded.run_dir],
+          {
+            cwd: work,
+            env: { HOME: os.homedir() },
+          },
+        );
+        expect(r.stdout, r.stderr).not.toBe('');
+        const replayed = JSON.parse(r.stdout) as Report;
+        expect(replayed.replay, JSON.stringify(replayed.replay)).toMatchObject({
+          from_run: path.basename(recorded.run_dir),
+          recorded_result: recorded.result,
+          same_verdict: true,
+          diverged: null,
+        });
+        expect(replayed.result).toBe(recorded.result);
+        expect(replayed.agent.model).toMatch(/^scripted:/);
       },
-      420_000,
+      600_000,
     );
   }
 
@@ -290,5 +319,28 @@ describe.skipIf(!ready)('real agents through the model relay', () => {
       expect(l.stderr).toMatch(new RegExp(`would reach the agent as its environment variable ${name}`));
       expect(l.stderr + l.stdout).not.toContain(REAL);
     }
+  });
+
+  it('a replay of a folder that is not a sealed run, of another task, or of a run without a model is refused naming it', async () => {
+    const cfg = relayConfig('codex', 'https://127.0.0.1:9', [], 'relay-replay.yaml');
+    const replay = (config: string, dir: string) =>
+      execCli(['run', config, '--json', '--replay', dir], { cwd: work, env: { HOME: os.homedir() } });
+    const none = await replay(cfg, work);
+    expect(none.code, none.stderr).toBe(2);
+    expect(none.stderr).toMatch(/--replay .*: the run does not verify/);
+    // A sealed run of another task, then the same task's run that had no model at all.
+    const slugify = path.join(BENCHMARKS, 'js-slugify/config.yaml');
+    const plain = await execCli(['run', slugify, '--agent', 'mock-solve', '--tracer', 'off', '--json'], {
+      cwd: work,
+      env: { HOME: os.homedir() },
+    });
+    const runDir = (JSON.parse(plain.stdout) as Report).run_dir;
+    const other = await replay(cfg, runDir);
+    expect(other.code, other.stderr).toBe(2);
+    expect(other.stderr).toMatch(/the recording is of task 'js-slugify'/);
+    const noModel = await replay(slugify, runDir);
+    expect(noModel.code, noModel.stderr).toBe(2);
+    expect(noModel.stderr).toMatch(/the run has no model exchanges/);
+    expect(noModel.stdout).toBe('');
   });
 });

@@ -8,6 +8,7 @@ import { stopReasonOf } from '../../exec/interrupt.js';
 import { signalExitCode } from '../../exec/shutdown.js';
 import type { RunContext } from '../../pipeline/context.js';
 import { GUARD_MODES } from '../../pipeline/live-guard.js';
+import type { ModelReplay } from '../../pipeline/model-replay.js';
 import { markPhase } from '../../pipeline/phase-marks.js';
 import { beginRunSession } from '../../pipeline/run-session.js';
 import { type RunOptions, runTask } from '../../pipeline/run-task.js';
@@ -28,11 +29,18 @@ export type RunCommandOptions = GlobalOptions & {
   guard?: string;
   dryRun?: boolean;
   allowBelowFloor?: boolean;
+  replay?: string;
 };
 
 export async function runCommand(io: CliIO, configFile: string, opts: RunCommandOptions): Promise<number> {
   markPhase('cli:loaded');
-  const cfg = loadConfigOrThrow(configFile);
+  let cfg = loadConfigOrThrow(configFile);
+  let replay: ModelReplay | undefined;
+  if (opts.replay !== undefined) {
+    const { loadModelReplay, replayConfig } = await import('../../pipeline/model-replay.js');
+    replay = loadModelReplay(opts.replay, cfg);
+    cfg = replayConfig(cfg, replay);
+  }
   checkRepoOutsideOutput(cfg, outputDir(opts));
   const agent =
     opts.agent ?? (cfg.agent_profile ? 'agent-profile' : cfg.agent_command ? 'agent-command' : undefined);
@@ -57,6 +65,7 @@ export async function runCommand(io: CliIO, configFile: string, opts: RunCommand
     ...(tracer ? { tracer } : {}),
     ...(guard ? { guard } : {}),
     ...(opts.allowBelowFloor ? { allowBelowFloor: true } : {}),
+    ...(replay ? { replay } : {}),
   };
   const trials = wholeNumber('--trials', opts.trials, { fallback: 1, min: 1, max: 1000, example: 5 });
   // A dry run and trials load their modules (the planner's summary, the batch and its comparison) when asked for.
@@ -90,6 +99,12 @@ export function summarise(report: RunReport, reportMd: string): string {
     lines.push(`  ✗ ${c.id} (${c.severity}): ${c.message}`);
   for (const a of report.alerts) lines.push(`  ! alert ${a.rule} (${a.severity}, ${a.class}): ${a.message}`);
   if (report.isolation_warning) lines.push(`  ! ${report.isolation_warning}`);
+  if (report.replay) {
+    const r = report.replay;
+    const verdict = r.same_verdict ? 'the same verdict' : `not the recorded verdict (${r.recorded_result})`;
+    const turns = r.diverged ? `diverged at turn ${r.diverged.turn}: ${r.diverged.what}` : 'no divergence';
+    lines.push(`  replay of ${r.from_run}: ${verdict}; ${turns}`);
+  }
   // The first screen shows what the failing commands said last; the report has the rest.
   for (const tail of report.why?.output.slice(0, CONSOLE_TAILS) ?? []) {
     lines.push(`  last lines of ${tail.program} (${tail.role}, ${tail.stream}):`);

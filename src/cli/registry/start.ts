@@ -63,6 +63,7 @@ export const START_COMMANDS: readonly CommandSpec[] = [
       'agentguard run benchmarks/js-slugify/config.yaml --agent mock-solve',
       'agentguard run agentguard.yaml --agent agent-command --tracer ebpf --guard enforce',
       'agentguard run benchmarks/py-inventory/config.yaml --agent mock-solve --trials 5 --json',
+      'agentguard run relay.yaml --replay .agentguard/runs/20261206-101500-1a2b3c4d',
     ],
     writesRuns: true,
     flags: [
@@ -95,6 +96,10 @@ export const START_COMMANDS: readonly CommandSpec[] = [
       {
         flag: '--allow-below-floor',
         help: 'let a config from a pack run below the isolation floor (sandbox local, tracer off, host network)',
+      },
+      {
+        flag: '--replay <run-dir>',
+        help: "serve a finished run's model answers offline in place of its relay or script, then name the first turn where the agent asked otherwise and compare the verdicts",
       },
     ],
     lateHelp: async () => ({ flags: { sandbox: await defaultSandboxHelp('overrides the config') } }),

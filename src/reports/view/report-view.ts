@@ -8,6 +8,7 @@ import {
 import { commandsSection, diffSection, testsSection } from './change-sections.js';
 import { alertsSection, checksSection, evidenceSection } from './checks.js';
 import { headline } from './headline.js';
+import { replaySection } from './replay-section.js';
 import { setupSection } from './setup-section.js';
 import { trajectorySection } from './trajectory-section.js';
 import type { ReportView, Section } from './types.js';
@@ -28,6 +29,7 @@ export function reportView(report: RunReport): ReportView {
     commandsSection(report.commands),
     setupSection(report.setup),
     trajectorySection(report.trajectory),
+    replaySection(report.replay),
     {
       id: 'graph',
       nav: 'Star graph',
