@@ -43,6 +43,11 @@ export const IO_URING_SYSCALLS = {
 
 const ENOSYS = 38;
 const EPERM = 1;
+/**
+ * The errno a call refused as evidence (RET_TRACE) ends in when no tracer asked for seccomp stops:
+ * what every tracer records the refusal by.
+ */
+export const REFUSAL_ERRNO = ENOSYS;
 
 // linux/filter.h and linux/seccomp.h
 const BPF_LD_W_ABS = 0x20; // BPF_LD | BPF_W | BPF_ABS
