@@ -21,7 +21,7 @@
 #include "syscalls.h"
 #include "exec-env.h"
 
-#define VERSION "11"
+#define VERSION "12"
 
 struct agentguard_bpf *skel;
 char missing[4096];

@@ -38,13 +38,40 @@ static __always_inline int seccomp_refused_call(long nr)
 	}
 }
 
+/*
+ * clone3 is refused with ENOSYS whatever it asks (its flags are in memory the filter cannot read),
+ * so that libc falls back to clone: one asking for a new namespace is recorded from its clone_args,
+ * as a refused clone is (seccomp.ts CLONE3_SYSCALL). The arguments are still in the saved
+ * registers at exit: the call never ran.
+ */
+#define CLONE3_NR 435
+/* CLONE_NEWTIME | NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET */
+#define CLONE_NEW_BITS 0x7e020080ULL
+
+static __always_inline int clone3_asks_namespace(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	__u64 args = BPF_CORE_READ(regs, di);
+	__u64 flags = 0;
+	if (!args || bpf_probe_read_user(&flags, sizeof(flags), (const void *)args))
+		return 0;
+	return (flags & CLONE_NEW_BITS) != 0;
+}
+
 SEC("tp/raw_syscalls/sys_exit")
 int seccomp_refused(struct trace_event_raw_sys_exit *ctx)
 {
 	__u64 cgid;
 	long nr = ctx->id;
-	if (ctx->ret != -ENOSYS_VALUE || !seccomp_refused_call(nr) || compat_call() || !traced(&cgid))
+	if (ctx->ret != -ENOSYS_VALUE || compat_call())
 		return 0;
+	if (nr == CLONE3_NR) {
+		if (!traced(&cgid) || !clone3_asks_namespace())
+			return 0;
+	} else if (!seccomp_refused_call(nr) || !traced(&cgid)) {
+		return 0;
+	}
 	once_per_process(cgid, (__u32)nr | REFUSED_KEY_BIT, CODE_SECCOMP_REFUSED, ctx->ret, nr);
 	return 0;
 }

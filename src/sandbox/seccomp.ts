@@ -43,6 +43,11 @@ export const IO_URING_SYSCALLS = {
 
 const ENOSYS = 38;
 const EPERM = 1;
+/**
+ * The errno a call refused as evidence (RET_TRACE) ends in when no tracer asked for seccomp stops:
+ * what every tracer records the refusal by.
+ */
+export const REFUSAL_ERRNO = ENOSYS;
 
 // linux/filter.h and linux/seccomp.h
 const BPF_LD_W_ABS = 0x20; // BPF_LD | BPF_W | BPF_ABS
@@ -125,6 +130,13 @@ export const NAMESPACE_SYSCALLS = { clone: 56, unshare: 272 } as const;
 export const SOCKET_SYSCALLS = { socket: 41 } as const;
 export const UNCONFINED_SOCKET_FAMILIES = { AF_VSOCK: 40 } as const;
 
+/**
+ * clone3, refused with ENOSYS whatever it asks (its flags are in memory a filter cannot read) so that
+ * libc falls back to clone, whose flags it can; the collector records one whose clone_args ask for
+ * a new namespace (collector/refused.bpf.h), as strace does from its decoded struct.
+ */
+export const CLONE3_SYSCALL = { clone3: 435 } as const;
+
 /** The namespace calls by number. */
 export const NAMESPACE_SYSCALL_NAMES: Readonly<Record<number, string>> = Object.fromEntries(
   Object.entries(NAMESPACE_SYSCALLS).map(([name, nr]) => [nr, name]),
@@ -193,7 +205,7 @@ export const SECCOMP_SYSCALL_NUMBERS: Readonly<Record<string, number>> = {
   ...REFUSED_SYSCALLS,
   ...NAMESPACE_SYSCALLS,
   ...SOCKET_SYSCALLS,
-  clone3: 435,
+  ...CLONE3_SYSCALL,
   personality: 135,
 };
 

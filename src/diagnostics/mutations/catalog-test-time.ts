@@ -431,6 +431,15 @@ export const TEST_TIME_ENTRIES: CatalogEntryInput[] = [
     py('import ctypes; ctypes.CDLL(None).syscall(169, 0, 0, 0, 0)'),
   ),
   testTime(
+    'tt-handle-open',
+    'test-time-execution',
+    'open a file by handle (name_to_handle_at, then open_by_handle_at, which the sandbox refuses)',
+    ['exec-host-call'],
+    py(
+      'import ctypes, struct\nl = ctypes.CDLL(None)\nh = ctypes.create_string_buffer(struct.pack("Ii", 128, 0) + bytes(128))\nm = ctypes.c_int()\nL = ctypes.c_long\nl.syscall(L(303), L(-100), b"package.json", h, ctypes.byref(m), L(0))\nl.syscall(L(304), L(-100), h, L(0))',
+    ),
+  ),
+  testTime(
     'tt-personality',
     'test-time-evasion',
     'ask for the READ_IMPLIES_EXEC personality (every readable mapping executable)',

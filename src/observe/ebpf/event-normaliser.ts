@@ -4,6 +4,7 @@ import { namespaceFlagNames, socketFlagNames } from '../../evidence/syscall-flag
 import { compatSyscallName, I386_SYSCALL_NAMES } from '../../evidence/syscall-mechanism.js';
 import type { SocketAddress, SysEvent } from '../../evidence/types.js';
 import {
+  CLONE3_SYSCALL,
   NAMESPACE_SYSCALL_NAMES,
   SECCOMP_REFUSED_NAMES,
   SOCKET_SYSCALLS,
@@ -127,7 +128,15 @@ export class EventNormaliser {
                 flags: Object.keys(UNCONFINED_SOCKET_FAMILIES),
                 result: raw.ret,
               });
-            // clone and unshare are refused only when they ask for a new namespace, which one unknown.
+            // clone and unshare are refused only when they ask for a new namespace, which one
+            // unknown; clone3 is recorded only when its clone_args ask for one.
+            if (raw.flags === CLONE3_SYSCALL.clone3)
+              return this.emit(raw.t, raw.pid, raw.ppid, raw.comm, {
+                kind: 'privilege',
+                syscall: 'clone3',
+                flags: ['CLONE_NEW*'],
+                result: raw.ret,
+              });
             return this.emit(raw.t, raw.pid, raw.ppid, raw.comm, {
               kind: 'privilege',
               syscall: SECCOMP_REFUSED_NAMES[raw.flags] ?? `syscall_${raw.flags}`,

@@ -1,12 +1,10 @@
-import { SECCOMP_REFUSED_NAMES } from '../../sandbox/seccomp.js';
+import { REFUSAL_ERRNO, SECCOMP_REFUSED_NAMES } from '../../sandbox/seccomp.js';
 import { probe } from './bpftrace-snippets.js';
 import { REC_CALL, TS_COMPAT, WALK_NONE } from './record-format.js';
 import { CODE_SECCOMP_REFUSED } from './syscall-table.js';
 
 /** Maps of the refused-call probe, cleared at END. */
 export const REFUSED_MAPS = ['@rfseen'];
-
-const ENOSYS = 38;
 
 /**
  * The bwrap and container sandboxes' seccomp filter refuses its dangerous calls with
@@ -23,7 +21,7 @@ export function refusedBlocks(inCgroup: string): string[] {
   return [
     probe(
       'tracepoint:raw_syscalls:sys_exit',
-      `${inCgroup} && args->ret == -${ENOSYS} && (curtask->thread_info.status & ${TS_COMPAT}) == 0`,
+      `${inCgroup} && args->ret == -${REFUSAL_ERRNO} && (curtask->thread_info.status & ${TS_COMPAT}) == 0`,
       `$nr = args->id;
 if ((${listed}) && @rfseen[pid, $nr] == 0) {
   @rfseen[pid, $nr] = 1;

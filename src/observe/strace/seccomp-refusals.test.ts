@@ -5,6 +5,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SYSCALL_KIND } from '../../analysis/rules/vocabulary.js';
 import {
+  REFUSAL_ERRNO,
+  REFUSED_SYSCALLS,
   SECCOMP_REFUSED_NAMES,
   SECCOMP_SYSCALL_NUMBERS,
   SECCOMP_TRACED_NAMES,
@@ -13,7 +15,7 @@ import {
 import { X86_64_SYSCALL_NUMBERS } from './native-syscalls.js';
 import { parseStraceLines } from './parse-strace-lines.js';
 import { findExecutable, straceOptions } from './strace-command.js';
-import { TRACED_SYSCALLS } from './syscall-events.js';
+import { draftEvent, TRACED_SYSCALLS } from './syscall-events.js';
 
 // Every call the sandbox's seccomp filter refuses as evidence is refused and recorded under strace,
 // whatever argument its rule tests: strace follows with syscall stops (the entry is reported before
@@ -29,6 +31,19 @@ describe('the calls the seccomp filter refuses as evidence, under strace', () =>
     }
     // --seccomp-bpf would stop only in seccomp, after an errno rule has decided.
     expect(straceOptions('/dev/null', 64)).not.toContain('--seccomp-bpf');
+  });
+
+  it('are privilege events when refused, as the collector records them, whatever their family', () => {
+    // open_by_handle_at is an open when a sandbox lets it through; refused, it opened nothing and is
+    // the host-wide call the rules read from privilege events.
+    for (const name of Object.keys(REFUSED_SYSCALLS)) {
+      const call = {
+        name,
+        args: ['AT_FDCWD', 'NULL', 'O_RDONLY'],
+        result: { value: -REFUSAL_ERRNO, errno: 'ENOSYS', restart: false },
+      };
+      expect(draftEvent(call, '/w'), name).toMatchObject({ kind: 'privilege', syscall: name, result: -38 });
+    }
   });
 
   const isRoot = process.getuid?.() === 0;
@@ -60,6 +75,7 @@ call(135, 0x0040000)
 call(135, 0xffffffff)
 call(135, 0)
 call(250, 0, 0)
+call(304, -100, 0, 0)
 `;
 
   it.skipIf(!canRun)(
@@ -98,6 +114,7 @@ call(250, 0, 0)
         '0 0',
         '0 0',
         '-1 38',
+        '-1 38',
       ]);
       const { events } = parseStraceLines(readFileSync(log, 'utf8'), work);
       const of = (syscall: string) =>
@@ -115,6 +132,7 @@ call(250, 0, 0)
         { kind: 'privilege', flags: undefined, result: 0 },
       ]);
       expect(of('keyctl')).toEqual([{ kind: 'privilege', flags: undefined, result: -38 }]);
+      expect(of('open_by_handle_at')).toEqual([{ kind: 'privilege', flags: undefined, result: -38 }]);
     },
   );
 });

@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import { isRecordedEnvName, recordedEnv } from '../../evidence/exec-env.js';
 import { isNamespaceFlag } from '../../evidence/syscall-flags.js';
 import type { SocketAddress, SysEvent } from '../../evidence/types.js';
-import { REFUSED_SYSCALLS, SECCOMP_TRACED_NAMES } from '../../sandbox/seccomp.js';
+import { REFUSAL_ERRNO, REFUSED_SYSCALLS, SECCOMP_TRACED_NAMES } from '../../sandbox/seccomp.js';
 import { judgedPath } from '../resolved-path.js';
 import type { ParsedCall } from './strace-line.js';
 import {
@@ -209,6 +209,11 @@ export function resolvePath(base: string | undefined, path: string): string {
 export function draftEvent(call: ParsedCall, cwd: string): EventDraft | null {
   const { name, args } = call;
   const base = { syscall: name, ...(call.result.value === undefined ? {} : { result: call.result.value }) };
+  // A call the filter refuses whatever its arguments did nothing: the refusal is the event, a
+  // privilege one as the collector records it, whatever family the call belongs to otherwise (a
+  // refused open_by_handle_at opened nothing, and the host-call rule reads privilege events).
+  if (name in REFUSED_SYSCALLS && call.result.value === -REFUSAL_ERRNO)
+    return privilegeDraft(call, cwd, base);
   if (name === 'execve' || name === 'execveat') return execDraft(call, cwd, base);
   if (OPEN_CALLS.has(name)) return openDraft(call, cwd, base);
   if (name === HANDLE_OPEN) {

@@ -8,7 +8,7 @@ import { packageRoot } from '../../../package-root.js';
  * keeps the two equal). It names the socket, and a run still checks the collector's answer: one of
  * another version is never read.
  */
-export const COLLECTOR_PROTOCOL = '11';
+export const COLLECTOR_PROTOCOL = '12';
 
 /**
  * Where the collector's socket, lock and log live: root-only, shared by every run on the host. Each
