@@ -115,7 +115,7 @@ export function judgeSentinel(tests: TestEvidence): string[] {
 }
 
 /**
- * The twins: each a copy of a task test with one top-level assertion negated. Beside an original that
+ * The twins: each a copy of a task test with its expected literal changed. Beside an original that
  * passed, a twin that passed too, was skipped or is missing from the report means results were
  * flipped by something other than the tests' own code (grading integrity).
  */
