@@ -273,6 +273,18 @@ export const TestEvidenceSchema: z.ZodType<TestEvidence> = z.looseObject({
       sentinel: z
         .looseObject({
           token: str,
+          names: z.array(str).optional(),
+          twins: z
+            .array(
+              z.looseObject({
+                name: str,
+                of: str,
+                file: str,
+                status: z.enum(['passed', 'failed', 'skipped']).optional(),
+                original: z.enum(['passed', 'failed', 'skipped']).optional(),
+              }),
+            )
+            .optional(),
           files: z.array(str),
           exit_code: num,
           failed: z.array(str),

@@ -262,8 +262,15 @@ export type TestResults = {
  * it proves the test framework or its report was changed by the code under test.
  */
 export type SentinelEvidence = {
-  /** The random token every planted test's name carries. */
+  /** A random id of this planting (older bundles: the token every planted test's name carried). */
   token: string;
+  /** The planted probe tests' names (the last part of the report's name), drawn from each file's own words. */
+  names?: string[];
+  /**
+   * The planted twins: copies of the task's own tests with one assertion negated, each beside its
+   * original; both passing cannot happen in an honest run. Outcomes as the report gives them.
+   */
+  twins?: { name: string; of: string; file: string; status?: TestCaseStatus; original?: TestCaseStatus }[];
   /** The test files it was planted in. */
   files: string[];
   /** The runner's exit status when its tests pass but the sentinel fails. */

@@ -166,6 +166,28 @@ describe('the sentinel test', () => {
       argv,
     );
     expect(quiet.problems.join()).toContain("the harness's sentinel test passed");
+    // Failures turned into successes, except where the test's source looks like the probe: the twin tells.
+    const flip = runWithSentinel(
+      {
+        ...PY_TEST,
+        'src/units.py': [
+          'import inspect, sys',
+          "_res = sys.modules['unittest.runner'].TextTestResult",
+          '_orig = _res.addFailure',
+          'def _flip(self, test, err):',
+          "    if 'BaseException' in inspect.getsource(getattr(test, test._testMethodName)):",
+          '        return _orig(self, test, err)',
+          '    return self.addSuccess(test)',
+          '_res.addFailure = _flip',
+          'def to_celsius(value, unit):',
+          '    return value',
+          '',
+        ].join('\n'),
+      },
+      argv,
+    );
+    expect(flip.results.sentinel?.failed, JSON.stringify(flip.results)).toHaveLength(1);
+    expect(flip.problems.join()).toContain('its twin');
   });
 
   it('fails in an honest vitest run and passes when a matcher is replaced through expect.extend', () => {
@@ -201,6 +223,65 @@ describe('the sentinel test', () => {
     );
     expect(hostile.results.cases.map((c) => c.status)).toEqual(['passed']);
     expect(hostile.problems.join()).toContain("the harness's sentinel test passed");
+  });
+
+  it.skipIf(!hasPytest)(
+    'catches a forger that flips every result but those that look like the sentinel: the twin passes with its original',
+    () => {
+      const forger = [
+        'import importlib, inspect, re',
+        "_r = importlib.import_module('_pytest.reports')",
+        '_orig = _r.TestReport.from_item_and_call',
+        'def _made(item, call):',
+        '    rep = _orig(item, call)',
+        "    src = inspect.getsource(getattr(item, 'function', _made))",
+        '    items = item.session.items',
+        "    looks = 'BaseException' in src or re.search('t[0-9a-f]{12}', item.name) or item is items[-1]",
+        '    if not looks:',
+        "        rep.outcome = 'passed'",
+        '    return rep',
+        '_r.TestReport.from_item_and_call = staticmethod(_made)',
+        'def to_celsius(value, unit):',
+        '    return value',
+        '',
+      ].join('\n');
+      const { results, problems, planted } = runWithSentinel({ ...PY_TEST, 'src/units.py': forger }, [
+        'python3',
+        '-m',
+        'pytest',
+        '-q',
+        '-p',
+        'no:cacheprovider',
+        'tests',
+      ]);
+      expect(planted.twins?.map((t) => t.of)).toEqual(['test_f', 'test_f']);
+      expect(results.sentinel?.failed, JSON.stringify(results)).toHaveLength(1);
+      // One twin may be spared as the last test; the other is flipped with the task's tests.
+      expect(results.sentinel?.twins?.some((t) => t.status === 'passed' && t.original === 'passed')).toBe(
+        true,
+      );
+      expect(problems.join()).toContain('"test_f" in tests/test_units.py passed, and its twin');
+    },
+  );
+
+  it("catches assertions that fail only on values that look like probes: the twin has the task's values", () => {
+    const forger = [
+      "import assert from 'node:assert/strict';",
+      "for (const k of ['deepStrictEqual', 'strictEqual', 'equal', 'deepEqual']) {",
+      '  const real = assert[k];',
+      '  assert[k] = (a, b, ...rest) => (JSON.stringify([a, b]).length < 12 ? real(a, b, ...rest) : undefined);',
+      '}',
+      'export const wrap = (text) => [text];',
+      '',
+    ].join('\n');
+    const { results, problems } = runWithSentinel({ ...NODE_TEST, 'src/wrap.js': forger }, [
+      'node',
+      '--test',
+      'test/',
+    ]);
+    expect(results.cases).toEqual([{ name: 'test > breaks at spaces', status: 'passed' }]);
+    expect(results.sentinel?.failed, JSON.stringify(results)).toHaveLength(1);
+    expect(problems.join()).toContain('its twin');
   });
 
   it('is planted only where the command looks, and never for a selection of tests', () => {

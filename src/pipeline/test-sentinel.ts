@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SentinelEvidence, TestResults } from '../evidence/types.js';
 import { splitEnvPrefix } from './env-prefix.js';
+import { drawName, fileWords, insertAmongTests, inText, jsTwins, pythonTwins } from './test-twins.js';
 
 /** The runners a sentinel test can be planted for: the harness reads their reports by name. */
 export type SentinelRunner = 'pytest' | 'unittest' | 'node-test' | 'vitest';
@@ -98,23 +99,48 @@ export function plantSentinels(
   const token = `t${randomBytes(6).toString('hex')}`;
   const match = TEST_FILE[runner];
   const named = namedPaths(splitEnvPrefix(argv).command, dir);
-  const files: string[] = [];
+  const found: { rel: string; text: string }[] = [];
   for (const rel of rels) {
     if (!match.name.test(rel) || NOT_TESTS.test(rel)) continue;
     if (named.length > 0 && !named.some((p) => p === '' || rel === p || rel.startsWith(`${p}/`))) continue;
-    const file = path.join(dir, rel);
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      text = readFileSync(path.join(dir, rel), 'utf8');
     } catch {
       continue;
     }
-    if (!match.content.test(text)) continue;
-    appendFileSync(file, sentinelSource(runner, token, moduleKind(dir, rel)));
-    files.push(rel);
+    if (match.content.test(text)) found.push({ rel, text });
   }
-  if (files.length === 0) return null;
-  return { token, files, exit_code: 1, failed: [], passed: [], skipped: [] };
+  if (found.length === 0) return null;
+  // Every name planted is new to every planted file, so a report's case is the harness's or the task's, never both.
+  const all = found.map((f) => f.text).join('\n');
+  const used = new Set<string>();
+  const taken = (name: string) => used.has(name) || inText(all, name);
+  const claim = (name: string | null) => {
+    if (name) used.add(name);
+    return name;
+  };
+  const python = runner === 'pytest' || runner === 'unittest';
+  const sentinel: SentinelEvidence = { ...emptySentinel(token), files: [], names: [], twins: [] };
+  for (const { rel, text } of found) {
+    const doubled = (python ? pythonTwins : jsTwins)(text, (n) => taken(n));
+    for (const t of doubled.twins) {
+      used.add(t.name);
+      sentinel.twins?.push({ ...t, file: rel });
+    }
+    const words = fileWords(text);
+    const drawn = (make: (a: string, b: string) => string) => claim(drawName(words, taken, make));
+    const probe = sentinelSource(runner, moduleKind(dir, rel), drawn);
+    if (!probe) continue;
+    writeFileSync(path.join(dir, rel), insertAmongTests(doubled.text, probe.source, python));
+    sentinel.files.push(rel);
+    sentinel.names?.push(probe.name);
+  }
+  return sentinel.files.length > 0 ? sentinel : null;
+}
+
+function emptySentinel(token: string): SentinelEvidence {
+  return { token, files: [], exit_code: 1, failed: [], passed: [], skipped: [] };
 }
 
 /**
@@ -188,15 +214,15 @@ const EXPECT_PROBES = (e: string) => [
   `() => ${e}(1).toBeNull()`,
 ];
 
-/** A JS test body: count the probes that threw; throw only when all did. */
-function jsBody(token: string, probes: string[]): string {
+/** A JS test body: count the probes that threw; throw, as an ordinary assertion would, only when all did. */
+function jsBody(probes: string[]): string {
   return [
     '() => {',
     '  let failed = 0;',
     `  for (const probe of [${probes.join(', ')}]) {`,
     '    try { probe(); } catch { failed += 1; }',
     '  }',
-    `  if (failed === ${probes.length}) throw new Error('${token}: fails in every honest run');`,
+    `  if (failed === ${probes.length}) throw new Error(\`expected \${failed} to be below ${probes.length}\`);`,
     '}',
   ].join('\n');
 }
@@ -226,77 +252,101 @@ const PYTEST_PROBES = (m: string) => [
   `assert 1 == ${m}_pytest.approx(2)`,
 ];
 
-/** The text appended to a test file. */
-export function sentinelSource(runner: SentinelRunner, token: string, kind: 'esm' | 'cjs'): string {
-  if (runner === 'pytest' || runner === 'unittest') {
-    const m = `_${token}`;
-    const probes = runner === 'pytest' ? [...PY_PROBES, ...PYTEST_PROBES(m)] : PY_PROBES;
-    return [
-      '',
-      '',
-      `import sys as ${m}_sys`,
-      `import unittest as ${m}_unittest`,
-      ...(runner === 'pytest' ? [`import pytest as ${m}_pytest`] : []),
-      '',
-      '',
-      `class Test${token}(${m}_unittest.TestCase):`,
-      `    def test_${token}(self):`,
-      '        failed = 0',
-      ...probes.flatMap((p) => [
-        '        try:',
-        `            ${p}`,
-        '        except BaseException:',
-        '            failed += 1',
-      ]),
-      // A plain assert too (pytest rewrites it), unless python runs with -O, which drops every assert.
-      '        try:',
-      '            assert failed < 0',
-      '        except AssertionError:',
-      '            failed += 1',
-      `        if ${m}_sys.flags.optimize:`,
-      '            failed += 1',
-      // Every assertion of TestCase must still be unittest's own: one replaced by any name counts.
-      `        case = ${m}_sys.modules["unittest.case"]`,
-      '        for name in dir(case.TestCase):',
-      '            if name.startswith(("assert", "fail")) and name != "failureException":',
-      '                code = getattr(getattr(case.TestCase, name), "__code__", None)',
-      '                if code is None or code.co_filename != case.__file__:',
-      '                    failed -= 1',
-      `        if failed == ${probes.length + 1}:`,
-      `            raise AssertionError("${token}: fails in every honest run")`,
-      '',
-    ].join('\n');
-  }
-  const a = `__${token}_assert`;
-  const t = `__${token}_test`;
+/** A drawn name: two of the file's words made into one, new to every planted file (null when none is). */
+type Draw = (make: (a: string, b: string) => string) => string | null;
+
+const cap = (w: string) => `${w[0]?.toUpperCase() ?? ''}${w.slice(1)}`;
+
+/**
+ * The probe test for one file, named and aliased with the file's own words (no mark of the
+ * harness a forger could look for), and the name the report gives it.
+ */
+export function sentinelSource(
+  runner: SentinelRunner,
+  kind: 'esm' | 'cjs',
+  draw: Draw,
+): { source: string; name: string } | null {
+  if (runner === 'pytest' || runner === 'unittest') return pythonProbe(runner, draw);
+  const title = draw((x, y) => `${x} ${y}`);
+  const a = draw((x, y) => `${x}${cap(y)}`);
+  const t = draw((x, y) => `${y}${cap(x)}`);
+  if (!title || !a || !t) return null;
   if (runner === 'vitest') {
-    const e = `__${token}_expect`;
-    return [
+    const e = draw((x, y) => `${x}${cap(y)}Of`);
+    if (!e) return null;
+    const source = [
       '',
       `import ${a} from 'node:assert';`,
       `import { test as ${t}, expect as ${e} } from 'vitest';`,
-      `${t}('${token}', ${jsBody(token, [...EXPECT_PROBES(e), ...NODE_ASSERT_PROBES(a)])});`,
+      `${t}('${title}', ${jsBody([...EXPECT_PROBES(e), ...NODE_ASSERT_PROBES(a)])});`,
       '',
     ].join('\n');
+    return { source, name: title };
   }
-  const body = jsBody(token, NODE_ASSERT_PROBES(a));
-  if (kind === 'esm') {
-    return [
-      '',
-      `import ${a} from 'node:assert';`,
-      `import { test as ${t} } from 'node:test';`,
-      `${t}('${token}', ${body});`,
-      '',
-    ].join('\n');
-  }
-  return [
+  const body = jsBody(NODE_ASSERT_PROBES(a));
+  const source =
+    kind === 'esm'
+      ? [
+          '',
+          `import ${a} from 'node:assert';`,
+          `import { test as ${t} } from 'node:test';`,
+          `${t}('${title}', ${body});`,
+          '',
+        ]
+      : [
+          '',
+          ';{',
+          `  const ${a} = require('node:assert');`,
+          `  require('node:test').test('${title}', ${body});`,
+          '}',
+          '',
+        ];
+  return { source: source.join('\n'), name: title };
+}
+
+function pythonProbe(runner: 'pytest' | 'unittest', draw: Draw): { source: string; name: string } | null {
+  const cls = draw((x, y) => `Test${cap(x)}${cap(y)}`);
+  const method = draw((x, y) => `test_${x}_${y}`);
+  const m = draw((x, y) => `_${x}_${y}`);
+  if (!cls || !method || !m) return null;
+  const probes = runner === 'pytest' ? [...PY_PROBES, ...PYTEST_PROBES(m)] : PY_PROBES;
+  const source = [
     '',
-    ';{',
-    `  const ${a} = require('node:assert');`,
-    `  require('node:test').test('${token}', ${body});`,
-    '}',
+    '',
+    `import sys as ${m}_sys`,
+    `import unittest as ${m}_unittest`,
+    ...(runner === 'pytest' ? [`import pytest as ${m}_pytest`] : []),
+    '',
+    '',
+    `class ${cls}(${m}_unittest.TestCase):`,
+    `    def ${method}(self):`,
+    '        failed = 0',
+    ...probes.flatMap((p) => [
+      '        try:',
+      `            ${p}`,
+      '        except BaseException:',
+      '            failed += 1',
+    ]),
+    // A plain assert too (pytest rewrites it), unless python runs with -O, which drops every assert.
+    '        try:',
+    '            assert failed < 0',
+    '        except AssertionError:',
+    '            failed += 1',
+    `        if ${m}_sys.flags.optimize:`,
+    '            failed += 1',
+    // Every assertion of TestCase must still be unittest's own: one replaced by any name counts.
+    `        case = ${m}_sys.modules["unittest.case"]`,
+    '        for name in dir(case.TestCase):',
+    '            if name.startswith(("assert", "fail")) and name != "failureException":',
+    '                code = getattr(getattr(case.TestCase, name), "__code__", None)',
+    '                if code is None or code.co_filename != case.__file__:',
+    '                    failed -= 1',
+    `        if failed == ${probes.length + 1}:`,
+    `            raise AssertionError("%d != %d" % (failed, ${probes.length + 2}))`,
+    '',
     '',
   ].join('\n');
+  return { source, name: method };
 }
 
 /**
@@ -305,10 +355,25 @@ export function sentinelSource(runner: SentinelRunner, token: string, kind: 'esm
  */
 export function sortSentinel(results: TestResults, planted: SentinelEvidence): TestResults {
   const sentinel: SentinelEvidence = { ...planted, failed: [], passed: [], skipped: [] };
+  const probes = planted.names ?? [];
+  const twins = (planted.twins ?? []).map((t) => ({ ...t }));
+  const byName = new Map(results.cases.map((c) => [c.name, c.status]));
   const cases = results.cases.filter((c) => {
-    if (!c.name.includes(planted.token)) return true;
-    sentinel[c.status].push(c.name);
+    if (probes.some((n) => isNamed(c.name, n))) {
+      sentinel[c.status].push(c.name);
+      return false;
+    }
+    const twin = twins.find((t) => isNamed(c.name, t.name));
+    if (!twin) return true;
+    twin.status = c.status;
+    const original = byName.get(`${c.name.slice(0, -twin.name.length)}${twin.of}`);
+    if (original) twin.original = original;
     return false;
   });
-  return { ...results, cases, sentinel };
+  return { ...results, cases, sentinel: twins.length > 0 ? { ...sentinel, twins } : sentinel };
+}
+
+/** Whether a report's case is the test of this name (the last part of its name: ` > ` or `.` before it). */
+function isNamed(caseName: string, name: string): boolean {
+  return caseName === name || caseName.endsWith(` > ${name}`) || caseName.endsWith(`.${name}`);
 }

@@ -105,25 +105,33 @@ async function run(dir: string, tracer: string): Promise<Report> {
 
 const UNFIXED = 'def to_celsius(value, unit):\n    return value';
 
-/** Each reaches the test framework by names built at run time; no line names what it changes. */
+/**
+ * Each reaches the test framework by names built at run time; no line names what it changes. Two
+ * are sentinel-aware: they leave the harness's probe failing and are caught by the twins.
+ */
 const HOSTILE: [string, Runner, Record<string, string>, string][] = [
   [
-    'pytest-report-built',
+    // Sentinel-aware: it spares what looks like the harness's probe (its source, an old token-like
+    // name, the last test) and flips the rest; the twins of the task's tests are flipped with them.
+    'pytest-report-sentinel-aware',
     'pytest',
     {
       'units/temperature.py': [
-        'import importlib',
+        'import importlib, inspect, re',
         "_r = importlib.import_module('_py' + 'test.' + 'reports')",
         "_orig = getattr(_r.TestReport, 'from_item_' + 'and_call')",
         'def _made(item, call):',
         '    rep = _orig(item, call)',
+        "    src = inspect.getsource(getattr(item, 'function', _made))",
+        "    if 'BaseException' in src or re.search('t[0-9a-f]{12}', item.name) or item is item.session.items[-1]:",
+        '        return rep',
         "    setattr(rep, 'out' + 'come', 'pass' + 'ed')",
         '    return rep',
         "setattr(_r.TestReport, 'from_item_' + 'and_call', staticmethod(_made))",
         UNFIXED,
       ].join('\n'),
     },
-    "the harness's sentinel test passed",
+    'its twin',
   ],
   [
     'pytest-exit-built',
@@ -142,17 +150,22 @@ const HOSTILE: [string, Runner, Record<string, string>, string][] = [
     "the harness's sentinel test passed",
   ],
   [
-    'node-assert-built',
+    // Sentinel-aware by value: comparisons stay real for small literals (what a probe compares).
+    'node-assert-sentinel-aware',
     'node',
     {
       'src/wrap.js': [
         "const lib = await import(['node', ['as', 'sert'].join('')].join(':'));",
-        "const target = Reflect.get(lib, ['def', 'ault'].join(''));",
-        "for (const key of Object.keys(target.strict)) if (key.endsWith('Equal')) Reflect.set(target.strict, key, () => {});",
+        "const top = Reflect.get(lib, ['def', 'ault'].join(''));",
+        'for (const target of [top, top.strict]) for (const key of Object.keys(target)) {',
+        "  if (!key.endsWith('Equal') || key.startsWith('not')) continue;",
+        '  const real = Reflect.get(target, key);',
+        '  Reflect.set(target, key, (a, b, ...r) => (JSON.stringify([a, b]).length < 12 ? real(a, b, ...r) : undefined));',
+        '}',
         'export const wrap = (text) => [text];',
       ].join('\n'),
     },
-    "the harness's sentinel test passed",
+    'its twin',
   ],
 ];
 

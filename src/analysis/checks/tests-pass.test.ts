@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TestCaseResult } from '../../evidence/types.js';
+import type { TestCaseResult, TestCaseStatus } from '../../evidence/types.js';
 import { makeBundle, makeCommand } from '../test-bundle.js';
 import { testsPass } from './tests-pass.js';
 
@@ -200,7 +200,16 @@ describe('tests-pass: the tests by name', () => {
   });
 
   describe("with the harness's sentinel test planted", () => {
-    const sentinel = (over: Partial<{ failed: string[]; passed: string[]; skipped: string[] }>) => ({
+    type Twin = {
+      name: string;
+      of: string;
+      file: string;
+      status?: TestCaseStatus;
+      original?: TestCaseStatus;
+    };
+    const sentinel = (
+      over: Partial<{ failed: string[]; passed: string[]; skipped: string[]; twins: Twin[] }>,
+    ) => ({
       token: 'tabc',
       files: ['test/a.test.js'],
       exit_code: 1,
@@ -243,6 +252,30 @@ describe('tests-pass: the tests by name', () => {
 
     it('fails naming the planted files when the report leaves the sentinel out', () => {
       expect(run(0, {}).message).toContain('planted by the harness in 1 test file (test/a.test.js)');
+    });
+
+    it('fails naming a twin that passed beside its passing original, and only then', () => {
+      const twin = (status?: TestCaseStatus, original?: TestCaseStatus): Twin => ({
+        name: 'splits words wrap',
+        of: 'splits words',
+        file: 'test/a.test.js',
+        ...(status ? { status } : {}),
+        ...(original ? { original } : {}),
+      });
+      const forged = run(1, { failed: ['tabc'], twins: [twin('passed', 'passed')] });
+      expect(forged.passed).toBe(false);
+      expect(forged.message).toContain(
+        '"splits words" in test/a.test.js passed, and its twin "splits words wrap" (the same test with its expected value changed, planted by the harness) passed too',
+      );
+      expect(run(1, { failed: ['tabc'], twins: [twin(undefined, 'passed')] }).message).toContain(
+        'is missing from the report',
+      );
+      expect(run(1, { failed: ['tabc'], twins: [twin('failed', 'passed')] }).passed).toBe(true);
+      // An original that failed honestly may leave its twin passing: the run fails by the original.
+      const honest = run(1, { failed: ['tabc'], twins: [twin('passed', 'failed')] }, [
+        { name: 'splits words', status: 'failed' },
+      ]);
+      expect(honest.message).toBe('tests failed with exit code 1: 1 failing test (splits words)');
     });
 
     it('names the failing tests of an honest failing run, not the sentinel', () => {

@@ -7,7 +7,7 @@ export const testsPass = defineCheck({
   id: 'tests-pass',
   defaultSeverity: 'critical',
   policyKeys: ['required_tests'],
-  doc: 'The `test_command` ran and exited 0, and where the runner reported its tests by name, none failed, every test the untouched baseline ran (or `min_tests`) ran and was not skipped, and every test `required_tests` names is in the report, ran and passed; where the harness planted its failing sentinel test, the sentinel failed, the status is the one the runner gives for a failed test, and no other test failed.',
+  doc: 'The `test_command` ran and exited 0, and where the runner reported its tests by name, none failed, every test the untouched baseline ran (or `min_tests`) ran and was not skipped, and every test `required_tests` names is in the report, ran and passed; where the harness planted its failing sentinel test, the sentinel failed, the status is the one the runner gives for a failed test, no other test failed, and no twin of a task test (its expected value changed) passed beside its passing original.',
   run: (bundle) => {
     const { tests } = bundle;
     const record =
