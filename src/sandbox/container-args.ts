@@ -19,7 +19,7 @@ export type RunPlan = {
   masks?: Array<{ source: string; target: string }>;
   /** The run's own user: every command runs as it (`--user`), never as the image's user. */
   user?: RunUser;
-  /** The OCI seccomp profile written from seccomp.ts (seccomp-profile.ts); absent where it cannot apply. */
+  /** The OCI seccomp profile written from the seccomp policy (seccomp-profile.ts); absent where it cannot apply. */
   seccompFile?: string;
   /** The cgroup (below the v2 mount) the container goes below: the run's, which the collector follows. */
   cgroupParent?: string;

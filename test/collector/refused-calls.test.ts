@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SECCOMP_REFUSED_NAMES } from '../../src/evidence/seccomp-policy.js';
 import { CODE_SECCOMP_REFUSED } from '../../src/observe/ebpf/syscall-table.js';
-import { SECCOMP_REFUSED_NAMES } from '../../src/sandbox/seccomp.js';
 import { ROOT } from '../e2e/exec-cli.js';
 
 const header = readFileSync(path.join(ROOT, 'collector/refused.bpf.h'), 'utf8');

@@ -1,12 +1,10 @@
-import { SECCOMP_REFUSED_NAMES } from '../../sandbox/seccomp.js';
+import { ENOSYS, SECCOMP_REFUSED_NAMES } from '../../evidence/seccomp-policy.js';
 import { probe } from './bpftrace-snippets.js';
 import { REC_CALL, TS_COMPAT, WALK_NONE } from './record-format.js';
 import { CODE_SECCOMP_REFUSED } from './syscall-table.js';
 
 /** Maps of the refused-call probe, cleared at END. */
 export const REFUSED_MAPS = ['@rfseen'];
-
-const ENOSYS = 38;
 
 /**
  * The bwrap and container sandboxes' seccomp filter refuses its dangerous calls with
