@@ -94,7 +94,10 @@ export const microvmSandbox: Sandbox = {
   doctorRows: async () => microvmFindings().map((f) => ({ name: f.name, availability: f.result })),
   start: startMicrovm,
   // Its parser and record stream are loaded only by a run in this sandbox.
-  guestTracer: lazyTracer('ebpf', async () => (await import('./guest-tracer.js')).guestEbpfTracer),
+  guestTracer: lazyTracer(
+    'ebpf',
+    async () => (await import('../../observe/guest-tracer.js')).guestEbpfTracer,
+  ),
 };
 
 async function startMicrovm(ctx: SandboxContext): Promise<SandboxSession> {
