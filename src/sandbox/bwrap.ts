@@ -6,12 +6,13 @@ import type { SpawnSpec } from '../exec/types.js';
 import { describeMasks, type HostMask, hostSecretMasks, outputMasks, withheldMasks } from './host-masks.js';
 import { createPidsLimit, removePidsLimit, wrapInPidsLimit } from './pids-limit.js';
 import { ROOTLESS_WEAKER, rootlessIdArgs, rootlessLaunch, rootlessNetwork } from './rootless-net.js';
-import { type RunUser, userDatabase } from './run-user.js';
+import { userDatabase } from './run-user.js';
 import { seccompBytes, seccompSupported } from './seccomp-filter.js';
 import { STATUS_FD } from './start-proof.js';
 import { describeSystemView, type ShownSystemFolder, systemFolderArgs, systemView } from './system-view.js';
 import type {
   HarnessWrapper,
+  RunUser,
   Sandbox,
   SandboxAvailability,
   SandboxContext,

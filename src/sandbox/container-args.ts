@@ -1,7 +1,7 @@
 import { SetupError } from '../errors.js';
 import type { EngineName } from './container-engine.js';
 import { isEngineVariable } from './container-engine.js';
-import type { RunUser } from './run-user.js';
+import type { RunUser } from './types.js';
 
 /** Everything fixed for a session: what `<engine> run` needs besides the command itself. */
 export type RunPlan = {
