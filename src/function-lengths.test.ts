@@ -43,7 +43,6 @@ const NOT_YET_SPLIT: readonly string[] = [
   'config/load.ts resolveConfigObject', // 261
   'exec/run-command.ts runCommand', // 146
   'exec/run-command.ts runCommand > (anonymous)', // 130
-  'history/db.ts historyOn', // 81
   'init/detect-python.ts python', // 86
   'observe/ebpf/record-parser.ts toRecord', // 86
   'observe/proxy/http-forward.ts forwardHttp', // 90
