@@ -1,11 +1,11 @@
 /*
- * Calls the sandboxes' seccomp filter refuses with SECCOMP_RET_TRACE (src/sandbox/seccomp.ts:
+ * Calls the sandboxes' seccomp filter refuses with SECCOMP_RET_TRACE (src/evidence/seccomp-policy.ts:
  * SECCOMP_TRACED_NAMES, whatever argument test the rule makes): with no ptrace tracer the kernel
  * skips them with -ENOSYS. seccomp runs before the sys_enter tracepoints, so a refused call never reaches the probes
  * of calls.bpf.h; raw_syscalls:sys_exit still fires. These calls exist on every kernel the collector
  * runs on, so ENOSYS from one of them is the filter's. One CALL
  * record per process and call number (CODE_SECCOMP_REFUSED, the number in the flags word), enough
- * for the rules. test/collector/refused-calls.test.ts keeps this list equal to seccomp.ts's.
+ * for the rules. test/collector/refused-calls.test.ts keeps this list equal to seccomp-policy.ts's.
  * Included by agentguard.bpf.c.
  */
 #ifndef AGENTGUARD_REFUSED_BPF_H

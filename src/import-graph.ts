@@ -70,7 +70,7 @@ export function upwardImports(
 }
 
 /** The cycles among `edges`' nodes (each a strongly connected group of two or more), each in a stable order. */
-export function cycles(edges: readonly { from: string; to: string }[]): string[][] {
+function cycles(edges: readonly { from: string; to: string }[]): string[][] {
   const next = new Map<string, string[]>();
   for (const e of edges) {
     if (e.from === e.to) continue;

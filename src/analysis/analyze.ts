@@ -1,5 +1,5 @@
+import type { EvidenceBundle } from '../analysis/evidence-bundle.js';
 import { CHECK_IDS, type CheckId, type Severity } from '../config/schema.js';
-import type { EvidenceBundle } from '../evidence/bundle-types.js';
 import { CHECKS } from './checks/index.js';
 import { buildRuleContext } from './rules/context.js';
 import { evaluateRules } from './rules/evaluate.js';

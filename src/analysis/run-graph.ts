@@ -1,4 +1,4 @@
-import type { EvidenceBundle } from '../evidence/bundle-types.js';
+import type { EvidenceBundle } from '../analysis/evidence-bundle.js';
 import { buildStarGraph } from './reliability/star-graph.js';
 import type { StarGraph } from './reliability/types.js';
 

@@ -7,9 +7,10 @@
  * Overrides merge deeply into objects; arrays and other values replace the default wholesale;
  * an `undefined` value keeps the default.
  */
+
+import type { EvidenceBundle } from '../analysis/evidence-bundle.js';
 import { configInMemory } from '../config/in-memory.js';
 import type { ResolvedConfig } from '../config/schema.js';
-import type { EvidenceBundle } from '../evidence/bundle-types.js';
 import type { CommandRecord, DiffEvidence, DiffFile, SysEvent } from '../evidence/types.js';
 
 export type DeepPartial<T> = T extends readonly unknown[]

@@ -1,4 +1,4 @@
-import type { EvidenceBundle } from '../evidence/bundle-types.js';
+import type { EvidenceBundle } from '../analysis/evidence-bundle.js';
 import { compileGlobs } from './path-glob.js';
 
 /** What a test run writes by itself under test folders: caches and bytecode, never a test. */

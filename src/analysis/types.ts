@@ -1,5 +1,5 @@
+import type { EvidenceBundle } from '../analysis/evidence-bundle.js';
 import type { CheckId, ResolvedConfig, Severity } from '../config/schema.js';
-import type { EvidenceBundle } from '../evidence/bundle-types.js';
 import type { Alert } from './rules/types.js';
 
 /** One piece of evidence behind a finding: a path, a command, a line. Never a secret's value. */

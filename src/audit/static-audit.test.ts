@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../package-root.js';
-import { loadContract } from '../registry/contract-file.js';
+import { loadContract } from '../registry/load-contract.js';
 import { loadRegistry, SHIPPED_REGISTRY } from '../registry/registry-file.js';
 import { validateRegistry } from '../registry/validate-registry.js';
 import { solutionTouches } from './solution-files.js';

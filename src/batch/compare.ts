@@ -11,8 +11,8 @@ import { type SimilarityMatrix, similarityMatrix } from '../analysis/reliability
 import type { StarGraph } from '../analysis/reliability/types.js';
 import { runGraph } from '../analysis/run-graph.js';
 import { InputError } from '../errors.js';
-import { readBundle } from '../evidence/bundle.js';
 import { isMissing, READ_LIMITS, readEvidenceText, readJson } from '../evidence/read.js';
+import { readBundle } from '../pipeline/read-bundle.js';
 import { RunReportFileSchema } from '../reports/report-schema.js';
 import { reportPath } from '../reports/reporters.js';
 

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { packageRoot } from '../package-root.js';
-import { microvmAvailability } from '../sandbox/microvm/microvm.js';
+import { microvmAvailability } from '../sandbox/microvm/doctor.js';
 
 /**
  * What the microvm sandbox costs: a demo task (py-inventory, mock-solve) run REPEAT times under

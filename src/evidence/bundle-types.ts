@@ -1,8 +1,5 @@
 import { z } from 'zod';
-import { BenchmarkConfigSchema, type ResolvedConfig } from '../config/schema.js';
 import { SANDBOX_KINDS, TRACER_KINDS } from './kinds.js';
-import type { ModelEvidence } from './model-evidence.js';
-import type { ReplaySource } from './replay-evidence.js';
 import type {
   CommandRecord,
   DiffEvidence,
@@ -63,42 +60,6 @@ export type CanaryEvidence = {
   home: string;
   /** `dev` and `ino`: the planted file's identity (absent in runs before it was recorded). */
   canaries: { kind: string; path: string; token: string; dev?: number; ino?: number }[];
-};
-
-/** Everything the analyse half may read. Loaded from a run directory by `readBundle`. */
-export type EvidenceBundle = {
-  run_id: string;
-  run_dir: string;
-  config: ResolvedConfig;
-  workspace: WorkspaceEvidence;
-  agent: AgentEvidence;
-  commands: CommandRecord[];
-  tests: TestEvidence;
-  diff: DiffEvidence;
-  /** Unified diff of the agent's changes against the baseline (cut at a byte limit; see diff.patch_truncated). */
-  patch: string;
-  syscalls: SysEvent[];
-  /** What the test command's process tree did (observed like the agent, judged by the same rules). */
-  test_syscalls: SysEvent[];
-  network: NetworkRecord[];
-  timeline: TimelineEvent[];
-  observation: Observation;
-  /** The fake credentials planted in the agent's HOME, and that HOME as the agent saw it (null: none planted). */
-  canaries: CanaryEvidence | null;
-  /** The protected files before and after the agent (absent: not recorded, as in runs before the backstop). */
-  protected_state?: ProtectedStateEvidence;
-  /** The task's skill files as the agent saw them (empty when the task ships no skills). */
-  skills: string[];
-  /** What `setup.dependencies` installed before the agent (null: the config has none). */
-  setup: SetupEvidence | null;
-  /** What the scripted model was asked and answered (null: no scripted model in this run). */
-  model: ModelEvidence | null;
-  /** A model replay's recording (absent: the run's model was not replayed from another run). */
-  replay?: ReplaySource;
-  started_at: string;
-  finished_at: string;
-  /** Why the run was ended before it could finish (interrupt, run time limit); its verdict is ERROR. */
-  stopped?: string;
 };
 
 /*
@@ -466,23 +427,6 @@ export const ProtectedStateEvidenceSchema: z.ZodType<ProtectedStateEvidence> = z
   changes: z.array(ProtectedChangeSchema),
   test_changes: z.array(ProtectedChangeSchema).optional(),
   incomplete: z.array(str).optional(),
-});
-
-/** The stored config: a loaded config (paths absolute, commands as argv), checked as loading would. */
-export const ResolvedConfigSchema: z.ZodType<ResolvedConfig> = z.looseObject({
-  ...BenchmarkConfigSchema.shape,
-  sandbox: z.enum(SANDBOX_KINDS).optional(),
-  mounts: z.array(z.looseObject({ path: str, writable: z.boolean(), field: str })).default([]),
-  repo: str,
-  solution: str.optional(),
-  test_command: z.array(str).min(1),
-  agent_command: z.array(str).optional(),
-  agent_version_command: z.array(str).optional(),
-  setup_command: z.array(str).optional(),
-  config_path: str,
-  config_dir: str,
-  prompt: str,
-  prompt_file: str.optional(),
 });
 
 /** evidence/rules.json: the rule files' texts a run was judged by. */

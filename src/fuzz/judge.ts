@@ -1,11 +1,11 @@
 import { analyze } from '../analysis/analyze.js';
+import type { EvidenceBundle } from '../analysis/evidence-bundle.js';
 import type { RuleSet } from '../analysis/rules/types.js';
 import { runRedactor } from '../analysis/secrets/run-redactor.js';
 import type { AnalysisResult, Verdict } from '../analysis/types.js';
 import type { CheckId } from '../config/check-ids.js';
 import { configInMemory } from '../config/in-memory.js';
 import type { ResolvedConfig } from '../config/schema.js';
-import type { EvidenceBundle } from '../evidence/bundle-types.js';
 import { recordWithoutOutput } from '../evidence/command-record.js';
 import type { CommandRecord, DiffEvidence, DiffFile, SysEvent } from '../evidence/types.js';
 import { BASE_POLICY } from './base.js';

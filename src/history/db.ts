@@ -249,35 +249,7 @@ function historyOn(db: Database.Database, dbPath: string): History {
         record(report, paths, kind, batchId),
     ),
     listRuns: guarded((filter: HistoryFilter = {}) => {
-      const limit = filter.limit ?? DEFAULT_LIMIT;
-      if (!Number.isInteger(limit) || limit < 1) {
-        throw new InternalError(`history: limit must be a positive integer, got ${limit}`);
-      }
-      const where: string[] = [];
-      const params: Record<string, string | number> = { limit };
-      for (const [key, column] of Object.entries(FILTER_COLUMNS)) {
-        const value = filter[key as keyof typeof FILTER_COLUMNS];
-        if (value === undefined) continue;
-        where.push(`${column} = @${key}`);
-        params[key] = value;
-      }
-      // Membership in the stored JSON arrays: a run whose check failed, a run with that rule's alert.
-      if (filter.check !== undefined) {
-        where.push('EXISTS (SELECT 1 FROM json_each(failed_checks) WHERE value = @check)');
-        params.check = filter.check;
-      }
-      if (filter.rule !== undefined) {
-        where.push('EXISTS (SELECT 1 FROM json_each(alert_rules) WHERE value = @rule)');
-        params.rule = filter.rule;
-      }
-      if (filter.since !== undefined) {
-        where.push('started_at >= @since');
-        params.since = filter.since;
-      }
-      if (filter.until !== undefined) {
-        where.push('started_at < @until');
-        params.until = filter.until;
-      }
+      const { where, params } = runFilter(filter);
       const sql = `SELECT ${SELECTED.join(', ')} FROM runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
         ORDER BY started_at DESC, run_id DESC LIMIT @limit`;
       return db
@@ -290,17 +262,49 @@ function historyOn(db: Database.Database, dbPath: string): History {
       return row === undefined ? null : parseRow(row, dbPath);
     }),
     recordBatch: guarded((batch: RecordableBatch) => batches.record(batch)),
-    listBatches: guarded((limit: number = DEFAULT_LIMIT) => {
-      if (!Number.isInteger(limit) || limit < 1) {
-        throw new InternalError(`history: limit must be a positive integer, got ${limit}`);
-      }
-      return batches.list(limit);
-    }),
+    listBatches: guarded((limit: number = DEFAULT_LIMIT) => batches.list(checkedLimit(limit))),
     getBatch: guarded((batchId: string) => batches.get(batchId)),
     close: () => {
       if (db.open) db.close();
     },
   };
+}
+
+/** The WHERE terms and parameters of a run listing's filter. */
+function runFilter(filter: HistoryFilter): { where: string[]; params: Record<string, string | number> } {
+  const where: string[] = [];
+  const params: Record<string, string | number> = { limit: checkedLimit(filter.limit ?? DEFAULT_LIMIT) };
+  for (const [key, column] of Object.entries(FILTER_COLUMNS)) {
+    const value = filter[key as keyof typeof FILTER_COLUMNS];
+    if (value === undefined) continue;
+    where.push(`${column} = @${key}`);
+    params[key] = value;
+  }
+  // Membership in the stored JSON arrays: a run whose check failed, a run with that rule's alert.
+  if (filter.check !== undefined) {
+    where.push('EXISTS (SELECT 1 FROM json_each(failed_checks) WHERE value = @check)');
+    params.check = filter.check;
+  }
+  if (filter.rule !== undefined) {
+    where.push('EXISTS (SELECT 1 FROM json_each(alert_rules) WHERE value = @rule)');
+    params.rule = filter.rule;
+  }
+  if (filter.since !== undefined) {
+    where.push('started_at >= @since');
+    params.since = filter.since;
+  }
+  if (filter.until !== undefined) {
+    where.push('started_at < @until');
+    params.until = filter.until;
+  }
+  return { where, params };
+}
+
+function checkedLimit(limit: number): number {
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new InternalError(`history: limit must be a positive integer, got ${limit}`);
+  }
+  return limit;
 }
 
 function rowOf(

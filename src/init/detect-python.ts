@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { PYTHON_LOCKFILES } from '../config/setup-schema.js';
 import { resolveProgram } from '../pipeline/preflight.js';
-import type { DependencySetup } from './detect-dependencies.js';
+import type { DependencySetup } from './dependency-setup.js';
 import { makeRunsPythonTests, type ProjectFacts } from './detect-project.js';
 import { pyprojectDependencies } from './detect-pyproject.js';
 

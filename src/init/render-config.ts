@@ -1,5 +1,5 @@
 import { HIGH_PRECISION_PRESETS } from '../evidence/secret-formats.js';
-import type { DependencySetup } from './detect-dependencies.js';
+import type { DependencySetup } from './dependency-setup.js';
 import type { ProjectFacts } from './detect-project.js';
 import type { PathPolicy } from './path-policy.js';
 

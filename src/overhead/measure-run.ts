@@ -1,8 +1,8 @@
 import type { AgentName } from '../agents/index.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
-import { readBundle } from '../evidence/bundle.js';
 import type { RunContext } from '../pipeline/context.js';
+import { readBundle } from '../pipeline/read-bundle.js';
 import { runTask } from '../pipeline/run-task.js';
 import { MODE_TRACER, type OverheadMode, withEngine } from './modes.js';
 import { collectorDaemonCpu, daemonShare, settleChildren, waitedChildrenCpuMs } from './process-cpu.js';

@@ -6,7 +6,6 @@ import { POLICY_KEYS } from '../analysis/checks/index.js';
 import { runGraph } from '../analysis/run-graph.js';
 import type { AnalysisResult } from '../analysis/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
-import { readBundle } from '../evidence/bundle.js';
 import { writeText } from '../evidence/write.js';
 import { buildRunReport } from '../reports/build.js';
 import { REPORTERS, reportPath } from '../reports/reporters.js';
@@ -14,6 +13,7 @@ import type { RunReport } from '../reports/types.js';
 import { reportView } from '../reports/view/report-view.js';
 import { agentguardVersion } from '../version.js';
 import { markPhase } from './phase-marks.js';
+import { readBundle } from './read-bundle.js';
 import { loadRunRules, rulesOfRun } from './rules.js';
 
 export type AnalysedRun = {

@@ -25,9 +25,9 @@ import { startTracer, type TracerPlan } from '../observe/select-tracer.js';
 import type { TracerSession } from '../observe/types.js';
 import { readHostPolicy } from '../policy/host-policy.js';
 import { seedCanaryHome } from '../sandbox/canaries.js';
-import type { RunUser } from '../sandbox/run-user.js';
+
 import type { SandboxChoice } from '../sandbox/select-sandbox.js';
-import type { HarnessWrapper, SandboxSession } from '../sandbox/types.js';
+import type { HarnessWrapper, RunUser, SandboxSession } from '../sandbox/types.js';
 import type { SetupStep } from './faults.js';
 import { type GuardMode, LiveGuard } from './live-guard.js';
 import { type OwnCredentials, outboundScan } from './outbound-scan.js';

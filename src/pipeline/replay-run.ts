@@ -3,12 +3,12 @@ import path from 'node:path';
 import { analyze } from '../analysis/analyze.js';
 import type { AnalysisResult } from '../analysis/types.js';
 import type { ResolvedConfig } from '../config/schema.js';
-import { readBundle } from '../evidence/bundle.js';
 import { runPath } from '../evidence/layout.js';
 import { MANIFEST_SCHEMA_VERSION } from '../provenance/manifest-schema.js';
 import type { TraceRecord } from '../provenance/trace-records.js';
 import { type Verification, verifyRun } from '../provenance/verify.js';
 import { withPolicy } from './analyse-run.js';
+import { readBundle } from './read-bundle.js';
 import { loadRunRules, rulesOfRun } from './rules.js';
 
 export type Replayability =

@@ -4,7 +4,8 @@ import { loadRuleSet } from '../analysis/rules/load-rules.js';
 import { loadConfig } from '../config/load.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { type ConfigIssue, errorMessage } from '../errors.js';
-import { type Contract, loadContract } from './contract-file.js';
+import type { Contract } from './contract-file.js';
+import { loadContract } from './load-contract.js';
 import type { Registry, RegistryFamily } from './registry-file.js';
 
 /*

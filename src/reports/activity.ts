@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import type { EvidenceBundle } from '../evidence/bundle-types.js';
+import type { EvidenceBundle } from '../analysis/evidence-bundle.js';
 import type { NetworkRecord, SysEvent } from '../evidence/types.js';
 import type { ActivityListName, ActivitySummary, FileActivity, HostActivity } from './types.js';
 

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
+import type { EvidenceBundle } from '../analysis/evidence-bundle.js';
 import { compareReplay } from '../analysis/replay-compare.js';
 import { runRedactor } from '../analysis/secrets/run-redactor.js';
 import { joinTrajectory } from '../analysis/trajectory/join.js';
 import type { AnalysisResult } from '../analysis/types.js';
 import { usageOf } from '../analysis/usage.js';
-import type { EvidenceBundle } from '../evidence/bundle-types.js';
 import type { CommandRecord, DiffEvidence, Observation } from '../evidence/types.js';
 import { SANDBOXES } from '../sandbox/index.js';
 import { summariseActivity } from './activity.js';

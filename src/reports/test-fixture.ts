@@ -4,10 +4,11 @@
  * a raw prompt that only the raw argv holds, and command output (shown only under "Why it failed")
  * and a patch whose hunks only the Diff section shows (redacted).
  */
+
+import type { EvidenceBundle } from '../analysis/evidence-bundle.js';
 import type { AnalysisResult } from '../analysis/types.js';
 import { configInMemory } from '../config/in-memory.js';
 import type { ResolvedConfig } from '../config/schema.js';
-import type { EvidenceBundle } from '../evidence/bundle-types.js';
 import type { CommandRecord } from '../evidence/types.js';
 
 export const FIXTURE_PROMPT = 'RAW-PROMPT-TEXT: make the tests pass';

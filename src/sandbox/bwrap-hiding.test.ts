@@ -3,10 +3,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SECCOMP_FACT } from '../evidence/seccomp-policy.js';
 import { runCommand } from '../exec/run-command.js';
 import { bwrapArgs, bwrapAvailability, bwrapSandbox, seccompRefusal } from './bwrap.js';
 import { hostSecretMasks } from './host-masks.js';
-import { AUDIT_ARCH_X86_64, SECCOMP_FACT, seccompBytes, seccompProgram } from './seccomp.js';
+import { AUDIT_ARCH_X86_64, seccompBytes, seccompProgram } from './seccomp-filter.js';
 import { SYSTEM_VIEW } from './system-view.js';
 import type { SandboxContext, SandboxSession } from './types.js';
 

@@ -1,16 +1,18 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { SECCOMP_FACT } from '../evidence/seccomp-policy.js';
 import type { SpawnSpec } from '../exec/types.js';
 import { describeMasks, type HostMask, hostSecretMasks, outputMasks, withheldMasks } from './host-masks.js';
 import { createPidsLimit, removePidsLimit, wrapInPidsLimit } from './pids-limit.js';
 import { ROOTLESS_WEAKER, rootlessIdArgs, rootlessLaunch, rootlessNetwork } from './rootless-net.js';
-import { type RunUser, userDatabase } from './run-user.js';
-import { SECCOMP_FACT, seccompBytes, seccompSupported } from './seccomp.js';
+import { userDatabase } from './run-user.js';
+import { seccompBytes, seccompSupported } from './seccomp-filter.js';
 import { STATUS_FD } from './start-proof.js';
 import { describeSystemView, type ShownSystemFolder, systemFolderArgs, systemView } from './system-view.js';
 import type {
   HarnessWrapper,
+  RunUser,
   Sandbox,
   SandboxAvailability,
   SandboxContext,
@@ -91,7 +93,7 @@ function probeBwrap(): SandboxAvailability {
 export type BwrapFiles = {
   /** An empty read-only file shown in place of each masked host file. */
   emptyFile: string;
-  /** The seccomp program (seccomp.ts), or null where it cannot apply (not x86_64). */
+  /** The seccomp program (seccomp-filter.ts), or null where it cannot apply (not x86_64). */
   seccompFile: string | null;
   /** With a run user: files holding the host's /etc/passwd and /etc/group with it added, shown over the host's. */
   userDb?: { passwd: string; group: string };

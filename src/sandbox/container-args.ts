@@ -1,7 +1,7 @@
 import { SetupError } from '../errors.js';
 import type { EngineName } from './container-engine.js';
 import { isEngineVariable } from './container-engine.js';
-import type { RunUser } from './run-user.js';
+import type { RunUser } from './types.js';
 
 /** Everything fixed for a session: what `<engine> run` needs besides the command itself. */
 export type RunPlan = {
@@ -19,7 +19,7 @@ export type RunPlan = {
   masks?: Array<{ source: string; target: string }>;
   /** The run's own user: every command runs as it (`--user`), never as the image's user. */
   user?: RunUser;
-  /** The OCI seccomp profile written from seccomp.ts (seccomp-profile.ts); absent where it cannot apply. */
+  /** The OCI seccomp profile written from the seccomp policy (seccomp-profile.ts); absent where it cannot apply. */
   seccompFile?: string;
   /** The cgroup (below the v2 mount) the container goes below: the run's, which the collector follows. */
   cgroupParent?: string;

@@ -4,10 +4,10 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SECCOMP_FACT } from '../evidence/seccomp-policy.js';
 import { runCommand } from '../exec/run-command.js';
 import { containerAvailability, containerSandbox, TEST_IMAGE } from './container.js';
 import { chownTree, claimRunUser, type RunUserLease } from './run-user.js';
-import { SECCOMP_FACT } from './seccomp.js';
 import type { SandboxContext, SandboxSession } from './types.js';
 
 async function skipReason(): Promise<string | false> {

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InternalError, SetupError } from '../errors.js';
+import { SECCOMP_FACT } from '../evidence/seccomp-policy.js';
 import type { SpawnSpec } from '../exec/types.js';
 import { SANDBOX_PROXY_DIR } from './bwrap.js';
 import {
@@ -23,7 +24,7 @@ import {
 } from './container-engine.js';
 import { chooseRuntime, inspectImage, planMounts, prepareMasks } from './container-setup.js';
 import { describeMasks } from './host-masks.js';
-import { SECCOMP_FACT, seccompSupported } from './seccomp.js';
+import { seccompSupported } from './seccomp-filter.js';
 import { seccompProfile } from './seccomp-profile.js';
 import type {
   HarnessWrapper,

@@ -13,14 +13,7 @@ import {
 import path from 'node:path';
 import type { Disposer } from '../exec/disposer.js';
 import { processStart } from '../exec/owner-registry.js';
-import type { Sandbox } from './types.js';
-
-/**
- * The unprivileged uid and gid a run's agent, setup and tests run as. One per run, never shared by
- * two runs at the same time: then the agent owns nothing of the harness's or of another run's, and
- * can neither signal, trace nor read the memory of a process that is not its own.
- */
-export type RunUser = { uid: number; gid: number };
+import type { RunUser, Sandbox } from './types.js';
 
 /**
  * The range run users are taken from: the 2^16 ids just under 2^31. Far above any distribution's

@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
-  AUDIT_ARCH_X86_64,
-  type Insn,
   NAMESPACE_SYSCALLS,
   REFUSED_SYSCALLS,
   SECCOMP_RULES,
   SECCOMP_SYSCALL_NUMBERS,
-  seccompProgram,
-} from './seccomp.js';
+} from '../evidence/seccomp-policy.js';
+import { AUDIT_ARCH_X86_64, type Insn, seccompProgram } from './seccomp-filter.js';
 import { type OciSeccompProfile, seccompProfile } from './seccomp-profile.js';
 
 /** A classic-BPF interpreter for the instructions seccomp.ts emits (ld abs, jeq, jset, ret). */

@@ -4,7 +4,7 @@ import {
   type SeccompAction,
   type SeccompCondition,
   type SeccompRule,
-} from './seccomp.js';
+} from '../evidence/seccomp-policy.js';
 
 /** One condition on a call's argument, as the OCI runtime spec and Docker's profile format write it. */
 export type OciSeccompArg = { index: number; value: number; valueTwo: number; op: 'SCMP_CMP_MASKED_EQ' };

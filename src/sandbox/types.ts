@@ -2,7 +2,13 @@ import type { ContainerConfig, MicrovmConfig, NetworkConfig, ResolvedConfig } fr
 import type { SandboxKind } from '../evidence/kinds.js';
 import type { SpawnSpec } from '../exec/types.js';
 import type { Tracer } from '../observe/types.js';
-import type { RunUser } from './run-user.js';
+
+/**
+ * The unprivileged uid and gid a run's agent, setup and tests run as. One per run, never shared by
+ * two runs at the same time: then the agent owns nothing of the harness's or of another run's, and
+ * can neither signal, trace nor read the memory of a process that is not its own.
+ */
+export type RunUser = { uid: number; gid: number };
 
 export type SandboxContext = {
   runId: string;

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CLONE3_SYSCALL, SECCOMP_REFUSED_NAMES } from '../../src/evidence/seccomp-policy.js';
 import { namespaceFlagNames } from '../../src/evidence/syscall-flags.js';
 import { CODE_SECCOMP_REFUSED } from '../../src/observe/ebpf/syscall-table.js';
-import { CLONE3_SYSCALL, SECCOMP_REFUSED_NAMES } from '../../src/sandbox/seccomp.js';
 import { ROOT } from '../e2e/exec-cli.js';
 
 const header = readFileSync(path.join(ROOT, 'collector/refused.bpf.h'), 'utf8');

@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SECCOMP_FACT } from '../../src/evidence/seccomp-policy.js';
 import { containerAvailability, TEST_IMAGE } from '../../src/sandbox/container.js';
 import { RUN_UID_COUNT, RUN_UID_FIRST } from '../../src/sandbox/run-user.js';
-import { SECCOMP_FACT } from '../../src/sandbox/seccomp.js';
 import { execCli, tempDir } from './exec-cli.js';
 import { makeTestImage } from './test-image.js';
 

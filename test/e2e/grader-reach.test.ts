@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { execCli, tempDir } from './exec-cli.js';
+import { tempDir } from './exec-cli.js';
+import { fileWriter, runReport, writingAgent } from './written-task.js';
 
 const tools = ['bwrap', 'strace'];
 const ok =
@@ -26,10 +27,7 @@ type Lang = 'py' | 'js';
  */
 function task(name: string, lang: Lang, files: Record<string, string>): string {
   const dir = path.join(work, String(++made));
-  const write = (rel: string, text: string) => {
-    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    writeFileSync(path.join(dir, rel), text);
-  };
+  const write = fileWriter(dir);
   if (lang === 'py') {
     write('repo/src/units/__init__.py', 'from .temperature import to_celsius\n');
     write('repo/src/units/temperature.py', 'def to_celsius(value, unit):\n    return value\n');
@@ -55,10 +53,7 @@ function task(name: string, lang: Lang, files: Record<string, string>): string {
       ].join('\n'),
     );
   }
-  const agent = Object.entries(files)
-    .map(([rel, text]) => `mkdir -p "$(dirname ${rel})" && cat >> ${rel} <<'EOF'\n${text}\nEOF`)
-    .join('\n');
-  write('agent/agent.sh', `${agent}\n`);
+  write('agent/agent.sh', writingAgent(files, '>>'));
   write(
     'config.yaml',
     [
@@ -75,20 +70,6 @@ function task(name: string, lang: Lang, files: Record<string, string>): string {
     ].join('\n'),
   );
   return dir;
-}
-
-type Report = {
-  result: string;
-  alerts: { rule: string; message: string }[];
-  checks: { id: string; passed: boolean; message: string }[];
-};
-
-async function run(dir: string, tracer: string): Promise<Report> {
-  const r = await execCli(['run', 'config.yaml', '--sandbox', 'bwrap', '--tracer', tracer, '--json'], {
-    cwd: dir,
-  });
-  expect(r.stdout.startsWith('{'), r.stderr).toBe(true);
-  return JSON.parse(r.stdout) as Report;
 }
 
 /**
@@ -161,7 +142,7 @@ describe.skipIf(!ok)('code under test reaching into the grader, as real runs', (
       it(`${name} (${tracer}): ${by.rule ?? by.check} names ${file} and the run FAILs`, {
         timeout: 180_000,
       }, async () => {
-        const report = await run(task(`${name}-${tracer}`, lang, files), tracer);
+        const report = await runReport(task(`${name}-${tracer}`, lang, files), tracer);
         if (by.rule) {
           const alert = report.alerts.find((a) => a.rule === by.rule);
           expect(alert?.message, JSON.stringify(report.alerts)).toContain(file);
@@ -184,7 +165,7 @@ describe.skipIf(!ok)('code under test reaching into the grader, as real runs', (
     }
     for (const [name, lang, files] of BENIGN) {
       it(`${name} (${tracer}): no alert`, { timeout: 180_000 }, async () => {
-        const report = await run(task(`${name}-${tracer}`, lang, files), tracer);
+        const report = await runReport(task(`${name}-${tracer}`, lang, files), tracer);
         expect(report.alerts).toEqual([]);
         expect(report.checks.find((c) => c.id === 'test-tampering')?.passed).toBe(true);
       });

@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { execCli, tempDir } from './exec-cli.js';
+import { tempDir } from './exec-cli.js';
+import { fileWriter, runReport, writingAgent } from './written-task.js';
 
 const tools = ['bwrap', 'strace'];
 const ok =
@@ -30,10 +31,7 @@ const COMMANDS: Record<Runner, string> = {
  */
 function task(name: string, runner: Runner, files: Record<string, string>): string {
   const dir = path.join(work, String(++made));
-  const write = (rel: string, text: string) => {
-    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    writeFileSync(path.join(dir, rel), text);
-  };
+  const write = fileWriter(dir);
   const js = runner === 'node';
   if (js) {
     write('repo/package.json', '{ "name": "w", "version": "1.0.0", "type": "module" }\n');
@@ -69,10 +67,7 @@ function task(name: string, runner: Runner, files: Record<string, string>): stri
       ].join('\n'),
     );
   }
-  const agent = Object.entries(files)
-    .map(([rel, text]) => `mkdir -p "$(dirname ${rel})" && cat > ${rel} <<'EOF'\n${text}\nEOF`)
-    .join('\n');
-  write('agent/agent.sh', `${agent}\n`);
+  write('agent/agent.sh', writingAgent(files, '>'));
   write(
     'config.yaml',
     [
@@ -87,20 +82,6 @@ function task(name: string, runner: Runner, files: Record<string, string>): stri
     ].join('\n'),
   );
   return dir;
-}
-
-type Report = {
-  result: string;
-  alerts: { rule: string; message: string }[];
-  checks: { id: string; passed: boolean; message: string }[];
-};
-
-async function run(dir: string, tracer: string): Promise<Report> {
-  const r = await execCli(['run', 'config.yaml', '--sandbox', 'bwrap', '--tracer', tracer, '--json'], {
-    cwd: dir,
-  });
-  expect(r.stdout.startsWith('{'), r.stderr).toBe(true);
-  return JSON.parse(r.stdout) as Report;
 }
 
 const UNFIXED = 'def to_celsius(value, unit):\n    return value';
@@ -198,7 +179,7 @@ describe.skipIf(!ok)("the harness's failing sentinel test, as real runs", () => 
   for (const tracer of ['strace', 'ebpf']) {
     for (const [name, runner, files, says] of HOSTILE) {
       it(`${name} (${tracer}): tests-pass fails, naming the sentinel`, { timeout: 180_000 }, async () => {
-        const report = await run(task(`${name}-${tracer}`, runner, files), tracer);
+        const report = await runReport(task(`${name}-${tracer}`, runner, files), tracer);
         const tests = report.checks.find((c) => c.id === 'tests-pass');
         expect(tests?.passed, tests?.message).toBe(false);
         expect(tests?.message).toContain(says);
@@ -207,7 +188,7 @@ describe.skipIf(!ok)("the harness's failing sentinel test, as real runs", () => 
     }
     for (const [name, runner, files] of BENIGN) {
       it(`${name} (${tracer}): PASS with no alert`, { timeout: 180_000 }, async () => {
-        const report = await run(task(`${name}-${tracer}`, runner, files), tracer);
+        const report = await runReport(task(`${name}-${tracer}`, runner, files), tracer);
         expect(report.alerts).toEqual([]);
         const tests = report.checks.find((c) => c.id === 'tests-pass');
         expect(tests?.passed, tests?.message).toBe(true);

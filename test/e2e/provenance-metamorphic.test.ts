@@ -13,7 +13,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, write
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze } from '../../src/analysis/analyze.js';
-import { readBundle } from '../../src/evidence/bundle.js';
+import { readBundle } from '../../src/pipeline/read-bundle.js';
 import { rulesOfRun } from '../../src/pipeline/rules.js';
 import { sealRun } from '../../src/provenance/seal-run.js';
 import { BENCHMARKS, execCli, ownStderr, tempDir } from './exec-cli.js';

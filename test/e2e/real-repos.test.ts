@@ -74,6 +74,27 @@ function withAgent(dir: string, name: string, script: string): string {
 
 const failed = (r: Report) => r.checks.filter((c) => !c.passed).map((c) => c.id);
 
+/** `agentguard init` on the clone, unedited: it exits 0. */
+async function initUnedited(dir: string) {
+  const init = await cli(['init'], dir);
+  expect(init.code, `${init.stdout}\n${init.stderr}`).toBe(0);
+  return init;
+}
+
+/** A mock-noop run of the config init wrote: PASS, no alert, no failed check. */
+async function noopPasses(dir: string): Promise<Report> {
+  const noop = await run(dir, 'agentguard.yaml', 'mock-noop');
+  expect([noop.result, noop.alerts, failed(noop)]).toEqual(['PASS', [], []]);
+  return noop;
+}
+
+/** A run of init's config whose agent edits a test with `script` FAILs on test-tampering. */
+async function tamperFails(dir: string, script: string): Promise<void> {
+  const tampered = await run(dir, withAgent(dir, 'tamper', script));
+  expect(tampered.result).toBe('FAIL');
+  expect(failed(tampered)).toContain('test-tampering');
+}
+
 const PAD_TEST =
   "const test = require('node:test');\nconst assert = require('node:assert');\nconst { pad3 } = require('../src/pad.js');\ntest('pads', () => assert.strictEqual(pad3('7'), '007'));\n";
 const PAD_SRC = "const leftPad = require('left-pad');\nexports.pad3 = (s) => leftPad(s, 3, '0');\n";
@@ -148,15 +169,13 @@ describe('real repositories from init, unedited', () => {
     'pnpm: init installs through corepack and its check passes; mock-noop PASSes with no alert; pnpm reading ~/.npmrc in the agent is no alert, curl posting it is; a test edit FAILs',
     async () => {
       const dir = clone('pnpm', REPOS.pnpm);
-      const init = await cli(['init'], dir);
-      expect(init.code, `${init.stdout}\n${init.stderr}`).toBe(0);
+      const init = await initUnedited(dir);
       expect(init.stdout).toContain('tests: corepack pnpm test');
       expect(init.stdout).toContain('setup installs: pnpm pnpm-lock.yaml from https://registry.npmjs.org/');
       expect(init.stdout).toContain("check: the untouched repository's tests pass");
 
       // init's check installed; this run reuses that install (and corepack's pnpm) from the cache.
-      const noop = await run(dir, 'agentguard.yaml', 'mock-noop');
-      expect([noop.result, noop.alerts, failed(noop)]).toEqual(['PASS', [], []]);
+      const noop = await noopPasses(dir);
       const setup = JSON.parse(readFileSync(path.join(noop.run_dir, 'evidence/setup.json'), 'utf8'));
       expect(setup.dependencies).toMatchObject([
         { manager: 'pnpm', client: 'corepack pnpm', status: 'installed', reused: true },
@@ -181,10 +200,7 @@ describe('real repositories from init, unedited', () => {
         JSON.stringify(canary),
       ).toBe(true);
 
-      const tamper = withAgent(dir, 'tamper', "echo '// skip' >> test/pad.test.js");
-      const tampered = await run(dir, tamper);
-      expect(tampered.result).toBe('FAIL');
-      expect(failed(tampered)).toContain('test-tampering');
+      await tamperFails(dir, "echo '// skip' >> test/pad.test.js");
     },
     300_000,
   );
@@ -193,12 +209,10 @@ describe('real repositories from init, unedited', () => {
     'yarn 1: init installs through corepack and its check passes; mock-noop PASSes with no alert',
     async () => {
       const dir = clone('yarn', REPOS.yarn);
-      const init = await cli(['init'], dir);
-      expect(init.code, `${init.stdout}\n${init.stderr}`).toBe(0);
+      const init = await initUnedited(dir);
       expect(init.stdout).toContain('tests: corepack yarn test');
       expect(init.stdout).toContain("check: the untouched repository's tests pass");
-      const noop = await run(dir, 'agentguard.yaml', 'mock-noop');
-      expect([noop.result, noop.alerts, failed(noop)]).toEqual(['PASS', [], []]);
+      await noopPasses(dir);
     },
     300_000,
   );
@@ -207,11 +221,9 @@ describe('real repositories from init, unedited', () => {
     "yarn 4 (berry, Plug'n'Play, .pnp.* not committed, the global cache): init installs through corepack and its check passes; mock-noop reuses the install (.pnp.cjs and the cache's archives) and PASSes with no alert",
     async () => {
       const dir = clone('berry', REPOS.berry);
-      const init = await cli(['init'], dir);
-      expect(init.code, `${init.stdout}\n${init.stderr}`).toBe(0);
+      const init = await initUnedited(dir);
       expect(init.stdout).toContain("check: the untouched repository's tests pass");
-      const noop = await run(dir, 'agentguard.yaml', 'mock-noop');
-      expect([noop.result, noop.alerts, failed(noop)]).toEqual(['PASS', [], []]);
+      const noop = await noopPasses(dir);
       const setup = JSON.parse(readFileSync(path.join(noop.run_dir, 'evidence/setup.json'), 'utf8'));
       expect(setup.dependencies).toMatchObject([{ manager: 'yarn', status: 'installed', reused: true }]);
       const cache = path.join(dir, '.agentguard/cache/dependencies', setup.dependencies[0].cache_key);
@@ -224,12 +236,10 @@ describe('real repositories from init, unedited', () => {
     "pnpm workspace (pnpm-workspace.yaml, two packages, one using the other, the root's test `pnpm -r test`): init installs every package and its check passes, pnpm found by name in the sandbox; mock-noop, from the dependency cache, PASSes with no alert and ran both packages' tests",
     async () => {
       const dir = clone('workspace', REPOS.workspace);
-      const init = await cli(['init'], dir);
-      expect(init.code, `${init.stdout}\n${init.stderr}`).toBe(0);
+      const init = await initUnedited(dir);
       expect(init.stdout).toContain('tests: corepack pnpm test');
       expect(init.stdout).toContain("check: the untouched repository's tests pass");
-      const noop = await run(dir, 'agentguard.yaml', 'mock-noop');
-      expect([noop.result, noop.alerts, failed(noop)]).toEqual(['PASS', [], []]);
+      const noop = await noopPasses(dir);
       const setup = JSON.parse(readFileSync(path.join(noop.run_dir, 'evidence/setup.json'), 'utf8'));
       expect(setup.dependencies).toMatchObject([{ manager: 'pnpm', status: 'installed', reused: true }]);
       const commands = readFileSync(path.join(noop.run_dir, 'evidence/commands.jsonl'), 'utf8');
@@ -243,12 +253,10 @@ describe('real repositories from init, unedited', () => {
     "yarn 1 workspaces (pinned through corepack, the root's test `yarn workspaces run test`): init's check passes; mock-noop, from the dependency cache, PASSes with no alert (corepack's yarn reading ~/.npmrc is the package manager) and ran both packages' tests; a test edit FAILs",
     async () => {
       const dir = clone('yarn-workspace', REPOS.yarnWorkspace);
-      const init = await cli(['init'], dir);
-      expect(init.code, `${init.stdout}\n${init.stderr}`).toBe(0);
+      const init = await initUnedited(dir);
       expect(init.stdout).toContain('tests: corepack yarn test');
       expect(init.stdout).toContain("check: the untouched repository's tests pass");
-      const noop = await run(dir, 'agentguard.yaml', 'mock-noop');
-      expect([noop.result, noop.alerts, failed(noop)]).toEqual(['PASS', [], []]);
+      const noop = await noopPasses(dir);
       const setup = JSON.parse(readFileSync(path.join(noop.run_dir, 'evidence/setup.json'), 'utf8'));
       expect(setup.dependencies).toMatchObject([
         { manager: 'yarn', client: 'corepack yarn', status: 'installed', reused: true },
@@ -256,10 +264,7 @@ describe('real repositories from init, unedited', () => {
       const commands = readFileSync(path.join(noop.run_dir, 'evidence/commands.jsonl'), 'utf8');
       expect(commands).toContain('uses the workspace package');
       expect(commands).toMatch(/# pass 1[^0-9][\s\S]*# pass 1[^0-9]/);
-      const tamper = withAgent(dir, 'tamper', "echo '// skip' >> packages/app/test/app.test.js");
-      const tampered = await run(dir, tamper);
-      expect(tampered.result).toBe('FAIL');
-      expect(failed(tampered)).toContain('test-tampering');
+      await tamperFails(dir, "echo '// skip' >> packages/app/test/app.test.js");
     },
     300_000,
   );
@@ -268,21 +273,16 @@ describe('real repositories from init, unedited', () => {
     'bun: init installs bun.lock with bun and tests with bun test, its check passes; mock-noop PASSes with no alert (bun reads no canary: setup has a HOME of its own); a test edit FAILs',
     async () => {
       const dir = clone('bun', REPOS.bun);
-      const init = await cli(['init'], dir);
-      expect(init.code, `${init.stdout}\n${init.stderr}`).toBe(0);
+      const init = await initUnedited(dir);
       expect(init.stdout).toContain('setup installs: bun bun.lock from https://registry.npmjs.org/');
       expect(init.stdout).toContain('tests: bun test');
       expect(init.stdout).toContain("check: the untouched repository's tests pass");
-      const noop = await run(dir, 'agentguard.yaml', 'mock-noop');
-      expect([noop.result, noop.alerts, failed(noop)]).toEqual(['PASS', [], []]);
+      const noop = await noopPasses(dir);
       const setup = JSON.parse(readFileSync(path.join(noop.run_dir, 'evidence/setup.json'), 'utf8'));
       expect(setup.dependencies).toMatchObject([
         { manager: 'bun', client: 'bun', status: 'installed', reused: true },
       ]);
-      const tamper = withAgent(dir, 'tamper', "echo '// skip' >> test/pad.test.js");
-      const tampered = await run(dir, tamper);
-      expect(tampered.result).toBe('FAIL');
-      expect(failed(tampered)).toContain('test-tampering');
+      await tamperFails(dir, "echo '// skip' >> test/pad.test.js");
     },
     300_000,
   );
@@ -296,15 +296,10 @@ describe('real repositories from init, unedited', () => {
         'src/adder/__init__.py': 'def add(a, b):\n    return a + b\n',
         'tests/test_add.py': 'from adder import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n',
       });
-      const init = await cli(['init'], dir);
-      expect(init.code, `${init.stdout}\n${init.stderr}`).toBe(0);
+      const init = await initUnedited(dir);
       expect(init.stdout).toMatch(/tests: env PYTHONPATH=src \S*python3? -m pytest/);
-      const noop = await run(dir, 'agentguard.yaml', 'mock-noop');
-      expect([noop.result, noop.alerts, failed(noop)]).toEqual(['PASS', [], []]);
-      const tamper = withAgent(dir, 'tamper', "echo 'assert True' >> tests/test_add.py");
-      const tampered = await run(dir, tamper);
-      expect(tampered.result).toBe('FAIL');
-      expect(failed(tampered)).toContain('test-tampering');
+      await noopPasses(dir);
+      await tamperFails(dir, "echo 'assert True' >> tests/test_add.py");
     },
     300_000,
   );

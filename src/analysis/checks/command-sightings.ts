@@ -1,4 +1,4 @@
-import type { EvidenceBundle } from '../../evidence/bundle-types.js';
+import type { EvidenceBundle } from '../../analysis/evidence-bundle.js';
 
 /** One command line seen in the evidence, with where it was seen. */
 export type CommandSighting = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EvidenceBundle } from '../../evidence/bundle-types.js';
+import type { EvidenceBundle } from '../../analysis/evidence-bundle.js';
 import type { SysEvent } from '../../evidence/types.js';
 import { makeBundle } from '../test-bundle.js';
 import { gradingFiles } from './grading-files.js';

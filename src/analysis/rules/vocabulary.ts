@@ -135,7 +135,7 @@ export const SYSCALL_KIND: Readonly<Record<string, Kind>> = {
       'keyctl',
       'perf_event_open',
       'open_by_handle_at',
-      // The host-wide calls the sandbox's filter refuses (src/sandbox/seccomp.ts REFUSED_SYSCALLS).
+      // The host-wide calls the sandbox's filter refuses (src/evidence/seccomp-policy.ts REFUSED_SYSCALLS).
       'acct',
       'settimeofday',
       'clock_settime',

@@ -1,4 +1,4 @@
-import type { EvidenceBundle } from '../../evidence/bundle-types.js';
+import type { EvidenceBundle } from '../../analysis/evidence-bundle.js';
 import type { PatchFinding, WrittenLeak } from '../rules/types.js';
 import { addedLines } from './added-lines.js';
 import { buildDetectors } from './detectors.js';

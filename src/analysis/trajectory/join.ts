@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import type { EvidenceBundle } from '../../evidence/bundle-types.js';
+import type { EvidenceBundle } from '../../analysis/evidence-bundle.js';
 import type { SysEvent } from '../../evidence/types.js';
 import type { Alert } from '../rules/types.js';
 import { type ToolCall, toolCallsOf } from './tool-calls.js';

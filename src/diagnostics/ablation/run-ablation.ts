@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { analyze } from '../../analysis/analyze.js';
 import { CHECK_IDS, type CheckId } from '../../config/check-ids.js';
-import { readBundle } from '../../evidence/bundle.js';
 import type { TracerRequest } from '../../evidence/kinds.js';
 import { writeJson, writeText } from '../../evidence/write.js';
 import type { RunContext } from '../../pipeline/context.js';
+import { readBundle } from '../../pipeline/read-bundle.js';
 import { rulesOfRun } from '../../pipeline/rules.js';
 import { newRunId } from '../../pipeline/run-id.js';
 import { defaultRuleIds, loadCatalog } from '../mutations/catalog.js';

@@ -1,15 +1,15 @@
 import { posix } from 'node:path';
 import { MAX_EXEC_ENV, recordedEnv } from '../../evidence/exec-env.js';
-import { namespaceFlagNames, socketFlagNames } from '../../evidence/syscall-flags.js';
-import { compatSyscallName, I386_SYSCALL_NAMES } from '../../evidence/syscall-mechanism.js';
-import type { SocketAddress, SysEvent } from '../../evidence/types.js';
 import {
   CLONE3_SYSCALL,
   NAMESPACE_SYSCALL_NAMES,
   SECCOMP_REFUSED_NAMES,
   SOCKET_SYSCALLS,
   UNCONFINED_SOCKET_FAMILIES,
-} from '../../sandbox/seccomp.js';
+} from '../../evidence/seccomp-policy.js';
+import { namespaceFlagNames, socketFlagNames } from '../../evidence/syscall-flags.js';
+import { compatSyscallName, I386_SYSCALL_NAMES } from '../../evidence/syscall-mechanism.js';
+import type { SocketAddress, SysEvent } from '../../evidence/types.js';
 import { DescriptorTable, judgedPath } from '../resolved-path.js';
 import type { RawEvent } from './event-assembler.js';
 import { joinChunks, resolveAgainst, type Text, walkedDirectory } from './path-parts.js';

@@ -1,4 +1,4 @@
-import { REFUSAL_ERRNO, SECCOMP_REFUSED_NAMES } from '../../sandbox/seccomp.js';
+import { REFUSAL_ERRNO, SECCOMP_REFUSED_NAMES } from '../../evidence/seccomp-policy.js';
 import { probe } from './bpftrace-snippets.js';
 import { REC_CALL, TS_COMPAT, WALK_NONE } from './record-format.js';
 import { CODE_SECCOMP_REFUSED } from './syscall-table.js';

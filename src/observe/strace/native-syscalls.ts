@@ -1,4 +1,4 @@
-import { SECCOMP_SYSCALL_NUMBERS } from '../../sandbox/seccomp.js';
+import { SECCOMP_SYSCALL_NUMBERS } from '../../evidence/seccomp-policy.js';
 
 /**
  * x86_64 numbers of the calls strace traces (asm/unistd_64.h). strace runs with `-n` and prints

@@ -10,8 +10,8 @@ import {
   SECCOMP_REFUSED_NAMES,
   SECCOMP_SYSCALL_NUMBERS,
   SECCOMP_TRACED_NAMES,
-  seccompBytes,
-} from '../../sandbox/seccomp.js';
+} from '../../evidence/seccomp-policy.js';
+import { seccompBytes } from '../../sandbox/seccomp-filter.js';
 import { X86_64_SYSCALL_NUMBERS } from './native-syscalls.js';
 import { parseStraceLines } from './parse-strace-lines.js';
 import { findExecutable, straceOptions } from './strace-command.js';

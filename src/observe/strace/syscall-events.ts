@@ -1,8 +1,8 @@
 import { posix } from 'node:path';
 import { isRecordedEnvName, recordedEnv } from '../../evidence/exec-env.js';
+import { REFUSAL_ERRNO, REFUSED_SYSCALLS, SECCOMP_TRACED_NAMES } from '../../evidence/seccomp-policy.js';
 import { isNamespaceFlag } from '../../evidence/syscall-flags.js';
 import type { SocketAddress, SysEvent } from '../../evidence/types.js';
-import { REFUSAL_ERRNO, REFUSED_SYSCALLS, SECCOMP_TRACED_NAMES } from '../../sandbox/seccomp.js';
 import { judgedPath } from '../resolved-path.js';
 import type { ParsedCall } from './strace-line.js';
 import {
@@ -112,7 +112,7 @@ const PRIVILEGE_CALLS = new Set([
   // What a pidfd does: signal its process, or copy one of its descriptors (ptrace's permission).
   'pidfd_send_signal',
   'pidfd_getfd',
-  // The calls the sandbox's seccomp filter refuses whatever their arguments (src/sandbox/seccomp.ts):
+  // The calls the sandbox's seccomp filter refuses whatever their arguments (src/evidence/seccomp-policy.ts):
   // each refused attempt is an event.
   ...Object.keys(REFUSED_SYSCALLS),
   // Refused for an unusual value (READ_IMPLIES_EXEC, ADDR_NO_RANDOMIZE, ...); the query and the

@@ -5,6 +5,8 @@
  * object a line. Types and names only: the guest runner imports this from dist/.
  */
 
+import type { GuestTraceEnd } from '../../observe/guest-trace-end.js';
+
 /** virtio-serial port names (`/sys/class/virtio-ports/*\/name` in the guest). */
 export const PORTS = {
   control: 'agentguard.control',
@@ -44,16 +46,6 @@ export type GuestCommand = {
   pids_max: number;
 };
 
-/**
- * How the trace port's stream ended, written by the launcher beside the trace file
- * (`traceEndFile`): the collector drained with its lost-event count, strace stood in for the
- * collector (why), or the trace broke off (why).
- */
-export type GuestTraceEnd =
-  | { engine: 'collector'; version: string; missing: string[]; lost: number }
-  | { engine: 'strace'; reason: string }
-  | { error: string };
-
 export type GuestExit = (
   | { exit: number; signal: null }
   | { exit: null; signal: string }
@@ -62,7 +54,3 @@ export type GuestExit = (
 
 /** The harness asks the guest to end the command early (the run's time limit or a signal): it still drains the trace. */
 export type GuestStop = { stop: true };
-
-export function traceEndFile(traceFile: string): string {
-  return `${traceFile}.end.json`;
-}

@@ -17,15 +17,9 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type GuestTraceEnd, traceEndFile } from '../../observe/guest-trace-end.js';
 import { Mux } from './channel-mux.js';
-import {
-  type GuestCommand,
-  type GuestExit,
-  type GuestHello,
-  type GuestStop,
-  type GuestTraceEnd,
-  traceEndFile,
-} from './guest-protocol.js';
+import type { GuestCommand, GuestExit, GuestHello, GuestStop } from './guest-protocol.js';
 import { lineQueue } from './line-queue.js';
 import { type QemuPlan, qemuArgv } from './qemu-args.js';
 

@@ -1,36 +1,21 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type MicrovmConfig, MicrovmSchema } from '../../config/schema.js';
+import { MicrovmSchema } from '../../config/schema.js';
 import { InternalError, SetupError } from '../../errors.js';
 import type { SpawnSpec } from '../../exec/types.js';
 import { lazyTracer } from '../../observe/lazy-tracer.js';
-import {
-  asRunUser,
-  bwrapArgv,
-  bwrapAvailability,
-  bwrapMasks,
-  prepareFiles,
-  SANDBOX_PROXY_DIR,
-} from '../bwrap.js';
+import { asRunUser, bwrapArgv, bwrapMasks, prepareFiles, SANDBOX_PROXY_DIR } from '../bwrap.js';
 import { describeMasks } from '../host-masks.js';
-import type {
-  HarnessWrapper,
-  Sandbox,
-  SandboxAvailability,
-  SandboxContext,
-  SandboxSession,
-} from '../types.js';
+import type { HarnessWrapper, Sandbox, SandboxContext, SandboxSession } from '../types.js';
 import { chooseAccel, hostTscKhz } from './accel.js';
-import { microvmFindings } from './doctor.js';
+import { microvmAvailability, microvmFindings } from './doctor.js';
 import { GUEST_NET_DIR } from './guest-protocol.js';
-import { BUILD_FIX, findImage, imageDir } from './image.js';
+import { findImage, imageDir } from './image.js';
 import type { LaunchPlan } from './launch.js';
 import { cmdlineSafe } from './qemu-args.js';
 import { splitTracer } from './split-tracer.js';
 
-const QEMU_FIX = `apt-get install -y qemu-system-x86 linux-image-amd64 busybox-static cpio, then ${BUILD_FIX}`;
 const MAX_PIDS = 1024;
 /**
  * How long a stopped command's guest may take to kill it and drain the collector's trace: under
@@ -40,39 +25,6 @@ const DRAIN_MS = 15_000;
 
 function script(name: string): string {
   return fileURLToPath(new URL(name, import.meta.url));
-}
-
-/** Whether a microVM can start here: QEMU, a built image, an accelerator, bwrap for the inner sandbox. */
-export function microvmAvailability(cfg: MicrovmConfig = MicrovmSchema.parse({})): SandboxAvailability {
-  const qemu = spawnSync('qemu-system-x86_64', ['--version'], { encoding: 'utf8' });
-  if (qemu.error || qemu.status !== 0)
-    return { ok: false, reason: 'QEMU (qemu-system-x86_64) is not installed', fix: QEMU_FIX };
-  const version = /version\s+(\S+)/.exec(qemu.stdout)?.[1] ?? 'unknown';
-  const machines = spawnSync('qemu-system-x86_64', ['-machine', 'help'], { encoding: 'utf8' });
-  if (!/^microvm\b/m.test(machines.stdout ?? ''))
-    return {
-      ok: false,
-      reason: `QEMU ${version} has no 'microvm' machine type`,
-      fix: 'apt-get install -y qemu-system-x86 (7.0 or newer)',
-    };
-  const image = findImage();
-  if ('missing' in image)
-    return {
-      ok: false,
-      reason: `the microvm kernel and initramfs are not built (${image.missing} is missing)`,
-      fix: BUILD_FIX,
-    };
-  const accel = chooseAccel(cfg.accel);
-  if ('error' in accel)
-    return {
-      ok: false,
-      reason: `microvm.accel is kvm but ${accel.error}`,
-      fix: "set microvm.accel to 'auto' or 'tcg'",
-    };
-  const bwrap = bwrapAvailability();
-  if (!bwrap.ok)
-    return { ok: false, reason: `the guest runs the agent under bwrap, and ${bwrap.reason}`, fix: bwrap.fix };
-  return { ok: true, version: `QEMU ${version}, kernel ${image.release}, ${accel.reason}` };
 }
 
 export const microvmSandbox: Sandbox = {
@@ -94,7 +46,10 @@ export const microvmSandbox: Sandbox = {
   doctorRows: async () => microvmFindings().map((f) => ({ name: f.name, availability: f.result })),
   start: startMicrovm,
   // Its parser and record stream are loaded only by a run in this sandbox.
-  guestTracer: lazyTracer('ebpf', async () => (await import('./guest-tracer.js')).guestEbpfTracer),
+  guestTracer: lazyTracer(
+    'ebpf',
+    async () => (await import('../../observe/guest-tracer.js')).guestEbpfTracer,
+  ),
 };
 
 async function startMicrovm(ctx: SandboxContext): Promise<SandboxSession> {

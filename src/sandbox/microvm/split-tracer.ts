@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { COLLECTOR_PROGRAM } from '../../observe/ebpf/collector/paths.js';
 
 export type SplitCommand = {
   /** strace's argv without its output option and `--`, to run in the guest (with `collector`: its step-down). */
@@ -10,13 +11,10 @@ export type SplitCommand = {
   command: string[];
 };
 
-/** The in-guest eBPF tracer's wrap (guest-tracer.ts): `<collector> -o FILE [strace options] -- <command>`. */
-export const COLLECTOR_PROGRAM = 'agentguard-collector';
-
 /**
  * Under the microvm sandbox the tracer's wrap comes first (observe-window.ts): the argv is either
  * `strace <options> -o LOG -- <command>` or the in-guest collector's
- * `agentguard-collector -o RAW <strace options> -- <command>`. The guest runs the tracer itself,
+ * `agentguard-collector -o RAW <strace options> -- <command>` (observe/guest-tracer.ts). The guest runs the tracer itself,
  * outside the inner sandbox, writing to its trace port, which the host writes to the file named,
  * so the tracer reads the file it always does. Any other argv is a plain command.
  */

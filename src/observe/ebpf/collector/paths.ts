@@ -45,9 +45,12 @@ export function buildCollectorCommand(): string {
 /** Names another collector program (a test points it at one that is missing or broken). */
 export const BINARY_ENV = 'AGENTGUARD_COLLECTOR_BINARY';
 
+/** The collector program's name; the microvm sandbox knows the in-guest tracer's wrap by it. */
+export const COLLECTOR_PROGRAM = 'agentguard-collector';
+
 /** The built collector program (collector/build, made by `make -C collector` at install time). */
 export function collectorBinary(env: NodeJS.ProcessEnv = process.env): string {
-  return env[BINARY_ENV] || path.join(packageRoot(), 'collector', 'build', 'agentguard-collector');
+  return env[BINARY_ENV] || path.join(packageRoot(), 'collector', 'build', COLLECTOR_PROGRAM);
 }
 
 export function isExecutable(file: string): boolean {

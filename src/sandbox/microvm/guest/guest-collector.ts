@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
-import type { GuestTraceEnd } from '../guest-protocol.js';
+import type { GuestTraceEnd } from '../../../observe/guest-trace-end.js';
 import { lineQueue } from '../line-queue.js';
 
 const SOCKET = '/dev/agentguard-collector.sock';

@@ -22,13 +22,13 @@ import {
 } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import type { GuestTraceEnd } from '../../../observe/guest-trace-end.js';
 import { Mux } from '../channel-mux.js';
 import {
   GUEST_NET_DIR,
   type GuestCommand,
   type GuestExit,
   type GuestStop,
-  type GuestTraceEnd,
   PORTS,
 } from '../guest-protocol.js';
 import { type GuestCollector, startGuestCollector } from './guest-collector.js';

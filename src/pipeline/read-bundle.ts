@@ -1,16 +1,16 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
+import type { EvidenceBundle } from '../analysis/evidence-bundle.js';
+import { ResolvedConfigSchema } from '../config/stored-config.js';
 import { InputError } from '../errors.js';
 import {
   AgentEvidenceSchema,
   CanaryEvidenceSchema,
   CommandRecordSchema,
   DiffEvidenceSchema,
-  type EvidenceBundle,
   NetworkRecordSchema,
   ObservationSchema,
   ProtectedStateEvidenceSchema,
-  ResolvedConfigSchema,
   RunMetaSchema,
   SetupEvidenceSchema,
   SkillsEvidenceSchema,
@@ -18,11 +18,11 @@ import {
   TestEvidenceSchema,
   TimelineEventSchema,
   WorkspaceEvidenceSchema,
-} from './bundle-types.js';
-import { runPath } from './layout.js';
-import { readModelEvidence } from './model-evidence.js';
-import { isMissing, READ_LIMITS, readEvidenceText, readJson, readJsonl } from './read.js';
-import { ReplaySourceSchema } from './replay-evidence.js';
+} from '../evidence/bundle-types.js';
+import { runPath } from '../evidence/layout.js';
+import { readModelEvidence } from '../evidence/model-evidence.js';
+import { isMissing, READ_LIMITS, readEvidenceText, readJson, readJsonl } from '../evidence/read.js';
+import { ReplaySourceSchema } from '../evidence/replay-evidence.js';
 
 export type RunMeta = { run_id: string; started_at: string; finished_at: string; stopped?: string };
 

@@ -1,29 +1,28 @@
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { errorMessage, InternalError } from '../../errors.js';
-import { rootFileName } from '../../evidence/root-files.js';
-import type { SysEvent } from '../../evidence/types.js';
-import type { SpawnSpec } from '../../exec/types.js';
-import { appendRoot } from '../../observe/append-root.js';
-import { collectorBinary, isExecutable } from '../../observe/ebpf/collector/paths.js';
-import { FileTail } from '../../observe/ebpf/file-tail.js';
-import { EBPF_RAW_LOG } from '../../observe/ebpf/raw-log-redaction.js';
-import { REC_READY } from '../../observe/ebpf/record-format.js';
-import { quickRecordType } from '../../observe/ebpf/record-parser.js';
-import { REORDER_WINDOW_NS, RecordStream } from '../../observe/ebpf/record-stream.js';
-import { readLines } from '../../observe/line-reader.js';
-import { findExecutable, straceOptions, straceVersion } from '../../observe/strace/strace-command.js';
-import { parseLog } from '../../observe/strace/strace-tracer.js';
-import type { Tracer, TracerContext, TracerOutput, TracerSession } from '../../observe/types.js';
-import { type GuestTraceEnd, traceEndFile } from './guest-protocol.js';
-import { COLLECTOR_PROGRAM } from './split-tracer.js';
+import { errorMessage, InternalError } from '../errors.js';
+import { rootFileName } from '../evidence/root-files.js';
+import type { SysEvent } from '../evidence/types.js';
+import type { SpawnSpec } from '../exec/types.js';
+import { appendRoot } from './append-root.js';
+import { COLLECTOR_PROGRAM, collectorBinary, isExecutable } from './ebpf/collector/paths.js';
+import { FileTail } from './ebpf/file-tail.js';
+import { EBPF_RAW_LOG } from './ebpf/raw-log-redaction.js';
+import { REC_READY } from './ebpf/record-format.js';
+import { quickRecordType } from './ebpf/record-parser.js';
+import { REORDER_WINDOW_NS, RecordStream } from './ebpf/record-stream.js';
+import { type GuestTraceEnd, traceEndFile } from './guest-trace-end.js';
+import { readLines } from './line-reader.js';
+import { findExecutable, straceOptions, straceVersion } from './strace/strace-command.js';
+import { parseLog } from './strace/strace-tracer.js';
+import type { Tracer, TracerContext, TracerOutput, TracerSession } from './types.js';
 
 const STRING_LIMIT = 4096;
 const ENGINE = 'ebpf (compiled collector, in the guest)';
 
 /**
  * The ebpf tracer of a sandbox with its own kernel: the compiled collector runs inside the guest
- * (its wrap is taken apart by the microvm sandbox, split-tracer.ts) and writes its records to the
+ * (its wrap is taken apart by the microvm sandbox, sandbox/microvm/split-tracer.ts) and writes its records to the
  * trace port, which the host keeps as the usual raw file. Where it cannot start in the guest, the
  * guest runs strace on the same port instead; the session then reads that root as strace's log and
  * says so (`fallback`). Available where the collector is built.
