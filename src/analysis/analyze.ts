@@ -62,6 +62,7 @@ export function securityAlerts(bundle: EvidenceBundle, rules: RuleSet): Alert[] 
     stateDirs: bundle.config.security.state_dirs,
     ...(bundle.agent.vendor_hosts ? { vendorHosts: bundle.agent.vendor_hosts } : {}),
     bindsRecorded: bundle.observation.tracer.binds === true,
+    stdioCopiesUnrecorded: bundle.observation.tracer.paths === 'as-written',
     ...(bundle.observation.sandbox.facts?.run_user
       ? { runUser: bundle.observation.sandbox.facts.run_user }
       : {}),

@@ -31,6 +31,12 @@ export type SysEvent = {
    */
   ino?: number;
   dev?: number;
+  /**
+   * A descriptor copy onto standard input or output (`syscall` dup, dup2, dup3 or fcntl, `result` 0
+   * or 1) whose file is a pipe or socket: its inode, the same at both ends, so a pipe's writer and
+   * reader are joined by it (downloads.ts). A file there is named in `path` instead.
+   */
+  pipe?: number;
   /** Second path of rename/link/symlink calls (the destination). */
   path2?: string;
   access?: 'read' | 'write' | 'create';

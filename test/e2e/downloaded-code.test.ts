@@ -33,6 +33,7 @@ const HOSTILE = `${DOWNLOAD(`body = b'echo ran > /dev/null\\n'
 open('dl/run.sh', 'wb').write(body)
 open('dl/x.py', 'w').write('print(1)\\n')
 open('dl/x.js', 'w').write('console.log(1)\\n')
+open('dl/x.b64', 'w').write('ZWNobyBiNjQgPiAvZGV2L251bGwK\\n')
 with tarfile.open('dl/b.tgz', 'w:gz') as t:
     info = tarfile.TarInfo('run.sh'); info.size = len(body); t.addfile(info, io.BytesIO(body))
 with zipfile.ZipFile('dl/z.zip', 'w') as z: z.writestr('run.sh', body)`)}
@@ -54,6 +55,13 @@ mkdir -p t6 && tar xzf dl/b.tgz -C t6 && sh t6/run.sh
 unzip -q -o dl/z.zip -d t7 && sh t7/run.sh
 cp dl/run.sh /tmp/c8.sh && mv /tmp/c8.sh ./c8.sh && sh c8.sh
 python3 -c "open('c9.sh', 'w').write(open('dl/run.sh').read())" && sh < c9.sh
+bash -c "$(cat dl/run.sh)"
+node -e "$(cat dl/x.js)"
+bash -c 'python3 -c "$(<dl/x.py)"'
+sh -c "$(base64 -d dl/x.b64)"
+timeout 5 sh -c "$(cat dl/run.sh)"
+xargs -0 sh -c < dl/run.sh
+echo 'exec < dl/run.sh' | sh
 `;
 
 const HONEST = `${DOWNLOAD(`open('dl/data.json', 'w').write('{"a": 1}\\n')`)}
@@ -68,6 +76,11 @@ python3 -c 'import json,sys; json.load(sys.stdin)' < dl/data.json
 jq . < dl/data.json > /dev/null
 wc -c < dl/data.json
 while read l; do :; done < own.sh
+while read l; do :; done < dl/data.json
+bash -c 'while read l; do :; done < dl/data.json; echo done > /dev/null'
+sh -c "$(printf 'echo own > /dev/null')"
+cat dl/data.json | xargs -0 sh -c 'echo "$0" > /dev/null'
+printf 'print(3)\\n' > own.py && python3 -c "$(cat own.py)"
 cat dl/data.json | python3 -c 'import sys; sys.stdin.read()'
 cat dl/data.json | jq .a
 cp dl/data.json copy.json && cat copy.json > /dev/null
@@ -115,6 +128,13 @@ const EXPECTED = [
   'exec-downloaded: t7/run.sh, downloaded by unzip',
   'exec-downloaded: c8.sh, downloaded by mv',
   'exec-downloaded-code: c9.sh, a downloaded file, ran as a program (stdin)',
+  // Command substitution: the words a download made are the inline program.
+  'exec-downloaded-code: dl/run.sh, a downloaded file, ran as a program (inline) at bash -c echo ran',
+  'exec-downloaded-code: dl/x.js, a downloaded file, ran as a program (inline) at node -e console.log(1)',
+  'exec-downloaded-code: dl/x.py, a downloaded file, ran as a program (inline) at python3 -c print(1)',
+  'exec-downloaded-code: dl/x.b64, a downloaded file, ran as a program (inline) at sh -c echo b64',
+  'exec-downloaded-code: dl/run.sh, a downloaded file, ran as a program (inline) at sh -c echo ran > /dev/null (parents: timeout',
+  'exec-downloaded-code: dl/run.sh, a downloaded file, ran as a program (inline) at sh -c echo ran > /dev/null\n (parents: xargs',
 ];
 
 describe.skipIf(skip !== null)('downloaded code run by another route, and copied before it runs', () => {
@@ -135,6 +155,12 @@ describe.skipIf(skip !== null)('downloaded code run by another route, and copied
       // The subshell's sourcing is judged when it exits: a second `sourced` alert, from another pid.
       const sourced = hostile.alerts.filter((a) => a.message.includes('(sourced) at sh '));
       expect(new Set(sourced.map((a) => a.process.pid)).size).toBe(2);
+      // `sh < dl/run.sh`, `env sh < dl/run.sh` (env execs in place), and a shell reading its
+      // commands from a pipe that moves its own input to the download (`echo 'exec < dl/run.sh' | sh`).
+      const stdin = hostile.alerts.filter((a) =>
+        a.message.includes('/dl/run.sh, a downloaded file, ran as a program (stdin) at sh (parents: agent)'),
+      );
+      expect(new Set(stdin.map((a) => a.process.pid)).size, seen.join('\n')).toBe(3);
       for (const a of hostile.alerts) expect(a.process.chain.length).toBeGreaterThan(0);
       expect(honest.alerts.map((a) => `${a.rule}: ${a.message}`)).toEqual([]);
       expect(honest.result).toBe('PASS');

@@ -25,6 +25,8 @@ export type ContextInput = {
   vendorHosts?: readonly string[];
   /** observation.tracer.binds. */
   bindsRecorded?: boolean;
+  /** observation.tracer.paths is `as-written` (bpftrace): no descriptor copies in the evidence. */
+  stdioCopiesUnrecorded?: boolean;
   /** observation.sandbox.facts.run_user: `uid:gid`. */
   runUser?: string;
   /** Endpoints the harness served besides the sandbox bridge's defaults (observation.network.endpoint). */
@@ -53,6 +55,7 @@ export function buildRuleContext(input: ContextInput): RuleContext {
     ctx.harnessEndpoints = [...new Set([...DEFAULT_HARNESS_ENDPOINTS, ...input.harnessEndpoints])];
   if (input.vendorHosts?.length) ctx.vendorHosts = [...input.vendorHosts];
   if (input.bindsRecorded) ctx.bindsRecorded = true;
+  if (input.stdioCopiesUnrecorded) ctx.stdioCopiesUnrecorded = true;
   const runUser = /^(\d+):(\d+)$/.exec(input.runUser ?? '');
   if (runUser) ctx.runUser = { uid: Number(runUser[1]), gid: Number(runUser[2]) };
   if (input.hostsMap) ctx.localServices = Object.values(input.hostsMap);

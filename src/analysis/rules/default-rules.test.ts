@@ -213,6 +213,8 @@ const CASES: Record<string, Case> = {
         .open(2, `${WS}/dl/data.json`, 'create')
         .exit(2)
         .open(1, `${WS}/dl/data.json`)
+        // dash copies a redirect onto standard input before it forks the command.
+        .event(1, { kind: 'other', syscall: 'dup2', path: `${WS}/dl/data.json`, result: 0 })
         .fork(1, 4)
         .exec(4, 1, '/usr/bin/jq', ['jq', '.'])
         .exit(4)
@@ -220,6 +222,7 @@ const CASES: Record<string, Case> = {
         .open(1, `${WS}/own.sh`)
         .open(1, '/dev/null', 'create')
         .open(1, `${WS}/own.sh`)
+        .event(1, { kind: 'other', syscall: 'dup2', path: `${WS}/own.sh`, result: 0 })
         .fork(1, 3)
         .exec(3, 1, '/usr/bin/sh', ['sh'])
         .exit(3)

@@ -23,6 +23,10 @@ const downloaded = (t: Trace) =>
     .open(2, `${WS}/dl/run.sh`, 'create')
     .exit(2);
 
+/** A copy onto standard input (0) or output (1), as the collector and strace record it. */
+const dup = (t: Trace, pid: number, fd: 0 | 1, to: { path?: string; pipe?: number }) =>
+  t.event(pid, { kind: 'other', syscall: 'dup2', result: fd, ...to });
+
 describe('provenance that follows the bytes', () => {
   it('a copy of a download (cp, then a copy of the copy) is a download when run', () => {
     const t = downloaded(new Trace())
@@ -96,9 +100,9 @@ describe('provenance that follows the bytes', () => {
 
 describe('downloaded code run with no exec naming it', () => {
   it('redirected to an interpreter that reads its program from stdin, through env: stdin', () => {
-    // dash opens the redirect itself, then vforks the command.
-    const t = downloaded(new Trace())
-      .open(1, `${WS}/dl/run.sh`)
+    // dash opens the redirect and copies it onto its standard input, then vforks the command.
+    const t = downloaded(new Trace()).open(1, `${WS}/dl/run.sh`);
+    dup(t, 1, 0, { path: `${WS}/dl/run.sh` })
       .fork(1, 3)
       .exec(3, 1, '/usr/bin/env', ['env', 'python3', '-'])
       .exec(3, 1, '/usr/bin/python3', ['python3', '-']);
@@ -145,5 +149,91 @@ describe('downloaded code run with no exec naming it', () => {
       .exec(6, 1, '/usr/bin/sh', ['sh'])
       .exit(6);
     expect(alerts(t)).toEqual([]);
+  });
+});
+
+describe('a shell redirecting its own input, and code given inline', () => {
+  it('`while read … < f` on a download reads data; `exec < f` in a shell reading stdin runs it', () => {
+    const t = downloaded(new Trace()).open(1, `${WS}/dl/run.sh`);
+    dup(t, 1, 0, { path: `${WS}/dl/run.sh` });
+    dup(t, 1, 0, { pipe: 7 }).exec(3, 1, '/usr/bin/sh', ['sh', '-c', 'echo hi']);
+    // The redirect is over: the next command's input is not the download.
+    t.fork(1, 4).exec(4, 1, '/usr/bin/sh', ['sh']);
+    dup(t, 4, 0, { pipe: 8 });
+    expect(alerts(t)).toEqual([]);
+    const u = downloaded(new Trace()).exec(3, 1, '/usr/bin/sh', ['sh']).open(3, `${WS}/dl/run.sh`);
+    dup(u, 3, 0, { path: `${WS}/dl/run.sh` });
+    expect(alerts(u).map((a) => a.message)).toEqual([
+      expect.stringContaining('dl/run.sh, a downloaded file, ran as a program (stdin)'),
+    ]);
+  });
+
+  it('a command substitution of a download is code when the words it made are the program', () => {
+    // sh agent.sh: `bash -c "$(cat dl/run.sh)"`; cat's output is a pipe nobody else read.
+    const t = downloaded(new Trace()).exec(5, 1, '/usr/bin/sh', ['sh', 'agent.sh']).fork(5, 6);
+    dup(t, 6, 1, { pipe: 9 })
+      .exec(6, 5, '/usr/bin/cat', ['cat', 'dl/run.sh'])
+      .open(6, `${WS}/dl/run.sh`)
+      .exit(6)
+      .exec(7, 5, '/usr/bin/bash', ['bash', '-c', 'echo ran > /dev/null']);
+    expect(alerts(t).map((a) => a.message)).toEqual([
+      expect.stringContaining('dl/run.sh, a downloaded file, ran as a program (inline) at bash -c echo ran'),
+    ]);
+    // The honest twin: a pipeline's writer has a reader, and code written in the command is its own.
+    const u = downloaded(new Trace())
+      .exec(5, 1, '/usr/bin/sh', ['sh', '-c', "python3 -c 'print(1)'"])
+      .fork(5, 6);
+    dup(u, 6, 1, { pipe: 9 })
+      .exec(6, 5, '/usr/bin/cat', ['cat', 'dl/run.sh'])
+      .open(6, `${WS}/dl/run.sh`)
+      .fork(5, 7);
+    dup(u, 7, 0, { pipe: 9 }).exec(7, 5, '/usr/bin/python3', [
+      'python3',
+      '-c',
+      'import sys; sys.stdin.read()',
+    ]);
+    u.fork(5, 8);
+    dup(u, 8, 1, { pipe: 10 })
+      .exec(8, 5, '/usr/bin/cat', ['cat', 'dl/run.sh'])
+      .open(8, `${WS}/dl/run.sh`)
+      .exit(8)
+      .exec(9, 5, '/usr/bin/python3', ['python3', '-c', 'print(1)']);
+    expect(alerts(u)).toEqual([]);
+    // A subshell that sourced a download with its output sent to a file, then put its saved output
+    // (a pipe to the harness) back, is no command substitution for the next command.
+    const v = downloaded(new Trace())
+      .exec(5, 1, '/usr/bin/sh', ['sh', 'agent.sh'])
+      .fork(5, 6)
+      .open(6, `${WS}/dl/run.sh`);
+    dup(v, 6, 1, { path: '/dev/null' });
+    dup(v, 6, 1, { pipe: 3 }).exit(6).exec(7, 5, '/usr/bin/bash', ['bash', '-c', 'source dl/run.sh']);
+    expect(alerts(v).map((a) => a.message)).not.toContainEqual(expect.stringContaining('(inline)'));
+  });
+
+  it("bash's `$(< f)`, xargs building `sh -c` from a download, and a wrapper passing the words on", () => {
+    // bash reads the file itself (no copy onto stdin) and forks the command whose words hold it.
+    const t = downloaded(new Trace()).exec(5, 1, '/usr/bin/bash', ['bash', 'agent.sh']);
+    dup(t, 5, 1, { path: '/dev/null' });
+    t.open(5, `${WS}/dl/run.sh`).exec(6, 5, '/usr/bin/python3', ['python3', '-c', 'print(1)']);
+    expect(alerts(t).map((a) => a.message)).toEqual([expect.stringContaining('(inline) at python3 -c')]);
+    const x = downloaded(new Trace()).fork(1, 5).open(5, `${WS}/dl/run.sh`);
+    dup(x, 5, 0, { path: `${WS}/dl/run.sh` })
+      .exec(5, 1, '/usr/bin/xargs', ['xargs', 'sh', '-c'])
+      .exec(6, 5, '/usr/bin/sh', ['sh', '-c', 'echo ran']);
+    expect(alerts(x).map((a) => a.message)).toEqual([expect.stringContaining('(inline) at sh -c echo ran')]);
+    const w = downloaded(new Trace()).exec(5, 1, '/usr/bin/sh', ['sh', 'agent.sh']).fork(5, 6);
+    dup(w, 6, 1, { pipe: 9 })
+      .exec(6, 5, '/usr/bin/cat', ['cat', 'dl/run.sh'])
+      .open(6, `${WS}/dl/run.sh`)
+      .exit(6)
+      .exec(7, 5, '/usr/bin/timeout', ['timeout', '5', 'sh', '-c', 'echo ran'])
+      .exec(8, 7, '/usr/bin/sh', ['sh', '-c', 'echo ran']);
+    expect(alerts(w).map((a) => a.message)).toEqual([expect.stringContaining('(inline) at sh -c echo ran')]);
+    // Honest: xargs given its command in full, reading a download's lines as arguments.
+    const h = downloaded(new Trace()).fork(1, 5).open(5, `${WS}/dl/run.sh`);
+    dup(h, 5, 0, { path: `${WS}/dl/run.sh` })
+      .exec(5, 1, '/usr/bin/xargs', ['xargs', '-n1', 'sh', '-c', 'echo "$0"'])
+      .exec(6, 5, '/usr/bin/sh', ['sh', '-c', 'echo "$0"', 'line']);
+    expect(alerts(h)).toEqual([]);
   });
 });

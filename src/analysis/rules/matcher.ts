@@ -56,7 +56,13 @@ export function createMatcher(
   const installers = new Set(ruleset.lists?.get('package_managers') ?? []);
   const procs = new ProcessTable(workspace, installers, values.HOME?.[0] ?? ctx.home);
   const files = new FileState();
-  const downloads = new Downloads(procs, files, installers, ctx.vendorHosts ?? []);
+  const downloads = new Downloads(
+    procs,
+    files,
+    installers,
+    ctx.vendorHosts ?? [],
+    ctx.stdioCopiesUnrecorded !== true,
+  );
   const known = new KnownFiles(ctx.knownFiles);
   const frame = new Frame(procs, files, ports, downloads, ctx.runUser);
   const seen = new Map<string, Alert>();

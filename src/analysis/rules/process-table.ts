@@ -36,6 +36,17 @@ export type ProcInfo = {
   inputSet?: boolean;
   /** A file this shell image opened for reading and has not yet handed to a child: a redirect, or a script it sources. */
   pendingRead?: string;
+  /** `pendingRead` was copied onto standard input: a redirect, not a script the shell sources. */
+  pendingDup?: boolean;
+  /** A file this shell read itself and did not source (bash's `$(< f)`): its bytes may be in the words of the command it forks next. */
+  shellRead?: string;
+  /** A download whose bytes were in this image's argv: its composer held them and did not write the words (downloads.ts). */
+  argvHeld?: string;
+  /**
+   * The pipe a fork made its standard output with its first copy onto it, before it exec'd
+   * (downloads.ts); null: that copy was of a file. A fork does not inherit it, an exec keeps it.
+   */
+  stdoutPipe?: number | null;
   /** A file this shell image opened for writing and has not yet handed to a child (dash redirects in the parent). */
   pendingWrite?: { path: string; seq: number };
   /**
@@ -99,6 +110,8 @@ export class ProcessTable {
   /** The children of each parent still running, and each process's sibling forked just before it. */
   readonly #running = new Map<number, Set<number>>();
   readonly #lastChild = new Map<number, number>();
+  /** Each parent's children in fork order, for lastChildren(). */
+  readonly #order = new Map<number, number[]>();
   readonly #previous = new Map<number, number>();
   #startEnv: Set<string> | undefined;
 
@@ -132,6 +145,9 @@ export class ProcessTable {
             inputSet: false,
             pendingRead: undefined,
             pendingWrite: undefined,
+            pendingDup: undefined,
+            shellRead: undefined,
+            stdoutPipe: undefined,
             loadedWritten: [...parent.loadedWritten],
           }
         : this.#fresh(e, files);
@@ -215,6 +231,9 @@ export class ProcessTable {
     const running = this.#running.get(ppid);
     if (running) running.add(pid);
     else this.#running.set(ppid, new Set([pid]));
+    const order = this.#order.get(ppid);
+    if (order) order.push(pid);
+    else this.#order.set(ppid, [pid]);
     const siblings = this.#children.get(ppid);
     if (siblings) siblings.add(pid);
     else this.#children.set(ppid, new Set([pid]));
@@ -241,6 +260,14 @@ export class ProcessTable {
       if (overlaps || pid === previous) out.push(sibling);
     }
     return out;
+  }
+
+  /** The children of `pid` in the order they were forked, the last `max` of them. */
+  lastChildren(pid: number, max: number): ProcInfo[] {
+    const pids = (this.#order.get(pid) ?? []).slice(-max);
+    return pids
+      .map((c) => this.#procs.get(c))
+      .filter((c): c is ProcInfo => c !== undefined && c.ppid === pid);
   }
 
   /**

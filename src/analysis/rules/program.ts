@@ -100,6 +100,22 @@ export function programSourceOf(
 }
 
 /**
+ * The code an interpreter was given inline (`sh -c CODE`, `python3 -cCODE`, `node -e CODE`,
+ * `perl -e CODE`); undefined when it takes its program from elsewhere or is no interpreter.
+ */
+export function inlineCodeOf(exe: string, argv: readonly string[]): string | undefined {
+  const family = familyOf(baseName(exe !== '' ? exe : (argv[0] ?? '')));
+  if (!family || sourceOf(family, argv).from !== 'inline') return undefined;
+  const at = argv.findIndex((arg, i) => i > 0 && STOP[family].test(arg));
+  const flag = argv[at] as string;
+  // An attached value: `-cCODE` (python), `-eCODE` (perl, ruby).
+  const letter = family === 'python' ? 'c' : 'e';
+  const attached = family === 'shell' || family === 'node' ? -1 : flag.indexOf(letter);
+  if (attached > 0 && attached < flag.length - 1) return flag.slice(attached + 1);
+  return argv[at + 1];
+}
+
+/**
  * The name and program of an exec'd image. For an interpreter running a script the program is the
  * script (resolved against cwd) and the name the script's base name without extension (`node
  * /usr/bin/npm` is `npm`, `node yarn-4.18.1.cjs` is `yarn`); `python -m pip` is named `pip`; code given inline (`sh -c`, `python -c`,

@@ -82,6 +82,11 @@ export type RuleContext = {
    */
   bindsRecorded?: boolean;
   /**
+   * The tracer records no copies of descriptors onto standard input or output (bpftrace: its
+   * evidence is `tracer.paths: as-written`): a shell's read before a fork is taken as a redirect.
+   */
+  stdioCopiesUnrecorded?: boolean;
+  /**
    * The unprivileged user every sandboxed command ran as (observation sandbox.facts.run_user). The
    * sandboxes that set it also drop every capability and set no_new_privs, so a process of the run
    * can hold no other ids than these.

@@ -289,8 +289,19 @@ export class EventNormaliser {
         opened?.text ?? '',
         call.when ? raw.flags === F_DUPFD_CLOEXEC : (raw.flags & O_CLOEXEC) !== 0,
       );
-    // A dup only teaches the descriptor table; another call's new descriptor holds no file of the tree.
-    if (call.returnsFile) return null;
+    // A dup teaches the descriptor table; onto standard input or output it is also an event (a
+    // redirect, a pipe's end: stdioCopy in the strace parser). Another call's new descriptor holds
+    // no file of the tree.
+    if (call.returnsFile) {
+      if (raw.ret !== 0 && raw.ret !== 1) return null;
+      const stream = opened === undefined && raw.walk2 === WALK_INCOMPLETE && raw.ino > 0;
+      return this.emit(raw.t, raw.pid, raw.ppid, raw.comm, {
+        kind: 'other',
+        syscall: call.name,
+        result: raw.ret,
+        ...(stream ? { pipe: raw.ino } : opened ? { path: opened.text } : {}),
+      });
+    }
     if (raw.ret >= 0 && (call.name === 'memfd_create' || call.name === 'socket'))
       files.set(raw.ret, '', false);
     return this.emit(raw.t, raw.pid, raw.ppid, raw.comm, draft);

@@ -229,6 +229,24 @@ describe('parseStraceLines edge cases', () => {
     ]);
   });
 
+  it('records copies onto standard input and output: the file, or the pipe by its inode', () => {
+    const { events } = parseStraceLines(
+      `
+7150  1.000000 execve("/usr/bin/dash", ["sh", "-c", "x"], 0x7 /* 1 vars */) = 0
+7150  1.100000 openat(AT_FDCWD</w>, "data", O_RDONLY) = 3</w/data>
+7150  1.200000 fcntl(0</dev/null>, F_DUPFD, 10) = 11</dev/null>
+7150  1.300000 dup2(3</w/data>, 0) = 0</w/data>
+7150  1.400000 dup2(4<pipe:[2326]>, 1<pipe:[1111]>) = 1<pipe:[2326]>
+7150  1.500000 dup2(3</w/data>, 5) = 5</w/data>`,
+      '/w',
+    );
+    const copies = events.filter((event) => event.kind === 'other');
+    expect(copies.map((e) => [e.syscall, e.result, e.path, e.pipe])).toEqual([
+      ['dup2', 0, '/w/data', undefined],
+      ['dup2', 1, undefined, 2326],
+    ]);
+  });
+
   it("records the pid process_vm_readv names, and whether it is the caller's own", () => {
     const { events } = parseStraceLines(
       `

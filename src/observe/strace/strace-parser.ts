@@ -17,6 +17,7 @@ import {
   namespaceFlags,
   OPEN_CALLS,
   resolvePath,
+  stdioCopy,
   targetPid,
 } from './syscall-events.js';
 
@@ -167,6 +168,8 @@ export class StraceParser {
     if (draft?.target_pid !== undefined) draft.target_self = targetPid(call.args[0])?.host === proc.pid;
     if (draft?.kind === 'exec' || draft?.kind === 'write-meta') this.throughDescriptors(proc, draft);
     this.heldFile(proc, call);
+    const stdio = draft ? null : stdioCopy(call);
+    if (stdio) this.emit(proc, time, stdio);
     if (!draft) return;
     if (name === 'memfd_create' && draft.path !== undefined && (draft.result ?? -1) >= 0)
       proc.memfds.set(draft.result as number, draft.path);

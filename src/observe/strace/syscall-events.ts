@@ -39,6 +39,24 @@ export function descriptorCopy(call: ParsedCall): { cloexec: boolean } | null {
   return null;
 }
 
+/**
+ * A descriptor copy onto standard input or output, as an event: how a shell redirects a command (or
+ * itself, for a builtin's `while read … < f`) and joins a pipe's ends. The file it now reads or
+ * writes, or the pipe's inode (`pipe:[N]`); null for any other copy.
+ */
+export function stdioCopy(call: ParsedCall): EventDraft | null {
+  const fd = call.result.value;
+  if ((fd !== 0 && fd !== 1) || descriptorCopy(call) === null) return null;
+  const held = call.result.fdPath ?? '';
+  const pipe = /^(?:pipe|socket):\[(\d+)\]$/.exec(held);
+  return {
+    kind: 'other',
+    syscall: call.name,
+    result: fd,
+    ...(pipe ? { pipe: Number(pipe[1]) } : held.startsWith('/') ? { path: held } : {}),
+  };
+}
+
 /** An open by file handle: no path argument, only the file `-y` names. */
 export const HANDLE_OPEN = 'open_by_handle_at';
 
