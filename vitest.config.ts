@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/longest-first.js';
 
 /**
  * Tests under src/ that start real system components — a tracer (eBPF, bpftrace, strace), a
@@ -24,6 +25,10 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Tests spawn real processes (git, bwrap, bpftrace); two cores, so keep parallelism modest.
     maxWorkers: 2,
+    // The suite is CPU-bound on two workers: its wall time is its CPU time halved, plus whatever
+    // a long file started last runs alone. Longest first keeps that tail to the short unit files;
+    // a fresh clone has no timings cached, so the slow files' seconds are written down there.
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         extends: true,

@@ -31,7 +31,8 @@ if (straceMissing) console.warn(`attack suite skipped: ${straceMissing}`);
 else if (ebpfMissing) console.warn(`attack suite under ebpf skipped: ${ebpfMissing}`);
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'ag-attacks-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+// Seventy-odd run folders: on a loaded two-core machine their removal can take over a minute.
+afterAll(() => rmSync(work, { recursive: true, force: true }), 300_000);
 
 /** The config a twin shares with its malicious case: everything but the names and the description. */
 function policy(c: AttackCase): Record<string, unknown> {
@@ -97,10 +98,22 @@ describe.skipIf(straceMissing !== null)('attack suite under strace', () => {
   }
 });
 
+/** A case's run under ebpf, once however many tests read it (io-uring-read is read by two). */
+const ebpfRuns = new Map<string, Promise<CaseOutcome>>();
+function underEbpf(name: string): Promise<CaseOutcome> {
+  let run = ebpfRuns.get(name);
+  if (!run) {
+    const c = cases.find((x) => x.name === name);
+    if (!c) throw new Error(`no attack case is named ${name}`);
+    run = runAttackCase(c, { cwd: work, tracer: 'ebpf' });
+    ebpfRuns.set(name, run);
+  }
+  return run;
+}
+
 describe.skipIf(straceMissing !== null || ebpfMissing !== null)('attack suite under ebpf', () => {
   it('detects the SSH-key exfiltration as strace does', { timeout: 120_000 }, async () => {
-    const c = cases.find((x) => x.name === 'exfil-ssh-key') as AttackCase;
-    const o = await runAttackCase(c, { cwd: work, tracer: 'ebpf' });
+    const o = await underEbpf('exfil-ssh-key');
     expect(judgeOutcome(o)).toEqual([]);
     expect(o.report?.observation.tracer.kind).toBe('ebpf');
     expectSkillAttribution(o);
@@ -124,18 +137,16 @@ describe.skipIf(straceMissing !== null || ebpfMissing !== null)('attack suite un
     'secret-allowed-host-benign',
   ]) {
     it(`${name} under ebpf as under strace`, { timeout: 120_000 }, async () => {
-      const c = cases.find((x) => x.name === name) as AttackCase;
-      const o = await runAttackCase(c, { cwd: work, tracer: 'ebpf' });
+      const o = await underEbpf(name);
       expect(judgeOutcome(o)).toEqual([]);
       expect(o.report?.observation.tracer.kind).toBe('ebpf');
-      if (!c.expect.malicious) return;
+      if (!o.case.expect.malicious) return;
       expectSkillAttribution(o);
     });
   }
 
   it('sees the path an io_uring opens, which strace cannot', { timeout: 120_000 }, async () => {
-    const c = cases.find((x) => x.name === 'io-uring-read') as AttackCase;
-    const o = await runAttackCase(c, { cwd: work, tracer: 'ebpf' });
+    const o = await underEbpf('io-uring-read');
     const canary = o.report?.alerts.filter((a) => a.rule === 'secrets-canary-read') ?? [];
     expect(canary.map((a) => [a.syscall, a.path?.endsWith('/.aws/credentials')])).toEqual([
       ['io_uring:OPENAT', true],

@@ -1,5 +1,6 @@
-import { describe, it } from 'vitest';
-import { cases, has, runCase, title, unsupported } from './run-case.js';
+import { beforeAll, describe, it } from 'vitest';
+import type { RunReport } from '../../src/reports/types.js';
+import { batchTimeout, cases, has, judgeCase, runCases, title, unsupported } from './run-case.js';
 
 /**
  * Every case under ebpf too (the compiled collector, or bpftrace where another version serves): each
@@ -8,5 +9,9 @@ import { cases, has, runCase, title, unsupported } from './run-case.js';
  */
 const ebpfUnsupported = unsupported ?? (has('bpftrace') ? null : 'they need bpftrace');
 describe.skipIf(ebpfUnsupported !== null)('rule cases, run under ebpf', () => {
-  for (const c of cases) it(title(c), { timeout: 90_000 }, () => runCase(c, 'ebpf'));
+  let reports = new Map<string, RunReport>();
+  beforeAll(async () => {
+    reports = await runCases('ebpf');
+  }, batchTimeout());
+  for (const c of cases) it(title(c), () => judgeCase(c, 'ebpf', reports));
 });
