@@ -1,5 +1,6 @@
 import type { ResolvedConfig } from '../config/schema.js';
 import { type FloorBreach, floorBreaches, inputReach } from '../policy/isolation-floor.js';
+import { judgementChanges } from '../policy/judgement-fields.js';
 import { SANDBOXES } from '../sandbox/index.js';
 
 /**
@@ -42,6 +43,8 @@ export function configIsolation(entry: string, cfg: ResolvedConfig, root?: strin
         network: cfg.network.mode,
         setupCommand: cfg.setup_command !== undefined,
         reach: inputReach(cfg),
+        // A pack's judgement is not the operator's: listed and floored beside its isolation.
+        judgement: judgementChanges(cfg),
       },
       root,
     ),
@@ -51,7 +54,12 @@ export function configIsolation(entry: string, cfg: ResolvedConfig, root?: strin
 /** One line: `configs/x/config.yaml: sandbox auto, tracer auto, network none; setup: npm install`. */
 export function isolationLine(i: ConfigIsolation): string {
   const setup = i.setup.length > 0 ? `; setup: ${i.setup.join('; ')}` : '';
+  const fields = (judgement: boolean) =>
+    i.breaches.filter((b) => (b.judgement === true) === judgement).map((b) => b.field);
+  const isolation = fields(false);
+  const judgement = fields(true);
   const below =
-    i.breaches.length > 0 ? `  [below the floor: ${i.breaches.map((b) => b.field).join(', ')}]` : '';
+    (isolation.length > 0 ? `  [below the floor: ${isolation.join(', ')}]` : '') +
+    (judgement.length > 0 ? `  [judges more leniently: ${judgement.join(', ')}]` : '');
   return `${i.config}: sandbox ${i.sandbox}, tracer ${i.tracer}, network ${i.network}${setup}${below}`;
 }

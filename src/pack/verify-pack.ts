@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { AgentGuardError, ConfigError } from '../errors.js';
-import { allowBreach, type IsolationFloor } from '../policy/isolation-floor.js';
+import { allowBreach, breachVerb, type IsolationFloor } from '../policy/isolation-floor.js';
 import { loadRegistry, type Registry } from '../registry/registry-file.js';
 import { type RegistryValidation, validateRegistry } from '../registry/validate-registry.js';
 import { checkAgainstManifest } from './check-manifest.js';
@@ -213,7 +213,7 @@ function belowFloor(
   return isolation.flatMap((i) =>
     i.breaches.map((b) => ({
       entry: i.config,
-      reason: `field '${b.field}': ${floor.input} (${manifest.name}@${manifest.version}) asks for less isolation than the floor allows: ${b.what}; an operator who trusts it can allow it ${allowBreach(b, floor.allowFlag)}`,
+      reason: `field '${b.field}': ${floor.input} (${manifest.name}@${manifest.version}) ${breachVerb(b)}: ${b.what}; an operator who trusts it can allow it ${allowBreach(b, floor.allowFlag)}`,
     })),
   );
 }

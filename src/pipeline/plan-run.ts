@@ -11,6 +11,7 @@ import { runPath } from '../evidence/layout.js';
 import { TRACERS } from '../observe/index.js';
 import { selectTracer, type TracerPlan } from '../observe/select-tracer.js';
 import { enforceFloor, type IsolationFloor, inputReach } from '../policy/isolation-floor.js';
+import { judgementChanges } from '../policy/judgement-fields.js';
 import { packFloor } from '../policy/pack-provenance.js';
 import type { BatchRef } from '../provenance/manifest-schema.js';
 import { SANDBOXES } from '../sandbox/index.js';
@@ -149,6 +150,7 @@ export async function planRun(ctx: RunContext, config: ResolvedConfig, opts: Run
     network: cfg.network.mode,
     setupCommand: cfg.setup_command !== undefined,
     reach: inputReach(config),
+    ...(floor?.judgement ? { judgement: judgementChanges(config) } : {}),
   });
   // After the floor: what an input may ask to be shown is judged before whether it can be read.
   const view = runView(cfg, agent);

@@ -13,6 +13,7 @@ import {
   readHostPolicy,
   relayAllowed,
 } from './host-policy.js';
+import { type JudgementChange, judgementChanges } from './judgement-fields.js';
 
 /**
  * The isolation floor: the least isolation a run of input the operator did not write may have (a
@@ -33,6 +34,12 @@ export type IsolationFloor = {
   root?: string;
   /** Variables of the host's environment the operator lets this command's inputs pass to agents (the worker's --agent-env). */
   agentEnv?: ReadonlySet<string>;
+  /**
+   * The input's judgement is not the operator's either (a pack's config): its judgement fields
+   * (judgement-fields.ts) may not be weaker than agentguard's defaults. Unset where they come from
+   * the trusted side (ci's base policy, a queue coordinator's bundle pinned by digest).
+   */
+  judgement?: boolean;
 };
 
 /** What the floor judges: the isolation a run plans to have, after the sandbox and tracer were chosen. */
@@ -46,6 +53,8 @@ export type IsolationFacts = {
   setupCommand: boolean;
   /** What of the host the config asks to reach (inputReach): judged against the root and the host policy. */
   reach?: InputReach;
+  /** Where the config judges more leniently than the defaults (judgementChanges), when its judgement is judged. */
+  judgement?: readonly JudgementChange[];
 };
 
 /**
@@ -135,7 +144,13 @@ export function inputReach(cfg: ResolvedConfig, hostEnv: NodeJS.ProcessEnv = pro
  * One way a run would fall below the floor: the config field, what it would do, and how the
  * operator allows that one thing (unset: only the command's flag that lowers the whole floor).
  */
-export type FloorBreach = { field: string; what: string; allow?: string };
+export type FloorBreach = {
+  field: string;
+  what: string;
+  allow?: string;
+  /** Below the judgement half of the floor (a weaker judgement), not the isolation half. */
+  judgement?: true;
+};
 
 /**
  * Every way these facts fall below the floor (empty: the run may go ahead). `root`: the folder the
@@ -237,6 +252,7 @@ export function floorBreaches(
       field: 'container.runtime',
       what: `the container engine would run ${reach.containerRuntime}, a program of the host, as the container's runtime`,
     });
+  for (const j of facts.judgement ?? []) breaches.push({ ...j, judgement: true });
   if (facts.sandbox.onHost) {
     breaches.push({
       field: 'sandbox',
@@ -269,17 +285,44 @@ export function allowBreach(b: FloorBreach, allowFlag: string): string {
   return b.allow === undefined ? `with ${allowFlag}` : `by ${b.allow}, or with ${allowFlag}`;
 }
 
+/** What a breach does, after the input's name: asks for less isolation, or judges itself more leniently. */
+export function breachVerb(b: FloorBreach): string {
+  return b.judgement
+    ? "would judge its runs more leniently than agentguard's defaults"
+    : 'asks for less isolation than the floor allows';
+}
+
 /** Refuse facts below the floor with one error: each breach names the input, the field and how the operator allows it. */
 export function enforceFloor(floor: IsolationFloor | undefined, facts: IsolationFacts): void {
   if (!floor) return;
-  const breaches = floorBreaches(facts, floor.root, readHostPolicy(), floor.agentEnv);
+  const judged = floor.judgement ? facts : { ...facts, judgement: [] };
+  const breaches = floorBreaches(judged, floor.root, readHostPolicy(), floor.agentEnv);
   if (breaches.length === 0) return;
   throw new ConfigError(
     breaches.map((b) => ({
       file: facts.file,
       field: b.field,
-      message: `${floor.input} asks for less isolation than the floor allows: ${b.what}`,
+      message: `${floor.input} ${breachVerb(b)}: ${b.what}`,
       fix: `an operator who trusts this input can allow it ${allowBreach(b, floor.allowFlag)}; the input itself cannot`,
+    })),
+  );
+}
+
+/**
+ * Refuse a config whose judgement is below the floor, where its isolation is judged elsewhere (a
+ * queue coordinator sending a pack's config: the worker floors the isolation, and cannot know the
+ * config came from a pack).
+ */
+export function enforceJudgement(floor: IsolationFloor | undefined, cfg: ResolvedConfig): void {
+  if (!floor?.judgement) return;
+  const changes = judgementChanges(cfg);
+  if (changes.length === 0) return;
+  throw new ConfigError(
+    changes.map((c) => ({
+      file: cfg.config_path,
+      field: c.field,
+      message: `${floor.input} ${breachVerb({ ...c, judgement: true })}: ${c.what}`,
+      fix: `an operator who trusts this input can allow it with ${floor.allowFlag}; the input itself cannot`,
     })),
   );
 }

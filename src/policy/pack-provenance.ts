@@ -53,10 +53,12 @@ export function packRootOfConfig(configPath: string): { what: string; root: stri
   return null;
 }
 
-/** The isolation floor of a config from a pack, or undefined for the operator's own. */
+/** The floor of a config from a pack (its isolation and its judgement), or undefined for the operator's own. */
 export function packFloor(configPath: string, allowFlag: string): IsolationFloor | undefined {
   const pack = packRootOfConfig(configPath);
-  return pack === null ? undefined : { input: `this config, from ${pack.what},`, allowFlag, root: pack.root };
+  return pack === null
+    ? undefined
+    : { input: `this config, from ${pack.what},`, allowFlag, root: pack.root, judgement: true };
 }
 
 function exists(p: string): boolean {

@@ -20,12 +20,20 @@ export const ArtifactSchema = z.strictObject({
 
 /**
  * The batch a run is an attempt of. A queued attempt also names the nonce the coordinator put in its
- * job and the digest of the task bundle it ran, so its sealed manifest answers that job and no other.
+ * job, the digest of the task bundle it ran and of the whole job (agent, overrides), so its sealed
+ * manifest answers that job and no other.
  */
 export const BatchRefSchema = z.strictObject({
   id: z.string(),
   attempt: z.number().int().nonnegative(),
-  queue: z.strictObject({ nonce: z.string().regex(/^[0-9a-f]{64}$/), task_sha256: sha }).optional(),
+  queue: z
+    .strictObject({
+      nonce: z.string().regex(/^[0-9a-f]{64}$/),
+      task_sha256: sha,
+      /** The digest of the whole job as the worker ran it (queue/job.ts jobDigest): agent, overrides, task. */
+      job_sha256: sha.optional(),
+    })
+    .optional(),
 });
 export type BatchRef = z.infer<typeof BatchRefSchema>;
 

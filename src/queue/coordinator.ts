@@ -1,5 +1,5 @@
-import { createHmac, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -7,20 +7,25 @@ import { type AttemptWorker, batchDir } from '../batch/run-batch.js';
 import { loadConfigOrThrow } from '../config/load.js';
 import { appendJsonl } from '../evidence/write.js';
 import type { RunContext } from '../pipeline/context.js';
+import { enforceJudgement } from '../policy/isolation-floor.js';
+import { packFloor } from '../policy/pack-provenance.js';
 import type { BatchPlan } from '../reports/batch-types.js';
 import { awaitResult } from './await-result.js';
+import { uploadFile } from './chunked-upload.js';
 import {
   type AttemptJob,
   type AttemptResult,
   bundleKey,
   checkResult,
+  JobDataSchema,
+  jobDigest,
   jobId,
   QUEUE_NAME,
   versionStamp,
 } from './job.js';
 import { EvidenceRefused, receiveEvidence } from './received-evidence.js';
 import { type RedisTarget, redactIn } from './redis-url.js';
-import { checkQueueAgent, taskBundle } from './task-bundle.js';
+import { checkQueueAgent, writeTaskBundle } from './task-bundle.js';
 import type { RegisteredKeys } from './worker-key.js';
 
 /** Task bundles and finished jobs outlive any batch that might resume within a week; Redis frees them after. */
@@ -60,11 +65,20 @@ export async function queueCoordinator(
     let p = bundles.get(configPath);
     if (!p) {
       p = (async () => {
-        const b = taskBundle(loadConfigOrThrow(configPath));
-        // NX: the bytes under a digest never change, so a second coordinator's upload is a no-op.
-        await redis.set(bundleKey(b.sha256), b.bytes, 'EX', BUNDLE_TTL_S, 'NX');
-        await redis.expire(bundleKey(b.sha256), BUNDLE_TTL_S);
-        return { sha256: b.sha256, bytes: b.bytes.length, config: b.config };
+        const cfg = loadConfigOrThrow(configPath);
+        // A pack's judgement, floored here as a local run would: the worker cannot know it is a pack's.
+        if (!plan.options.allow_below_floor)
+          enforceJudgement(packFloor(configPath, '--allow-below-floor'), cfg);
+        // Written to a private file and sent from it in chunks: never held whole here.
+        const file = path.join(batchDir(ctx, plan.batch_id), `.task-${randomUUID()}.bundle`);
+        try {
+          const b = await writeTaskBundle(cfg, file);
+          // The bytes under a digest never change, so a second coordinator's upload only renews it.
+          await uploadFile(redis, bundleKey(b.sha256), file, b.sha256, BUNDLE_TTL_S);
+          return { sha256: b.sha256, bytes: b.bytes, config: b.config };
+        } finally {
+          rmSync(file, { force: true });
+        }
       })();
       bundles.set(configPath, p);
     }
@@ -115,6 +129,8 @@ export async function queueCoordinator(
         attempt: attempt.index,
         nonce: data.nonce,
         taskSha256: task.sha256,
+        // Over the job as a worker's schema reads it, so the two sides digest the same value.
+        jobSha256: jobDigest(JobDataSchema.parse(data)),
       });
     } catch (err) {
       if (err instanceof EvidenceRefused) return reject(err.message);

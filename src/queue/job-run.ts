@@ -1,4 +1,4 @@
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { attemptConfig, attemptOutcome, runOverrides } from '../batch/run-batch.js';
 import { READ_LIMITS, readEvidenceBytes } from '../evidence/read.js';
@@ -8,9 +8,10 @@ import { NOT_ARTIFACTS } from '../provenance/artifacts.js';
 import { MANIFEST_FILE } from '../provenance/manifest-schema.js';
 import { reportPath } from '../reports/reporters.js';
 import { checkAgentEnvironment } from './agent-env.js';
-import type { AttemptJob, AttemptResult } from './job.js';
+import { writeBundleFile } from './bundle-writer.js';
+import { type AttemptJob, type AttemptResult, JobDataSchema, jobDigest } from './job.js';
 import { loadJobConfig } from './job-config.js';
-import { bundlePaths, sha256Of } from './tree-bundle.js';
+import { sha256Of } from './tree-bundle.js';
 
 /*
  * One queue job's run, as the job process does it (job-process.ts): the task config loaded from
@@ -67,7 +68,11 @@ export async function runJobHere(ctx: RunContext, req: JobRequest): Promise<JobA
     batch: {
       id: data.batch_id,
       attempt: data.attempt.index,
-      queue: { nonce: data.nonce, task_sha256: data.task.sha256 },
+      queue: {
+        nonce: data.nonce,
+        task_sha256: data.task.sha256,
+        job_sha256: jobDigest(JobDataSchema.parse(data)),
+      },
     },
     ...(req.floor
       ? {
@@ -88,8 +93,7 @@ export async function runJobHere(ctx: RunContext, req: JobRequest): Promise<JobA
   const manifestText = fromRun(path.join(run.runDir, MANIFEST_FILE));
   const names = readdirSync(run.runDir).filter((n) => n === MANIFEST_FILE || !NOT_ARTIFACTS.has(n));
   // The run's evidence and reports, without the workspace copies (repo, baseline.git, grading, home, net) the seal leaves out too.
-  const bundle = bundlePaths(run.runDir, names);
-  writeFileSync(req.evidence_file, bundle.bytes, { flag: 'wx', mode: 0o600 });
+  const bundle = await writeBundleFile(run.runDir, names, req.evidence_file);
   return {
     kind: 'done',
     result: {
@@ -102,6 +106,6 @@ export async function runJobHere(ctx: RunContext, req: JobRequest): Promise<JobA
       manifest_sha256: sha256Of(manifestText),
     },
     manifest: manifestText.toString('utf8'),
-    evidence: { sha256: bundle.sha256, bytes: bundle.bytes.length },
+    evidence: bundle,
   };
 }

@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { AGENT_NAMES } from '../agents/types.js';
 import { SANDBOX_KINDS, TRACER_CHOICES } from '../evidence/kinds.js';
 import { COLLECTOR_PROTOCOL } from '../observe/ebpf/collector/paths.js';
 import { GUARD_MODES } from '../pipeline/live-guard.js';
 import { RUN_ID_PATTERN } from '../pipeline/run-id.js';
+import { canonicalJson } from '../provenance/digest.js';
 import type { Attempt, BatchPlan } from '../reports/batch-types.js';
 import { agentguardVersion } from '../version.js';
 import { type RegisteredKeys, signatureProblem } from './worker-key.js';
@@ -83,6 +85,20 @@ export const JobDataSchema = z.object({
   }),
   nonce: z.string().regex(/^[0-9a-f]{64}$/, "the coordinator's nonce"),
 });
+
+/** A job's data as a worker reads it from Redis. */
+export type JobData = z.output<typeof JobDataSchema>;
+
+/**
+ * The digest of everything a job asks a worker to do — the agent and its trial, the task bundle,
+ * the batch's overrides, the batch and nonce — over the job as the worker's schema reads it. The
+ * worker seals it in the run's manifest and the coordinator compares it with its own job's: an
+ * agent, override or task changed in Redis on the way (another program's command put in place of
+ * the agent under test) is a run of another job, not an answer to this one.
+ */
+export function jobDigest(data: JobData): string {
+  return createHash('sha256').update(canonicalJson(data)).digest('hex');
+}
 
 /** Largest evidence bundle a coordinator fetches (compressed); a worker's --max-evidence-mb is at most this. */
 export const EVIDENCE_MAX_BYTES = 64 * 1024 * 1024;

@@ -18,7 +18,13 @@ import {
 import { extractBundleFile, sha256Of } from './tree-bundle.js';
 
 /** What the coordinator expects a result's sealed manifest to name: facts it holds itself, not the job's copy in Redis. */
-export type Expected = { batchId: string; attempt: number; nonce: string; taskSha256: string };
+export type Expected = {
+  batchId: string;
+  attempt: number;
+  nonce: string;
+  taskSha256: string;
+  jobSha256: string;
+};
 
 /** Thrown with one sentence naming why a result's evidence is not accepted; the attempt becomes an ERROR row. */
 export class EvidenceRefused extends Error {}
@@ -139,6 +145,10 @@ function checkManifest(m: Manifest, r: AttemptResult, e: Expected): void {
   else if (b.queue?.nonce !== e.nonce) says('does not name the nonce of this attempt’s job');
   else if (b.queue.task_sha256 !== e.taskSha256)
     says(`ran task bundle sha256:${b.queue.task_sha256}, not the job's sha256:${e.taskSha256}`);
+  else if (b.queue.job_sha256 !== e.jobSha256)
+    says(
+      `ran job sha256:${b.queue.job_sha256 ?? 'unnamed'}, not the job this coordinator enqueued (sha256:${e.jobSha256}): its agent, trial or overrides were changed on the way`,
+    );
   if (m.verdict.result !== r.outcome.result)
     says(`says ${m.verdict.result} where the result says ${r.outcome.result}`);
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import { loadConfigOrThrow } from '../config/load.js';
 import { ConfigError } from '../errors.js';
 import { packageRoot } from '../package-root.js';
 import { treeSha256 } from '../provenance/tree-hashes.js';
-import { checkQueueAgent, materialiseTask, taskBundle } from './task-bundle.js';
+import { checkQueueAgent, materialiseTask, writeTaskBundle } from './task-bundle.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -16,12 +16,13 @@ afterEach(() => {
 describe('task bundles', () => {
   it('carry a task so that its config loads on the worker with the same repo template', async () => {
     const cfg = loadConfigOrThrow(path.join(packageRoot(), 'benchmarks/js-slugify/config.yaml'));
-    const b = taskBundle(cfg);
-    expect(b.config).toBe('js-slugify/config.yaml');
-    expect(taskBundle(cfg).sha256).toBe(b.sha256);
     const cache = mkdtempSync(path.join(os.tmpdir(), 'ag-task-'));
     dirs.push(cache);
-    const dir = await materialiseTask(cache, b.sha256, async (file) => writeFileSync(file, b.bytes), 'job');
+    const b = await writeTaskBundle(cfg, path.join(cache, 'a.bundle'));
+    expect(b.config).toBe('js-slugify/config.yaml');
+    expect((await writeTaskBundle(cfg, path.join(cache, 'b.bundle'))).sha256).toBe(b.sha256);
+    const bytes = readFileSync(path.join(cache, 'a.bundle'));
+    const dir = await materialiseTask(cache, b.sha256, async (file) => writeFileSync(file, bytes), 'job');
     const there = loadConfigOrThrow(path.join(dir, b.config));
     expect(there.repo.startsWith(dir)).toBe(true);
     expect(treeSha256(there.repo)).toBe(treeSha256(cfg.repo));

@@ -3,7 +3,8 @@ import path from 'node:path';
 import type { ResolvedConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import type { AgentSpec } from '../reports/batch-types.js';
-import { type Bundle, bundlePaths, extractBundleFile } from './tree-bundle.js';
+import { writeBundleFile } from './bundle-writer.js';
+import { extractBundleFile } from './tree-bundle.js';
 
 /** Over this, a task does not travel through Redis: the coordinator refuses it naming the task, a worker before fetching it. */
 export const TASK_BUNDLE_LIMIT = 64 * 1024 * 1024;
@@ -17,10 +18,14 @@ const SKIP = new Set(['.agentguard', '.git']);
 
 /**
  * Everything a task's config points at: its folder (prompt file, model script, profile files), the
- * repo template, the solution and rule files, as one bundle rooted at their common folder. The
+ * repo template, the solution and rule files, as one bundle rooted at their common folder, written
+ * to `file` a chunk at a time (a task of any size costs the coordinator one chunk of memory). The
  * config keeps its relative paths, so the worker loads it from the extracted copy unchanged.
  */
-export function taskBundle(cfg: ResolvedConfig): Bundle & { config: string } {
+export async function writeTaskBundle(
+  cfg: ResolvedConfig,
+  file: string,
+): Promise<{ sha256: string; bytes: number; config: string }> {
   const files = [
     path.dirname(cfg.config_path),
     cfg.repo,
@@ -29,14 +34,15 @@ export function taskBundle(cfg: ResolvedConfig): Bundle & { config: string } {
     ...(cfg.agent_profile && path.isAbsolute(cfg.agent_profile) ? [cfg.agent_profile] : []),
   ];
   const root = commonFolder(files);
-  const bundle = bundlePaths(
+  const bundle = await writeBundleFile(
     root,
     files.map((f) => path.relative(root, f)),
+    file,
     SKIP,
   );
-  if (bundle.bytes.length > TASK_BUNDLE_LIMIT)
+  if (bundle.bytes > TASK_BUNDLE_LIMIT)
     throw new ConfigError(
-      `${cfg.config_path}: the task's folders come to ${bundle.bytes.length} bytes compressed, over the queue's ` +
+      `${cfg.config_path}: the task's folders come to ${bundle.bytes} bytes compressed, over the queue's ` +
         `${TASK_BUNDLE_LIMIT} bytes. Fix: make the repo template smaller, or run this task without --queue.`,
     );
   return { ...bundle, config: path.relative(root, cfg.config_path).split(path.sep).join('/') };

@@ -1,22 +1,11 @@
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readlinkSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, mkdirSync, openSync, realpathSync, rmSync, symlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { InputError } from '../errors.js';
-import { READ_LIMITS, readEvidenceBytes } from '../evidence/read.js';
 import { sha256File } from '../provenance/digest.js';
 import { readRecords } from './bundle-records.js';
+import { BUNDLE_FORMAT, type Entry, fileChunks, listBundle } from './bundle-writer.js';
 
 /*
  * A content-addressed bundle of folder trees and files: one gzip'd stream of records, sorted by
@@ -28,12 +17,7 @@ import { readRecords } from './bundle-records.js';
  * names to defend against.
  */
 
-export const BUNDLE_FORMAT = 'agentguard-tree-bundle/2';
-
-type Entry =
-  | { path: string; type: 'dir' }
-  | { path: string; type: 'file'; exec: boolean; size: number }
-  | { path: string; type: 'symlink'; target: string };
+export { BUNDLE_FORMAT } from './bundle-writer.js';
 
 export type Bundle = { bytes: Buffer; sha256: string };
 
@@ -42,7 +26,8 @@ export function sha256Of(bytes: Buffer): string {
 }
 
 /**
- * Bundle `paths` (files or folders, each given relative to `root`, which holds them all). `skip`
+ * Bundle `paths` (files or folders, each given relative to `root`, which holds them all) in memory,
+ * for a small tree; `writeBundleFile` writes the same bytes to a file a chunk at a time. `skip`
  * names folder entries left out wherever they are (an output folder inside a task folder).
  */
 export function bundlePaths(
@@ -50,41 +35,10 @@ export function bundlePaths(
   paths: readonly string[],
   skip: ReadonlySet<string> = new Set(),
 ): Bundle {
-  const entries = new Map<string, { entry: Entry; data?: Buffer }>();
-  const add = (rel: string) => {
-    if (entries.has(rel)) return;
-    const abs = path.join(root, rel);
-    const st = lstatSync(abs);
-    if (st.isSymbolicLink())
-      entries.set(rel, { entry: { path: rel, type: 'symlink', target: readlinkSync(abs) } });
-    else if (st.isDirectory()) {
-      entries.set(rel, { entry: { path: rel, type: 'dir' } });
-      for (const name of readdirSync(abs)) if (!skip.has(name)) add(`${rel}/${name}`);
-    } else if (st.isFile()) {
-      // A file swapped for a fifo or device since its lstat is refused, not waited on or read forever.
-      const data = readEvidenceBytes(abs, {
-        maxBytes: READ_LIMITS.jsonl,
-        fix: 'leave the folder alone while it is bundled',
-      });
-      const exec = (st.mode & 0o111) !== 0;
-      entries.set(rel, { entry: { path: rel, type: 'file', exec, size: data.length }, data });
-    }
-  };
-  for (const p of paths) {
-    const rel = p.split(path.sep).join('/');
-    // Parent folders first, so extraction never writes through a path it has not made itself.
-    const parts = rel.split('/');
-    for (let i = 1; i < parts.length; i++) {
-      const dir = parts.slice(0, i).join('/');
-      if (!entries.has(dir)) entries.set(dir, { entry: { path: dir, type: 'dir' } });
-    }
-    add(rel);
-  }
-  const sorted = [...entries.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const parts: Buffer[] = [Buffer.from(`${JSON.stringify({ format: BUNDLE_FORMAT })}\n`)];
-  for (const [, { entry, data }] of sorted) {
-    parts.push(Buffer.from(`${JSON.stringify(entry)}\n`));
-    if (data) parts.push(data);
+  for (const e of listBundle(root, paths, skip)) {
+    parts.push(Buffer.from(`${JSON.stringify(e)}\n`));
+    if (e.type === 'file') parts.push(...fileChunks(root, e));
   }
   const bytes = gzipSync(Buffer.concat(parts), { level: 6 });
   return { bytes, sha256: sha256Of(bytes) };

@@ -5,11 +5,11 @@ import path from 'node:path';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { AgentGuardError, errorMessage } from '../errors.js';
-import { readEvidenceBytes } from '../evidence/read.js';
 import type { RunContext } from '../pipeline/context.js';
 import { jobHostEnv } from './agent-env.js';
 import { boundedWorkerConnection, JOB_MAX_BYTES, oversizedJob } from './bounded-job.js';
 import { downloadBounded } from './bounded-read.js';
+import { uploadFile } from './chunked-upload.js';
 import {
   type AttemptJob,
   type AttemptResult,
@@ -22,7 +22,6 @@ import {
 } from './job.js';
 import { JobProcesses } from './job-child.js';
 import { checkQueueAgent, materialiseTask, TASK_BUNDLE_LIMIT } from './task-bundle.js';
-import { sha256Of } from './tree-bundle.js';
 import { signValue, type WorkerKey } from './worker-key.js';
 
 /** Evidence bundles over this (by default) stay on the worker; the row then has no local run folder. */
@@ -173,10 +172,14 @@ async function runJob(
     if (answer.kind === 'failed') throw new Error(answer.message);
     let stored: AttemptResult['evidence'] = null;
     if (answer.evidence.bytes <= (wopts.evidenceLimit ?? EVIDENCE_LIMIT)) {
-      const bytes = readEvidenceBytes(evidenceFile, { maxBytes: answer.evidence.bytes });
-      if (sha256Of(bytes) !== answer.evidence.sha256)
-        throw new Error(`${what}: the run's evidence bundle changed after it was made; not sent`);
-      await redis.set(evidenceKey(answer.evidence.sha256), bytes, 'EX', EVIDENCE_TTL_S);
+      // Sent from the file in chunks, checked against its digest on the way: never held whole here.
+      await uploadFile(
+        redis,
+        evidenceKey(answer.evidence.sha256),
+        evidenceFile,
+        answer.evidence.sha256,
+        EVIDENCE_TTL_S,
+      );
       stored = answer.evidence;
     }
     const result: Omit<AttemptResult, 'signed_by' | 'signature'> = {

@@ -38,7 +38,10 @@ beforeAll(async () => {
   cpSync(BENCHMARKS, reg, { recursive: true });
   appendFileSync(
     path.join(reg, 'py-inventory/config.yaml'),
-    `sandbox: local\nsetup_command: [sh, -c, "touch ${ranMarker}"]\nagent_command: [sh, -c, "true"]\n`,
+    `sandbox: local\nsetup_command: [sh, -c, "touch ${ranMarker}"]\nagent_command: [sh, -c, "true"]\n` +
+      // A lenient judgement beside it, one field through an alias: the pack would pass its own runs.
+      'security: {disable: &off [secrets-canary-read]}\nsecret_paths: *off\n' +
+      'severity: {tests-pass: warning}\ngrading: in-place\n',
   );
   const built = await cli([
     'pack',
@@ -72,6 +75,14 @@ describe('a signed pack whose config runs on the host', () => {
     expect(v.stderr).toMatch(/field 'setup_command': .*setup_command would run on the host/);
     expect(v.stderr).toContain('--allow-below-floor');
     expect(v.stderr).toContain('refused (isolation)');
+    // Its judgement is listed and refused as its isolation is, field by field.
+    expect(v.stdout).toContain(
+      '[judges more leniently: security.disable[0], severity.tests-pass, grading, secret_paths]',
+    );
+    for (const field of ['security.disable[0]', 'secret_paths', 'severity.tests-pass', 'grading'])
+      expect(v.stderr).toContain(
+        `field '${field}': a config of the pack (floorpack@1.0.0) would judge its runs more leniently than agentguard's defaults`,
+      );
     const json = await cli(['pack', 'verify', pack, '--trust', policy, '--json']);
     const listed = JSON.parse(json.stdout).isolation as { config: string; sandbox: string }[];
     expect(listed.map((i) => [i.config, i.sandbox])).toEqual([
@@ -82,7 +93,9 @@ describe('a signed pack whose config runs on the host', () => {
     const allowed = await cli(['pack', 'verify', pack, '--trust', policy, '--allow-below-floor']);
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(allowed.stdout).toContain('sandbox local');
-    expect(allowed.stderr).toContain('1 config below the isolation floor, allowed by --allow-below-floor');
+    expect(allowed.stderr).toContain(
+      '1 config below the floor (isolation or judgement), allowed by --allow-below-floor',
+    );
   }, 120_000);
 
   it('import refuses it writing nothing; allowed, it marks what it imported', async () => {
@@ -119,6 +132,8 @@ describe('a signed pack whose config runs on the host', () => {
           expect(r.code, r.stderr).toBe(2);
           expect(r.stderr).toContain(by);
           expect(r.stderr).toContain("field 'sandbox'");
+          expect(r.stderr).toContain("field 'grading'");
+          expect(r.stderr).toContain("would judge its runs more leniently than agentguard's defaults");
           expect(r.stderr).toContain('--allow-below-floor');
         }
       };

@@ -43,6 +43,7 @@ export async function ciCommand(io: CliIO, opts: CiCommandOptions): Promise<numb
     throw new ConfigError(
       '--head needs --base. Fix: pass --base REF too, or neither to judge the working tree.',
     );
+  if (opts.base === undefined && opts.policy === undefined) refuseHeadPolicyInPullRequest(process.env);
   const root = repositoryRoot(opts.repo ?? '.');
   const agentLogFiles = agentLogFlags(opts.agentLog);
   const range = resolveRange(root, opts.base, opts.head);
@@ -95,6 +96,27 @@ export async function ciCommand(io: CliIO, opts: CiCommandOptions): Promise<numb
   } finally {
     policy.dispose();
   }
+}
+
+/**
+ * A pull-request job (as its CI says, in the operator's environment) judged without --base would take
+ * the policy from HEAD, which there is the pull request's own commit (or its merge): the changes would
+ * choose their own judgement, whatever they wrote into `.agentguard.yaml` or its rule files.
+ */
+export function refuseHeadPolicyInPullRequest(env: NodeJS.ProcessEnv): void {
+  const says =
+    env.GITHUB_EVENT_NAME === 'pull_request' || env.GITHUB_EVENT_NAME === 'pull_request_target'
+      ? `GITHUB_EVENT_NAME=${env.GITHUB_EVENT_NAME}`
+      : env.GITHUB_BASE_REF
+        ? `GITHUB_BASE_REF=${env.GITHUB_BASE_REF}`
+        : env.CI_MERGE_REQUEST_IID
+          ? `CI_MERGE_REQUEST_IID=${env.CI_MERGE_REQUEST_IID}`
+          : null;
+  if (says === null) return;
+  throw new ConfigError(
+    `this is a pull-request job (${says}), and without --base the policy would be HEAD's: the pull request's own commit, which may rewrite how it is judged. ` +
+      "Fix: pass --base with the pull request's base commit (the action passes it), or --policy FILE outside the checkout.",
+  );
 }
 
 /** The operator's flag that lets the changes' tests run below the isolation floor. */

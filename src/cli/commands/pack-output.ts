@@ -85,7 +85,7 @@ export function printIsolation(
   const below = isolation.filter((i) => i.breaches.length > 0).length;
   if (below > 0 && allowed)
     io.err(
-      `agentguard: ${below} config${below === 1 ? '' : 's'} below the isolation floor, allowed by --allow-below-floor.`,
+      `agentguard: ${below} config${below === 1 ? '' : 's'} below the floor (isolation or judgement), allowed by --allow-below-floor.`,
     );
 }
 
