@@ -203,6 +203,8 @@ export const TimelineEventSchema: z.ZodType<TimelineEvent> = z.looseObject({
   detail: str.optional(),
 });
 
+const HistorySchema = z.looseObject({ commit: str, branch: str.nullable(), tags: num });
+
 export const TestEvidenceSchema: z.ZodType<TestEvidence> = z.looseObject({
   ran: z.boolean(),
   passed: z.boolean(),
@@ -221,6 +223,7 @@ export const TestEvidenceSchema: z.ZodType<TestEvidence> = z.looseObject({
       dependencies: num,
       dependencies_changed: z.array(str),
       test_files: z.array(str).optional(),
+      history: HistorySchema.optional(),
     })
     .optional(),
   results: z
@@ -302,6 +305,7 @@ export const WorkspaceEvidenceSchema: z.ZodType<WorkspaceEvidence> = z.looseObje
   baseline_sha: str,
   template: str,
   files: num,
+  history: z.union([HistorySchema, z.looseObject({ none: str })]).optional(),
 });
 
 const scalar = z.union([str, num, z.boolean(), z.null()]);

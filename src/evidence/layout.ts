@@ -8,6 +8,8 @@ export const RUN_FILES = {
   config: 'config.json',
   repo: 'repo',
   harnessGit: 'baseline.git',
+  /** The template repository's history up to its HEAD, for the grading copies (never the workspace's .git). */
+  history: 'history.git',
   home: 'home',
   /** setup.dependencies' installers' HOME: empty, never the canary HOME; gone when setup ends. */
   setupHome: 'setup-home',

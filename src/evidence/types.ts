@@ -299,7 +299,12 @@ export type GradingCopyEvidence = {
   dependencies_changed: string[];
   /** The copy's files under test_paths or grader_paths as the tests start (grader-only files aside). */
   test_files?: string[];
+  /** The template repository's history the copy's `.git` holds (HEAD at the base commit). */
+  history?: HistoryEvidence;
 };
+
+/** The template repository's history taken for grading: its HEAD (the task's base commit), branch and tags. */
+export type HistoryEvidence = { commit: string; branch: string | null; tags: number };
 
 /** A protected file's difference between the start and the end of the agent (the final-state backstop). */
 export type ProtectedChange = {
@@ -437,4 +442,6 @@ export type WorkspaceEvidence = {
   baseline_sha: string;
   template: string;
   files: number;
+  /** The template's history given to the grading copies, or why there is none. */
+  history?: HistoryEvidence | { none: string };
 };

@@ -107,6 +107,46 @@ describe('init: dependencies', () => {
     expect(found.notes).toEqual([]);
   });
 
+  it('Python: PYTHONPATH=src for every src/ layout (a package, a PEP 420 namespace package, a single module), not for src/ with no Python', () => {
+    const layouts: Record<string, Record<string, string>> = {
+      package: { 'src/adder/__init__.py': '' },
+      namespace: { 'src/acme/textkit/words.py': '' },
+      module: { 'src/adder.py': '' },
+      none: { 'src/data/words.txt': '' },
+    };
+    const found = Object.entries(layouts).map(([name, files]) => [
+      name,
+      detect(repo({ 'pytest.ini': '[pytest]\n', 'tests/test_a.py': '', ...files }), { PATH: bin('python3') })
+        .test_command?.[0],
+    ]);
+    expect(found).toEqual([
+      ['package', 'env'],
+      ['namespace', 'env'],
+      ['module', 'env'],
+      ['none', 'python3'],
+    ]);
+  });
+
+  it("Python: a Pipfile's packages other than pytest are named, with how to install them", () => {
+    const dir = repo({
+      Pipfile:
+        '[[source]]\nurl = "https://pypi.org/simple"\n\n[packages]\nrequests = "*"\n\n[dev-packages]\npytest = "*"\n"flake8" = "*"\n',
+      'tests/test_a.py': 'def test_a():\n    pass\n',
+    });
+    expect(detect(dir, { PATH: bin('python3') }).notes).toContainEqual(
+      expect.stringMatching(
+        /^Pipfile: setup does not install a Pipfile's packages \(flake8, requests\); export them with `pipenv requirements --dev > requirements\.txt`/,
+      ),
+    );
+    const onlyPytest = repo({
+      Pipfile: '[dev-packages]\npytest = "*"\n',
+      'tests/test_a.py': 'def test_a():\n    pass\n',
+    });
+    expect(detect(onlyPytest, { PATH: bin('python3') }).notes.filter((n) => n.startsWith('Pipfile'))).toEqual(
+      [],
+    );
+  });
+
   it("Python: requirements files by every usual name (test-requirements.txt, requirements_test.txt, requirements/), not the docs' or linters'", () => {
     const dir = repo({
       'setup.py': '',
@@ -215,14 +255,14 @@ describe('init: dependencies', () => {
     expect(none.notes[0]).toMatch(
       /^uv\.lock: pyproject\.toml declares no dependencies for setup to install; export one/,
     );
-    // poetry: the export the fix names needs a plugin this machine's poetry lacks, and the message says how.
+    // poetry: Debian's 1.3.2 has no export; the fix named first is the one it can do (an in-project venv).
     const poetryNothing = repo({
       'pyproject.toml':
         '[tool.poetry]\nname = "a"\n\n[tool.poetry.dependencies]\npython = "^3.9"\n\n[tool.pytest.ini_options]\n',
       'poetry.lock': '',
     });
     expect(detect(poetryNothing, { PATH: bin('python3') }).notes[0]).toMatch(
-      /^poetry\.lock: .*poetry self add poetry-plugin-export.*poetry config virtualenvs\.in-project true && poetry install/,
+      /^poetry\.lock: .*`poetry config virtualenvs\.in-project true && poetry env remove --all; poetry install` \(this works with Debian's poetry 1\.3\.2.*poetry self add poetry-plugin-export/,
     );
     // Poetry's own sources are not read by pip: said, with the mirror setup uses.
     const sourced = repo({

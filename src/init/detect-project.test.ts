@@ -88,6 +88,13 @@ describe('detectProject: pytest named elsewhere than its own config', () => {
       '-t',
       '.',
     ]);
+    // unittest's load_tests protocol: the package gathers modules of any name (check_*.py).
+    expect(
+      test({
+        'tests/__init__.py': 'def load_tests(loader, tests, pattern):\n    return tests\n',
+        'tests/check_x.py': 'import unittest\n',
+      }).test_command,
+    ).toEqual(['python3', '-m', 'unittest', 'discover', '-s', 'tests', '-t', '.']);
     // A tox whose command is not pytest says nothing of pytest.
     expect(
       test({

@@ -150,7 +150,10 @@ function pythonTest(dir: string, entries: Set<string>): { command: string[]; sou
     entries.has('noxfile.py') ||
     entries.has('Pipfile');
   const testsDir = ['tests', 'test'].find((f) => entries.has(f));
-  const hasTests = testsDir !== undefined && hasFile(path.join(dir, testsDir), /^test.*\.py$/);
+  // unittest's load_tests protocol: the tests package gathers its modules itself, whatever their names.
+  const hasTests =
+    testsDir !== undefined &&
+    (hasFile(path.join(dir, testsDir), /^test.*\.py$/) || loadsTests(dir, testsDir));
   const namedBy = pytestConfig || !(isPython || hasTests) ? null : pytestNamedBy(dir, entries, setupCfg);
   if (pytestConfig || namedBy) {
     // The file that said so: pytest's own config files in the order pytest reads them.
@@ -178,6 +181,15 @@ function pythonTest(dir: string, entries: Set<string>): { command: string[]; sou
     return { command, source: pyproject !== null ? 'pyproject.toml' : (testsDir ?? 'setup.py') };
   }
   return null;
+}
+
+/** Whether a tests package's `__init__.py` defines `load_tests` (a link or special file: not read). */
+function loadsTests(dir: string, testsDir: string): boolean {
+  try {
+    return /^def load_tests\(/m.test(readText(dir, `${testsDir}/__init__.py`) ?? '');
+  } catch {
+    return false;
+  }
 }
 
 function hasFile(dir: string, name: RegExp): boolean {

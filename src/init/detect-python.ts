@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { PYTHON_LOCKFILES } from '../config/setup-schema.js';
+import { readTextFile } from '../evidence/read.js';
 import { resolveProgram } from '../pipeline/preflight.js';
 import type { DependencySetup } from './dependency-setup.js';
 import { makeRunsPythonTests, type ProjectFacts } from './detect-project.js';
@@ -45,11 +46,29 @@ function requirementsFiles(dir: string, entries: Set<string>): string[] {
   return [...top, ...nested];
 }
 
-/** The package folder of a `src/` layout: `src/<name>/__init__.py`. */
+/**
+ * Whether the project keeps its code under `src/`: a package (`src/<name>/__init__.py`), a
+ * namespace package (PEP 420: a folder of Python files with no `__init__.py`, at any of the first
+ * few levels), or a single module (`src/<name>.py`).
+ */
 function srcLayout(dir: string): boolean {
+  const src = path.join(dir, 'src');
   try {
-    return readdirSync(path.join(dir, 'src')).some((n) =>
-      existsSync(path.join(dir, 'src', n, '__init__.py')),
+    return readdirSync(src, { withFileTypes: true }).some((e) =>
+      e.isFile() ? e.name.endsWith('.py') : e.isDirectory() && holdsPython(path.join(src, e.name), 3),
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** A `.py` file in `dir` or its folders down to `depth` levels (links not followed). */
+function holdsPython(dir: string, depth: number): boolean {
+  try {
+    const entries = readdirSync(dir, { withFileTypes: true });
+    if (entries.some((e) => e.isFile() && e.name.endsWith('.py'))) return true;
+    return (
+      depth > 1 && entries.some((e) => e.isDirectory() && holdsPython(path.join(dir, e.name), depth - 1))
     );
   } catch {
     return false;
@@ -117,8 +136,27 @@ const LOCK_FIX: Record<string, string> = {
   'uv.lock':
     'export one with `uv export --frozen --no-hashes --format requirements-txt -o requirements.txt` and commit it, or make .venv yourself (`uv sync`)',
   'poetry.lock':
-    "export one with `poetry export -f requirements.txt -o requirements.txt` (poetry 1.2+ with its export plugin: `poetry self add poetry-plugin-export`; Debian's poetry 1.3 has neither) and commit it, or make .venv yourself (`poetry config virtualenvs.in-project true && poetry install`)",
+    "make the project's .venv with poetry and init uses it as it is: `poetry config virtualenvs.in-project true && poetry env remove --all; poetry install` (this works with Debian's poetry 1.3.2; `poetry config virtualenvs.options.system-site-packages true` first lets .venv see Debian's pytest); or export a requirements.txt and commit it, with a poetry that has `export` (`poetry self add poetry-plugin-export` on poetry 1.2+ installed by pipx or pip; Debian's 1.3.2 has neither the command nor the plugin)",
 };
+
+/** The packages a Pipfile's [packages] and [dev-packages] name, pytest aside (the test interpreter's). */
+function pipfilePackages(dir: string): string[] {
+  // A regular file of at most 1 MiB, read as init reads the project's files (no link, no FIFO).
+  const read = readTextFile(path.join(dir, 'Pipfile'), 1 << 20, dir);
+  if (!read.ok) return [];
+  const text = read.text;
+  let table = '';
+  const names: string[] = [];
+  for (const line of text.split('\n')) {
+    const header = /^\s*\[([^\]]+)\]/.exec(line);
+    if (header) table = (header[1] as string).trim();
+    else if (table === 'packages' || table === 'dev-packages') {
+      const key = /^\s*"?([A-Za-z0-9][\w.-]*)"?\s*=/.exec(line)?.[1];
+      if (key && key.toLowerCase() !== 'pytest') names.push(key);
+    }
+  }
+  return names.sort();
+}
 
 function readPyproject(dir: string): string | null {
   try {
@@ -203,6 +241,11 @@ export function python(
     for (const [lock, fix] of Object.entries(LOCK_FIX))
       if (facts.entries.has(lock) && !venv)
         out.notes.push(`${lock}: pyproject.toml declares no dependencies for setup to install; ${fix}`);
+    const pipfile = facts.entries.has('Pipfile') && !venv ? pipfilePackages(dir) : [];
+    if (pipfile.length > 0)
+      out.notes.push(
+        `Pipfile: setup does not install a Pipfile's packages (${pipfile.join(', ')}); export them with \`pipenv requirements --dev > requirements.txt\` and commit it (setup installs it into .venv), or make .venv yourself (\`PIPENV_VENV_IN_PROJECT=1 pipenv install --dev\`), which init uses as it is`,
+      );
     const module = cmd[2];
     let host = resolveProgram(interpreter, dir, pathVar);
     if (venv) {

@@ -7,6 +7,7 @@ import { git } from '../workspace/git.js';
 import { placeGraderFiles } from '../workspace/grader-files.js';
 import { buildGradingCopy } from '../workspace/grading-copy.js';
 import type { PreparedWorkspace } from '../workspace/prepare.js';
+import { hidePlanted, linkHistoryPacks } from '../workspace/template-history.js';
 import { expectedTests } from './test-baseline.js';
 import type { GradingSteps } from './test-phase.js';
 
@@ -52,8 +53,11 @@ export function gradingOf(
       graderDir: ws.grader_dir,
       ignored: ws.ignored_hashes,
       guarded: (rel) => guarded(rel) !== null,
+      history: ws.template_history,
     });
     own(dest);
+    // After `own`: the packs stay root's and read-only in the run user's copy.
+    if (ws.template_history) linkHistoryPacks(dest, ws.template_history);
     return made;
   };
   return {
@@ -63,6 +67,7 @@ export function gradingOf(
       return placed;
     },
     copy: (dest) => copy(dest),
+    ...(ws.template_history ? { planted: hidePlanted } : {}),
     trackedFiles: () =>
       git(['ls-tree', '-r', '-z', '--name-only', '--full-tree', ws.baseline_sha], {
         gitDir: ws.harness_git_dir,

@@ -35,6 +35,8 @@ export type GradingSteps = {
   placeGraderFiles: (dest: string) => number;
   /** The baseline's tracked files (paths relative to the workspace): where the sentinel test is planted. */
   trackedFiles?: () => string[];
+  /** Told which of the copy's files the sentinel was appended to (they are the harness's change, not the agent's). */
+  planted?: (dest: string, rels: readonly string[]) => void;
   /** The tests the untouched baseline collects (`expected` of the results), or null when unknown. */
   expected?: () => Promise<TestResults['expected'] | null>;
 };
@@ -84,6 +86,7 @@ function plantSentinel(opts: TestPhase, copyDir: string): SentinelEvidence | und
   if (!runner) return undefined;
   const planted = plantSentinels(copyDir, opts.grading.trackedFiles(), runner, opts.cfg.test_command);
   if (planted) opts.timeline.add('tests', 'sentinel', `${planted.files.length} test files`);
+  if (planted) opts.grading.planted?.(copyDir, planted.files);
   return planted ?? undefined;
 }
 

@@ -4,7 +4,7 @@ import { sha256File } from './digest.js';
 
 /**
  * Top-level entries of a run folder that are not artifacts: the live workspace, the harness's
- * git copy and the agent's HOME (what the agent left there is committed by diff.json, diff.patch
+ * git copies (the baseline and the template's history) and the agent's HOME (what the agent left there is committed by diff.json, diff.patch
  * and canaries.json), the grading copy and the withheld grader files (made from the baseline, the
  * diff and the template, which the manifest hashes; what the tests wrote there is the tests'),
  * sockets, re-analyses written later under another policy, and the manifest itself.
@@ -12,6 +12,7 @@ import { sha256File } from './digest.js';
 export const NOT_ARTIFACTS = new Set([
   'repo',
   'baseline.git',
+  'history.git',
   'grading',
   'grader',
   'home',

@@ -2,7 +2,13 @@ import { spawnSync } from 'node:child_process';
 import { SetupError } from '../errors.js';
 
 /** Without a work tree git runs bare: nothing in the workspace (.gitattributes included) is read. */
-export type GitTarget = { gitDir: string; workTree?: string; indexFile?: string };
+export type GitTarget = {
+  gitDir: string;
+  workTree?: string;
+  indexFile?: string;
+  /** Another object folder read beside the repository's own (GIT_ALTERNATE_OBJECT_DIRECTORIES). */
+  alternates?: string;
+};
 
 /**
  * Environment for every git the harness runs: no user or system config, fixed identity and dates
@@ -28,6 +34,7 @@ export function gitEnv(target: GitTarget): Record<string, string> {
   };
   if (target.workTree) env.GIT_WORK_TREE = target.workTree;
   if (target.indexFile) env.GIT_INDEX_FILE = target.indexFile;
+  if (target.alternates) env.GIT_ALTERNATE_OBJECT_DIRECTORIES = target.alternates;
   return env;
 }
 

@@ -6,6 +6,7 @@ import { WORKSPACE_REF } from './diff.js';
 import { git } from './git.js';
 import { placeGraderFiles } from './grader-files.js';
 import { hashOf, type IgnoredManifest, readEntry } from './ignored-hashes.js';
+import { seedGradingHistory, type TemplateHistory } from './template-history.js';
 
 export type GradingCopyOptions = {
   harnessGitDir: string;
@@ -23,6 +24,8 @@ export type GradingCopyOptions = {
   ignored: IgnoredManifest;
   /** Test and grader paths (test_paths, grader_paths): the copy's files under them are listed as the tests start. */
   guarded?: (rel: string) => boolean;
+  /** The template repository's history: the copy's .git gets HEAD at its base commit and its tags. */
+  history?: TemplateHistory | null;
 };
 
 type TreeItem = { mode: string; sha: string; rel: Buffer };
@@ -55,10 +58,12 @@ export function buildGradingCopy(opts: GradingCopyOptions): GradingCopyEvidence 
     else files.delete(key);
   }
   writeTree(opts.harnessGitDir, opts.dest, [...files.values()]);
-  // An empty repository of its own, as a checkout has: tests that ask git find one, and what code
-  // under test writes into .git (a hook, an alias) lands in this throwaway copy, where the rules
-  // still see it, never in the agent's repository or the harness's.
+  // A repository of its own, as a checkout has: tests that ask git find one, and what code under
+  // test writes into .git (a hook, an alias) lands in this throwaway copy, where the rules still
+  // see it, never in the agent's repository or the harness's. With the template's history, HEAD is
+  // its base commit and the agent's changes are uncommitted work on it (never the agent's .git).
   git(['init', '-q'], { gitDir: path.join(opts.dest, '.git'), workTree: opts.dest });
+  const history = opts.history ? seedGradingHistory(opts.dest, opts.history) : null;
   const graderFiles = placeGraderFiles(opts.graderDir, opts.dest);
   const deps = copyDependencies(opts.agentRepo, opts.dest, opts.ignored);
   // The test files there are as the tests start (tracked, and installed ones carried over): one the
@@ -77,6 +82,7 @@ export function buildGradingCopy(opts: GradingCopyOptions): GradingCopyEvidence 
     dependencies: deps.copied,
     dependencies_changed: deps.changed,
     ...(testFiles ? { test_files: [...new Set(testFiles)].sort() } : {}),
+    ...(history ? { history } : {}),
   };
 }
 

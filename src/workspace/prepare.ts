@@ -1,5 +1,6 @@
 import { cpSync, existsSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { RUN_FILES } from '../evidence/layout.js';
 import type { WorkspaceEvidence } from '../evidence/types.js';
 import { displayPath, pathKey, splitZBytes } from './byte-paths.js';
 import { copyTemplate } from './copy-template.js';
@@ -7,6 +8,7 @@ import { commitTree } from './fast-import.js';
 import { git } from './git.js';
 import { withholdGraderFiles } from './grader-files.js';
 import { hashIgnored, type IgnoredManifest } from './ignored-hashes.js';
+import { historyEvidence, type TemplateHistory, takeTemplateHistory } from './template-history.js';
 import { relocateVenv } from './venv-relocate.js';
 
 export type PreparedWorkspace = WorkspaceEvidence & {
@@ -20,17 +22,23 @@ export type PreparedWorkspace = WorkspaceEvidence & {
   grader_dir: string;
   /** The ignored files at the baseline (what setup installed), each with the hash of its content. */
   ignored_hashes: IgnoredManifest;
+  /** The template repository's history for the grading copies, kept beside baseline.git; null when none. */
+  template_history: TemplateHistory | null;
 };
 
 /** What of a prepared workspace is evidence (`workspace.json`): the harness's own fields left out. */
 export function workspaceEvidence(
   ws: PreparedWorkspace,
-): Omit<PreparedWorkspace, 'harness_git_dir' | 'workspace_git_copied' | 'grader_dir' | 'ignored_hashes'> {
+): Omit<
+  PreparedWorkspace,
+  'harness_git_dir' | 'workspace_git_copied' | 'grader_dir' | 'ignored_hashes' | 'template_history'
+> {
   const {
     harness_git_dir: _g,
     workspace_git_copied: _c,
     grader_dir: _d,
     ignored_hashes: _h,
+    template_history: _t,
     ...evidence
   } = ws;
   return evidence;
@@ -79,6 +87,10 @@ export async function prepareWorkspace(opts: {
   const workspaceGit = path.join(repoDir, '.git');
   const copied = !existsSync(workspaceGit);
   if (copied) copyGitDir(gitDir, repoDir);
+  // The template's own history, for grading only: the agent's .git is the baseline's single commit,
+  // since older commits may hold the grader-only files.
+  const taken = takeTemplateHistory(opts.template, path.join(opts.runDir, RUN_FILES.history));
+  const history = taken.ok ? taken.history : null;
   return {
     run_id: opts.runId,
     repo_dir: repoDir,
@@ -90,6 +102,8 @@ export async function prepareWorkspace(opts: {
     workspace_git_copied: copied,
     grader_dir: graderDir,
     ignored_hashes: hashes,
+    template_history: history,
+    history: taken.ok ? historyEvidence(taken.history) : { none: taken.reason },
   };
 }
 

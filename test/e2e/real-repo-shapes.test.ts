@@ -3,13 +3,16 @@ import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { committedRepo, execCli, tempDir } from './exec-cli.js';
-import { JS_SHAPES, PY_SHAPES, type Shape } from './repo-shapes.js';
+import { JS_SHAPES, PY_SHAPES } from './repo-shapes.js';
+import { type HistoryShape, MORE_JS_SHAPES, MORE_PY_SHAPES } from './repo-shapes-more.js';
 
 /*
- * Issue 42's held-out-style corpus (repo-shapes.ts): each repository, shaped like a popular public
+ * Issue 42's held-out-style corpus (repo-shapes.ts, repo-shapes-more.ts): each repository, shaped like a popular public
  * one, goes through `agentguard init` with nothing edited, whose check must pass; `run --agent
  * mock-noop` PASSes with no alert and reuses what init's check installed; an agent appending to a
- * test FAILs on test-tampering. The shapes are independent, so they run side by side.
+ * test FAILs on test-tampering. A shape's tags are made on its commit: those tests ask git for the
+ * release, which the grading copy has from the template's history. The shapes are independent, so
+ * they run side by side.
  */
 
 const has = (program: string) => spawnSync('sh', ['-c', `command -v ${program}`]).status === 0;
@@ -58,8 +61,12 @@ async function run(dir: string, config: string, agent?: string): Promise<Report>
 
 const failed = (r: Report) => r.checks.filter((c) => !c.passed).map((c) => c.id);
 
-async function heldOut(name: string, shape: Shape): Promise<void> {
+async function heldOut(name: string, shape: HistoryShape): Promise<void> {
   const dir = committedRepo(path.join(work, name), shape.files);
+  for (const tag of shape.tags ?? [])
+    spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'tag', '-a', tag, '-m', tag], {
+      cwd: dir,
+    });
   const init = await cli(['init'], dir);
   expect(init.code, `${name}: ${init.stdout}\n${init.stderr}`).toBe(0);
   expect(init.stdout, `${name}: ${init.stdout}`).toContain("check: the untouched repository's tests pass");
@@ -85,9 +92,12 @@ async function heldOut(name: string, shape: Shape): Promise<void> {
   ]);
 }
 
+// Three runs each, five side by side: the TypeScript shapes' tsc took over 600 s at load 36 on 2 cores.
+const SHAPE_TIMEOUT_MS = 1_200_000;
+
 describe.concurrent('held-out-style repositories from init, unedited', () => {
-  for (const [name, shape] of Object.entries(JS_SHAPES))
-    it.skipIf(!js)(name, () => heldOut(name, shape), 600_000);
-  for (const [name, shape] of Object.entries(PY_SHAPES))
-    it.skipIf(!py)(name, () => heldOut(name, shape), 600_000);
+  for (const [name, shape] of Object.entries({ ...JS_SHAPES, ...MORE_JS_SHAPES }))
+    it.skipIf(!js)(name, () => heldOut(name, shape), SHAPE_TIMEOUT_MS);
+  for (const [name, shape] of Object.entries({ ...PY_SHAPES, ...MORE_PY_SHAPES }))
+    it.skipIf(!py)(name, () => heldOut(name, shape), SHAPE_TIMEOUT_MS);
 });

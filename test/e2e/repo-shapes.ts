@@ -3,13 +3,12 @@
  * through `agentguard init` and `run --agent mock-noop` with nothing edited. The JavaScript ones
  * install from the npm registry (lockfiles as npm 10 and pnpm 9.15.9 write them); the Python ones
  * need only Debian's python3 and its pytest. Each names a test file an edit of which is tampering.
- * Not here: tests that need the repository's history (`git describe`): the tests grade a copy with
- * an empty repository of its own, by design (what code under test writes into .git stays there).
+ * More shapes, and those whose tests read the repository's history, are in repo-shapes-more.ts.
  */
 
 export type Shape = { files: Record<string, string>; test: string };
 
-const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+export const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
 const LEFT_PAD = {
   version: '1.3.0',
@@ -18,13 +17,13 @@ const LEFT_PAD = {
   license: 'WTFPL',
 };
 
-const nodeTest = (body: string, esm = false) =>
+export const nodeTest = (body: string, esm = false) =>
   esm
     ? `import test from 'node:test';\nimport assert from 'node:assert';\n${body}`
     : `const test = require('node:test');\nconst assert = require('node:assert');\n${body}`;
 
 /** A package-lock.json (v3) for a root package and the given node_modules entries. */
-const npmLock = (root: Record<string, unknown>, packages: Record<string, unknown> = {}) =>
+export const npmLock = (root: Record<string, unknown>, packages: Record<string, unknown> = {}) =>
   json({
     name: root.name,
     version: root.version,
@@ -32,6 +31,34 @@ const npmLock = (root: Record<string, unknown>, packages: Record<string, unknown
     requires: true,
     packages: { '': root, ...packages },
   });
+
+/** typescript 5.4.5 and @types/node 20.14.0 as npm 10 locks them. */
+export const TYPESCRIPT_PACKAGES = {
+  'node_modules/@types/node': {
+    version: '20.14.0',
+    integrity:
+      'sha512-5cHBxFGJx6L4s56Bubp4fglrEpmyJypsqI6RgzMfBHWUJQGWAAi8cWcgetEbZXHYXo9C2Fa4EEds/uSyS4cxmA==',
+    dev: true,
+    license: 'MIT',
+    dependencies: { 'undici-types': '~5.26.4' },
+  },
+  'node_modules/typescript': {
+    version: '5.4.5',
+    integrity:
+      'sha512-vcI4UpRgg81oIRUFwR0WSIHKt11nJ7SAVlYNIu+QpqeyXP+gpQJy/Z4+F0aGxSE4MqwjyXvW/TzgkLAx2AGHwQ==',
+    dev: true,
+    license: 'Apache-2.0',
+    bin: { tsc: 'bin/tsc', tsserver: 'bin/tsserver' },
+    engines: { node: '>=14.17' },
+  },
+  'node_modules/undici-types': {
+    version: '5.26.5',
+    integrity:
+      'sha512-JlCMO+ehdEIKqlFxk6IfVoAUVmgz7cU7zD/h9XZ0qzeosSHmUJVOzSQvvYSYWXkFXC+IfLKSIffhv0sVZup6pA==',
+    dev: true,
+    license: 'MIT',
+  },
+};
 
 export const JS_SHAPES: Record<string, Shape> = {
   // The root runs every workspace's own test (`npm test --workspaces`); one workspace uses the other.
@@ -123,32 +150,7 @@ export const JS_SHAPES: Record<string, Shape> = {
           version: '1.0.0',
           devDependencies: { '@types/node': '20.14.0', typescript: '5.4.5' },
         },
-        {
-          'node_modules/@types/node': {
-            version: '20.14.0',
-            integrity:
-              'sha512-5cHBxFGJx6L4s56Bubp4fglrEpmyJypsqI6RgzMfBHWUJQGWAAi8cWcgetEbZXHYXo9C2Fa4EEds/uSyS4cxmA==',
-            dev: true,
-            license: 'MIT',
-            dependencies: { 'undici-types': '~5.26.4' },
-          },
-          'node_modules/typescript': {
-            version: '5.4.5',
-            integrity:
-              'sha512-vcI4UpRgg81oIRUFwR0WSIHKt11nJ7SAVlYNIu+QpqeyXP+gpQJy/Z4+F0aGxSE4MqwjyXvW/TzgkLAx2AGHwQ==',
-            dev: true,
-            license: 'Apache-2.0',
-            bin: { tsc: 'bin/tsc', tsserver: 'bin/tsserver' },
-            engines: { node: '>=14.17' },
-          },
-          'node_modules/undici-types': {
-            version: '5.26.5',
-            integrity:
-              'sha512-JlCMO+ehdEIKqlFxk6IfVoAUVmgz7cU7zD/h9XZ0qzeosSHmUJVOzSQvvYSYWXkFXC+IfLKSIffhv0sVZup6pA==',
-            dev: true,
-            license: 'MIT',
-          },
-        },
+        TYPESCRIPT_PACKAGES,
       ),
       '.gitignore': 'node_modules/\ndist/\n',
       'tsconfig.json': json({
