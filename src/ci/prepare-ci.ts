@@ -2,7 +2,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { DiffEvidence } from '../evidence/types.js';
 import { collectDiff } from '../workspace/diff.js';
-import { commitEntriesSync } from '../workspace/fast-import.js';
+import { commitEntries } from '../workspace/fast-import.js';
 import { git } from '../workspace/git.js';
 import { walkTree } from '../workspace/walk-tree.js';
 import { copyWorkingTree, writeCommitTree } from './materialize.js';
@@ -25,25 +25,28 @@ export type CiWorkspace = {
  * judged tree (the working tree, or head) and diffed against it by `collectDiff`. The checkout
  * itself is only read.
  */
-export function prepareCiWorkspace(range: CiRange, runDir: string, repoDir: string): CiWorkspace {
+export async function prepareCiWorkspace(
+  range: CiRange,
+  runDir: string,
+  repoDir: string,
+): Promise<CiWorkspace> {
   const gitDir = path.join(runDir, 'baseline.git');
   const g = (args: string[]) => git(args, { gitDir, workTree: repoDir });
-  const commitFolder = (ref: string) => {
-    const committed = commitEntriesSync({
+  const commitFolder = async (ref: string) => {
+    const committed = await commitEntries({
       gitDir,
       workTree: repoDir,
       ref,
       // The base tree is exactly what was committed: nothing in it is "ignored".
       entries: walkTree(repoDir, () => false).entries,
-      streamFile: path.join(runDir, 'ci-commit.stream'),
     });
     if (!committed.ok) throw new Error(committed.error);
   };
 
   writeCommitTree(range.root, range.mode === 'commits' ? range.merge_base : range.base_sha, repoDir);
-  g(['init', '-q', '-b', 'main']);
-  commitFolder('refs/heads/main');
-  const baselineSha = g(['rev-parse', 'refs/heads/main']).stdout.toString('utf8').trim();
+  await g(['init', '-q', '-b', 'main']);
+  await commitFolder('refs/heads/main');
+  const baselineSha = (await g(['rev-parse', 'refs/heads/main'])).stdout.toString('utf8').trim();
 
   rmSync(repoDir, { recursive: true, force: true });
   mkdirSync(repoDir, { recursive: true });
@@ -53,11 +56,11 @@ export function prepareCiWorkspace(range: CiRange, runDir: string, repoDir: stri
       : copyWorkingTree(range.root, repoDir);
   // The diff lists as "ignored" what the harness index does not track and .gitignore hides. Every
   // file of the judged tree is committed or would be: index the judged tree, so none is hidden.
-  commitFolder(HEAD_REF);
-  g(['read-tree', HEAD_REF]);
-  g(['update-ref', '-d', HEAD_REF]);
+  await commitFolder(HEAD_REF);
+  await g(['read-tree', HEAD_REF]);
+  await g(['update-ref', '-d', HEAD_REF]);
 
-  const { diff, patch } = collectDiff({
+  const { diff, patch } = await collectDiff({
     repoDir,
     harnessGitDir: gitDir,
     baselineSha,

@@ -165,7 +165,7 @@ export async function runCi(ctx: RunContext, opts: CiOptions): Promise<CiResult>
       const commands = new CommandLog(runPath(runDir, 'commands'), signal);
       timeline.add('prepare', 'ci-checkout', describeRange(range));
       ctx.fault?.('prepare');
-      const ws = prepareCiWorkspace(range, runDir, repoDir);
+      const ws = await prepareCiWorkspace(range, runDir, repoDir);
       const workspace: WorkspaceEvidence = {
         run_id: runId,
         repo_dir: repoDir,

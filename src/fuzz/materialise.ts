@@ -39,7 +39,7 @@ export async function materialiseVariant(
     configPath: path.join(baseDir, '..', 'report.json'),
   });
   for (const op of variant.ops) applyOp(ws.repo_dir, op);
-  const collected = collectDiff({
+  const collected = await collectDiff({
     repoDir: ws.repo_dir,
     harnessGitDir: ws.harness_git_dir,
     baselineSha: ws.baseline_sha,
@@ -48,7 +48,7 @@ export async function materialiseVariant(
   });
   // The folder is the variant's record: its git config must not name where it happened to be made.
   // (prepareWorkspace already took it out of the workspace's own copy.)
-  git(['config', '--unset-all', 'core.worktree'], { gitDir: ws.harness_git_dir });
+  await git(['config', '--unset-all', 'core.worktree'], { gitDir: ws.harness_git_dir });
   return { ...collected, repoDir: ws.repo_dir, baselineSha: ws.baseline_sha };
 }
 

@@ -3,9 +3,9 @@ import path from 'node:path';
 import { compileGlobs } from '../analysis/path-glob.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { TestEvidence } from '../evidence/types.js';
-import { git } from '../workspace/git.js';
+import { displayPath } from '../workspace/byte-paths.js';
 import { placeGraderFiles } from '../workspace/grader-files.js';
-import { buildGradingCopy } from '../workspace/grading-copy.js';
+import { type BlobTree, buildGradingCopy, lsTree } from '../workspace/grading-copy.js';
 import type { PreparedWorkspace } from '../workspace/prepare.js';
 import { hidePlanted, linkHistoryPacks } from '../workspace/template-history.js';
 import { expectedTests } from './test-baseline.js';
@@ -42,8 +42,15 @@ export function gradingOf(
   own: (dir: string) => void = () => {},
 ): GradingSteps {
   const guarded = compileGlobs([...cfg.test_paths, ...cfg.grader_paths]);
-  const copy = (dest: string, agentRev?: string) => {
-    const made = buildGradingCopy({
+  // The baseline commit's tree, read once for every copy and the sentinel's list of files.
+  let baseTree: Promise<BlobTree> | undefined;
+  const baselineTree = () => {
+    baseTree ??= lsTree(ws.harness_git_dir, ws.baseline_sha);
+    return baseTree;
+  };
+  const copy = async (dest: string, agentRev?: string) => {
+    const made = await buildGradingCopy({
+      baseTree: baselineTree(),
       harnessGitDir: ws.harness_git_dir,
       baselineSha: ws.baseline_sha,
       ...(agentRev ? { agentRev } : {}),
@@ -68,13 +75,7 @@ export function gradingOf(
     },
     copy: (dest) => copy(dest),
     ...(ws.template_history ? { planted: hidePlanted } : {}),
-    trackedFiles: () =>
-      git(['ls-tree', '-r', '-z', '--name-only', '--full-tree', ws.baseline_sha], {
-        gitDir: ws.harness_git_dir,
-      })
-        .stdout.toString('utf8')
-        .split('\0')
-        .filter((rel) => rel !== ''),
+    trackedFiles: async () => [...(await baselineTree()).values()].map((item) => displayPath(item.rel)),
     ...(baseline
       ? {
           expected: () =>
@@ -84,8 +85,8 @@ export function gradingOf(
               cacheDir: baseline.cacheDir,
               runOnBaseline: async () => {
                 const dir = path.join(path.dirname(ws.repo_dir), 'grading-baseline');
-                copy(dir, ws.baseline_sha);
                 try {
+                  await copy(dir, ws.baseline_sha);
                   return await baseline.runIn(dir);
                 } finally {
                   rmSync(dir, { recursive: true, force: true });

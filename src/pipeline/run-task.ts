@@ -323,7 +323,7 @@ async function collectAndAnalyse(
 
       // The diff is taken before the tests run, so files the tests write are not counted as the agent's.
       timeline.add('collect', 'diff');
-      const { diff, patch } = collectDiff({
+      const { diff, patch } = await collectDiff({
         repoDir,
         harnessGitDir: workspace.harness_git_dir,
         baselineSha: workspace.baseline_sha,

@@ -30,13 +30,13 @@ export type TestPhase = {
 
 export type GradingSteps = {
   /** Makes the grading copy in the folder it is given (`grading: copy`). */
-  copy: (dest: string) => GradingCopyEvidence;
+  copy: (dest: string) => Promise<GradingCopyEvidence>;
   /** Puts the withheld grader files into a folder (`grading: in-place`: the agent's, after the diff). */
   placeGraderFiles: (dest: string) => number;
   /** The baseline's tracked files (paths relative to the workspace): where the sentinel test is planted. */
-  trackedFiles?: () => string[];
+  trackedFiles?: () => Promise<string[]>;
   /** Told which of the copy's files the sentinel was appended to (they are the harness's change, not the agent's). */
-  planted?: (dest: string, rels: readonly string[]) => void;
+  planted?: (dest: string, rels: readonly string[]) => Promise<void>;
   /** The tests the untouched baseline collects (`expected` of the results), or null when unknown. */
   expected?: () => Promise<TestResults['expected'] | null>;
 };
@@ -63,13 +63,13 @@ export async function runTests(opts: TestPhase): Promise<TestEvidence> {
   const copyDir = path.join(path.dirname(repoDir), 'grading');
   let copy: GradingCopyEvidence;
   try {
-    copy = opts.grading.copy(copyDir);
+    copy = await opts.grading.copy(copyDir);
   } catch (err) {
     const reason = `the grading copy could not be made: ${err instanceof Error ? err.message : String(err)}`;
     timeline.add('tests', 'failed', reason);
     return { ...notRun(reason), grading: 'copy' };
   }
-  const sentinel = plantSentinel(opts, copyDir);
+  const sentinel = await plantSentinel(opts, copyDir);
   const evidence = await inFolderAt(copyDir, repoDir, () => runTestCommand(opts, 'tests', sentinel));
   return withExpected({ ...evidence, grading: 'copy', grading_copy: copy });
 }
@@ -79,14 +79,14 @@ export async function runTests(opts: TestPhase): Promise<TestEvidence> {
  * one whose report names its tests (see plantSentinels): the copy is the harness's, so the planted
  * text never reaches the agent's folder.
  */
-function plantSentinel(opts: TestPhase, copyDir: string): SentinelEvidence | undefined {
+async function plantSentinel(opts: TestPhase, copyDir: string): Promise<SentinelEvidence | undefined> {
   if (!opts.reportFile || !opts.grading?.trackedFiles) return undefined;
   const plan = planTestReport(opts.cfg.test_command, opts.reportFile);
   const runner = sentinelRunner(opts.cfg.test_command, plan.format);
   if (!runner) return undefined;
-  const planted = plantSentinels(copyDir, opts.grading.trackedFiles(), runner, opts.cfg.test_command);
+  const planted = plantSentinels(copyDir, await opts.grading.trackedFiles(), runner, opts.cfg.test_command);
   if (planted) opts.timeline.add('tests', 'sentinel', `${planted.files.length} test files`);
-  if (planted) opts.grading.planted?.(copyDir, planted.files);
+  if (planted) await opts.grading.planted?.(copyDir, planted.files);
   return planted ?? undefined;
 }
 

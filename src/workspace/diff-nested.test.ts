@@ -48,7 +48,7 @@ describe('collectDiff with nested repositories', () => {
   it('lists the files of a nested repository with nothing committed, and names the repository', async () => {
     const { sh, diff } = await workspace();
     sh('mkdir sub && cd sub && git init -q && echo hello > notes.txt');
-    const { diff: d, patch } = diff();
+    const { diff: d, patch } = await diff();
     expect(d.error).toBeUndefined();
     expect(d.files.map((f) => f.path)).toEqual(['sub/notes.txt']);
     expect(d.nested_repositories).toEqual(['sub']);
@@ -61,7 +61,7 @@ describe('collectDiff with nested repositories', () => {
       `mkdir -p vendor/lib && cd vendor/lib && git init -q && printf '%s\\n' '${KEY}' MIIE > server.pem && ` +
         `echo 'AWS=AKIAABCDEFGHIJKLMNOP' > creds.env && git add . && git ${GIT_ID} commit -qm c`,
     );
-    const { diff: d, patch } = diff();
+    const { diff: d, patch } = await diff();
     expect(d.files.map((f) => [f.path, f.status])).toEqual([
       ['vendor/lib/creds.env', 'added'],
       ['vendor/lib/server.pem', 'added'],
@@ -84,7 +84,7 @@ describe('collectDiff with nested repositories', () => {
         `mkdir n && cd n && git init -q && printf 'x' > "$(printf 'new\\nline.txt')"`,
       ].join(' && '),
     );
-    const { diff: d } = diff();
+    const { diff: d } = await diff();
     expect(d.error).toBeUndefined();
     expect(d.files.map((f) => f.path)).toEqual(['g1/f', 'g1/pw', 'g2/f', 'g3/f', 'n/new\nline.txt']);
     expect(d.files.find((f) => f.path === 'g1/pw')?.link).toEqual({ target: '/etc/passwd', escapes: true });
@@ -95,7 +95,7 @@ describe('collectDiff with nested repositories', () => {
   it('names a nested repository hidden in an ignored folder without listing its files as changes', async () => {
     const { sh, diff } = await workspace();
     sh('mkdir -p build/dep && cd build/dep && git init -q && echo z > z');
-    const { diff: d } = diff();
+    const { diff: d } = await diff();
     expect(d.files).toEqual([]);
     expect(d.nested_repositories).toEqual(['build/dep']);
   });
@@ -103,7 +103,7 @@ describe('collectDiff with nested repositories', () => {
   it('ignores a .gitattributes that would turn added content into "Binary files differ"', async () => {
     const { sh, diff } = await workspace();
     sh(`echo '*.pem -diff' > .gitattributes && echo '${KEY}' > server.pem`);
-    const { diff: d, patch } = diff();
+    const { diff: d, patch } = await diff();
     expect(d.files.find((f) => f.path === 'server.pem')).toMatchObject({ binary: false, added: 1 });
     expect(patch).toContain(`+${KEY}`);
   });
@@ -113,7 +113,7 @@ describe('collectDiff with nested repositories', () => {
     // git opens every .gitignore it meets; a fifo blocks it forever.
     sh('mkdir d && mkfifo d/.gitignore && echo x > d/x');
     const t0 = Date.now();
-    const { diff: d, patch } = diff(1500);
+    const { diff: d, patch } = await diff(1500);
     expect(Date.now() - t0).toBeLessThan(10_000);
     expect(d.error).toMatch(/the workspace diff could not be taken: git ls-files did not finish within 2 s/);
     expect(d.files).toEqual([]);
@@ -124,7 +124,7 @@ describe('collectDiff with nested repositories', () => {
   it('reports a file too large to diff instead of reading it into memory', async () => {
     const { ws, sh } = await workspace();
     sh('head -c 4096 /dev/zero > big.bin && echo small > small.txt');
-    const { diff: d } = collectDiff({
+    const { diff: d } = await collectDiff({
       repoDir: ws.repo_dir,
       harnessGitDir: ws.harness_git_dir,
       baselineSha: ws.baseline_sha,
@@ -139,7 +139,7 @@ describe('collectDiff with nested repositories', () => {
   it('returns an error diff when the harness git directory is gone', async () => {
     const { ws, diff } = await workspace();
     rmSync(ws.harness_git_dir, { recursive: true, force: true });
-    const { diff: d } = diff();
+    const { diff: d } = await diff();
     expect(d.error).toMatch(/could not be taken/);
   });
 });

@@ -3,8 +3,8 @@ import path from 'node:path';
 import type { DiffEvidence, DiffFile, DiffFileStatus } from '../evidence/types.js';
 import { displayPath, pathKey, splitZBytes } from './byte-paths.js';
 import { isInside } from './copy-template.js';
-import { commitEntriesSync } from './fast-import.js';
-import { git } from './git.js';
+import { commitEntries } from './fast-import.js';
+import { allSettled, git } from './git.js';
 import { changedIgnored, type IgnoredManifest } from './ignored-hashes.js';
 import { walkTree } from './walk-tree.js';
 
@@ -50,29 +50,32 @@ export const WORKSPACE_REF = 'refs/agentguard/workspace';
  * line. Never throws for anything the workspace holds: a diff that cannot be taken comes back with
  * `error` set, an empty file list and the patch marked cut, so every check fails closed.
  */
-export function collectDiff(opts: DiffOptions): CollectedDiff {
+export async function collectDiff(opts: DiffOptions): Promise<CollectedDiff> {
   try {
-    return compare(opts);
+    return await compare(opts);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     return { diff: failedDiff(opts, `the workspace diff could not be taken: ${message}`), patch: '' };
   }
 }
 
-function compare(opts: DiffOptions): CollectedDiff {
-  git(['update-ref', '-d', WORKSPACE_REF], { gitDir: opts.harnessGitDir });
+async function compare(opts: DiffOptions): Promise<CollectedDiff> {
   const index = path.join(opts.harnessGitDir, 'agentguard-diff.index');
   copyFileSync(path.join(opts.harnessGitDir, 'index'), index);
   try {
     const timeoutMs = opts.gitTimeoutMs ?? 300_000;
     // Untracked files .gitignore hides (against the baseline index, so a tracked file is never one).
-    // git does not descend into a nested repository here and lists it as `dir/`.
-    const listed = git(['ls-files', '-z', '--others', '--ignored', '--exclude-standard'], {
-      gitDir: opts.harnessGitDir,
-      workTree: opts.repoDir,
-      indexFile: index,
-      timeoutMs,
-    });
+    // git does not descend into a nested repository here and lists it as `dir/`. The last diff's
+    // ref goes meanwhile.
+    const [listed] = await allSettled([
+      git(['ls-files', '-z', '--others', '--ignored', '--exclude-standard'], {
+        gitDir: opts.harnessGitDir,
+        workTree: opts.repoDir,
+        indexFile: index,
+        timeoutMs,
+      }),
+      git(['update-ref', '-d', WORKSPACE_REF], { gitDir: opts.harnessGitDir }),
+    ]);
     // Names stay bytes until they are shown: one that is not UTF-8 must still match its file.
     const ignoredBytes = splitZBytes(listed.stdout);
     const ignored = new Set(ignoredBytes.map(pathKey));
@@ -80,12 +83,11 @@ function compare(opts: DiffOptions): CollectedDiff {
     const walk = walkTree(opts.repoDir, (rel, isDir) =>
       ignored.has(isDir ? `${pathKey(rel)}/` : pathKey(rel)),
     );
-    const committed = commitEntriesSync({
+    const committed = await commitEntries({
       gitDir: opts.harnessGitDir,
       workTree: opts.repoDir,
       ref: WORKSPACE_REF,
       entries: walk.entries,
-      streamFile: path.join(opts.harnessGitDir, 'agentguard-diff.stream'),
       ...(opts.maxFileBytes !== undefined ? { maxFileBytes: opts.maxFileBytes } : {}),
     });
     if (!committed.ok) return { diff: failedDiff(opts, committed.error), patch: '' };
@@ -94,11 +96,15 @@ function compare(opts: DiffOptions): CollectedDiff {
     const g = (args: string[], maxBuffer?: number) =>
       git(args, { gitDir: opts.harnessGitDir, maxBuffer, timeoutMs });
     const base = ['diff', '--no-ext-diff', '--no-textconv', '-M', opts.baselineSha, WORKSPACE_REF];
-    const statuses = parseNameStatus(g([...base, '-z', '--name-status']).stdout);
-    const counts = parseNumstat(g([...base, '-z', '--numstat']).stdout);
     // The patch quotes names C-style (git's default, `"b/bad\377.txt"`), so a name that is not
     // UTF-8 survives as text; the patch readers unquote it to the same name diff.json shows.
-    const patchOut = g(['-c', 'core.quotePath=true', ...base, '--no-color'], opts.maxPatchBytes);
+    const [nameStatus, numstat, patchOut] = await allSettled([
+      g([...base, '-z', '--name-status']),
+      g([...base, '-z', '--numstat']),
+      g(['-c', 'core.quotePath=true', ...base, '--no-color'], opts.maxPatchBytes),
+    ]);
+    const statuses = parseNameStatus(nameStatus.stdout);
+    const counts = parseNumstat(numstat.stdout);
 
     const files: DiffFile[] = statuses.map((s) => {
       const c = counts.get(pathKey(s.path)) ?? { added: 0, deleted: 0, binary: false };

@@ -1,5 +1,5 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, lstatSync, openSync, readFileSync, readlinkSync, rmSync, writeSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { SetupError } from '../errors.js';
 import { displayPath, pathKey } from './byte-paths.js';
 import { gitEnv } from './git.js';
@@ -43,70 +43,76 @@ const FAST_COMPRESSION = ['-c', 'pack.compression=1'];
 const DONE = '\ndone\n';
 
 /**
- * Commit every file of `workTree` (except `.git` folders and the `skip` set, names as `pathKey`s) as the single commit
- * of `refs/heads/main`, through one `git fast-import` stream. It writes one pack instead of one
- * loose object per file, which on these machines is the difference between ~2 s and ~0.2 s for a
- * 2,000-file repository. `--force`: committing again (after setup_command) replaces that commit.
+ * Commit every file of `workTree` (except `.git` folders and the `skip` set, names as `pathKey`s) as
+ * the single commit of `refs/heads/main` (the baseline). A file of the harness's own copy that
+ * cannot be read is a setup failure naming it.
  */
 export async function commitTree(opts: {
   gitDir: string;
   workTree: string;
   skip: ReadonlySet<string>;
 }): Promise<void> {
+  const entries = walkTree(opts.workTree, (rel) => opts.skip.has(pathKey(rel))).entries;
+  const committed = await commitEntries({ ...opts, ref: 'refs/heads/main', entries });
+  if (!committed.ok) throw new SetupError(`${committed.error}, while committing the baseline`);
+  const [first] = committed.unreadable;
+  if (first) {
+    throw new SetupError(
+      `the baseline could not read ${first.path} in ${opts.workTree} (${first.reason}). Fix: make the template's files readable by root.`,
+    );
+  }
+}
+
+/**
+ * Commit `entries` (files of `workTree`) as the single root commit of `ref`, replacing it, through one
+ * `git fast-import` stream: one pack instead of one loose object per file, which on these machines
+ * is the difference between ~2 s and ~0.2 s for a 2,000-file repository. Files are read one at a
+ * time as git takes them (memory stays bounded however large the workspace), and a file that
+ * vanishes or cannot be read meanwhile is reported, not fatal. git has exited when this returns.
+ */
+export async function commitEntries(opts: {
+  gitDir: string;
+  workTree: string;
+  ref: string;
+  entries: readonly TreeEntry[];
+  /** Larger files are reported instead of read whole into memory. */
+  maxFileBytes?: number;
+}): Promise<{ ok: true; unreadable: { path: string; reason: string }[] } | { ok: false; error: string }> {
+  const maxFileBytes = opts.maxFileBytes ?? 512 * 1024 * 1024;
+  const unreadable: { path: string; reason: string }[] = [];
   const child = spawn('git', [...FAST_COMPRESSION, 'fast-import', '--quiet', '--done', '--force'], {
     env: gitEnv({ gitDir: opts.gitDir, workTree: opts.workTree }),
     cwd: opts.workTree,
     stdio: ['pipe', 'ignore', 'pipe'],
   });
   let stderr = '';
-  child.stderr.on('data', (c) => {
-    stderr += c;
+  child.stderr.on('data', (c: Buffer) => {
+    stderr = (stderr + c.toString('utf8')).slice(-16 * 1024);
   });
-  const exited = new Promise<number | null>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', resolve);
+  let spawnError: Error | null = null;
+  child.on('error', (err) => {
+    spawnError = err;
   });
-  const write = (chunk: string | Buffer) =>
-    child.stdin.write(chunk)
-      ? Promise.resolve()
-      : new Promise<void>((r) => child.stdin.once('drain', () => r()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  let gone = false;
+  void exited.then(() => {
+    gone = true;
+  });
   child.stdin.on('error', () => {
     // fast-import died; its exit status and stderr say why
   });
-
-  await write(commitHeader('refs/heads/main'));
-  for (const entry of walkTree(opts.workTree, (rel) => opts.skip.has(pathKey(rel))).entries) {
-    for (const chunk of fileCommand(entry)) await write(chunk);
-  }
-  await write(DONE);
-  child.stdin.end();
-  const code = await exited.catch((err: Error) => {
-    throw new SetupError(`git fast-import could not run: ${err.message}. Fix: apt-get install -y git.`);
-  });
-  if (code !== 0)
-    throw new SetupError(`git fast-import failed while committing the baseline: ${stderr.trim()}`);
-}
-
-/**
- * The same commit made synchronously, for diff collection: the stream goes through a file beside
- * the harness's git directory (memory stays bounded however large the workspace), and a file that
- * vanishes or cannot be read while it is written is reported, not fatal. `ref` is replaced.
- */
-export function commitEntriesSync(opts: {
-  gitDir: string;
-  workTree: string;
-  ref: string;
-  entries: TreeEntry[];
-  streamFile: string;
-  /** Larger files are reported instead of read whole into memory. */
-  maxFileBytes?: number;
-}): { ok: true; unreadable: { path: string; reason: string }[] } | { ok: false; error: string } {
-  const maxFileBytes = opts.maxFileBytes ?? 512 * 1024 * 1024;
-  const unreadable: { path: string; reason: string }[] = [];
-  const fd = openSync(opts.streamFile, 'w', 0o600);
+  // Wait for the pipe to take more, or for git to be gone (then nothing more is written).
+  const write = (chunk: string | Buffer): Promise<void> | undefined => {
+    if (gone || child.stdin.write(chunk)) return undefined;
+    return new Promise<void>((resolve) => {
+      child.stdin.once('drain', resolve);
+      void exited.then(() => resolve());
+    });
+  };
   try {
-    writeSync(fd, commitHeader(opts.ref));
+    await write(commitHeader(opts.ref));
     for (const entry of opts.entries) {
+      if (gone) break;
       let chunks: Buffer[];
       try {
         const size = lstatSync(entry.abs).size;
@@ -119,25 +125,23 @@ export function commitEntriesSync(opts: {
         unreadable.push({ path: displayPath(entry.rel), reason: errorCode(err) });
         continue;
       }
-      for (const chunk of chunks) writeSync(fd, chunk);
+      for (const chunk of chunks) await write(chunk);
     }
-    writeSync(fd, DONE);
-  } finally {
-    closeSync(fd);
+    await write(DONE);
+  } catch (err) {
+    // Not a file of the workspace: something of the harness's own. git is stopped and waited for.
+    child.kill('SIGKILL');
+    await exited;
+    throw err;
   }
-  const input = openSync(opts.streamFile, 'r');
-  try {
-    const r = spawnSync('git', [...FAST_COMPRESSION, 'fast-import', '--quiet', '--done', '--force'], {
-      env: gitEnv({ gitDir: opts.gitDir, workTree: opts.workTree }),
-      cwd: opts.workTree,
-      stdio: [input, 'ignore', 'pipe'],
-      encoding: 'utf8',
-    });
-    if (r.error) return { ok: false, error: `git fast-import could not run: ${r.error.message}` };
-    if (r.status !== 0) return { ok: false, error: `git fast-import failed: ${(r.stderr ?? '').trim()}` };
-    return { ok: true, unreadable };
-  } finally {
-    closeSync(input);
-    rmSync(opts.streamFile, { force: true });
-  }
+  child.stdin.end();
+  const code = await exited;
+  const failed = spawnError as Error | null;
+  if (failed)
+    return {
+      ok: false,
+      error: `git fast-import could not run: ${failed.message}. Fix: apt-get install -y git`,
+    };
+  if (code !== 0) return { ok: false, error: `git fast-import failed: ${stderr.trim()}` };
+  return { ok: true, unreadable };
 }

@@ -1,5 +1,7 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { SetupError } from '../errors.js';
+import { safeTimeout } from '../exec/safe-timer.js';
 
 /** Without a work tree git runs bare: nothing in the workspace (.gitattributes included) is read. */
 export type GitTarget = {
@@ -41,48 +43,114 @@ export function gitEnv(target: GitTarget): Record<string, string> {
 /**
  * Run git with no hooks and no fsmonitor, so that nothing in the task repository or on the host
  * changes what the harness sees. The harness only ever uses its own git directory (outside the
- * agent's reach); it never reads the workspace's `.git`, which the agent controls.
+ * agent's reach); it never reads the workspace's `.git`, which the agent controls. Asynchronous, so
+ * a run's git never stalls another run of the same process (the demo's two at a time): stdout is
+ * kept up to `maxBuffer` bytes (then git is stopped and the reply is marked truncated), a run past
+ * `timeoutMs` is killed, and the process has exited whenever the promise settles.
  */
 export function git(
   args: string[],
   opts: GitTarget & { maxBuffer?: number; timeoutMs?: number; input?: Buffer },
-): { stdout: Buffer; truncated: boolean } {
+): Promise<{ stdout: Buffer; truncated: boolean }> {
   const bare = opts.workTree ? [] : ['-c', 'core.bare=true'];
-  const r = spawnSync(
-    'git',
-    [
-      '-c',
-      'core.hooksPath=/dev/null',
-      '-c',
-      'core.fsmonitor=false',
-      '-c',
-      'core.quotePath=false',
-      ...bare,
-      ...args,
-    ],
-    {
+  const argv = [...SAFE_CONFIG, ...bare, ...args];
+  const maxBuffer = opts.maxBuffer ?? 512 * 1024 * 1024;
+  const cwd = opts.workTree ?? opts.gitDir;
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', argv, {
       env: gitEnv(opts),
-      maxBuffer: opts.maxBuffer ?? 512 * 1024 * 1024,
-      cwd: opts.workTree ?? opts.gitDir,
-      ...(opts.input ? { input: opts.input } : {}),
-      ...(opts.timeoutMs ? { timeout: opts.timeoutMs, killSignal: 'SIGKILL' as const } : {}),
-    },
-  );
-  if (r.error) {
-    const code = (r.error as NodeJS.ErrnoException).code;
-    // Output over maxBuffer: the caller asked for a bounded read and gets what fitted.
-    if (code === 'ENOBUFS') return { stdout: r.stdout, truncated: true };
-    if (code === 'ETIMEDOUT') {
-      throw new SetupError(
-        `git ${args[0]} did not finish within ${Math.round((opts.timeoutMs ?? 0) / 1000)} s`,
-      );
+      cwd,
+      stdio: [opts.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    let kept = 0;
+    let truncated = false;
+    let timedOut = false;
+    let stderr = Buffer.alloc(0);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (truncated) return;
+      const room = maxBuffer - kept;
+      if (chunk.length > room) {
+        // The caller asked for a bounded read and gets what fitted; git has nothing more to say to us.
+        out.push(chunk.subarray(0, room));
+        kept = maxBuffer;
+        truncated = true;
+        child.kill('SIGKILL');
+        return;
+      }
+      out.push(chunk);
+      kept += chunk.length;
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr = Buffer.concat([stderr, chunk]);
+      if (stderr.length > STDERR_KEPT) stderr = stderr.subarray(stderr.length - STDERR_KEPT);
+    });
+    if (opts.input && child.stdin) {
+      // git may exit before reading it all (a bad argument): its status says why, not EPIPE.
+      child.stdin.on('error', () => {});
+      child.stdin.end(opts.input);
     }
-    if (code === 'ENOENT') throw new SetupError('git is not installed. Fix: apt-get install -y git.');
-    throw new SetupError(`git ${args[0]} could not run: ${r.error.message}`);
-  }
-  if (r.status !== 0) {
-    const stderr = r.stderr.toString('utf8').trim().split('\n').slice(-3).join(' ');
-    throw new SetupError(`git ${args.join(' ').slice(0, 80)} failed: ${stderr}`);
-  }
-  return { stdout: r.stdout, truncated: false };
+    const timer = opts.timeoutMs
+      ? safeTimeout(() => {
+          timedOut = true;
+          child.kill('SIGKILL');
+        }, opts.timeoutMs)
+      : null;
+    let spawnError: NodeJS.ErrnoException | null = null;
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      spawnError = err;
+    });
+    child.on('close', (status) => {
+      timer?.clear();
+      const failed = spawnError as NodeJS.ErrnoException | null;
+      if (failed?.code === 'ENOENT') {
+        // spawn says ENOENT for a missing working folder too.
+        return reject(
+          new SetupError(
+            existsSync(cwd)
+              ? 'git is not installed. Fix: apt-get install -y git.'
+              : `git ${args[0]} could not start: its folder ${cwd} does not exist`,
+          ),
+        );
+      }
+      if (failed) return reject(new SetupError(`git ${args[0]} could not run: ${failed.message}`));
+      if (truncated) return resolve({ stdout: Buffer.concat(out), truncated: true });
+      if (timedOut) {
+        return reject(
+          new SetupError(
+            `git ${args[0]} did not finish within ${Math.round((opts.timeoutMs ?? 0) / 1000)} s`,
+          ),
+        );
+      }
+      if (status !== 0) {
+        const said = stderr.toString('utf8').trim().split('\n').slice(-3).join(' ');
+        return reject(new SetupError(`git ${args.join(' ').slice(0, 80)} failed: ${said}`));
+      }
+      resolve({ stdout: Buffer.concat(out), truncated: false });
+    });
+  });
+}
+
+/** What the harness's git is always run with: see `git`. */
+const SAFE_CONFIG = [
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'core.quotePath=false',
+];
+/** The end of git's stderr kept for an error message (its last lines say why). */
+const STDERR_KEPT = 16 * 1024;
+
+/**
+ * Wait for every promise to settle, then fail with the first failure: git processes started side
+ * by side have all exited before the caller moves on (or cleans up what they read), whichever failed.
+ */
+export async function allSettled<T extends readonly unknown[]>(
+  promises: readonly [...{ [K in keyof T]: Promise<T[K]> }],
+): Promise<T> {
+  const settled = await Promise.allSettled(promises);
+  for (const s of settled) if (s.status === 'rejected') throw s.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }

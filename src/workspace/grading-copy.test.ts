@@ -99,10 +99,10 @@ describe('buildGradingCopy', () => {
     sh(
       'echo fixed > src/a.js && echo "it passes" > test/a.test.js && echo x > outside.txt && rm .gitattributes',
     );
-    expect(diff().diff.error).toBeUndefined();
+    expect((await diff()).diff.error).toBeUndefined();
     // After the diff, the agent's folder changes again: the copy is made from the diff's commit.
     sh('echo "changed after the diff" > src/a.js');
-    const made = grade();
+    const made = await grade();
     expect(made.applied).toEqual(['src/a.js']);
     expect(made.not_applied).toEqual(['.gitattributes', 'outside.txt', 'test/a.test.js']);
     expect(readFileSync(path.join(copy, 'src/a.js'), 'utf8')).toBe('fixed\n');
@@ -117,9 +117,9 @@ describe('buildGradingCopy', () => {
   it('carries installed dependencies over unchanged and leaves out what the agent changed or added', async () => {
     const { sh, diff, grade, copy } = await setup();
     sh('echo "module.exports = 2;" > node_modules/dep/index.js && echo evil > node_modules/dep/extra.pth');
-    const taken = diff().diff;
+    const taken = (await diff()).diff;
     expect(taken.ignored_changed).toEqual([{ path: 'node_modules/dep/index.js', status: 'modified' }]);
-    const made = grade();
+    const made = await grade();
     expect(made.dependencies_changed).toEqual(['node_modules/dep/index.js']);
     expect(made.dependencies).toBe(2);
     expect(existsSync(path.join(copy, 'node_modules/dep/index.js'))).toBe(false);
@@ -131,7 +131,7 @@ describe('buildGradingCopy', () => {
   it('counts a deleted dependency file and a changed executable bit', async () => {
     const { sh, diff } = await setup();
     sh('rm node_modules/dep/index.js && chmod -x node_modules/dep/bin.sh');
-    expect(diff().diff.ignored_changed).toEqual([
+    expect((await diff()).diff.ignored_changed).toEqual([
       { path: 'node_modules/dep/bin.sh', status: 'modified' },
       { path: 'node_modules/dep/index.js', status: 'deleted' },
     ]);
@@ -141,6 +141,6 @@ describe('buildGradingCopy', () => {
     const { ws, sh, grade } = await setup();
     sh('true');
     rmSync(path.join(ws.harness_git_dir, 'refs/agentguard'), { recursive: true, force: true });
-    expect(() => grade()).toThrow(/refs\/agentguard\/workspace|Not a valid object name/);
+    await expect(grade()).rejects.toThrow(/refs\/agentguard\/workspace|Not a valid object name/);
   });
 });

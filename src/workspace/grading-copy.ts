@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { GradingCopyEvidence } from '../evidence/types.js';
 import { dirnameBytes, displayPath, joinBytes, pathKey, splitZBytes } from './byte-paths.js';
 import { WORKSPACE_REF } from './diff.js';
-import { git } from './git.js';
+import { allSettled, git } from './git.js';
 import { placeGraderFiles } from './grader-files.js';
 import { hashOf, type IgnoredManifest, readEntry } from './ignored-hashes.js';
 import { seedGradingHistory, type TemplateHistory } from './template-history.js';
@@ -26,9 +26,13 @@ export type GradingCopyOptions = {
   guarded?: (rel: string) => boolean;
   /** The template repository's history: the copy's .git gets HEAD at its base commit and its tags. */
   history?: TemplateHistory | null;
+  /** The baseline commit's tree, when the caller already read it (`lsTree`): a commit's tree never changes. */
+  baseTree?: Promise<BlobTree>;
 };
 
-type TreeItem = { mode: string; sha: string; rel: Buffer };
+export type TreeItem = { mode: string; sha: string; rel: Buffer };
+/** Every blob and link of a commit's tree, by `pathKey`. */
+export type BlobTree = ReadonlyMap<string, TreeItem>;
 
 /**
  * The folder the tests grade: the baseline commit, with only the agent's changes that `applies`
@@ -38,9 +42,14 @@ type TreeItem = { mode: string; sha: string; rel: Buffer };
  * still has the hash it had at the baseline. Blobs are written byte for byte (no checkout, so no
  * `.gitattributes` conversion), and nothing else the agent left in its folder reaches the tests.
  */
-export function buildGradingCopy(opts: GradingCopyOptions): GradingCopyEvidence {
-  const base = lsTree(opts.harnessGitDir, opts.baselineSha);
-  const agent = lsTree(opts.harnessGitDir, opts.agentRev ?? WORKSPACE_REF);
+export async function buildGradingCopy(opts: GradingCopyOptions): Promise<GradingCopyEvidence> {
+  const agentRev = opts.agentRev ?? WORKSPACE_REF;
+  const baseTree = opts.baseTree ?? lsTree(opts.harnessGitDir, opts.baselineSha);
+  // A copy of the baseline itself reads its tree once.
+  const [base, agent] = await allSettled([
+    baseTree,
+    agentRev === opts.baselineSha ? baseTree : lsTree(opts.harnessGitDir, agentRev),
+  ]);
   const files = new Map(base);
   const applied: string[] = [];
   const notApplied: string[] = [];
@@ -57,13 +66,17 @@ export function buildGradingCopy(opts: GradingCopyOptions): GradingCopyEvidence 
     if (after) files.set(key, after);
     else files.delete(key);
   }
-  writeTree(opts.harnessGitDir, opts.dest, [...files.values()]);
+  mkdirSync(opts.dest, { recursive: true });
   // A repository of its own, as a checkout has: tests that ask git find one, and what code under
   // test writes into .git (a hook, an alias) lands in this throwaway copy, where the rules still
-  // see it, never in the agent's repository or the harness's. With the template's history, HEAD is
-  // its base commit and the agent's changes are uncommitted work on it (never the agent's .git).
-  git(['init', '-q'], { gitDir: path.join(opts.dest, '.git'), workTree: opts.dest });
-  const history = opts.history ? seedGradingHistory(opts.dest, opts.history) : null;
+  // see it, never in the agent's repository or the harness's. (No tree entry is a `.git`: the
+  // workspace's commits leave every `.git` out.) With the template's history, HEAD is its base
+  // commit and the agent's changes are uncommitted work on it (never the agent's .git).
+  await allSettled([
+    writeTree(opts.harnessGitDir, opts.dest, [...files.values()]),
+    git(['init', '-q'], { gitDir: path.join(opts.dest, '.git'), workTree: opts.dest }),
+  ]);
+  const history = opts.history ? await seedGradingHistory(opts.dest, opts.history) : null;
   const graderFiles = placeGraderFiles(opts.graderDir, opts.dest);
   const deps = copyDependencies(opts.agentRepo, opts.dest, opts.ignored);
   // The test files there are as the tests start (tracked, and installed ones carried over): one the
@@ -87,8 +100,8 @@ export function buildGradingCopy(opts: GradingCopyOptions): GradingCopyEvidence 
 }
 
 /** Every blob and link of a commit's tree, by `pathKey`. */
-function lsTree(gitDir: string, rev: string): Map<string, TreeItem> {
-  const out = git(['ls-tree', '-r', '-z', '--full-tree', rev], { gitDir }).stdout;
+export async function lsTree(gitDir: string, rev: string): Promise<BlobTree> {
+  const out = (await git(['ls-tree', '-r', '-z', '--full-tree', rev], { gitDir })).stdout;
   const items = new Map<string, TreeItem>();
   for (const rec of splitZBytes(out)) {
     const tab = rec.indexOf(0x09);
@@ -101,11 +114,10 @@ function lsTree(gitDir: string, rev: string): Map<string, TreeItem> {
 }
 
 /** Write the items' blobs under `dest`, read in one `git cat-file --batch`. */
-function writeTree(gitDir: string, dest: string, items: TreeItem[]): void {
-  mkdirSync(dest, { recursive: true });
+async function writeTree(gitDir: string, dest: string, items: TreeItem[]): Promise<void> {
   if (items.length === 0) return;
   const input = Buffer.from(`${items.map((i) => i.sha).join('\n')}\n`);
-  const out = git(['cat-file', '--batch'], { gitDir, input }).stdout;
+  const out = (await git(['cat-file', '--batch'], { gitDir, input })).stdout;
   let at = 0;
   const root = Buffer.from(dest);
   for (const item of items) {

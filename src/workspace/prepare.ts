@@ -1,11 +1,12 @@
-import { cpSync, existsSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
+import { cp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { RUN_FILES } from '../evidence/layout.js';
 import type { WorkspaceEvidence } from '../evidence/types.js';
 import { displayPath, pathKey, splitZBytes } from './byte-paths.js';
 import { copyTemplate } from './copy-template.js';
 import { commitTree } from './fast-import.js';
-import { git } from './git.js';
+import { allSettled, git } from './git.js';
 import { withholdGraderFiles } from './grader-files.js';
 import { hashIgnored, type IgnoredManifest } from './ignored-hashes.js';
 import { historyEvidence, type TemplateHistory, takeTemplateHistory } from './template-history.js';
@@ -86,10 +87,10 @@ export async function prepareWorkspace(opts: {
   const { sha, ignored, hashes } = await commitBaseline(repoDir, gitDir);
   const workspaceGit = path.join(repoDir, '.git');
   const copied = !existsSync(workspaceGit);
-  if (copied) copyGitDir(gitDir, repoDir);
+  if (copied) await copyGitDir(gitDir, repoDir);
   // The template's own history, for grading only: the agent's .git is the baseline's single commit,
   // since older commits may hold the grader-only files.
-  const taken = takeTemplateHistory(opts.template, path.join(opts.runDir, RUN_FILES.history));
+  const taken = await takeTemplateHistory(opts.template, path.join(opts.runDir, RUN_FILES.history));
   const history = taken.ok ? taken.history : null;
   return {
     run_id: opts.runId,
@@ -115,8 +116,8 @@ export async function prepareWorkspace(opts: {
 export async function rebaseline(ws: PreparedWorkspace): Promise<PreparedWorkspace> {
   const { sha, ignored, hashes } = await commitBaseline(ws.repo_dir, ws.harness_git_dir);
   if (ws.workspace_git_copied) {
-    rmSync(path.join(ws.repo_dir, '.git'), { recursive: true, force: true });
-    copyGitDir(ws.harness_git_dir, ws.repo_dir);
+    await rm(path.join(ws.repo_dir, '.git'), { recursive: true, force: true });
+    await copyGitDir(ws.harness_git_dir, ws.repo_dir);
   }
   return { ...ws, baseline_sha: sha, baseline_ignored: ignored, ignored_hashes: hashes };
 }
@@ -126,20 +127,30 @@ async function commitBaseline(
   repoDir: string,
   gitDir: string,
 ): Promise<{ sha: string; ignored: string[]; hashes: IgnoredManifest }> {
-  const g = (args: string[], dir = gitDir) => git(args, { gitDir: dir, workTree: repoDir });
-  g(['init', '-q', '-b', 'main']);
+  const g = (args: string[]) => git(args, { gitDir, workTree: repoDir });
+  await g(['init', '-q', '-b', 'main']);
   // Files the template's own .gitignore excludes stay untracked, as in a real checkout.
-  const ignored = splitZBytes(g(['ls-files', '-z', '--others', '--ignored', '--exclude-standard']).stdout);
+  const ignored = splitZBytes(
+    (await g(['ls-files', '-z', '--others', '--ignored', '--exclude-standard'])).stdout,
+  );
   await commitTree({ gitDir, workTree: repoDir, skip: new Set(ignored.map(pathKey)) });
-  g(['read-tree', 'main']);
-  g(['update-index', '-q', '--refresh']);
-  const sha = g(['rev-parse', 'HEAD']).stdout.toString('utf8').trim();
-  return { sha, ignored: ignored.map(displayPath), hashes: hashIgnored(repoDir, ignored) };
+  // The index (refreshed, so the workspace's `git status` starts clean) and the commit's name are
+  // independent; the ignored files are hashed while git works.
+  const indexed = g(['read-tree', 'main']).then(() => g(['update-index', '-q', '--refresh']));
+  const head = g(['rev-parse', 'HEAD']);
+  let hashes: IgnoredManifest;
+  try {
+    hashes = hashIgnored(repoDir, ignored);
+  } finally {
+    await allSettled([indexed, head]);
+  }
+  const sha = (await head).stdout.toString('utf8').trim();
+  return { sha, ignored: ignored.map(displayPath), hashes };
 }
 
 /** The workspace's own .git: a copy of the harness's, pointing at no work tree of its own. */
-function copyGitDir(gitDir: string, repoDir: string): void {
+async function copyGitDir(gitDir: string, repoDir: string): Promise<void> {
   const workspaceGit = path.join(repoDir, '.git');
-  cpSync(gitDir, workspaceGit, { recursive: true });
-  git(['config', '--unset', 'core.worktree'], { gitDir: workspaceGit, workTree: repoDir });
+  await cp(gitDir, workspaceGit, { recursive: true });
+  await git(['config', '--unset', 'core.worktree'], { gitDir: workspaceGit, workTree: repoDir });
 }

@@ -61,8 +61,8 @@ async function prepared(dir: string) {
     configPath: '/c.yaml',
     graderOnly: (rel) => rel.startsWith('hidden/'),
   });
-  const grade = (dest: string, agentRev?: string) => {
-    const made = buildGradingCopy({
+  const grade = async (dest: string, agentRev?: string) => {
+    const made = await buildGradingCopy({
       harnessGitDir: ws.harness_git_dir,
       baselineSha: ws.baseline_sha,
       ...(agentRev ? { agentRev } : {}),
@@ -87,7 +87,7 @@ describe('the template history in the grading copy', () => {
     expect(ws.history).toEqual({ commit: base, branch: null, tags: 2 });
 
     const clean = path.join(runDir, 'grading-baseline');
-    expect(grade(clean, ws.baseline_sha).history).toEqual({ commit: base, branch: null, tags: 2 });
+    expect((await grade(clean, ws.baseline_sha)).history).toEqual({ commit: base, branch: null, tags: 2 });
     expect(run(clean, 'git describe --tags --dirty --long')).toMatch(/^v1\.1-1-g[0-9a-f]+$/);
     expect(run(clean, 'git describe --dirty')).toMatch(/^v1\.0-2-g[0-9a-f]+$/);
     expect(run(clean, 'git log --format=%s')).toBe('three\ntwo\none');
@@ -100,13 +100,13 @@ describe('the template history in the grading copy', () => {
     expect(run(clean, 'git tag')).toBe('v1.0\nv1.1');
     // The harness's sentinel appended to a tracked test, and the runner's report: not the project's change.
     run(clean, 'echo "# sentinel" >> src/a.py && touch .agentguard-tests-0123.report');
-    hidePlanted(clean, ['src/a.py']);
+    await hidePlanted(clean, ['src/a.py']);
     expect(run(clean, 'git describe --tags --dirty --long')).toMatch(/^v1\.1-1-g[0-9a-f]+$/);
     expect(run(clean, 'git status --porcelain')).toBe('');
 
     // The agent's change: uncommitted work on the base commit.
     run(ws.repo_dir, 'echo agent > src/a.py');
-    collectDiff({
+    await collectDiff({
       repoDir: ws.repo_dir,
       harnessGitDir: ws.harness_git_dir,
       baselineSha: ws.baseline_sha,
@@ -115,7 +115,7 @@ describe('the template history in the grading copy', () => {
       maxPatchBytes: 1 << 20,
     });
     const graded = path.join(runDir, 'grading');
-    grade(graded);
+    await grade(graded);
     expect(run(graded, 'git describe --tags --dirty')).toMatch(/^v1\.1-1-g[0-9a-f]+-dirty$/);
     expect(run(graded, 'git status --porcelain --untracked-files=no')).toBe('M src/a.py');
   });
@@ -128,7 +128,7 @@ describe('the template history in the grading copy', () => {
     expect(spawnSync('git', ['cat-file', '-e', base], { cwd: ws.repo_dir, env: ENV }).status).not.toBe(0);
     expect(run(ws.repo_dir, 'git cat-file --batch-all-objects --batch')).not.toContain('the answer');
     const copy = path.join(runDir, 'grading-baseline');
-    grade(copy, ws.baseline_sha);
+    await grade(copy, ws.baseline_sha);
     const pack = statSync(path.join(copy, run(copy, 'ls .git/objects/pack/*.pack')));
     expect([pack.mode & 0o222, pack.nlink]).toEqual([0, 2]);
   });

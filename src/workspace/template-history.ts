@@ -42,10 +42,10 @@ const CLONE_TIMEOUT_MS = 120_000;
  * objects are read and checked as a fetch does, never hard-linked from the template's folder.
  * Returns why not when the template has no repository of its own or one that reaches outside it.
  */
-export function takeTemplateHistory(
+export async function takeTemplateHistory(
   template: string,
   dest: string,
-): { ok: true; history: TemplateHistory } | { ok: false; reason: string } {
+): Promise<{ ok: true; history: TemplateHistory } | { ok: false; reason: string }> {
   const refused = outsideReach(path.join(template, '.git'));
   if (refused) return { ok: false, reason: refused };
   const env: Record<string, string> = gitEnv({ gitDir: dest });
@@ -72,20 +72,22 @@ export function takeTemplateHistory(
     const why = r.error ? errorMessage(r.error) : r.stderr.trim().split('\n').slice(-1)[0];
     return { ok: false, reason: `git clone of the template failed: ${why}` };
   }
-  const g = (args: string[]) => git(args, { gitDir: dest }).stdout.toString('utf8').trim();
+  const g = async (args: string[]) => (await git(args, { gitDir: dest })).stdout.toString('utf8').trim();
   let commit: string;
   try {
-    commit = g(['rev-parse', '--verify', '-q', 'HEAD^{commit}']);
+    commit = await g(['rev-parse', '--verify', '-q', 'HEAD^{commit}']);
   } catch {
     return { ok: false, reason: "the template's repository has no commit" };
   }
   let branch: string | null = null;
   try {
-    branch = g(['symbolic-ref', '-q', '--short', 'HEAD']) || null;
+    branch = (await g(['symbolic-ref', '-q', '--short', 'HEAD'])) || null;
   } catch {
     // detached
   }
-  const tags = g(['for-each-ref', '--format=%(refname)', 'refs/tags']).split('\n').filter(Boolean).length;
+  const tags = (await g(['for-each-ref', '--format=%(refname)', 'refs/tags']))
+    .split('\n')
+    .filter(Boolean).length;
   return { ok: true, history: { git_dir: dest, commit, branch, tags } };
 }
 
@@ -154,7 +156,7 @@ function firstLink(p: string): string | null {
  * Stat checks are minimal (size and mtime), so handing the files to the run user (a new owner and
  * ctime) leaves the index fresh.
  */
-export function seedGradingHistory(dest: string, history: TemplateHistory): HistoryEvidence {
+export async function seedGradingHistory(dest: string, history: TemplateHistory): Promise<HistoryEvidence> {
   const target = {
     gitDir: path.join(dest, '.git'),
     workTree: dest,
@@ -162,24 +164,26 @@ export function seedGradingHistory(dest: string, history: TemplateHistory): Hist
   };
   const g = (args: string[], input?: string) =>
     git(args, { ...target, ...(input === undefined ? {} : { input: Buffer.from(input) }) });
-  const tags = git(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/tags'], {
-    gitDir: history.git_dir,
-  })
-    .stdout.toString('utf8')
+  const tags = (
+    await git(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/tags'], {
+      gitDir: history.git_dir,
+    })
+  ).stdout
+    .toString('utf8')
     .split('\n')
     .filter(Boolean);
   if (tags.length > 0)
-    g(
+    await g(
       ['update-ref', '--stdin'],
       `${tags.map((t) => `create ${t.split(' ')[1]} ${t.split(' ')[0]}`).join('\n')}\n`,
     );
   if (history.branch) {
-    g(['update-ref', `refs/heads/${history.branch}`, history.commit]);
-    g(['symbolic-ref', 'HEAD', `refs/heads/${history.branch}`]);
-  } else g(['update-ref', '--no-deref', 'HEAD', history.commit]);
-  g(['config', 'core.checkStat', 'minimal']);
-  g(['config', 'core.trustctime', 'false']);
-  g(['read-tree', 'HEAD']);
+    await g(['update-ref', `refs/heads/${history.branch}`, history.commit]);
+    await g(['symbolic-ref', 'HEAD', `refs/heads/${history.branch}`]);
+  } else await g(['update-ref', '--no-deref', 'HEAD', history.commit]);
+  await g(['config', 'core.checkStat', 'minimal']);
+  await g(['config', 'core.trustctime', 'false']);
+  await g(['read-tree', 'HEAD']);
   // The runner's report the harness asks for is the harness's, not the project's: not untracked work.
   appendFileSync(path.join(target.gitDir, 'info/exclude'), '/.agentguard-tests-*\n');
   // Exit 1 says some files differ from HEAD: the agent's changes, which stay uncommitted.
@@ -214,10 +218,10 @@ export function linkHistoryPacks(dest: string, history: TemplateHistory): void {
  * `git describe --dirty` and `git status` see the checkout as the agent left it. The index stays
  * the copy's owner's.
  */
-export function hidePlanted(dest: string, rels: readonly string[]): void {
+export async function hidePlanted(dest: string, rels: readonly string[]): Promise<void> {
   if (rels.length === 0) return;
   const gitDir = path.join(dest, '.git');
-  git(['update-index', '--assume-unchanged', '--', ...rels], { gitDir, workTree: dest });
+  await git(['update-index', '--assume-unchanged', '--', ...rels], { gitDir, workTree: dest });
   const owner = statSync(gitDir);
   lchownSync(path.join(gitDir, 'index'), owner.uid, owner.gid);
 }

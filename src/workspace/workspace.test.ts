@@ -75,7 +75,7 @@ describe('prepareWorkspace', () => {
     expect(sh('git -c core.quotePath=true ls-files latin*').toString()).toBe('"latin\\377"\n');
     expect(sh('git rev-parse HEAD').toString().trim()).toBe(ws.baseline_sha);
     expect(ws.baseline_ignored).toEqual(['build/cache.txt']);
-    expect(diff().diff.files).toEqual([]);
+    expect((await diff()).diff.files).toEqual([]);
   });
 
   it('leaves out every agentguard output folder in the template, however deep, with what it holds', async () => {
@@ -104,7 +104,7 @@ describe('collectDiff', () => {
     sh(
       'printf "one\\nTWO\\nthree\\nfour\\n" > src/a.js && echo new > src/b.js && git mv test/a.test.js test/moved.test.js',
     );
-    const { diff: d, patch } = diff();
+    const { diff: d, patch } = await diff();
     const byPath = Object.fromEntries(d.files.map((f) => [f.path, f]));
     expect(byPath['src/a.js']).toMatchObject({ status: 'modified', added: 2, deleted: 1 });
     expect(byPath['src/b.js']).toMatchObject({ status: 'added', added: 1 });
@@ -118,9 +118,9 @@ describe('collectDiff', () => {
     sh(
       'echo changed >> src/a.js && git -c user.name=a -c user.email=a@b commit -qam x && git checkout -qb other',
     );
-    expect(diff().diff.files.map((f) => f.path)).toEqual(['src/a.js']);
+    expect((await diff()).diff.files.map((f) => f.path)).toEqual(['src/a.js']);
     sh('rm -rf .git');
-    const d = diff().diff;
+    const d = (await diff()).diff;
     expect(d.files.map((f) => f.path)).toEqual(['src/a.js']);
     expect(d.workspace_git_changed).toBe(true);
   });
@@ -128,7 +128,7 @@ describe('collectDiff', () => {
   it('flags links the agent created that point out of the workspace', async () => {
     const { sh, diff } = await prepared();
     sh('ln -s /etc/passwd src/pw && ln -s ../src/a.js test/ok');
-    const files = diff().diff.files;
+    const files = (await diff()).diff.files;
     expect(files.find((f) => f.path === 'src/pw')?.link).toEqual({ target: '/etc/passwd', escapes: true });
     expect(files.find((f) => f.path === 'test/ok')?.link).toEqual({ target: '../src/a.js', escapes: false });
   });
@@ -145,7 +145,7 @@ describe('collectDiff', () => {
     writeFileSync(at('src/bad', [0xfe], '.txt'), 'three\n');
     symlinkSync('/etc/passwd', at('src/pw', [0xff]));
     writeFileSync(at('build/cache', [0xff]), 'ignored\n');
-    const { diff: d, patch } = diff();
+    const { diff: d, patch } = await diff();
     expect(d.skipped_files).toEqual([]);
     expect(d.error).toBeUndefined();
     expect(d.files.map((f) => [f.path, f.status, f.added])).toEqual([
@@ -162,7 +162,7 @@ describe('collectDiff', () => {
   it('lists new ignored files separately and marks a cut patch', async () => {
     const { sh, ws } = await prepared();
     sh('echo x > build/new.txt && seq 1 5000 > src/big.txt');
-    const { diff: d } = collectDiff({
+    const { diff: d } = await collectDiff({
       repoDir: ws.repo_dir,
       harnessGitDir: ws.harness_git_dir,
       baselineSha: ws.baseline_sha,

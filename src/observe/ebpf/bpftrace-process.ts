@@ -69,7 +69,8 @@ export class BpftraceProcess {
     });
     this.tail = new FileTail(rawPath, onLine);
     this.drained = this.tail.drained;
-    void this.exited.then(() => this.tail.end());
+    // Exited: no write of its can still be under way.
+    void this.exited.then(() => this.tail.end({ writerClosed: true }));
   }
 
   get stderr(): string {

@@ -12,6 +12,10 @@ const READ_SIZE = 1 << 20;
  */
 export class FileTail {
   private ending = false;
+  /** The writer has closed the file (it said so, or it exited): nothing more can land in it. */
+  private writerGone = false;
+  /** Cuts the idle wait short when end() is called, so the last read starts at once. */
+  private wake: (() => void) | null = null;
   /** Resolves once the file has been read to its end after end() was called. */
   readonly drained: Promise<void>;
 
@@ -22,10 +26,27 @@ export class FileTail {
     this.drained = this.follow();
   }
 
-  /** The writer has stopped (or is about to): read what is left, then stop following. */
-  end(): Promise<void> {
+  /**
+   * The writer has stopped (or is about to): read what is left, then stop following. `writerClosed`
+   * when the writer has closed the file or exited (the collector's DONE, bpftrace's exit): no write
+   * can still be under way, so the last read needs no grace for one.
+   */
+  end(opts: { writerClosed?: boolean } = {}): Promise<void> {
     this.ending = true;
+    if (opts.writerClosed) this.writerGone = true;
+    this.wake?.();
+    this.wake = null;
     return this.drained;
+  }
+
+  private idle(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 
   private async follow(): Promise<void> {
@@ -40,7 +61,7 @@ export class FileTail {
         const finished = this.ending;
         if (finished && !settled) {
           // A write the writer was in the middle of when it was stopped still lands.
-          await sleep(TAIL_IDLE_MS);
+          if (!this.writerGone) await sleep(TAIL_IDLE_MS);
           settled = true;
         }
         const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
@@ -50,7 +71,7 @@ export class FileTail {
           continue;
         }
         if (finished) break;
-        await sleep(TAIL_IDLE_MS);
+        if (!this.ending) await this.idle(TAIL_IDLE_MS);
       }
       splitter.end();
     } finally {

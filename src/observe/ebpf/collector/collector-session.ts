@@ -147,7 +147,8 @@ class CollectorSession implements TracerSession {
       const why = diedEarly ?? this.connection.lostReason ?? 'it did not answer';
       incomplete = `the compiled collector stopped serving the run (${why}); events after its last record are missing`;
     }
-    await this.tail.end().catch((err: unknown) => {
+    // After DONE the collector has closed the file: what it holds now is all there is.
+    await this.tail.end({ writerClosed: done !== null }).catch((err: unknown) => {
       incomplete ??= `could not read the collector's output: ${errorMessage(err)}`;
     });
     return closeStream({
