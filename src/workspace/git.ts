@@ -103,17 +103,7 @@ export function git(
     child.on('close', (status) => {
       timer?.clear();
       const failed = spawnError as NodeJS.ErrnoException | null;
-      if (failed?.code === 'ENOENT') {
-        // spawn says ENOENT for a missing working folder too.
-        return reject(
-          new SetupError(
-            existsSync(cwd)
-              ? 'git is not installed. Fix: apt-get install -y git.'
-              : `git ${args[0]} could not start: its folder ${cwd} does not exist`,
-          ),
-        );
-      }
-      if (failed) return reject(new SetupError(`git ${args[0]} could not run: ${failed.message}`));
+      if (failed) return reject(startFailure(failed, args, cwd));
       if (truncated) return resolve({ stdout: Buffer.concat(out), truncated: true });
       if (timedOut) {
         return reject(
@@ -129,6 +119,16 @@ export function git(
       resolve({ stdout: Buffer.concat(out), truncated: false });
     });
   });
+}
+
+/** Why git could not start (spawn says ENOENT for a missing working folder too). */
+function startFailure(err: NodeJS.ErrnoException, args: string[], cwd: string): SetupError {
+  if (err.code !== 'ENOENT') return new SetupError(`git ${args[0]} could not run: ${err.message}`);
+  return new SetupError(
+    existsSync(cwd)
+      ? 'git is not installed. Fix: apt-get install -y git.'
+      : `git ${args[0]} could not start: its folder ${cwd} does not exist`,
+  );
 }
 
 /** What the harness's git is always run with: see `git`. */
