@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { RunAudit, StaticAudit } from '../../src/audit/types.js';
+import type { RunAudit, StaticAudit } from '../../src/reports/audit-types.js';
 import { BENCHMARKS, execCli, tempDir } from './exec-cli.js';
 
 /**

@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, expect } from 'vitest';
-import { microvmAvailability } from '../../src/sandbox/microvm/microvm.js';
+import { microvmAvailability } from '../../src/sandbox/microvm/doctor.js';
 import { execCli, tempDir } from './exec-cli.js';
 
 /**

@@ -19,7 +19,7 @@ import { loadConfigOrThrow } from '../../src/config/load.js';
 import { JOB_MAX_BYTES } from '../../src/queue/bounded-job.js';
 import { type AttemptJob, bundleKey, QUEUE_NAME, versionStamp } from '../../src/queue/job.js';
 import { hasRedisServer, type RedisServer, startRedis } from '../../src/queue/local-redis.js';
-import { TASK_BUNDLE_LIMIT, TASK_EXPANDED_LIMIT, taskBundle } from '../../src/queue/task-bundle.js';
+import { TASK_BUNDLE_LIMIT, TASK_EXPANDED_LIMIT, writeTaskBundle } from '../../src/queue/task-bundle.js';
 import { BUNDLE_FORMAT, bundlePaths, sha256Of } from '../../src/queue/tree-bundle.js';
 import { BENCHMARKS, CLI, tempDir } from './exec-cli.js';
 
@@ -109,9 +109,18 @@ async function upload(files: Record<string, string>, links: Record<string, strin
   return b;
 }
 
+/** A benchmark's task bundle as the coordinator writes it, with its bytes. */
+async function taskBundle(name: string) {
+  const file = path.join(work, `bundle-${randomBytes(6).toString('hex')}`);
+  const b = await writeTaskBundle(loadConfigOrThrow(path.join(BENCHMARKS, name, 'config.yaml')), file);
+  const bytes = readFileSync(file);
+  rmSync(file);
+  return { ...b, bytes };
+}
+
 /** js-slugify's bundle, as a coordinator uploads it. */
 async function slugify() {
-  const b = taskBundle(loadConfigOrThrow(path.join(BENCHMARKS, 'js-slugify', 'config.yaml')));
+  const b = await taskBundle('js-slugify');
   await (redis as Redis).set(bundleKey(b.sha256), b.bytes);
   return { sha256: b.sha256, bytes: b.bytes.length, config: b.config };
 }
@@ -186,8 +195,8 @@ describe.skipIf(!hasRedis)('a worker refuses', () => {
   }, 40_000);
 
   it('a task bundle whose bytes do not match the job digest, before running anything', async () => {
-    const real = taskBundle(loadConfigOrThrow(path.join(BENCHMARKS, 'js-slugify', 'config.yaml')));
-    const other = taskBundle(loadConfigOrThrow(path.join(BENCHMARKS, 'sh-logrotate', 'config.yaml')));
+    const real = await taskBundle('js-slugify');
+    const other = await taskBundle('sh-logrotate');
     // The key of the real digest holds other bytes: a swapped or corrupted upload.
     await (redis as Redis).set(bundleKey(real.sha256), other.bytes);
     const reason = await failure(
