@@ -137,10 +137,17 @@ async function newCgroup(name: string): Promise<RunCgroup> {
   return cgroup;
 }
 
+/** This process's environment with its unset names left out, as a spawn spec carries it. */
+function hostEnv(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined),
+  );
+}
+
 /** Runs a shell script inside the cgroup, the way a traced run starts its agent. */
 function runIn(cgroup: RunCgroup | null, script: string, cwd = root): Promise<number | null> {
   const argv = ['/bin/sh', '-c', script];
-  const spec = cgroup ? wrapInCgroup({ argv, cwd, env: process.env }, cgroup.dir) : { argv, cwd };
+  const spec = cgroup ? wrapInCgroup({ argv, cwd, env: hostEnv() }, cgroup.dir) : { argv, cwd };
   return new Promise((resolveRun, reject) => {
     const child = spawn(spec.argv[0] as string, spec.argv.slice(1), { cwd, stdio: 'ignore' });
     child.once('error', reject);
@@ -745,7 +752,7 @@ async function underBoth(
     scratch_dir: join(root, `bpftrace-${name}`),
     workspace: dir,
   });
-  const spec = session.wrap({ argv: ['/bin/sh', '-c', workload], cwd: dir, env: process.env });
+  const spec = session.wrap({ argv: ['/bin/sh', '-c', workload], cwd: dir, env: hostEnv() });
   const cgroupDir = spec.argv[4] as string;
   await new Promise((done) =>
     spawn(spec.argv[0] as string, spec.argv.slice(1), { cwd: dir }).once('close', done),

@@ -32,6 +32,8 @@ type Row = {
   trial: number;
   result: string;
   run_id: string | null;
+  run_dir: string | null;
+  reason?: string;
 };
 const readJson = (f: string) => JSON.parse(readFileSync(f, 'utf8'));
 const onlyBatch = (out: string) => {

@@ -55,7 +55,7 @@ describe('run --trials as a batch', () => {
     expect(r.code, r.stderr).toBe(1);
     const printed = r.stdout.match(/^batch (\S+): (\S+summary\.html)$/m);
     expect(printed, r.stdout).not.toBeNull();
-    const [, batchId, summaryHtml] = printed as RegExpMatchArray;
+    const [, batchId, summaryHtml] = printed as [string, string, string];
     const summary = JSON.parse(readFileSync(path.join(path.dirname(summaryHtml), 'summary.json'), 'utf8'));
     expect(summary).toMatchObject({ kind: 'trials', batch_id: batchId, complete: true, attempts_planned: 2 });
     expect(summary.rows.map((x: { result: string }) => x.result)).toEqual(['PASS', 'FAIL']);
