@@ -715,17 +715,23 @@ function differences(compiled: Set<string>, bpftrace: Set<string>): string {
 }
 
 /** The same workload traced by bpftrace (the session runs use today) and by the collector. */
+/** A dup, dup2, dup3 or F_DUPFD onto stdin or stdout, as both tracers' normaliser records it. */
+const isStdioCopy = (e: SysEvent) => e.kind === 'other' && /^(dup[23]?|fcntl(64)?)$/.test(e.syscall);
+
 async function underBoth(
   name: string,
   workload: string,
   dir: string,
 ): Promise<{ bpftrace: Set<string>; compiled: Set<string> }> {
   // Forks and exits name pids, which differ between the two runs: only a fork's namespace flags
-  // (and whether it made a child) are compared.
+  // (and whether it made a child) are compared. A dup onto stdin or stdout is the collector's
+  // evidence of a redirect (with the descriptor's file); bpftrace's are not judged
+  // (stdioCopiesUnrecorded), so they are not compared.
   const summary = (events: SysEvent[], cgroupDir: string) =>
     new Set(
       events
         .filter((event) => (event.kind !== 'fork' || event.flags) && event.kind !== 'exit')
+        .filter((event) => !isStdioCopy(event))
         .map((event) =>
           JSON.stringify(
             event.kind === 'fork'
