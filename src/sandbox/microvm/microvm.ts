@@ -10,6 +10,7 @@ import { describeMasks } from '../host-masks.js';
 import type { HarnessWrapper, Sandbox, SandboxContext, SandboxSession } from '../types.js';
 import { chooseAccel, hostTscKhz } from './accel.js';
 import { microvmAvailability, microvmFindings } from './doctor.js';
+import { STOP_TIMEOUT_MS } from './guest/guest-collector.js';
 import { GUEST_NET_DIR } from './guest-protocol.js';
 import { findImage, imageDir } from './image.js';
 import type { LaunchPlan } from './launch.js';
@@ -18,10 +19,11 @@ import { splitTracer } from './split-tracer.js';
 
 const MAX_PIDS = 1024;
 /**
- * How long a stopped command's guest may take to kill it and drain the collector's trace: under
- * TCG on a busy host that takes seconds, and a trace cut short loses the command's last events.
+ * How long a stopped command's guest may take to kill it and drain the collector's trace: the
+ * collector's own stop bound, and as long again to kill the command and report (under TCG on a busy
+ * host each takes seconds; 15 s was seen too little). A trace cut short loses the command's last events.
  */
-const DRAIN_MS = 15_000;
+const DRAIN_MS = STOP_TIMEOUT_MS + 25_000;
 
 function script(name: string): string {
   return fileURLToPath(new URL(name, import.meta.url));

@@ -16,7 +16,8 @@ const TRACEFS = '/sys/kernel/tracing';
  * verifier retry without the exec-environment scan, two test workers on two cores) over a minute.
  */
 const START_TIMEOUT_MS = 120_000;
-const STOP_TIMEOUT_MS = 20_000;
+/** How long the collector may take to drain once stopped: the launcher's drain deadline follows it. */
+export const STOP_TIMEOUT_MS = 20_000;
 
 export type GuestCollector = {
   version: string;
