@@ -3,7 +3,7 @@ import { LongestFirstSequencer } from './test/longest-first.js';
 
 /**
  * Tests under src/ that start real system components — a tracer (eBPF, bpftrace, strace), a
- * sandbox (bwrap, a container engine), a real agent CLI or its install — or that run a fuzzing,
+ * sandbox (bwrap, a container engine), a real agent CLI or its install, a redis-server — or that run a fuzzing,
  * overhead or benchmark campaign. They are in the full suite (`npm test`), not in the unit tier.
  */
 const SYSTEM_TESTS_IN_SRC = [
@@ -17,6 +17,8 @@ const SYSTEM_TESTS_IN_SRC = [
   'src/overhead/**/*.test.ts',
   'src/bench/**/*.test.ts',
   'src/pipeline/pyproject-script.test.ts',
+  'src/queue/chunked-upload.test.ts',
+  'src/queue/bounded-read.test.ts',
 ];
 
 export default defineConfig({

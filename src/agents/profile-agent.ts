@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { MODEL_HOST } from '../evidence/harness-hosts.js';
 import { agentEnv } from './env.js';
 import { resolveAgentBin } from './install/resolve-bin.js';
 import { loadProfile } from './profiles/load-profile.js';
@@ -11,7 +12,6 @@ import type { AgentAdapter, AgentContext, PlanResult } from './types.js';
  * The name a sandboxed agent uses for the scripted model. The egress proxy's hosts map sends it to
  * the model server's loopback port, so the URL is the same in every run (and in every config file).
  */
-export const MODEL_HOST = 'model.agentguard.test';
 
 /** A real coding agent started the way its profile says (installed with `agentguard agents install`). */
 export const PROFILE_AGENT: AgentAdapter = {

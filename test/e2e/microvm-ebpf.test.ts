@@ -92,7 +92,9 @@ describe.skipIf(!canRun)('the microvm sandbox traced by the collector in the gue
   it(
     "an agent stopped by its time limit: the guest kills it and drains the collector's trace before QEMU goes",
     async () => {
-      const t = task('touch done.txt\nsleep 600\n', 'timeout_seconds: 60\n');
+      // The limit counts the guest's boot and the collector's start too, a minute or more under TCG
+      // on a busy host: it must leave the command time to start.
+      const t = task('touch done.txt\nsleep 600\n', 'timeout_seconds: 150\n');
       const r = await run(t.config, t.out, 'microvm');
       expect(r.agent.outcome.status).toBe('timed-out');
       expect(r.observation.tracer.kind).toBe('ebpf');

@@ -1,3 +1,4 @@
+import { MODEL_HOST } from '../../evidence/harness-hosts.js';
 import type { NetworkRecord, SysEvent } from '../../evidence/types.js';
 import type { FileState } from './file-state.js';
 import { compileHostMatch } from './host-match.js';
@@ -53,6 +54,9 @@ const isShell = (p: ProcInfo): boolean => {
  * (`$(cat f)`, `$(curl …)`: a child whose output pipe no other process read, so the shell did), the
  * shell's own read (`$(< f)`), or the input of a program that builds commands (`xargs sh -c < f`).
  */
+/** Programs whose job is to build and run commands from what they read. */
+const COMMAND_BUILDERS = new Set(['xargs', 'find', 'parallel']);
+
 export class Downloads {
   readonly #vendor: (host: string) => boolean;
   /** Files a shell opened for a child's output before the fork (dash): the child is their writer. */
@@ -74,7 +78,7 @@ export class Downloads {
   /** A proxy record names what its client received: the model's answers, or data from elsewhere. */
   observeRecord(r: NetworkRecord, client: ProcInfo | undefined): void {
     if (!client || r.decision !== 'allowed' || r.protocol === 'dns') return;
-    if (r.usage !== undefined || this.#vendor(r.host)) client.netModel = true;
+    if (r.usage !== undefined || r.host === MODEL_HOST || this.#vendor(r.host)) client.netModel = true;
     else client.netOther = true;
   }
 
@@ -186,8 +190,9 @@ export class Downloads {
     const parent = this.procs.get(child.ppid);
     if (!parent) return;
     const read = parent.pendingRead;
-    if (read !== undefined && this.copiesRecorded && !parent.pendingDup) {
-      // Not copied onto standard input: the shell read it itself, for the command's words.
+    if (read !== undefined && this.copiesRecorded && !parent.pendingDup && isShell(parent)) {
+      // Not copied onto standard input: the shell read it itself, for the command's words. (Any
+      // other program reads files for its own work: an agent its session log, whatever it runs next.)
       child.shellRead = read;
       if (this.writerOf(read) !== undefined) this.#hold(parent, read);
     } else if (read !== undefined) {
@@ -205,7 +210,8 @@ export class Downloads {
     // A failed exec runs nothing (env and timeout try each folder of PATH).
     if ((e.result ?? 0) < 0) return undefined;
     // A read the shell did not copy onto its input is no redirect: it read it for the words (`$(< f)`).
-    const ownRead = before?.pendingRead !== undefined && this.copiesRecorded && !before.pendingDup;
+    const ownRead =
+      before?.pendingRead !== undefined && this.copiesRecorded && !before.pendingDup && isShell(before);
     if (ownRead && before) {
       before.shellRead = before.pendingRead;
       before.pendingRead = undefined;
@@ -254,7 +260,19 @@ export class Downloads {
       return before.argvHeld === undefined ? undefined : { file: before.argvHeld, route: 'inline' };
     }
     const held = this.#heldForWords(before);
-    return held === undefined ? undefined : { file: held, route: 'inline' };
+    if (held === undefined || this.#ownWork(held, before)) return undefined;
+    return { file: held, route: 'inline' };
+  }
+
+  /**
+   * A file written by the composer's own ancestor (a coding agent's session log or shell snapshot,
+   * which its tool calls' shells read): the agent composing its own commands, not a download. A
+   * download that comes to be run inline is written by a process the composer started or ran
+   * beside it (curl, a helper), never by the process that started it.
+   */
+  #ownWork(file: string, composer: ProcInfo): boolean {
+    const w = this.writerOf(file);
+    return w !== undefined && this.procs.ancestors(composer).some((a) => a.pid === w.pid);
   }
 
   /** Is `text` written in the command of `composer` (quotes, escapes and spaces aside: the shell's)? */
@@ -269,11 +287,13 @@ export class Downloads {
     if (before.shellRead !== undefined && this.writerOf(before.shellRead) !== undefined)
       return before.shellRead;
     if (!isShell(before)) {
-      // A program that builds commands from what it reads (xargs, find): its whole text is its
-      // argv. An interpreter running a script has text the evidence does not hold.
+      // A program that builds commands from what it reads (xargs, find), or an interpreter given
+      // its program inline: its whole text is its argv. An interpreter running a script has text
+      // the evidence does not hold, and any other program (a coding agent composing commands from
+      // the model's answers and its own session files) is not judged by its words.
       const source = programSourceOf(before.exe, before.argv);
-      if (source !== undefined && source !== 'inline') return undefined;
-      return before.carries;
+      if (source === 'inline' || COMMAND_BUILDERS.has(baseName(before.exe))) return before.carries;
+      return undefined;
     }
     // The command substitutions evaluated for this command: the shell's latest children whose
     // output went to a pipe no other process read (a pipeline's writer has a reader).

@@ -70,6 +70,9 @@ function main(): void {
   );
   let buffered = '';
   let running: Running | null = null;
+  // A stop can come while the tracer is still starting (its probes load for a minute under TCG on
+  // a busy host): kept, and carried out as soon as the command exists, so the trace still drains.
+  let stopAsked = false;
   const input = createReadStream('', { fd: controlFd, autoClose: false });
   input.on('data', (chunk) => {
     buffered += chunk.toString();
@@ -79,7 +82,10 @@ function main(): void {
       if (running) {
         // After the command, the harness says only one thing: stop early.
         try {
-          if ((JSON.parse(line) as Partial<GuestStop>).stop) running.stop();
+          if ((JSON.parse(line) as Partial<GuestStop>).stop) {
+            stopAsked = true;
+            running.stop();
+          }
         } catch {
           // not a stop request: nothing else is meant for a running command
         }
@@ -96,6 +102,7 @@ function main(): void {
       run(cmd, ports, report).then(
         (r) => {
           running = r;
+          if (stopAsked) r.stop();
         },
         (err: unknown) =>
           report({ error: `the guest could not start the command: ${String(err)}` }, powerOff),
